@@ -1,0 +1,107 @@
+"""The five-field JSONL catalog: its rules, and reading one line by line.
+
+The rules are i-have-adhd's `validate_cases` (required fields, non-empty
+unique string ids, risk in low/medium/high, non-empty criteria list) plus
+what DESIGN.md states of the other fields: category and prompt non-empty
+strings, every criterion a non-empty string.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model import RISKS, Case
+
+FIELDS = ("id", "category", "prompt", "risk", "criteria")
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    message: str
+    column: int | None = None
+
+    def render(self, path: str) -> str:
+        where = f"{path}:{self.line}" + (f":{self.column}" if self.column else "")
+        return f"{where}: {self.message}"
+
+
+def catalog_text(cases: Iterable[Case]) -> str:
+    return "".join(case.catalog_line() + "\n" for case in cases)
+
+
+def _nonempty_string(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def case_problems(row: dict[str, Any]) -> list[str]:
+    """Every rule one catalog row breaks (uniqueness is the file's concern)."""
+    missing = [name for name in FIELDS if name not in row]
+    if missing:
+        return [f"missing fields: {', '.join(missing)}"]
+    problems = []
+    for name in ("id", "category", "prompt"):
+        if not _nonempty_string(row[name]):
+            problems.append(f"{name} must be a non-empty string")
+    if row["risk"] not in RISKS:
+        problems.append("risk must be low, medium, or high")
+    criteria = row["criteria"]
+    if not isinstance(criteria, list) or not criteria:
+        problems.append("criteria must be a non-empty list")
+    else:
+        problems += [f"criteria[{i}] must be a non-empty string"
+                     for i, item in enumerate(criteria) if not _nonempty_string(item)]
+    return problems
+
+
+def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem | None]]:
+    """(line number, parsed value, problem) for each non-blank line."""
+    for number, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, None, Problem(number, f"invalid UTF-8 at byte {exc.start + 1} of the line", exc.start + 1)
+                continue
+        else:
+            line = raw
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, Problem(number, f"invalid JSON: {exc.msg}", exc.colno)
+
+
+def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
+    """Check a catalog streamed line by line; returns (cases seen, problems)."""
+    first_line: dict[str, int] = {}
+    problems: list[Problem] = []
+    count = 0
+    for number, row, parse_problem in iter_rows(lines):
+        count += 1
+        if parse_problem is not None:
+            problems.append(parse_problem)
+            continue
+        if not isinstance(row, dict):
+            problems.append(Problem(number, "expected a JSON object"))
+            continue
+        problems += [Problem(number, message) for message in case_problems(row)]
+        case_id = row.get("id")
+        if isinstance(case_id, str) and case_id:
+            if case_id in first_line:
+                problems.append(Problem(number, f'duplicate case id "{case_id}" (first on line {first_line[case_id]})'))
+            else:
+                first_line[case_id] = number
+    return count, problems
+
+
+def validate_file(path: Path) -> tuple[int, list[Problem]]:
+    with path.open("rb") as stream:
+        return validate_lines(stream)

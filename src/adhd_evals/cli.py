@@ -1,0 +1,103 @@
+"""The command line: a thin layer that builds arguments and calls the core."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import Optional
+
+import click
+import typer
+
+from . import exitcodes
+from .catalog import validate_file
+from .errors import CatalogInvalid, UsageError
+from .importer import import_source
+from .summary import import_summary
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Turn eval case files into one five-field catalog you can lint, run and score.",
+)
+
+
+class Format(str, enum.Enum):
+    EVALS_JSON = "evals-json"
+    YAML = "yaml"
+    EVALFLOW = "evalflow"
+
+
+class Risk(str, enum.Enum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+@app.command("import")
+def import_command(
+    source: Path = typer.Argument(..., help="The evals.json, YAML file or folder, or dataset.json."),
+    format: Format = typer.Option(..., "--format", "-f", help="The source format."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."),
+    risk: Optional[Risk] = typer.Option(None, "--risk", help="Risk for every case (default: medium)."),
+    category: Optional[str] = typer.Option(None, "--category", help="Category for every case (default: from the source)."),
+) -> int:
+    """Import a case file into the five-field catalog and its check module."""
+
+    def body() -> int:
+        outcome = import_source(format.value, source, out=out, risk=risk.value if risk else None,
+                                category=category)
+        if out is None:
+            sys.stdout.write(outcome.catalog)
+            sys.stdout.flush()
+        for line in import_summary(outcome.result):
+            print(line, file=sys.stderr)
+        if outcome.written:
+            print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
+        else:
+            print("The catalog went to stdout; pass --out DIR to write it with its check module.",
+                  file=sys.stderr)
+        return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
+@app.command("validate")
+def validate_command(
+    cases: Path = typer.Argument(Path("evals/cases.jsonl"), help="The five-field catalog."),
+) -> int:
+    """Check a five-field catalog and print every problem with its line."""
+
+    def body() -> int:
+        if not cases.is_file():
+            raise UsageError(f"{cases}: no such catalog file")
+        count, problems = validate_file(cases)
+        if problems:
+            raise CatalogInvalid([p.render(str(cases)) for p in problems]
+                                 + [f"{len(problems)} problems in {count} cases."])
+        if count == 0:
+            raise CatalogInvalid([f"{cases}: no cases in the catalog."])
+        print("Evaluation cases are valid.")
+        return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: returns the exit code instead of raising SystemExit."""
+    try:
+        result = app(args=argv, prog_name="adhd-evals", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exitcodes.USAGE
+    return result if isinstance(result, int) else exitcodes.OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The one place that maps outcomes to exit codes and prints errors."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from .errors import CatalogInvalid, OutputError, UsageError
+from .model import Refusal, RefusalCode
+
+OK = 0
+FAILED = 1  # a check ran and found problems (validate)
+USAGE = 2
+OUTPUT = 3
+REFUSAL = {  # one code per refusal, so scripts can tell them apart
+    RefusalCode.FILE_UNREADABLE: 10,
+    RefusalCode.DIRECTORY_UNREADABLE: 11,
+    RefusalCode.NOT_JSON: 12,
+    RefusalCode.NOT_YAML: 13,
+    RefusalCode.NOT_EVALS_JSON: 14,
+    RefusalCode.NOT_YAML_CASE: 15,
+    RefusalCode.NOT_EVALFLOW: 16,
+    RefusalCode.FILE_EMPTY: 17,
+    RefusalCode.DIRECTORY_EMPTY: 18,
+}
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def guarded(action: Callable[[], int]) -> int:
+    """Run a command body; a user's mistake becomes a message and a code, never a traceback."""
+    try:
+        return action()
+    except Refusal as refusal:
+        _err(f"adhd-evals: refused ({refusal.code.value}): {refusal.message}")
+        if refusal.hint:
+            _err(f"hint: {refusal.hint}")
+        _err("Nothing was written.")
+        return REFUSAL[refusal.code]
+    except UsageError as exc:
+        _err(f"adhd-evals: {exc}")
+        return USAGE
+    except OutputError as exc:
+        _err(f"adhd-evals: {exc}")
+        _err("Nothing was written.")
+        return OUTPUT
+    except CatalogInvalid as exc:
+        for problem in exc.problems:
+            _err(problem)
+        return FAILED

@@ -1,0 +1,134 @@
+"""Pieces every reader shares: options, refusal building, strict field checks."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import MISSING, Check, CheckKind, Note, Refusal, RefusalCode, describe
+from ..sourcetext import too_deep
+
+Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
+
+NO_CRITERIA = (
+    "The source case states no criteria: decide what a good answer must show "
+    "and write this check."
+)
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    risk: str
+    category: str | None = None
+
+
+@dataclass
+class Refuser:
+    """Builds refusals for one source file, with positions on demand."""
+
+    code: RefusalCode
+    display: str
+    reason: str
+    locator: Locator | None = None
+
+    def __call__(
+        self,
+        *,
+        case: str | None = None,
+        field_path: str | None = None,
+        at: tuple[str | int, ...] = (),
+        expected: str | None = None,
+        actual: str | None = None,
+        hint: str | None = None,
+        code: RefusalCode | None = None,
+    ) -> Refusal:
+        line = column = None
+        if self.locator is not None and at:  # the top level's position says nothing
+            line, column = self.locator(at)
+        return Refusal(code or self.code, self.display, self.reason, case=case,
+                       field_path=field_path, expected=expected, actual=actual,
+                       line=line, column=column, hint=hint)
+
+
+def actual_of(container: dict[str, Any], key: str) -> str:
+    return describe(container[key]) if key in container else MISSING
+
+
+def has_lone_surrogate(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def text_problem(value: Any) -> str | None:
+    """Why `value` cannot be a catalog text (None when it can)."""
+    if not isinstance(value, str):
+        return "a string"
+    if not value.strip():
+        return "a non-empty string"
+    if has_lone_surrogate(value):
+        return "text that UTF-8 can hold (this has a lone surrogate)"
+    return None
+
+
+def require_text(refuse: Refuser, obj: dict[str, Any], key: str, *, case: str,
+                 at: tuple[str | int, ...], field_path: str | None = None,
+                 hint: str | None = None) -> str:
+    value = obj.get(key)
+    problem = text_problem(value)
+    if problem is not None:
+        raise refuse(case=case, field_path=field_path or key, at=at,
+                      expected=problem,
+                      actual=actual_of(obj, key), hint=hint)
+    return value  # type: ignore[return-value]
+
+
+def jsonable(value: Any) -> Any:
+    """Turn YAML-only scalars (dates kept as written, sets, bytes) into JSON values."""
+    if isinstance(value, dict):
+        return {_key(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else json.dumps(jsonable(key), ensure_ascii=False)
+
+
+def note(refuse: Refuser, key: str, value: Any, *, case: str, at: tuple[str | int, ...],
+         remark: str = "") -> Note:
+    if isinstance(value, (dict, list)) and too_deep(value):
+        raise refuse(case=case, field_path=key, at=at,
+                     expected="a value nested less than 64 levels deep",
+                     actual="deeper nesting")
+    return Note(key, value, remark)
+
+
+def placeholder(criterion: str, source_text: str | None = None) -> Check:
+    return Check(criterion, CheckKind.UNWRITTEN, (source_text or criterion,))
+
+
+def no_criteria_placeholder() -> Check:
+    return placeholder(NO_CRITERIA)
+
+
+_SLUG_DROP = re.compile(r"[\W_]+")
+
+
+def slug(text: str) -> str:
+    """Lowercase, runs of anything but letters and digits become one '-'."""
+    return _SLUG_DROP.sub("-", text.lower()).strip("-")
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))

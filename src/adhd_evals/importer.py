@@ -1,0 +1,94 @@
+"""The import, callable from Python: source → ImportResult → catalog and module."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import checkgen
+from .catalog import catalog_text
+from .errors import OutputError, UsageError
+from .formats import READERS, ReadOptions
+from .formats._common import has_lone_surrogate
+from .model import DEFAULT_RISK, RISKS, ImportResult
+from .output import write_all_atomically
+
+CATALOG_NAME = "cases.jsonl"
+MODULE_NAME = "checks.py"
+FINGERPRINT = "# adhd-evals fingerprint: "
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    result: ImportResult
+    catalog: str
+    module: str
+    written: tuple[Path, ...] = ()
+
+
+def read_source(fmt: str, source: Path, *, risk: str | None = None,
+                category: str | None = None, display: str | None = None) -> ImportResult:
+    """Read a source into the model; raises Refusal for a bad file."""
+    reader = READERS.get(fmt)
+    if reader is None:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(READERS)}")
+    if risk is not None and risk not in RISKS:
+        raise UsageError(f"--risk must be one of {', '.join(RISKS)}, not {risk!r}")
+    if category is not None and (not category.strip() or has_lone_surrogate(category)):
+        raise UsageError("--category must be non-empty text")
+    shown = display if display is not None else str(source)
+    options = ReadOptions(risk=risk or DEFAULT_RISK, category=category)
+    cases = reader(source, display=shown, options=options)
+    for case in cases:  # a category taken from a folder name is the one unchecked text
+        if has_lone_surrogate(case.category):
+            raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
+    return ImportResult(source=shown, format=fmt, cases=tuple(cases),
+                        risk=options.risk, risk_was_default=risk is None)
+
+
+def render_module(result: ImportResult) -> str:
+    """The check module, ending in a fingerprint of everything above it."""
+    body = checkgen.render(result)
+    return body + FINGERPRINT + _digest(body) + "\n"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def module_is_untouched(text: str) -> bool:
+    """True when a module still ends in the fingerprint of its own text."""
+    body, marker, digest = text.rpartition(FINGERPRINT)
+    return bool(marker) and digest.strip() == _digest(body)
+
+
+def import_source(fmt: str, source: Path, *, out: Path | None = None, risk: str | None = None,
+                  category: str | None = None, display: str | None = None) -> ImportOutcome:
+    """Read, render, and (with `out`) write both files atomically; nothing on refusal."""
+    result = read_source(fmt, source, risk=risk, category=category, display=display)
+    catalog = catalog_text(result.cases)
+    module = render_module(result)
+    if out is None:
+        return ImportOutcome(result, catalog, module)
+    targets = {out / CATALOG_NAME: catalog, out / MODULE_NAME: module}
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; it must be a directory")
+    _refuse_to_clobber(out / MODULE_NAME, module)
+    write_all_atomically(targets)
+    return ImportOutcome(result, catalog, module, tuple(targets))
+
+
+def _refuse_to_clobber(path: Path, module: str) -> None:
+    """Never overwrite a check module a person has edited."""
+    try:
+        existing = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
+    if existing != module and not module_is_untouched(existing):
+        raise OutputError(
+            f"{path} has been edited by hand since it was generated; writing over it would lose "
+            "that work. Merging re-imports into an edited module is not built yet: move the file "
+            "aside, import, and carry your checks over.")

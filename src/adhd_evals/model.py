@@ -1,0 +1,196 @@
+"""The normalized case model every reader produces and every writer consumes.
+
+One model sits between the source formats and the outputs (as pandoc's AST
+does between its readers and writers): a reader turns a source into an
+`ImportResult`, or raises a `Refusal`; writers never look at the source.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+RISKS = ("low", "medium", "high")
+DEFAULT_RISK = "medium"
+
+
+class CheckKind(str, enum.Enum):
+    """What the check module does for one criterion."""
+
+    CONTAINS_ANY = "contains_any"
+    CONTAINS_ALL = "contains_all"
+    CONTAINS_NONE = "contains_none"
+    MATCHES_EXACTLY = "matches_exactly"
+    UNWRITTEN = "unwritten"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One criterion's check.
+
+    `criterion` is the rubric text that lands in the catalog; `args` are the
+    literal arguments the generated call receives after the answer (needles,
+    an expected output, or for a placeholder the text a person must turn
+    into code).
+    """
+
+    criterion: str
+    kind: CheckKind
+    args: tuple[Any, ...] = ()
+
+    @property
+    def mechanical(self) -> bool:
+        return self.kind is not CheckKind.UNWRITTEN
+
+
+@dataclass(frozen=True)
+class Note:
+    """A source field kept for people: written as a comment on the case."""
+
+    key: str
+    value: Any
+    remark: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One five-field case plus what goes to the check module."""
+
+    id: str
+    category: str
+    prompt: str
+    risk: str
+    checks: tuple[Check, ...]
+    notes: tuple[Note, ...] = ()
+    origin: str = ""  # where the case came from, for the module's comments
+    had_no_criteria: bool = False
+
+    @property
+    def criteria(self) -> list[str]:
+        return [check.criterion for check in self.checks]
+
+    def catalog_line(self) -> str:
+        """The case as one JSONL line, keys in the catalog's order."""
+        return json.dumps(
+            {
+                "id": self.id,
+                "category": self.category,
+                "prompt": self.prompt,
+                "risk": self.risk,
+                "criteria": self.criteria,
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What a reader produced from one source (a file or a directory)."""
+
+    source: str
+    format: str
+    cases: tuple[Case, ...]
+    risk: str
+    risk_was_default: bool
+
+    @property
+    def converted(self) -> int:
+        return sum(check.mechanical for case in self.cases for check in case.checks)
+
+    @property
+    def unconverted(self) -> int:
+        """Placeholders for criteria the source stated (not the no-criteria ones)."""
+        placeholders = sum(not check.mechanical for case in self.cases for check in case.checks)
+        return placeholders - self.cases_without_criteria
+
+    @property
+    def notes(self) -> int:
+        return sum(len(case.notes) for case in self.cases)
+
+    @property
+    def cases_without_criteria(self) -> int:
+        return sum(case.had_no_criteria for case in self.cases)
+
+
+class RefusalCode(str, enum.Enum):
+    """Why a source was refused whole. The value is the stable code."""
+
+    FILE_UNREADABLE = "CaseFileUnreadable"
+    DIRECTORY_UNREADABLE = "CaseDirectoryUnreadable"
+    NOT_JSON = "CaseFileNotJson"
+    NOT_YAML = "CaseFileNotYaml"
+    NOT_EVALS_JSON = "CaseFileNotEvalsJson"
+    NOT_YAML_CASE = "CaseFileNotYamlCase"
+    NOT_EVALFLOW = "CaseFileNotEvalflowDataset"
+    FILE_EMPTY = "CaseFileEmpty"
+    DIRECTORY_EMPTY = "CaseDirectoryEmpty"
+
+
+@dataclass
+class Refusal(Exception):
+    """A source that does not match its format; nothing may be written.
+
+    Carries everything the message needs so callers (the CLI, lint, tests)
+    can render or inspect it without parsing text.
+    """
+
+    code: RefusalCode
+    file: str
+    reason: str  # e.g. "is not an evals-json file"
+    case: str | None = None  # "case 47" as a person would search for it
+    field_path: str | None = None  # e.g. "assertions[2].needles"
+    expected: str | None = None
+    actual: str | None = None
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        parts = [f"{self.file} {self.reason}"]
+        detail = ", ".join(p for p in (self.case, self.field_path) if p)
+        problem = self._problem()
+        if detail and problem:
+            parts.append(f": {detail}: {problem}")
+        elif detail or problem:
+            parts.append(f": {detail or problem}")
+        if self.line is not None:
+            where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
+            parts.append(f" ({where})")
+        return "".join(parts)
+
+    def _problem(self) -> str:
+        if self.expected is None:
+            return self.actual or ""
+        if self.actual is None:
+            return f"Expected {self.expected}"
+        return f"Expected {self.expected}, actual {self.actual}"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def describe(value: Any, *, limit: int = 60) -> str:
+    """A short, unambiguous rendering of a source value for messages."""
+    if isinstance(value, dict):
+        keys = ", ".join(str(k) for k in list(value)[:6])
+        more = ", ..." if len(value) > 6 else ""
+        return f"an object with keys {keys}{more}" if value else "an empty object"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items" if value else "an empty list"
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text
+
+
+MISSING = "missing"
