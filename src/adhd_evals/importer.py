@@ -49,7 +49,7 @@ def read_source(fmt: str, source: Path, *, risk: str | None = None,
 
 def render_module(result: ImportResult) -> str:
     """The check module, ending in a fingerprint of everything above it."""
-    body = checkgen.render(result)
+    body = checkgen.render(result) + "\n"
     return body + FINGERPRINT + _digest(body) + "\n"
 
 

@@ -73,7 +73,7 @@ class Case:
 
     def catalog_line(self) -> str:
         """The case as one JSONL line, keys in the catalog's order."""
-        return json.dumps(
+        line = json.dumps(
             {
                 "id": self.id,
                 "category": self.category,
@@ -83,6 +83,14 @@ class Case:
             },
             ensure_ascii=False,
         )
+        if line.isascii():
+            return line
+        # Readers that split on every Unicode line break (str.splitlines, as
+        # i-have-adhd's validator does) must still see one case per line.
+        return line.translate(_LINE_BREAKS)
+
+
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 @dataclass(frozen=True)
@@ -183,7 +191,9 @@ def describe(value: Any, *, limit: int = 60) -> str:
         more = ", ..." if len(value) > 6 else ""
         return f"an object with keys {keys}{more}" if value else "an empty object"
     if isinstance(value, list):
-        return f"a list of {len(value)} items" if value else "an empty list"
+        if not value:
+            return "an empty list"
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
