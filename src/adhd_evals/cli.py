@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import click
 import typer
 
 from . import exitcodes
@@ -89,12 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: returns the exit code instead of raising SystemExit."""
     try:
         result = app(args=argv, prog_name="adhd-evals", standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:  # --help, --version
         return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         return 130
-    except click.ClickException as exc:
-        exc.show()
+    except typer.TyperException as exc:  # a usage error: bad option, missing argument
+        print(f"adhd-evals: {exc.format_message()}", file=sys.stderr)
+        print("Try 'adhd-evals --help'.", file=sys.stderr)
         return exitcodes.USAGE
     return result if isinstance(result, int) else exitcodes.OK
 

@@ -183,12 +183,16 @@ def _children(node: Node) -> list[Node]:
 def _expanded_size(root: Node) -> int:
     """Node count with every alias expanded, memoized; a cycle counts as too many."""
     sizes: dict[int, int] = {}
+    entered: set[int] = set()  # entered, not finished: reaching one again is a cycle
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         node, children_done = stack.pop()
         if id(node) in sizes:
             continue
         if not children_done:
+            if id(node) in entered:
+                continue  # its parent will count it as too many
+            entered.add(id(node))
             stack.append((node, True))
             stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
             continue
