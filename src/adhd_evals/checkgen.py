@@ -99,6 +99,8 @@ def literal(value: Any) -> str:
 
 
 def _escape_unprintable(text: str) -> str:
+    if text.isprintable():
+        return text
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 

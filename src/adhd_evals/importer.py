@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +23,16 @@ MODULE_NAME = "checks.py"
 FINGERPRINT = "# adhd-evals fingerprint: "
 
 
-@dataclass(frozen=True)
+@dataclass
 class ImportOutcome:
     result: ImportResult
     catalog: str
-    module: str
     written: tuple[Path, ...] = ()
+
+    @functools.cached_property
+    def module(self) -> str:
+        """Rendered on first use: printing the catalog to stdout never needs it."""
+        return render_module(self.result)
 
 
 def read_source(fmt: str, source: Path, *, risk: str | None = None,
@@ -39,7 +47,8 @@ def read_source(fmt: str, source: Path, *, risk: str | None = None,
         raise UsageError("--category must be non-empty text")
     shown = display if display is not None else str(source)
     options = ReadOptions(risk=risk or DEFAULT_RISK, category=category)
-    cases = reader(source, display=shown, options=options)
+    with _collector_paused():
+        cases = reader(source, display=shown, options=options)
     for case in cases:  # a category taken from a folder name is the one unchecked text
         if has_lone_surrogate(case.category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
@@ -47,9 +56,28 @@ def read_source(fmt: str, source: Path, *, risk: str | None = None,
                         risk=options.risk, risk_was_default=risk is None)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a reader builds the model.
+
+    A large import allocates hundreds of thousands of small, acyclic objects;
+    each allocation burst triggers a collection that scans them all again
+    (measured: 40% of a 50,000-case import). Reference counting still frees
+    everything; the collector resumes as it was.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def render_module(result: ImportResult) -> str:
     """The check module, ending in a fingerprint of everything above it."""
-    body = checkgen.render(result) + "\n"
+    with _collector_paused():
+        body = checkgen.render(result) + "\n"
     return body + FINGERPRINT + _digest(body) + "\n"
 
 
@@ -67,16 +95,17 @@ def import_source(fmt: str, source: Path, *, out: Path | None = None, risk: str 
                   category: str | None = None, display: str | None = None) -> ImportOutcome:
     """Read, render, and (with `out`) write both files atomically; nothing on refusal."""
     result = read_source(fmt, source, risk=risk, category=category, display=display)
-    catalog = catalog_text(result.cases)
-    module = render_module(result)
+    outcome = ImportOutcome(result, catalog_text(result.cases))
     if out is None:
-        return ImportOutcome(result, catalog, module)
-    targets = {out / CATALOG_NAME: catalog, out / MODULE_NAME: module}
+        return outcome
+    module = outcome.module
+    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: module}
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
     _refuse_to_clobber(out / MODULE_NAME, module)
     write_all_atomically(targets)
-    return ImportOutcome(result, catalog, module, tuple(targets))
+    outcome.written = tuple(targets)
+    return outcome
 
 
 def _refuse_to_clobber(path: Path, module: str) -> None:

@@ -88,6 +88,8 @@ def load_json(text: str, display: str) -> Any:
 
 def too_deep(value: Any, limit: int = MAX_NOTE_DEPTH) -> bool:
     """True when containers nest deeper than `limit` (iterative, no recursion)."""
+    if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
+        return False  # the common case: a flat list of scalars
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()

@@ -16,7 +16,6 @@ template, PROMPT_WITH_CONTEXT.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 import re
 from pathlib import Path
 from typing import Any
@@ -70,7 +69,7 @@ def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
         seen[case.id] = index
         cases.append(case)
     if file_notes:
-        cases[0] = replace(cases[0], notes=(*file_notes, *cases[0].notes))
+        cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
     return cases
 
 

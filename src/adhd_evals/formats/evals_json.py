@@ -9,7 +9,6 @@ carrying the source object verbatim when it has more than a `text`.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +63,12 @@ def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
     category = _category(refuse, data, source, options)
     file_notes = [note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
                   for k, v in data.items() if k not in ("skill_name", "evals")]
-    cases = [_case(refuse, raw, index, category, options.risk, display)
+    id_prefix = slug(category) or "case"
+    cases = [_case(refuse, raw, index, category, id_prefix, options.risk, display)
              for index, raw in enumerate(evals)]
     _refuse_duplicate_ids(refuse, cases, evals)
     if file_notes:  # keys beside skill_name/evals travel with the first case
-        cases[0] = replace(cases[0], notes=(*file_notes, *cases[0].notes))
+        cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
     return cases
 
 
@@ -125,12 +125,13 @@ def _label(raw: Any, index: int) -> str:
     return f"case #{index + 1} (no usable id)"
 
 
-def _case(refuse: Refuser, raw: Any, index: int, category: str, risk: str, display: str) -> Case:
+def _case(refuse: Refuser, raw: Any, index: int, category: str, id_prefix: str, risk: str,
+          display: str) -> Case:
     label = _label(raw, index)
     at: tuple[str | int, ...] = ("evals", index)
     if not isinstance(raw, dict):
         raise refuse(case=label, at=at, expected="an object", actual=describe(raw))
-    case_id = _case_id(refuse, raw, label, at, category)
+    case_id = _case_id(refuse, raw, label, at, id_prefix)
     prompt = _prompt(refuse, raw, label, at)
     checks, notes, empty = _checks(refuse, raw, label, at)
     for key, value in raw.items():
@@ -142,16 +143,17 @@ def _case(refuse: Refuser, raw: Any, index: int, category: str, risk: str, displ
 
 
 def _case_id(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...],
-             category: str) -> str:
+             id_prefix: str) -> str:
+    """Integer (and digit-string) ids are prefixed with the category's slug."""
     value = raw.get("id")
     if isinstance(value, int) and not isinstance(value, bool):
-        return f"{slug(category) or 'case'}-{value}"
+        return f"{id_prefix}-{value}"
     problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
     if problem:
         raise refuse(case=label, field_path="id", at=(*at, "id"), expected=problem,
                      actual=actual_of(raw, "id"))
     if value.isdigit():  # type: ignore[union-attr]
-        return f"{slug(category) or 'case'}-{value}"
+        return f"{id_prefix}-{value}"
     return value  # type: ignore[return-value]
 
 

@@ -1,0 +1,126 @@
+"""Import benchmarks: each figure next to its floor, measured in the same run.
+
+    python tests/bench/run.py [--cases 50000] [--yaml-files 5000] [--repeat 3]
+
+Every figure is the median wall time of whole processes (interpreter start
+included on both sides), so the ratio compares like with like. Peak memory
+is the child's own maximum resident set. Not a test: it asserts nothing and
+prints the targets beside the ratios for a person to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# The child's own peak memory. Not ru_maxrss: on Linux it survives exec, so a
+# child would report the size of this (large) parent process.
+PEAK = ("print('PEAK_KB', next(l.split()[1] for l in open('/proc/self/status')"
+        " if l.startswith('VmHWM')), file=sys.stderr)\n")
+
+# Runs the real CLI, then reports the process's peak memory on stderr.
+CLI = ("import resource, sys\n"
+       "from adhd_evals.cli import main\n"
+       "code = main(sys.argv[1:])\n"
+       + PEAK
+       + "sys.exit(code)\n")
+
+JSON_FLOOR = ("import json, resource, sys\n"
+              "with open(sys.argv[1], encoding='utf-8') as f: data = json.load(f)\n"
+              "out = sys.stdout\n"
+              "for case in data['evals']:\n"
+              "    criteria = [a if isinstance(a, str) else a['text'] for a in case['assertions']]\n"
+              "    out.write(json.dumps({'id': str(case['id']), 'category': data['skill_name'],\n"
+              "        'prompt': case['prompt'], 'risk': 'medium', 'criteria': criteria},\n"
+              "        ensure_ascii=False) + '\\n')\n"
+              + PEAK)
+
+YAML_FLOOR = ("import resource, sys, yaml\n"
+              "from pathlib import Path\n"
+              "for path in sorted(Path(sys.argv[1]).glob('*.yaml')):\n"
+              "    yaml.load(path.read_text(encoding='utf-8'), Loader=yaml.CSafeLoader)\n"
+              + PEAK)
+
+
+def make_evals_json(path: Path, count: int) -> None:
+    cases = []
+    for n in range(count):
+        assertions: list[object] = [f"Explains step {n} of the migration", "Keeps the answer short"]
+        if n % 3 == 0:
+            assertions.append({"text": "Names the flag", "kind": "content_contains_any",
+                               "needles": ["--legacy", f"--mode-{n}"]})
+        cases.append({"id": n + 1, "prompt": f"Case {n}: migrate the config of service {n} to v2 and explain.",
+                      "expected_output": "A migrated config and a two-line explanation.",
+                      "files": [f"configs/{n}.toml"], "assertions": assertions})
+    path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, indent=2), encoding="utf-8")
+
+
+def make_yaml_dir(folder: Path, count: int) -> None:
+    folder.mkdir()
+    for n in range(count):
+        (folder / f"task_{n:05d}.yaml").write_text(
+            f"name: Task {n}\n"
+            f"task: Go to https://example.com/{n} and return the title of the first article.\n"
+            "judge_context:\n  - The agent must open the page\n  - The output must contain the exact title\n"
+            "max_steps: 10\n"
+            f"source_id: site_{n}\n"
+            "keyless:\n  start_url: https://example.com\n  expected_domains: [example.com]\n"
+            "  fields:\n    - name: title\n      selectors: ['main h1', 'h1']\n"
+            "  reviewed_at: 2026-08-12\n", encoding="utf-8")
+
+
+def timed(argv: list[str], repeat: int) -> tuple[float, int]:
+    """Median seconds of `repeat` runs, and the largest peak memory in KiB."""
+    times, peaks = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            sys.exit(f"benchmark command failed: {' '.join(argv)}\n{done.stderr}")
+        peaks += [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("PEAK_KB")]
+    return statistics.median(times), max(peaks, default=0)
+
+
+def report(label: str, ours: tuple[float, int], floor: tuple[float, int] | None, target: str) -> None:
+    seconds, peak = ours
+    line = f"{label:<44} {seconds:7.3f} s  peak {peak / 1024:6.1f} MiB"
+    if floor is not None:
+        line += f"   floor {floor[0]:7.3f} s  ratio {seconds / floor[0]:5.2f}x"
+    print(f"{line}   target {target}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=50_000)
+    parser.add_argument("--yaml-files", type=int, default=5_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        source = work / "evals.json"
+        make_evals_json(source, args.cases)
+        floor = timed([py, "-c", JSON_FLOOR, str(source)], args.repeat)
+        report(f"json.load + json.dumps, {args.cases} cases", floor, None, "(floor)")
+        report("import evals-json to stdout", timed(
+            [py, "-c", CLI, "import", "--format", "evals-json", str(source)], args.repeat), floor, "<= 3x")
+        report("import evals-json --out (catalog + module)", timed(
+            [py, "-c", CLI, "import", "--format", "evals-json", str(source), "--out", str(work / "out")],
+            args.repeat), floor, "reported")
+        folder = work / "tasks"
+        make_yaml_dir(folder, args.yaml_files)
+        yfloor = timed([py, "-c", YAML_FLOOR, str(folder)], args.repeat)
+        report(f"CSafeLoader on {args.yaml_files} YAML files", yfloor, None, "(floor)")
+        report("import yaml directory to stdout", timed(
+            [py, "-c", CLI, "import", "--format", "yaml", str(folder)], args.repeat), yfloor, "<= 3x")
+
+
+if __name__ == "__main__":
+    main()
