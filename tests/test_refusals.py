@@ -114,7 +114,9 @@ def test_deep_yaml_nesting_is_refused_without_crashing(tmp_path: Path) -> None:
     with pytest.raises(Refusal) as caught:
         import_source("yaml", source)
     assert caught.value.code is RefusalCode.NOT_YAML
-    assert "nesting at most" in caught.value.message
+    # Ours ("nesting at most 100 levels") or, with a libyaml that has its own
+    # limit, libyaml's ("exceeded maximum nesting depth"): refused either way.
+    assert "nesting" in caught.value.message
 
 
 def test_recursive_yaml_alias_is_refused(tmp_path: Path) -> None:
