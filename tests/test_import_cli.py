@@ -28,6 +28,7 @@ def test_without_out_the_catalog_goes_to_stdout(capsys: pytest.CaptureFixture[st
     assert "2 cases had no criteria" in captured.err
     assert "Risk: medium for every case (the default" in captured.err
     assert "source fields as notes" in captured.err
+    assert "2 cases name fixture files; the files were not copied" in captured.err
 
 
 def test_out_writes_both_files_and_a_rerun_changes_nothing(tmp_path: Path) -> None:

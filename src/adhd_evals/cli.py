@@ -48,9 +48,10 @@ def import_command(
     def body() -> int:
         outcome = import_source(format.value, source, out=out, risk=risk.value if risk else None,
                                 category=category)
-        if out is None:
-            sys.stdout.write(outcome.catalog)
+        if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
             sys.stdout.flush()
+            sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
+            sys.stdout.buffer.flush()
         for line in import_summary(outcome.result):
             print(line, file=sys.stderr)
         if outcome.written:

@@ -28,4 +28,8 @@ def import_summary(result: ImportResult) -> list[str]:
     else:
         lines.append(f"Risk: {result.risk} for every case (from --risk).")
     lines.append(f"Kept {_plural(result.notes, 'source field')} as notes in the check module.")
+    with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
+    if with_files:
+        lines.append(f"{_plural(with_files, 'case')} name fixture files; the files were not copied, "
+                     "so give the model what the prompt refers to before you run them.")
     return lines
