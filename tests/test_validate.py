@@ -42,7 +42,7 @@ def test_each_problem_is_reported_with_its_line(tmp_path: Path, capsys: pytest.C
                                                 line: str, message: str) -> None:
     code, _, err = _validate(tmp_path, GOOD + line + "\n", capsys)
     assert code == exitcodes.FAILED
-    assert f"cases.jsonl:2" in err and message in err
+    assert "cases.jsonl:2" in err and message in err
 
 
 def test_every_error_not_only_the_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

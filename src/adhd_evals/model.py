@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 RISKS = ("low", "medium", "high")
@@ -152,7 +152,6 @@ class Refusal(Exception):
     line: int | None = None
     column: int | None = None
     hint: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
