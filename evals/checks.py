@@ -5,7 +5,9 @@ Each function checks one criterion of one case against the model's answer and
 returns True when it passes; @check files it under the case id. A call to
 unwritten(...) is a criterion nobody has turned into code yet: it always fails,
 so the suite reads red until it is written. To finish this file, replace each
-unwritten(...) with a real check. Notes from the source are comments on each case.
+unwritten(...) with a real check: a re-import keeps every function, helper,
+import and comment you edit or add. Leave the '# adhd-evals:' lines in place;
+they tell a re-import what it generated. Notes from the source are comments.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def unwritten(criterion: str) -> bool:
     """A criterion nobody has turned into code yet. It always fails, so the
     suite stays red until a person replaces this call with a real check."""
     return False
+# adhd-evals: preamble - 73401bdfd0ab62df
 
 
 # ----------------------------------------------------------------------------
@@ -79,51 +82,61 @@ def unwritten(criterion: str) -> bool:
 # expected_output: "A short, grouped list: features, fixes."
 # files: ["prs/2.4.md"]
 #   (fixture files are not copied into the catalog: the prompt may refer to files the model will not see)
+# adhd-evals: case fcccad3a a569fca85129b1ba
 
 
 @check('release-notes-1', 'Groups changes under Features and Fixes')
-def check_release_notes_1_1(answer: str) -> bool:
+def check_release_notes_1_571679(answer: str) -> bool:
     return unwritten('Groups changes under Features and Fixes')
+# adhd-evals: check fcccad3a.571679 96bf326791d604d8
 
 
 @check('release-notes-1', 'Mentions dark mode')
-def check_release_notes_1_2(answer: str) -> bool:
+def check_release_notes_1_22498d(answer: str) -> bool:
     return unwritten('Mentions dark mode')
+# adhd-evals: check fcccad3a.22498d 8e781f413a9cab82
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-2
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case 2
+# adhd-evals: case 70fce563 3cd1d0e1d755f097
 
 
 @check('release-notes-2', 'Names the removed --legacy flag')
-def check_release_notes_2_1(answer: str) -> bool:
+def check_release_notes_2_13498a(answer: str) -> bool:
     return contains_all(answer, ['--legacy', 'removed'])
+# adhd-evals: check 70fce563.13498a 293d2fed8fd496b6
 
 
 @check('release-notes-2', 'Points readers at the migration guide')
-def check_release_notes_2_2(answer: str) -> bool:
+def check_release_notes_2_614d84(answer: str) -> bool:
     return contains_any(answer, ['migration guide', 'MIGRATING.md'])
+# adhd-evals: check 70fce563.614d84 4acab139f324af6e
 
 
 @check('release-notes-2', 'Mentions none of: "TODO", "lorem ipsum"')
-def check_release_notes_2_3(answer: str) -> bool:
+def check_release_notes_2_2dd373(answer: str) -> bool:
     return contains_none(answer, ['TODO', 'lorem ipsum'])
+# adhd-evals: check 70fce563.2dd373 1dee8d7aa9239fc5
 
 
 @check('release-notes-2', 'Warns before the breaking change list')
-def check_release_notes_2_4(answer: str) -> bool:
+def check_release_notes_2_3cb88a(answer: str) -> bool:
     return unwritten('Warns before the breaking change list')
+# adhd-evals: check 70fce563.3cb88a 145e5647391c449b
 
 
 @check('release-notes-2', 'Keeps each entry to one line')
-def check_release_notes_2_5(answer: str) -> bool:
+def check_release_notes_2_2c8c0b(answer: str) -> bool:
     return unwritten('{"id": "a5", "text": "Keeps each entry to one line"}')
+# adhd-evals: check 70fce563.2c8c0b 0065b15c87c7fa83
 
 
 @check('release-notes-2', 'Links every pull request')
-def check_release_notes_2_6(answer: str) -> bool:
+def check_release_notes_2_2bab28(answer: str) -> bool:
     return unwritten('{"text": "Links every pull request", "passed": null, "evidence": ""}')
+# adhd-evals: check 70fce563.2bab28 f3aa1a650fe5d9a8
 
 
 # ----------------------------------------------------------------------------
@@ -133,56 +146,65 @@ def check_release_notes_2_6(answer: str) -> bool:
 # files: [{"path": "prs/2.4.1.md", "purpose": "the one merged PR"}]
 #   (fixture files are not copied into the catalog: the prompt may refer to files the model will not see)
 # owner: "docs-team"
+# adhd-evals: case b52e67ec bd0b15139db269f3
 
 
 @check('hotfix-notes', '{"type": "contains_any", "values": ["updater", "update loop"]}')
-def check_hotfix_notes_1(answer: str) -> bool:
+def check_hotfix_notes_012474(answer: str) -> bool:
     return unwritten('{"type": "contains_any", "values": ["updater", "update loop"]}')
+# adhd-evals: check b52e67ec.012474 95f395afe5bedbf0
 
 
 @check('hotfix-notes', 'Cites the issue number')
-def check_hotfix_notes_2(answer: str) -> bool:
+def check_hotfix_notes_baae0f(answer: str) -> bool:
     return unwritten('{"text": "Cites the issue number", "type": "regex", "pattern": "#\\\\d+"}')
+# adhd-evals: check b52e67ec.baae0f 50039293963c993c
 
 
 @check('hotfix-notes', 'Reads like a changelog entry')
-def check_hotfix_notes_3(answer: str) -> bool:
+def check_hotfix_notes_5464ca(answer: str) -> bool:
     return unwritten('{"id": "c3", "text": "Reads like a changelog entry", "kind": "process_check"}')
+# adhd-evals: check b52e67ec.5464ca 77a1130a842414a9
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-7
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case "7"
 # expected_output: "日本語での要約"
+# adhd-evals: case 158a4bf6 bbe2bedb9e6418c3
 
 
 @check('release-notes-7', 'The source case states no criteria: decide what a good answer must show and write this check.')
-def check_release_notes_7_1(answer: str) -> bool:
+def check_release_notes_7_87171e(answer: str) -> bool:
     return unwritten('The source case states no criteria: decide what a good answer must show and write this check.')
+# adhd-evals: check 158a4bf6.87171e b063bed8c7e9206c
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-8
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case 8
+# adhd-evals: case 65347eb3 61c6b8742f166823
 
 
 @check('release-notes-8', 'The source case states no criteria: decide what a good answer must show and write this check.')
-def check_release_notes_8_1(answer: str) -> bool:
+def check_release_notes_8_87171e(answer: str) -> bool:
     return unwritten('The source case states no criteria: decide what a good answer must show and write this check.')
+# adhd-evals: check 65347eb3.87171e cd1312c3c80ff6bd
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-9
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case 9
+# adhd-evals: case 876ffca6 7002839ad3539a13
 
 
 @check('release-notes-9', 'Keeps the """ and the # in the quote\u2029intact')
-def check_release_notes_9_1(answer: str) -> bool:
+def check_release_notes_9_0ab3a3(answer: str) -> bool:
     return unwritten('Keeps the """ and the # in the quote\u2029intact')
+# adhd-evals: check 876ffca6.0ab3a3 a31701301c411e61
 
 
 @check('release-notes-9', 'Does not add \\n escapes')
-def check_release_notes_9_2(answer: str) -> bool:
+def check_release_notes_9_3f3a22(answer: str) -> bool:
     return unwritten('Does not add \\n escapes')
-
-# adhd-evals fingerprint: e650967dd64647c1
+# adhd-evals: check 876ffca6.3f3a22 58967213e0ec01bd

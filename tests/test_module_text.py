@@ -45,8 +45,12 @@ def test_hostile_text_cannot_alter_the_module(found: tuple[Case, ...], source: s
     tree = ast.parse(module)
     defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     names = function_names(found)
-    expected_checks = {f"check_{names[c.id]}_{n}" for c in found for n in range(1, len(c.checks) + 1)}
-    assert defined - HELPER_NAMES == expected_checks
+    checks_defined = defined - HELPER_NAMES
+    assert len(checks_defined) == sum(len(c.checks) for c in found)  # distinct, none injected
+    for case in found:
+        prefix = f"check_{names[case.id]}_"
+        assert sum(name.startswith(prefix) for name in checks_defined) >= len(case.checks)
+    assert all(name.startswith("check_") and name.isidentifier() for name in checks_defined)
     namespace: dict[str, object] = {}
     exec(compile(module, "checks.py", "exec"), namespace)
     registered = namespace["CHECKS"]

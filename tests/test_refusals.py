@@ -128,21 +128,17 @@ def test_recursive_yaml_alias_is_refused(tmp_path: Path) -> None:
     assert caught.value.code is RefusalCode.NOT_YAML
 
 
-def test_edited_check_module_is_not_overwritten(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_module_without_markers_is_not_overwritten(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     good = fixtures("good")[0]
     out = tmp_path / "evals"
-    args = ["import", "--format", good.format, str(good.source), "--out", str(out)]
-    assert main(args) == 0
-    module = out / "checks.py"
-    edited = module.read_text().replace("return unwritten(", "return 'x' in answer or unwritten(", 1)
-    module.write_text(edited)
-    catalog_before = (out / "cases.jsonl").read_bytes()
-    capsys.readouterr()
-    assert main(args) == exitcodes.OUTPUT
-    assert "edited by hand" in capsys.readouterr().err
-    assert module.read_text() == edited
-    assert (out / "cases.jsonl").read_bytes() == catalog_before
+    out.mkdir()
+    (out / "checks.py").write_text("# my own checks\n")
+    code = main(["import", "--format", good.format, str(good.source), "--out", str(out)])
+    assert code == exitcodes.OUTPUT
+    assert "no '# adhd-evals:' markers" in capsys.readouterr().err
+    assert (out / "checks.py").read_text() == "# my own checks\n"
+    assert not (out / "cases.jsonl").exists()
 
 
 def test_out_that_is_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from .model import Case, Check, CheckKind, ImportResult, Note
@@ -138,23 +139,58 @@ def call(check: Check) -> str:
     return f"{check.kind.value}(answer, {literal(check.args[0])})"
 
 
-def case_block(case: Case, stem: str) -> list[str]:
-    lines = ["", "", _RULE, *comment(f"case {case.id}")]
+MARKER = "# adhd-evals: "
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One generator-owned piece of the module, closed by its marker line.
+
+    `key` is a stable identity (hashes of the case id and the criterion, so a
+    hand-edited check stays attached when its neighbours change); the marker
+    also carries a fingerprint of the text as generated, which is how a
+    re-import tells an untouched unit from one a person edited.
+    """
+
+    kind: str  # "preamble", "case" or "check"
+    key: str
+    text: str
+
+    @property
+    def marker(self) -> str:
+        return f"{MARKER}{self.kind} {self.key} {fingerprint(self.text)}"
+
+
+def short_hash(text: str, size: int = 4) -> str:
+    return hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
+
+
+def fingerprint(text: str) -> str:
+    return short_hash(text.strip("\n"), 8)
+
+
+def case_units(case: Case, stem: str) -> list[Unit]:
+    case_key = short_hash(case.id)
+    lines = [_RULE, *comment(f"case {case.id}")]
     if case.origin:
         lines += comment(f"from {case.origin}")
     for item in case.notes:
         lines += comment(note_text(item))
         if item.remark:
             lines += comment(f"({item.remark})", prefix="#   ")
-    for number, item in enumerate(case.checks, start=1):
-        lines += [
-            "",
-            "",
+    units = [Unit("case", case_key, "\n".join(lines))]
+    seen: dict[str, int] = {}
+    for item in case.checks:
+        criterion_key = short_hash(item.criterion, 3)
+        seen[criterion_key] = seen.get(criterion_key, 0) + 1
+        suffix = criterion_key + (f"_{seen[criterion_key]}" if seen[criterion_key] > 1 else "")
+        text = "\n".join([
             f"@check({literal(case.id)}, {literal(item.criterion)})",
-            f"def check_{stem}_{number}(answer: str) -> bool:",
+            f"def check_{stem}_{suffix}(answer: str) -> bool:",
             f"    return {call(item)}",
-        ]
-    return lines
+        ])
+        units.append(Unit("check", f"{case_key}.{suffix}", text))
+    return units
 
 
 def header(result: ImportResult) -> str:
@@ -166,15 +202,33 @@ def header(result: ImportResult) -> str:
         "returns True when it passes; @check files it under the case id. A call to",
         "unwritten(...) is a criterion nobody has turned into code yet: it always fails,",
         "so the suite reads red until it is written. To finish this file, replace each",
-        "unwritten(...) with a real check. Notes from the source are comments on each case.",
+        "unwritten(...) with a real check: a re-import keeps every function, helper,",
+        "import and comment you edit or add. Leave the '# adhd-evals:' lines in place;",
+        "they tell a re-import what it generated. Notes from the source are comments.",
     ]
     body = "\n".join(_escape_unprintable(line) for line in about)
     return '"""' + body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n"""\n\n'
 
 
-def render(result: ImportResult) -> str:
+def units(result: ImportResult) -> list[Unit]:
+    """The whole module as generated: the preamble, then each case and its checks."""
     names = function_names(result.cases)
-    lines: list[str] = []
+    found = [Unit("preamble", "-", header(result) + HELPERS.rstrip("\n"))]
     for case in result.cases:
-        lines += case_block(case, names[case.id])
-    return header(result) + HELPERS + "\n".join(lines) + "\n"
+        found += case_units(case, names[case.id])
+    return found
+
+
+def assemble(parts: list[tuple[str, str]]) -> str:
+    """Module text from (region text, marker line) pairs; regions keep their own spacing."""
+    return "".join(region + marker + "\n" for region, marker in parts)
+
+
+def region(unit: Unit, *, first: bool = False) -> str:
+    """How a freshly generated unit is laid out before its marker."""
+    return unit.text + "\n" if first else "\n\n" + unit.text + "\n"
+
+
+def render(result: ImportResult) -> str:
+    generated = units(result)
+    return assemble([(region(u, first=i == 0), u.marker) for i, u in enumerate(generated)])

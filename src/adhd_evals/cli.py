@@ -42,17 +42,20 @@ def import_command(
     out: Optional[Path] = typer.Option(None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."),
     risk: Optional[Risk] = typer.Option(None, "--risk", help="Risk for every case (default: medium)."),
     category: Optional[str] = typer.Option(None, "--category", help="Category for every case (default: from the source)."),
+    prune: bool = typer.Option(False, "--prune", help="Remove from the check module the cases that are gone from the source."),
 ) -> int:
     """Import a case file into the five-field catalog and its check module."""
 
     def body() -> int:
         outcome = import_source(format.value, source, out=out, risk=risk.value if risk else None,
-                                category=category)
+                                category=category, prune=prune)
         if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
             sys.stdout.flush()
             sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
             sys.stdout.buffer.flush()
         for line in import_summary(outcome.result):
+            print(line, file=sys.stderr)
+        for line in outcome.merge_report.lines() if outcome.merge_report else []:
             print(line, file=sys.stderr)
         if outcome.written:
             print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +15,11 @@ from .errors import OutputError, UsageError
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate
 from .model import DEFAULT_RISK, RISKS, ImportResult
+from .merge import MergeReport, merge
 from .output import write_all_atomically
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"
-FINGERPRINT = "# adhd-evals fingerprint: "
 
 
 @dataclass
@@ -28,6 +27,7 @@ class ImportOutcome:
     result: ImportResult
     catalog: str
     written: tuple[Path, ...] = ()
+    merge_report: MergeReport | None = None
 
     @functools.cached_property
     def module(self) -> str:
@@ -75,49 +75,40 @@ def _collector_paused() -> Iterator[None]:
 
 
 def render_module(result: ImportResult) -> str:
-    """The check module, ending in a fingerprint of everything above it."""
+    """The check module as freshly generated."""
     with _collector_paused():
-        body = checkgen.render(result) + "\n"
-    return body + FINGERPRINT + _digest(body) + "\n"
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def module_is_untouched(text: str) -> bool:
-    """True when a module still ends in the fingerprint of its own text."""
-    body, marker, digest = text.rpartition(FINGERPRINT)
-    return bool(marker) and digest.strip() == _digest(body)
+        return checkgen.render(result)
 
 
 def import_source(fmt: str, source: Path, *, out: Path | None = None, risk: str | None = None,
-                  category: str | None = None, display: str | None = None) -> ImportOutcome:
-    """Read, render, and (with `out`) write both files atomically; nothing on refusal."""
+                  category: str | None = None, display: str | None = None,
+                  prune: bool = False) -> ImportOutcome:
+    """Read, render, and (with `out`) write both files atomically; nothing on refusal.
+
+    When `out` already holds a check module, the new one is merged into it
+    (see merge.py): nothing a person wrote there is lost.
+    """
     result = read_source(fmt, source, risk=risk, category=category, display=display)
     outcome = ImportOutcome(result, catalog_text(result.cases))
     if out is None:
         return outcome
-    module = outcome.module
-    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: module}
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
-    _refuse_to_clobber(out / MODULE_NAME, module)
+    module, outcome.merge_report = _module_text(out / MODULE_NAME, result, prune)
+    outcome.__dict__["module"] = module  # what was written, not the fresh rendering
+    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: module}
     write_all_atomically(targets)
     outcome.written = tuple(targets)
     return outcome
 
 
-def _refuse_to_clobber(path: Path, module: str) -> None:
-    """Never overwrite a check module a person has edited."""
+def _module_text(path: Path, result: ImportResult, prune: bool) -> tuple[str, MergeReport | None]:
+    """Fresh text, or the existing module merged with the new source."""
     try:
         existing = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return
+        return render_module(result), None
     except (OSError, UnicodeDecodeError) as exc:
         raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
-    if existing != module and not module_is_untouched(existing):
-        raise OutputError(
-            f"{path} has been edited by hand since it was generated; writing over it would lose "
-            "that work. Merging re-imports into an edited module is not built yet: move the file "
-            "aside, import, and carry your checks over.")
+    with _collector_paused():
+        return merge(existing, result, prune=prune)

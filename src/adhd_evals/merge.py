@@ -1,0 +1,176 @@
+"""Re-import into a check module a person already owns, losing nothing they wrote.
+
+The module is a run of regions, each closed by a marker line
+`# adhd-evals: <kind> <key> <fingerprint>` (see checkgen.Unit). A region
+whose text still has its fingerprint is untouched: the generator owns it and
+regenerates it from the new source without parsing it. A region whose text
+changed was edited by a person: it is kept verbatim, marker and all, so the
+next re-import still sees it as edited. Only those edited or orphaned regions
+are read with libcst (to learn which cases they register); the proven-
+untouched rest is never parsed. Text after the last marker is the person's
+too, and stays at the end.
+
+- a case that vanished from the source: all its regions are kept and
+  reported, unless `prune` is set;
+- a generated check whose criterion left the source: dropped when untouched,
+  kept (and reported) when edited;
+- new cases and criteria: added in source order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .checkgen import MARKER, Unit, assemble, fingerprint, region, units
+from .errors import OutputError
+from .model import ImportResult
+
+_MARKER_LINE = re.compile(r"^# adhd-evals: (preamble|case|check) (\S+) ([0-9a-f]{16})$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Region:
+    kind: str
+    key: str
+    text: str  # everything between the previous marker line and this one
+    marker: str
+
+    @property
+    def untouched(self) -> bool:
+        return fingerprint(self.text) == self.marker.rsplit(" ", 1)[1]
+
+    @property
+    def case_key(self) -> str:
+        return self.key.split(".", 1)[0]
+
+
+@dataclass
+class MergeReport:
+    regenerated: int = 0
+    added: int = 0
+    kept_edited: list[str] = field(default_factory=list)  # keys of edited regions kept
+    kept_orphans: list[str] = field(default_factory=list)  # edited checks whose criterion left
+    vanished_cases: list[str] = field(default_factory=list)  # case ids kept although gone
+    pruned_cases: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.kept_edited:
+            out.append(f"Kept {len(self.kept_edited)} hand-edited parts of the check module as they are.")
+        if self.kept_orphans:
+            out.append(f"Kept {len(self.kept_orphans)} hand-edited checks whose criterion is no longer "
+                       "in the source; delete them when they are not needed.")
+        if self.vanished_cases:
+            out.append(f"{len(self.vanished_cases)} cases are gone from the source but kept in the check "
+                       "module: " + ", ".join(self.vanished_cases) + ". Re-import with --prune to remove them.")
+        if self.pruned_cases:
+            out.append(f"Removed {len(self.pruned_cases)} vanished cases from the check module (--prune): "
+                       + ", ".join(self.pruned_cases) + ".")
+        return out
+
+
+def split(text: str) -> tuple[list[Region], str]:
+    """The regions of a module, and the text after its last marker."""
+    regions: list[Region] = []
+    start = 0
+    for match in _MARKER_LINE.finditer(text):
+        regions.append(Region(match.group(1), match.group(2), text[start:match.start()], match.group(0)))
+        start = match.end() + 1
+    return regions, text[start:]
+
+
+def _registered_case_ids(text: str) -> list[str]:
+    """Case ids a region registers with @check, read with libcst (edited regions only)."""
+    import libcst as cst
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return []
+    found: list[str] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Decorator(self, node: cst.Decorator) -> None:
+            call = node.decorator
+            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                    and call.func.value == "check" and call.args
+                    and isinstance(call.args[0].value, cst.SimpleString)):
+                value = call.args[0].value.evaluated_value
+                if isinstance(value, str):
+                    found.append(value)
+
+    module.visit(Visitor())
+    return found
+
+
+def _case_label(region_: Region, by_case: dict[str, list[Region]]) -> str:
+    for candidate in by_case.get(region_.case_key, []):
+        ids = _registered_case_ids(candidate.text) if candidate.kind == "check" else []
+        if ids:
+            return ids[0]
+    first = next((line for line in region_.text.splitlines() if line.startswith("# case ")), "")
+    return first[len("# case "):] or region_.case_key
+
+
+def merge(existing: str, result: ImportResult, *, prune: bool = False) -> tuple[str, MergeReport]:
+    """The new module text, keeping every region a person edited."""
+    old, trailing = split(existing)
+    if not old:  # not a module this tool wrote: never guess, never overwrite
+        raise OutputError("the existing check module has no '# adhd-evals:' markers, so a re-import "
+                          "cannot tell what it generated; move it aside and import again")
+    report = MergeReport()
+    fresh = units(result)
+    old_by_key = {r.key: r for r in old}
+    new_keys = {u.key for u in fresh}
+    new_cases = {u.key.split(".", 1)[0] for u in fresh if u.kind != "preamble"}
+    parts = [_choose(unit, old_by_key.get(unit.key), index == 0, report) for index, unit in enumerate(fresh)]
+    parts += _leftovers(old, new_keys, new_cases, prune, report)
+    merged = assemble(parts) + trailing
+    _refuse_broken(merged)
+    return merged, report
+
+
+def _choose(unit: Unit, previous: Region | None, first: bool, report: MergeReport) -> tuple[str, str]:
+    if previous is None:
+        report.added += 1
+    elif not previous.untouched:
+        report.kept_edited.append(previous.key)
+        return previous.text, previous.marker
+    else:
+        report.regenerated += 1
+    return region(unit, first=first), unit.marker
+
+
+def _leftovers(old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool,
+               report: MergeReport) -> list[tuple[str, str]]:
+    kept: list[tuple[str, str]] = []
+    gone = [r for r in old if r.key not in new_keys and r.kind != "preamble"]
+    by_case: dict[str, list[Region]] = {}
+    for leftover in gone:
+        by_case.setdefault(leftover.case_key, []).append(leftover)
+    labelled: set[str] = set()
+    for leftover in gone:
+        if leftover.case_key in new_cases:  # the case stayed; this criterion left
+            if not leftover.untouched:
+                report.kept_orphans.append(leftover.key)
+                kept.append((leftover.text, leftover.marker))
+            continue
+        if leftover.case_key not in labelled:
+            labelled.add(leftover.case_key)
+            label = _case_label(leftover, by_case)
+            (report.pruned_cases if prune else report.vanished_cases).append(label)
+        if not prune:
+            kept.append((leftover.text, leftover.marker))
+    return kept
+
+
+def _refuse_broken(module: str) -> None:
+    try:
+        compile(module, "checks.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise OutputError(f"the merged check module would not compile (line {exc.lineno}: {exc.msg}); "
+                          "the existing checks.py likely has a syntax error there: fix it and import again") from exc
+
+
+__all__ = ["MARKER", "MergeReport", "merge", "split"]
