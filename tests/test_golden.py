@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 
+import libcst
 import pytest
 
 from adhd_evals.catalog import case_problems, validate_lines
@@ -54,3 +55,4 @@ def test_good_fixture_module_compiles_and_registers_every_criterion(fixture: Fix
     for case in outcome.result.cases:
         assert [criterion for criterion, _ in registered[case.id]] == case.criteria
     ast.parse(outcome.module)
+    assert libcst.parse_module(outcome.module).code == outcome.module  # round-trips unchanged
