@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -84,6 +85,34 @@ def validate_command(
             raise CatalogInvalid([f"{cases}: no cases in the catalog."])
         print("Evaluation cases are valid.")
         return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
+@app.command("check")
+def check_command(
+    responses: Path = typer.Argument(..., help="Response rows (case_id, trial, condition, runner, response) as JSONL."),
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="The check module."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> int:
+    """Run every response through its case's checks; fails while anything fails or is unwritten."""
+
+    def body() -> int:
+        from . import checking
+        from .output import write_all_atomically
+
+        ids = checking.catalog_ids(cases)
+        loaded = checking.load_suite(suite)
+        run = checking.run_checks(checking.read_responses(responses), loaded, ids)
+        if output is not None:
+            write_all_atomically({output: checking.results_text(run)})
+        if as_json:
+            print(json.dumps(checking.summary_json(run), indent=2, ensure_ascii=False))
+        else:
+            print("\n".join(checking.summary_table(run)))
+        return exitcodes.OK if run.clean else exitcodes.FAILED
 
     return exitcodes.guarded(body)
 

@@ -17,3 +17,15 @@ class CatalogInvalid(Exception):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+
+
+class InputInvalid(Exception):
+    """An input file (responses, a catalog being read) breaks its rules; every problem listed."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class SuiteBroken(Exception):
+    """The check module cannot be imported: a syntax error, or an exception at import."""

@@ -5,13 +5,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from .errors import CatalogInvalid, OutputError, UsageError
+from .errors import CatalogInvalid, InputInvalid, OutputError, SuiteBroken, UsageError
 from .model import Refusal, RefusalCode
 
 OK = 0
 FAILED = 1  # a check ran and found problems (validate)
 USAGE = 2
 OUTPUT = 3
+INPUT = 4  # a responses file or catalog that breaks its rules
+SUITE = 5  # a check module that does not import
 REFUSAL = {  # one code per refusal, so scripts can tell them apart
     RefusalCode.FILE_UNREADABLE: 10,
     RefusalCode.DIRECTORY_UNREADABLE: 11,
@@ -46,6 +48,13 @@ def guarded(action: Callable[[], int]) -> int:
         _err(f"adhd-evals: {exc}")
         _err("Nothing was written.")
         return OUTPUT
+    except InputInvalid as exc:
+        for problem in exc.problems:
+            _err(problem)
+        return INPUT
+    except SuiteBroken as exc:
+        _err(f"adhd-evals: the check module does not import: {exc}")
+        return SUITE
     except CatalogInvalid as exc:
         for problem in exc.problems:
             _err(problem)

@@ -1,0 +1,243 @@
+"""Run a check module against model responses: every check gets a status.
+
+pass      the check returned True
+fail      it returned False
+unwritten it returned False after calling unwritten(...): nobody wrote it yet
+error     it raised, or returned something other than a bool (recorded; the
+          rest still run)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .catalog import iter_rows, validate_file
+from .errors import InputInvalid, SuiteBroken, UsageError
+
+STATUSES = ("pass", "fail", "unwritten", "error")
+RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
+Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
+
+
+@dataclass(frozen=True)
+class Suite:
+    registry: Registry
+    unwritten_calls: list[int]  # a one-item counter the patched unwritten() bumps
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    case_id: str
+    trial: int
+    condition: str
+    runner: str
+    criterion: str
+    check: str
+    status: str
+    error: str | None = None
+
+    def row(self) -> dict[str, Any]:
+        row = {"case_id": self.case_id, "trial": self.trial, "condition": self.condition,
+               "runner": self.runner, "criterion": self.criterion, "check": self.check,
+               "status": self.status}
+        if self.error is not None:
+            row["error"] = self.error
+        return row
+
+
+@dataclass
+class CheckRun:
+    results: list[CheckResult] = field(default_factory=list)
+    rows_without_checks: Counter[str] = field(default_factory=Counter)  # case id -> response rows
+    rows_outside_catalog: Counter[str] = field(default_factory=Counter)
+    catalog_cases_without_checks: list[str] = field(default_factory=list)
+    fully_passing: Counter[str] = field(default_factory=Counter)  # condition -> rows
+    rows_checked: Counter[str] = field(default_factory=Counter)
+
+    def per_condition(self) -> dict[str, dict[str, int]]:
+        table: dict[str, dict[str, int]] = {}
+        for result in self.results:
+            counts = table.setdefault(result.condition, {status: 0 for status in STATUSES})
+            counts[result.status] += 1
+        for condition, counts in table.items():
+            counts["rows"] = self.rows_checked[condition]
+            counts["rows_fully_passing"] = self.fully_passing[condition]
+        return dict(sorted(table.items()))
+
+    @property
+    def clean(self) -> bool:
+        problems = (self.rows_without_checks or self.rows_outside_catalog
+                    or self.catalog_cases_without_checks)
+        return not problems and all(r.status == "pass" for r in self.results) and bool(self.results)
+
+
+def load_suite(path: Path) -> Suite:
+    """Import the check module by path; a module that will not import is named by line."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such check module")
+    spec = importlib.util.spec_from_file_location("adhd_evals_suite", path)
+    if spec is None or spec.loader is None:
+        raise SuiteBroken(f"{path}: cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise SuiteBroken(f"{path}:{exc.lineno}:{exc.offset or 0}: syntax error: {exc.msg}") from exc
+    except Exception as exc:  # noqa: BLE001 - any failure of the user's module is reported
+        raise SuiteBroken(f"{_where(exc, path)}: {type(exc).__name__} while importing: {exc}") from exc
+    return Suite(_registry(module, path), _track_unwritten(module))
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return f"{path}:{frames[-1].lineno}" if frames else str(path)
+
+
+def _registry(module: ModuleType, path: Path) -> Registry:
+    registry = getattr(module, "CHECKS", None)
+    if not isinstance(registry, dict):
+        raise SuiteBroken(f"{path}: defines no CHECKS registry (is it a module adhd-evals generated?)")
+    return registry
+
+
+def _track_unwritten(module: ModuleType) -> list[int]:
+    """Count calls to the module's unwritten(), so a False from one reads as unwritten."""
+    calls = [0]
+    original = getattr(module, "unwritten", None)
+
+    def unwritten(*args: Any, **kwargs: Any) -> bool:
+        calls[0] += 1
+        return bool(original(*args, **kwargs)) if callable(original) else False
+
+    module.unwritten = unwritten  # type: ignore[attr-defined]
+    return calls
+
+
+def read_responses(path: Path) -> list[dict[str, Any]]:
+    """Response rows as the runner writes them; every bad row is named by line."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such responses file")
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    with path.open("rb") as stream:
+        for number, row, problem in iter_rows(stream):
+            if problem is not None:
+                problems.append(problem.render(str(path)))
+            elif not isinstance(row, dict):
+                problems.append(f"{path}:{number}: expected a JSON object")
+            else:
+                problems += [f"{path}:{number}: {p}" for p in _response_problems(row)]
+                rows.append(row)
+    if problems:
+        raise InputInvalid(problems)
+    return rows
+
+
+def _response_problems(row: dict[str, Any]) -> list[str]:
+    problems = []
+    for name, kind in RESPONSE_FIELDS.items():
+        value = row.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            word = "an integer" if kind is int else "a string"
+            problems.append(f"{name} must be {word}" + ("" if name in row else " (missing)"))
+    if isinstance(row.get("trial"), int) and not isinstance(row["trial"], bool) and row["trial"] < 1:
+        problems.append("trial must be 1 or more")
+    return problems
+
+
+def catalog_ids(path: Path) -> list[str]:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such catalog (pass --cases)")
+    _, problems = validate_file(path)
+    if problems:
+        raise InputInvalid([p.render(str(path)) for p in problems])
+    with path.open("rb") as stream:
+        return [row["id"] for _, row, _ in iter_rows(stream)]
+
+
+def run_one(suite: Suite, function: Callable[[str], Any], answer: str) -> tuple[str, str | None]:
+    suite.unwritten_calls[0] = 0
+    try:
+        outcome = function(answer)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a check's failure is data
+        return "error", f"{type(exc).__name__}: {exc}"
+    if not isinstance(outcome, bool):
+        return "error", f"returned {outcome!r}, not True or False"
+    if outcome:
+        return "pass", None
+    return ("unwritten" if suite.unwritten_calls[0] else "fail"), None
+
+
+def run_checks(responses: list[dict[str, Any]], suite: Suite, catalog: list[str]) -> CheckRun:
+    run = CheckRun()
+    known = set(catalog)
+    run.catalog_cases_without_checks = [case_id for case_id in catalog if case_id not in suite.registry]
+    for row in responses:
+        case_id = row["case_id"]
+        if case_id not in known:
+            run.rows_outside_catalog[case_id] += 1
+        checks = suite.registry.get(case_id)
+        if not checks:
+            run.rows_without_checks[case_id] += 1
+            continue
+        statuses = []
+        for criterion, function in checks:
+            status, error = run_one(suite, function, row["response"])
+            statuses.append(status)
+            run.results.append(CheckResult(case_id, row["trial"], row["condition"], row["runner"],
+                                           criterion, getattr(function, "__name__", "?"), status, error))
+        run.rows_checked[row["condition"]] += 1
+        run.fully_passing[row["condition"]] += all(s == "pass" for s in statuses)
+    return run
+
+
+def results_text(run: CheckRun) -> str:
+    return "".join(json.dumps(r.row(), ensure_ascii=False) + "\n" for r in run.results)
+
+
+def summary_json(run: CheckRun) -> dict[str, Any]:
+    return {
+        "conditions": run.per_condition(),
+        "rows_without_checks": dict(run.rows_without_checks),
+        "rows_outside_catalog": dict(run.rows_outside_catalog),
+        "catalog_cases_without_checks": run.catalog_cases_without_checks,
+        "passed": run.clean,
+    }
+
+
+def summary_table(run: CheckRun) -> list[str]:
+    header = ("condition", "rows", "pass", "fail", "unwritten", "error", "rows fully passing")
+    body = [(name, str(c["rows"]), str(c["pass"]), str(c["fail"]), str(c["unwritten"]),
+             str(c["error"]), f"{c['rows_fully_passing']} of {c['rows']}")
+            for name, c in run.per_condition().items()]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in
+                       enumerate(zip(row, widths))).rstrip() for row in [header, *body]]
+    lines += _gaps(run)
+    return lines
+
+
+def _gaps(run: CheckRun) -> list[str]:
+    lines = []
+    for case_id, count in sorted(run.rows_without_checks.items()):
+        lines.append(f"No checks in the module for case {case_id} ({count} response rows not checked).")
+    for case_id, count in sorted(run.rows_outside_catalog.items()):
+        lines.append(f"Case {case_id} is not in the catalog ({count} response rows).")
+    if run.catalog_cases_without_checks:
+        lines.append("Catalog cases with no checks in the module: "
+                     + ", ".join(run.catalog_cases_without_checks) + ".")
+    if not run.results:
+        lines.append("No check ran.")
+    return lines
+
+
+__all__ = ["load_suite", "read_responses", "run_checks", "catalog_ids", "summary_table",
+           "summary_json", "results_text"]
