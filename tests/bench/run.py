@@ -1,10 +1,12 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--cases 50000] [--yaml-files 5000] [--repeat 3]
+    python tests/bench/run.py [--only import|module] [--cases 50000] [--yaml-files 5000]
+                              [--module-cases 10000] [--edited 100] [--repeat 3]
 
-Every figure is the median wall time of whole processes (interpreter start
-included on both sides), so the ratio compares like with like. Peak memory
-is the child's own maximum resident set. Not a test: it asserts nothing and
+Import figures are the median wall time of whole processes (interpreter
+start included on both sides), so the ratio compares like with like; peak
+memory is the child's own maximum resident set. Check-module figures are
+in-process, against Python's own `ast.parse` of the same module. Not a test: it asserts nothing and
 prints the targets beside the ratios for a person to read.
 """
 
@@ -17,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # The child's own peak memory. Not ru_maxrss: on Linux it survives exec, so a
@@ -96,12 +99,75 @@ def report(label: str, ours: tuple[float, int], floor: tuple[float, int] | None,
     print(f"{line}   target {target}")
 
 
+def best_of(repeat: int, action: Callable[[], object]) -> float:
+    """Median in-process seconds of `repeat` runs of `action`."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def line(label: str, seconds: float, floor: float, target: str) -> None:
+    print(f"{label:<44} {seconds:7.3f} s   floor {floor:7.3f} s  ratio {seconds / floor:5.2f}x   target {target}")
+
+
+def bench_check_module(cases: int, edited: int, repeat: int) -> None:
+    """Generation, merge and placeholder listing, each against ast.parse of the module."""
+    import ast
+
+    from adhd_evals.importer import read_source, render_module
+    from adhd_evals.merge import merge
+    from adhd_evals.placeholders import find_placeholders
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "evals.json"
+        make_evals_json(source, cases)
+        result = read_source("evals-json", source)
+        module = render_module(result)
+        print(f"check module: {cases} cases, {module.count(chr(10))} lines")
+        floor = best_of(repeat, lambda: ast.parse(module))
+        line("generate the module", best_of(repeat, lambda: render_module(result)), floor, "<= 3x")
+        existing = _edit_checks(module, edited)
+        changed = read_source("evals-json", _grow(source, tmp))
+        merged, _ = merge(existing, changed)
+        mfloor = best_of(repeat, lambda: ast.parse(merged))
+        line(f"re-import into it, {edited} checks edited", best_of(repeat, lambda: merge(existing, changed)),
+             mfloor, "<= 10x")
+        line("list unwritten(...) placeholders", best_of(repeat, lambda: find_placeholders(merged)),
+             mfloor, "<= 2x")
+
+
+def _edit_checks(module: str, count: int) -> str:
+    """The module with `count` placeholders turned into hand-written checks."""
+    parts = module.split("return unwritten(", count)
+    return "return 'edited by hand' in answer or unwritten(".join(parts)
+
+
+def _grow(source: Path, tmp: str) -> Path:
+    """The same source with one more case and one changed prompt: a typical re-import."""
+    data = json.loads(source.read_text())
+    data["evals"][0]["prompt"] += " (revised)"
+    data["evals"].append({"id": len(data["evals"]) + 1, "prompt": "A new case.", "assertions": ["New"]})
+    grown = Path(tmp) / "grown.json"
+    grown.write_text(json.dumps(data))
+    return grown
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
     parser.add_argument("--yaml-files", type=int, default=5_000)
+    parser.add_argument("--module-cases", type=int, default=10_000)
+    parser.add_argument("--edited", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=["import", "module"], default=None)
     args = parser.parse_args()
+    if args.only != "import":
+        bench_check_module(args.module_cases, args.edited, args.repeat)
+    if args.only == "module":
+        return
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
