@@ -117,6 +117,15 @@ def check_command(
     return exitcodes.guarded(body)
 
 
+@app.command("lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             add_help_option=False)
+def lint_command(ctx: typer.Context) -> int:
+    """Lint case files of every format with positions (see 'adhd-evals lint --help')."""
+    from .lint.cli import main as lint_main
+
+    return lint_main(list(ctx.args))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: returns the exit code instead of raising SystemExit."""
     try:

@@ -158,6 +158,14 @@ class Refusal(Exception):
 
     @property
     def message(self) -> str:
+        if self.line is None:
+            return self.body
+        where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
+        return f"{self.body} ({where})"
+
+    @property
+    def body(self) -> str:
+        """The message without its position (lint puts the position in front)."""
         parts = [f"{self.file} {self.reason}"]
         detail = ", ".join(p for p in (self.case, self.field_path) if p)
         problem = self._problem()
@@ -165,9 +173,6 @@ class Refusal(Exception):
             parts.append(f": {detail}: {problem}")
         elif detail or problem:
             parts.append(f": {detail or problem}")
-        if self.line is not None:
-            where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
-            parts.append(f" ({where})")
         return "".join(parts)
 
     def _problem(self) -> str:

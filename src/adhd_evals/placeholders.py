@@ -35,9 +35,9 @@ def _is_unwritten(node: ast.AST) -> bool:
             and node.func.id == "unwritten")
 
 
-def find_placeholders(source: str, filename: str = "<module>") -> list[Placeholder]:
+def find_placeholders(source: str | ast.Module, filename: str = "<module>") -> list[Placeholder]:
     """Every `unwritten(...)` call outside the helper's own definition, in file order."""
-    tree = ast.parse(source, filename)
+    tree = source if isinstance(source, ast.Module) else ast.parse(source, filename)
     found: list[Placeholder] = []
     for function in tree.body:
         if not isinstance(function, ast.FunctionDef) or function.name == "unwritten":

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from ..model import Case
+from ..model import Case, Refusal
 from . import evalflow, evals_json, yaml_cases
 from ._common import ReadOptions
 
@@ -24,4 +24,15 @@ READERS: dict[str, Reader] = {
     evalflow.NAME: evalflow.read,
 }
 
-__all__ = ["READERS", "ReadOptions", "Reader"]
+class ProblemFinder(Protocol):
+    def __call__(self, source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]: ...
+
+
+# For lint: every refusal a source holds, not only the first.
+PROBLEMS: dict[str, ProblemFinder] = {
+    evals_json.NAME: evals_json.problems,
+    yaml_cases.NAME: yaml_cases.problems,
+    evalflow.NAME: evalflow.problems,
+}
+
+__all__ = ["PROBLEMS", "READERS", "ReadOptions", "Reader"]

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..model import Case, Check, CheckKind, Note, RefusalCode, describe
+from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
     NO_CRITERIA,
@@ -51,6 +51,23 @@ _CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "con
 
 
 def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
+    cases, refusals = _read(source, display, options, collect=False)
+    if refusals:
+        raise refusals[0]
+    return cases
+
+
+def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
+    """For lint: every refusal in the dataset, not only the first (cases read, refusals)."""
+    try:
+        cases, refusals = _read(source, display, options, collect=True)
+    except Refusal as refusal:
+        return 0, [refusal]
+    return len(cases) + len(refusals), refusals
+
+
+def _read(source: Path, display: str, options: ReadOptions, *,
+          collect: bool) -> tuple[list[Case], list[Refusal]]:
     text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
     refuse = Refuser(RefusalCode.NOT_EVALFLOW, display, "is not an evalflow dataset",
@@ -59,18 +76,25 @@ def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
     file_notes = [note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
                   for k, v in data.items() if k not in ("version", "test_cases")]
     seen: dict[str, int] = {}
-    cases = []
+    cases: list[Case] = []
+    refusals: list[Refusal] = []
     for index, raw in enumerate(test_cases):
-        case = _case(refuse, raw, index, options, display)
-        if case.id in seen:
-            raise refuse(case=f'case "{case.id}"', field_path="id", at=("test_cases", index, "id"),
-                         expected="an id no other test case has",
-                         actual=f"the same id as test case #{seen[case.id] + 1}")
+        try:
+            case = _case(refuse, raw, index, options, display)
+            if case.id in seen:
+                raise refuse(case=f'case "{case.id}"', field_path="id", at=("test_cases", index, "id"),
+                             expected="an id no other test case has",
+                             actual=f"the same id as test case #{seen[case.id] + 1}")
+        except Refusal as refusal:
+            if not collect:
+                raise
+            refusals.append(refusal)
+            continue
         seen[case.id] = index
         cases.append(case)
-    if file_notes:
+    if file_notes and cases:
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
-    return cases
+    return cases, refusals
 
 
 def _test_cases(refuse: Refuser, data: Any) -> list[Any]:

@@ -12,7 +12,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from ..model import Case, Check, CheckKind, Note, RefusalCode, describe
+from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
     ReadOptions,
@@ -54,6 +54,23 @@ FILES_REMARK = "fixture files are not copied into the catalog: the prompt may re
 
 
 def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
+    cases, refusals = _read(source, display, options, collect=False)
+    if refusals:
+        raise refusals[0]
+    return cases
+
+
+def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
+    """For lint: every refusal in the file, not only the first (cases read, refusals)."""
+    try:
+        cases, refusals = _read(source, display, options, collect=True)
+    except Refusal as refusal:  # the file as a whole is not evals-json
+        return 0, [refusal]
+    return len(cases) + len(refusals), refusals
+
+
+def _read(source: Path, display: str, options: ReadOptions, *,
+          collect: bool) -> tuple[list[Case], list[Refusal]]:
     text = decode_utf8(read_bytes(source, display), display,
                        RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
@@ -64,12 +81,20 @@ def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
     file_notes = [note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
                   for k, v in data.items() if k not in ("skill_name", "evals")]
     id_prefix = slug(category) or "case"
-    cases = [_case(refuse, raw, index, category, id_prefix, options.risk, display)
-             for index, raw in enumerate(evals)]
-    _refuse_duplicate_ids(refuse, cases, evals)
-    if file_notes:  # keys beside skill_name/evals travel with the first case
+    cases: list[Case] = []
+    refusals: list[Refusal] = []
+    for index, raw in enumerate(evals):
+        try:
+            cases.append(_case(refuse, raw, index, category, id_prefix, options.risk, display))
+        except Refusal as refusal:
+            if not collect:
+                raise
+            refusals.append(refusal)
+    if not refusals:
+        refusals += _duplicate_ids(refuse, cases, evals)
+    if file_notes and cases:  # keys beside skill_name/evals travel with the first case
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
-    return cases
+    return cases, refusals
 
 
 def _evals_list(refuse: Refuser, data: Any) -> list[Any]:
@@ -239,15 +264,18 @@ def _documented(refuse: Refuser, item: dict[str, Any], label: str, path: str,
     return Check(criterion, kind, (tuple(needles),))
 
 
-def _refuse_duplicate_ids(refuse: Refuser, cases: list[Case], evals: list[Any]) -> None:
+def _duplicate_ids(refuse: Refuser, cases: list[Case], evals: list[Any]) -> list[Refusal]:
     first: dict[str, int] = {}
+    found = []
     for index, case in enumerate(cases):
         if case.id in first:
             earlier = first[case.id]
-            raise refuse(case=_label(evals[index], index), field_path="id",
+            found.append(refuse(case=_label(evals[index], index), field_path="id",
                          at=("evals", index, "id"),
                          expected="an id no other case has",
                          actual=f"{describe(evals[index]['id'])}, the same catalog id "
-                                f'"{case.id}" as {_label(evals[earlier], earlier)}')
-        first[case.id] = index
+                                f'"{case.id}" as {_label(evals[earlier], earlier)}'))
+        else:
+            first[case.id] = index
+    return found
 

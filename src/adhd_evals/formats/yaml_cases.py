@@ -63,20 +63,44 @@ _Loader.add_constructor("tag:yaml.org,2002:binary", _as_written)
 
 
 def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
+    cases, refusals = _read(source, display, options, collect=False)
+    if refusals:
+        raise refusals[0]
+    return cases
+
+
+def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
+    """For lint: every bad file of a directory, not only the first (cases read, refusals)."""
+    try:
+        cases, refusals = _read(source, display, options, collect=True)
+    except Refusal as refusal:
+        return 0, [refusal]
+    return len(cases) + len(refusals), refusals
+
+
+def _read(source: Path, display: str, options: ReadOptions, *,
+          collect: bool) -> tuple[list[Case], list[Refusal]]:
     files, shown = _files(source, display)
     folder = source if source.is_dir() else source.resolve().parent
     category = options.category if options.category is not None else folder.name or "yaml"
     cases: list[Case] = []
+    refusals: list[Refusal] = []
     owner: dict[str, str] = {}
     for path, name in zip(files, shown):
-        case = _read_file(path, name, category, options.risk)
-        if case.id in owner:
-            raise Refusal(RefusalCode.NOT_YAML_CASE, name, NOT_CASE, case=f'case "{case.id}"',
-                          field_path="name", expected="a name whose id no other file has",
-                          actual=f'the id "{case.id}", which {owner[case.id]} has too')
+        try:
+            case = _read_file(path, name, category, options.risk)
+            if case.id in owner:
+                raise Refusal(RefusalCode.NOT_YAML_CASE, name, NOT_CASE, case=f'case "{case.id}"',
+                              field_path="name", expected="a name whose id no other file has",
+                              actual=f'the id "{case.id}", which {owner[case.id]} has too')
+        except Refusal as refusal:
+            if not collect:
+                raise  # the first bad file stops an import, by name
+            refusals.append(refusal)
+            continue
         owner[case.id] = name
         cases.append(case)
-    return cases
+    return cases, refusals
 
 
 def _files(source: Path, display: str) -> tuple[list[Path], list[str]]:

@@ -1,0 +1,141 @@
+"""Lint case files of every format, reporting every problem with its position.
+
+Light on imports on purpose: this runs from a pre-commit hook on every
+commit. A catalog-only run imports json and this package's rules; the YAML
+and JSON source readers load only when such a file is linted; libcst,
+jsonschema, ruamel.yaml and typer never load here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .problem import ERROR, WARNING, Problem
+
+FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
+_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
+_YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
+MODULE_MARKER = b"# adhd-evals: "
+
+
+@dataclass
+class LintReport:
+    files: int = 0
+    cases: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(p.severity == ERROR for p in self.problems)
+
+    @property
+    def warnings(self) -> int:
+        return sum(p.severity == WARNING for p in self.problems)
+
+
+class LintUsageError(Exception):
+    """A path that does not exist, or a file whose format cannot be told."""
+
+
+def format_of(path: Path, *, explicit: bool) -> str | None:
+    """The format of a file by name, then by shape; None to pass it over."""
+    name = path.name.lower()
+    if name.endswith(".jsonl"):
+        return "catalog"
+    if name.endswith(".py"):
+        return "module" if explicit or MODULE_MARKER in path.read_bytes() else None
+    if name.endswith((".yaml", ".yml")):
+        return "yaml" if explicit or _YAML_CASE.search(path.read_bytes()) else None
+    if name == "dataset.json":
+        return "evalflow"
+    if name == "evals.json":
+        return "evals-json"
+    if name.endswith(".json"):
+        return _json_shape(path) if explicit else None
+    return None
+
+
+def _json_shape(path: Path) -> str:
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError:
+        return "evals-json"  # the reader reports the syntax error with its position
+    if isinstance(data, dict) and "test_cases" in data and "version" in data:
+        return "evalflow"
+    return "evals-json"
+
+
+def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:
+    found: list[tuple[Path, str]] = []
+    for path in paths:
+        if not path.exists():
+            raise LintUsageError(f"{path}: no such file or directory")
+        if path.is_dir():
+            for child in sorted(_walk(path)):
+                kind = forced or format_of(child, explicit=False)
+                if kind:
+                    found.append((child, kind))
+        else:
+            kind = forced or format_of(path, explicit=True)
+            if kind is None:
+                raise LintUsageError(f"{path}: cannot tell its format; pass --format-of")
+            found.append((path, kind))
+    return found
+
+
+def _walk(folder: Path) -> list[Path]:
+    files = []
+    for child in folder.iterdir():
+        if child.is_dir():
+            if child.name not in _SKIP_DIRS:
+                files += _walk(child)
+        elif child.is_file():
+            files.append(child)
+    return files
+
+
+def lint_paths(paths: list[Path], *, forced: str | None = None) -> LintReport:
+    report = LintReport()
+    for path, kind in discover(paths, forced):
+        cases, problems = lint_file(path, kind)
+        report.files += 1
+        report.cases += cases
+        report.problems += [p.at(str(path)) for p in problems]
+    return report
+
+
+def lint_file(path: Path, kind: str) -> tuple[int, list[Problem]]:
+    if kind == "catalog":
+        return _lint_catalog(path)
+    if kind == "module":
+        from .module import lint_module
+
+        problems, _ = lint_module(path)
+        return 0, problems
+    return _lint_source(path, kind)
+
+
+def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
+    from .catalog import lint_catalog
+
+    cases, problems, seen = lint_catalog(path)
+    module = path.parent / "checks.py"
+    if module.is_file() and seen:
+        from .module import lint_module
+        from .rules import case_without_checks
+
+        _, registered = lint_module(module)
+        if registered is not None:
+            problems += case_without_checks.check(seen, registered)
+    return cases, sorted(problems, key=lambda p: (p.line, p.column))
+
+
+def _lint_source(path: Path, kind: str) -> tuple[int, list[Problem]]:
+    from ..formats import PROBLEMS
+    from ..formats._common import ReadOptions
+
+    cases, refusals = PROBLEMS[kind](path, display=path.name, options=ReadOptions(risk="medium"))
+    return cases, [Problem(r.line or 1, r.column or 1, r.code.value, r.body) for r in refusals]

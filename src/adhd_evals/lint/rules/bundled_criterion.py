@@ -1,0 +1,38 @@
+"""W201 bundled-criterion: one criterion, one check. "X and <verb> Y" bundles two.
+
+A criterion that joins two requirements with "and" followed by a rubric
+verb cannot pass half-way: a judge must fail the whole item for either
+half. Split it in two. Lists of nouns ("Features and Fixes") are fine.
+
+Passing: `"criteria": ["Identifies the missing header.", "Gives the smallest fix."]`
+Failing: `"criteria": ["Identifies the missing header and gives the smallest fix."]`
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..problem import WARNING, Problem
+from ._position import column_of
+
+ID = "W201"
+NAME = "bundled-criterion"
+SEVERITY = WARNING
+DESCRIPTION = "a criterion that bundles two checks with 'and <verb>'"
+VERBS = ("acts", "answers", "asks", "avoids", "explains", "gives", "identifies", "includes",
+         "keeps", "lists", "mentions", "names", "offers", "points", "provides", "reports",
+         "returns", "says", "shows", "states", "suggests", "uses", "does", "is", "verifies")
+BUNDLED = re.compile(r"\band (?:also |then )?(?:" + "|".join(VERBS) + r")\b", re.IGNORECASE)
+
+
+def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+    if not (row.parsed and isinstance(row.value, dict)):
+        return
+    criteria = row.value.get("criteria")
+    if isinstance(criteria, list):
+        for index, item in enumerate(criteria):
+            if isinstance(item, str) and BUNDLED.search(item):
+                yield Problem(row.number, column_of(row.text, "criteria"), ID,
+                              f"criteria[{index}] bundles two checks with \"and\": split it", WARNING)

@@ -1,0 +1,25 @@
+"""W202 case-without-checks: a catalog case has no checks in the module beside it.
+
+Reported on the catalog line of the case, when `checks.py` sits in the same
+folder as the catalog. Such a case can never pass `adhd-evals check`.
+
+Passing: cases.jsonl has case `a`; checks.py has `@check("a", ...)`.
+Failing: cases.jsonl has case `b`; checks.py registers nothing for `b`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..problem import WARNING, Problem
+
+ID = "W202"
+NAME = "case-without-checks"
+SEVERITY = WARNING
+DESCRIPTION = "a catalog case with no checks in the check module beside it"
+
+
+def check(seen: dict[str, int], registered: set[str]) -> Iterator[Problem]:
+    for case_id, line in seen.items():
+        if case_id not in registered:
+            yield Problem(line, 1, ID, f'case "{case_id}" has no checks in the check module beside it', WARNING)

@@ -1,0 +1,35 @@
+"""E109 duplicate-key: a key appears twice in one JSON object.
+
+JSON readers disagree on which value wins, so the case means different
+things to different tools.
+
+Passing: `{"id": "a", "prompt": "p", ...}`
+Failing: `{"id": "a", "prompt": "p", "prompt": "q", ...}`
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..problem import Problem
+
+ID = "E109"
+NAME = "duplicate-key"
+SEVERITY = "error"
+DESCRIPTION = "a key that appears twice in one JSON object"
+
+
+def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+    if row.duplicate_key is not None and row.text is not None:
+        column = _second_occurrence(row.text, row.duplicate_key)
+        yield Problem(row.number, column, ID, f'duplicate key "{row.duplicate_key}" in one object')
+
+
+def _second_occurrence(text: str, key: str) -> int:
+    import json
+
+    quoted = json.dumps(key)
+    first = text.find(quoted)
+    second = text.find(quoted, first + 1) if first >= 0 else -1
+    return (second if second >= 0 else max(first, 0)) + 1

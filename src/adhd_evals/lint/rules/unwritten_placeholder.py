@@ -1,0 +1,27 @@
+"""W203 unwritten-placeholder: a check module still has unwritten(...) calls.
+
+Each one is a criterion nobody has turned into code: it always fails. A
+warning by default (a fresh import is full of them); `--strict` fails on it.
+
+Passing: `return "dark mode" in answer.lower()`
+Failing: `return unwritten("Mentions dark mode")`
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ...placeholders import Placeholder
+from ..problem import WARNING, Problem
+
+ID = "W203"
+NAME = "unwritten-placeholder"
+SEVERITY = WARNING
+DESCRIPTION = "an unwritten(...) placeholder left in a check module"
+
+
+def check(placeholders: Iterable[Placeholder]) -> Iterator[Problem]:
+    for found in placeholders:
+        text = (found.criterion or "?").replace("\n", " ")
+        text = text if len(text) <= 70 else text[:67] + "..."
+        yield Problem(found.line, found.column, ID, f"unwritten check for case {found.case_id}: {text}", WARNING)
