@@ -1,0 +1,63 @@
+"""The real pre-commit tool drives the hook against a temporary repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
+pytestmark = pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None,
+                                reason="needs the pre-commit tool and git")
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit cache for the module: the hook's environment is built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    return repo
+
+
+def _try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run(["pre-commit", "try-repo", str(ROOT), "adhd-evals-lint", "--all-files"],
+                          cwd=repo, env=env, capture_output=True, text=True, check=False, timeout=900)
+
+
+def test_hook_passes_on_good_case_files(tmp_path: Path, home: Path) -> None:
+    done = _try_repo(_repo(tmp_path, {"evals/cases.jsonl": GOOD, "README.md": "not linted\n"}), home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Passed" in done.stdout
+
+
+def test_hook_fails_on_a_bad_catalog_and_says_where(tmp_path: Path, home: Path) -> None:
+    bad = GOOD + GOOD.replace('"low"', '"severe"').replace('"a"', '"b"')
+    done = _try_repo(_repo(tmp_path, {"evals/cases.jsonl": bad}), home)
+    assert done.returncode == 1
+    assert "Failed" in done.stdout
+    assert "evals/cases.jsonl:2:53: E107" in done.stdout
+
+
+def test_hook_fails_on_a_bad_yaml_case(tmp_path: Path, home: Path) -> None:
+    done = _try_repo(_repo(tmp_path, {"evals/cases.jsonl": GOOD,
+                                      "tests/agent_tasks/t.yaml": "name: n\ntask: t\nmax_steps: ten\n"}), home)
+    assert done.returncode == 1
+    assert "t.yaml:3:12: CaseFileNotYamlCase" in done.stdout
