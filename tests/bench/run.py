@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -155,6 +156,54 @@ def _grow(source: Path, tmp: str) -> Path:
     return grown
 
 
+LINT_FLOOR = ("import json, sys\n"
+              "with open(sys.argv[1], 'rb') as f:\n"
+              "    for line in f: json.loads(line)\n" + PEAK)
+
+
+def _catalog(path: Path, count: int) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(count):
+            out.write(json.dumps({"id": f"case-{n}", "category": "bench", "prompt": f"Question {n}: what is {n} * 6?",
+                                  "risk": "low", "criteria": [f"Answers {n * 6}.", "Shows no working."]}) + "\n")
+
+
+def bench_lint(repeat: int, rows: int) -> None:
+    """The pre-commit path (whole processes) and throughput on a large catalog."""
+    py = sys.executable
+    tool = str(Path(py).with_name("adhd-evals"))
+    checker = shutil.which("check-jsonschema", path=str(Path(py).parent)) or shutil.which("check-jsonschema")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        small = work / "evals" / "cases.jsonl"
+        small.parent.mkdir()
+        _catalog(small, 20)
+        hook = timed([tool, "lint", str(small)], max(repeat, 15))
+        bare = timed([py, "-c", "pass"], max(repeat, 15))
+        report("python -c pass", bare, None, "(floor)")
+        if checker:
+            array = work / "cases.json"
+            array.write_text(json.dumps([json.loads(line) for line in small.read_text().splitlines()]))
+            schema = work / "array.schema.json"
+            case_schema = Path(__file__).resolve().parents[2] / "schemas" / "case.schema.json"
+            schema.write_text(json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                                          "type": "array", "items": json.loads(case_schema.read_text())}))
+            peer = timed([checker, "--schemafile", str(schema), str(array)], max(repeat, 15))
+            report("check-jsonschema on the same 20 cases", peer, None, "(peer)")
+            report("lint evals/cases.jsonl (20 cases)", hook, peer, "<= 0.6x check-jsonschema, < 150 ms")
+        else:
+            print("check-jsonschema not installed (pip install -e '.[bench]'): peer figure skipped")
+            report("lint evals/cases.jsonl (20 cases)", hook, bare, "< 150 ms")
+        big = work / "big.jsonl"
+        _catalog(big, rows)
+        floor = timed([py, "-c", LINT_FLOOR, str(big)], repeat)
+        report(f"json.loads per line, {rows} cases", floor, None, "(floor)")
+        entry = ("import sys\nfrom adhd_evals.entry import main\ncode = main(sys.argv[1:])\n"
+                 + PEAK + "sys.exit(code)\n")
+        report("lint the large catalog", timed([py, "-c", entry, "lint", str(big)], repeat), floor,
+               "<= 2.5x, peak < 100 MiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -162,11 +211,14 @@ def main() -> None:
     parser.add_argument("--module-cases", type=int, default=10_000)
     parser.add_argument("--edited", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=["import", "module"], default=None)
+    parser.add_argument("--lint-rows", type=int, default=200_000)
+    parser.add_argument("--only", choices=["import", "module", "lint"], default=None)
     args = parser.parse_args()
-    if args.only != "import":
+    if args.only in (None, "lint"):
+        bench_lint(args.repeat, args.lint_rows)
+    if args.only in (None, "module"):
         bench_check_module(args.module_cases, args.edited, args.repeat)
-    if args.only == "module":
+    if args.only not in (None, "import"):
         return
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
