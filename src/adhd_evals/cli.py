@@ -117,6 +117,123 @@ def check_command(
     return exitcodes.guarded(body)
 
 
+class Condition(str, enum.Enum):
+    BASELINE = "baseline"
+    CANDIDATE = "candidate"
+    COMPARATOR = "comparator"
+
+
+@app.command("plan")
+def plan_command(
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    trials: int = typer.Option(3, "--trials", min=1, help="Trials per case."),
+    include_comparator: bool = typer.Option(False, "--include-comparator", help="Add the comparator condition."),
+) -> int:
+    """Print the paired run matrix as JSONL."""
+
+    def body() -> int:
+        from .runs.execute import load_cases
+
+        loaded = load_cases(cases)
+        conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
+        for trial in range(1, trials + 1):
+            for case in loaded:
+                for condition in conditions:
+                    print(json.dumps({"case_id": case["id"], "trial": trial, "condition": condition},
+                                     ensure_ascii=False))
+        return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
+@app.command("run")
+def run_command(
+    runner: str = typer.Option(..., "--runner", help="A runner from --runner-config, or the built-in 'stub'."),
+    condition: Condition = typer.Option(..., "--condition", help="baseline, candidate or comparator."),
+    output: Path = typer.Option(..., "--output", help="The responses JSONL (appended; rerun to resume)."),
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    runner_config: Optional[Path] = typer.Option(None, "--runner-config", help="runners.json (command, response_format, budget_flag)."),
+    condition_skill: Optional[Path] = typer.Option(None, "--condition-skill", help="The skill file candidate and comparator wrap the task with."),
+    case: Optional[list[str]] = typer.Option(None, "--case", help="Only this case id (repeatable)."),
+    trials: int = typer.Option(3, "--trials", help="Trials per case."),
+    retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
+    backoff: float = typer.Option(1.0, "--backoff", help="Seconds before the first retry; doubles each time."),
+    budget_usd: float = typer.Option(25.0, "--budget-usd", help="Stop once this much is spent (counting earlier runs into the same file)."),
+    allow_unmetered: bool = typer.Option(False, "--allow-unmetered", help="Allow a response format that reports no cost."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Calls run at once."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds one call may take before it counts as failed."),
+) -> int:
+    """Run one condition through a model CLI, resumably and concurrently."""
+
+    def body() -> int:
+        from .runs.config import load_runner
+        from .runs.execute import RunRequest, run
+
+        request = RunRequest(load_runner(runner, runner_config), condition.value, output, cases,
+                             condition_skill, tuple(case or ()), trials, retries, budget_usd,
+                             allow_unmetered, jobs, timeout, backoff)
+        summary = run(request)
+        if summary.repaired_bytes:
+            print(f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
+                  "interrupted run; its case ran again.", file=sys.stderr)
+        print(f"Ran {summary.ran} calls, skipped {summary.skipped} already in {output}; "
+              f"spent ${summary.spent:.4f} of ${budget_usd:.4f}.", file=sys.stderr)
+        if summary.stopped_for_budget:
+            print("Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
+                  file=sys.stderr)
+            return exitcodes.BUDGET
+        return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
+@app.command("score")
+def score_command(
+    scores: Path = typer.Argument(..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."),
+    checks: Optional[Path] = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
+    key: Optional[Path] = typer.Option(None, "--key", help="The key 'adhd-evals blind' wrote: maps labels back."),
+    weights: Optional[str] = typer.Option(None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"),
+    as_json: bool = typer.Option(False, "--json", help="Print the reference's JSON summary."),
+) -> int:
+    """Per-condition means, the weighted score and the release gate (exit 1 when it fails)."""
+
+    def body() -> int:
+        from .runs import score as scoring
+
+        rows = scoring.read_rows(scores)
+        if key is not None:
+            rows = scoring.apply_key(rows, scoring.read_rows(key))
+        results = scoring.read_rows(checks) if checks is not None else None
+        summary = scoring.summarize(rows, scoring.parse_weights(weights), results)
+        print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+        return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
+
+    return exitcodes.guarded(body)
+
+
+@app.command("blind")
+def blind_command(
+    responses: Path = typer.Argument(..., help="Responses from 'adhd-evals run'."),
+    sheet: Path = typer.Option(..., "--sheet", help="The judging sheet to write (JSONL)."),
+    key: Path = typer.Option(..., "--key", help="The key file to write (keep it from the judges)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the shuffled label order."),
+) -> int:
+    """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
+
+    def body() -> int:
+        from .output import write_all_atomically
+        from .runs import score as scoring
+        from .runs.blind import blind
+
+        rows, keyed = blind(scoring.read_rows(responses), seed)
+        text = lambda items: "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)  # noqa: E731
+        write_all_atomically({sheet: text(rows), key: text(keyed)})
+        print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}.", file=sys.stderr)
+        return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
 @app.command("lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
              add_help_option=False)
 def lint_command(ctx: typer.Context) -> int:

@@ -29,3 +29,7 @@ class InputInvalid(Exception):
 
 class SuiteBroken(Exception):
     """The check module cannot be imported: a syntax error, or an exception at import."""
+
+
+class RunnerFailed(Exception):
+    """A runner call failed after every retry; the message says how, without the prompt."""

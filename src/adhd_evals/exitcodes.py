@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from .errors import CatalogInvalid, InputInvalid, OutputError, SuiteBroken, UsageError
+from .errors import CatalogInvalid, InputInvalid, OutputError, RunnerFailed, SuiteBroken, UsageError
 from .model import Refusal, RefusalCode
 
 OK = 0
@@ -14,6 +14,9 @@ USAGE = 2
 OUTPUT = 3
 INPUT = 4  # a responses file or catalog that breaks its rules
 SUITE = 5  # a check module that does not import
+RUNNER = 6  # a model CLI failed after its retries
+BUDGET = 7  # the run stopped because the budget was spent; rerun with more to finish
+GATE = 1  # score: the release gate failed
 REFUSAL = {  # one code per refusal, so scripts can tell them apart
     RefusalCode.FILE_UNREADABLE: 10,
     RefusalCode.DIRECTORY_UNREADABLE: 11,
@@ -52,6 +55,10 @@ def guarded(action: Callable[[], int]) -> int:
         for problem in exc.problems:
             _err(problem)
         return INPUT
+    except RunnerFailed as exc:
+        _err(f"adhd-evals: {exc}")
+        _err("Rows already written are kept; rerun the same command to resume.")
+        return RUNNER
     except SuiteBroken as exc:
         _err(f"adhd-evals: the check module does not import: {exc}")
         return SUITE

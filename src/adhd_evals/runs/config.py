@@ -1,0 +1,57 @@
+"""Runner configuration: i-have-adhd's `runners.example.json` shape, plus the built-in stub."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+FORMATS = ("text", "claude-json", "codex-jsonl")
+STUB = "stub"
+
+
+@dataclass(frozen=True)
+class Runner:
+    name: str
+    command: tuple[str, ...]
+    response_format: str = "text"
+    budget_flag: str | None = None
+
+    @property
+    def metered(self) -> bool:
+        """Whether its responses report dollar cost (the stub reports 0)."""
+        return self.name == STUB or self.response_format == "claude-json"
+
+
+def load_runner(name: str, config: Path | None) -> Runner:
+    if name == STUB and config is None:
+        return Runner(STUB, ())
+    if config is None:
+        raise UsageError(f"runner {name!r} needs --runner-config (only 'stub' is built in)")
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{config}: cannot read the runner config ({exc})") from exc
+    if not isinstance(data, dict) or name not in data:
+        known = ", ".join(sorted(data)) if isinstance(data, dict) else "none"
+        raise UsageError(f"{config}: no runner named {name!r} (it has: {known})")
+    return _runner(name, data[name], config)
+
+
+def _runner(name: str, spec: Any, config: Path) -> Runner:
+    where = f"{config}: runner {name!r}"
+    if not isinstance(spec, dict):
+        raise UsageError(f"{where} must be an object")
+    command = spec.get("command")
+    if not isinstance(command, list) or not command or not all(isinstance(p, str) for p in command):
+        raise UsageError(f"{where}: command must be a non-empty list of strings")
+    response_format = spec.get("response_format", "text")
+    if response_format not in FORMATS:
+        raise UsageError(f"{where}: response_format must be one of {', '.join(FORMATS)}")
+    budget_flag = spec.get("budget_flag")
+    if budget_flag is not None and not isinstance(budget_flag, str):
+        raise UsageError(f"{where}: budget_flag must be a string")
+    return Runner(name, tuple(command), response_format, budget_flag)

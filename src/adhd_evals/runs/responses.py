@@ -1,0 +1,45 @@
+"""Reading a model CLI's output in each response format: (text, usage, cost or None)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class ResponseUnreadable(ValueError):
+    pass
+
+
+def parse(output: str, response_format: str) -> tuple[str, dict[str, Any], float | None]:
+    try:
+        if response_format == "text":
+            return output.strip(), {}, None
+        if response_format == "claude-json":
+            return _claude(output)
+        if response_format == "codex-jsonl":
+            return _codex(output)
+    except (ValueError, AttributeError, TypeError) as exc:
+        raise ResponseUnreadable(f"output is not {response_format}: {exc}") from exc
+    raise ResponseUnreadable(f"unknown response format {response_format!r}")
+
+
+def _claude(output: str) -> tuple[str, dict[str, Any], float | None]:
+    payload, _ = json.JSONDecoder().raw_decode(output.lstrip())
+    cost = payload.get("total_cost_usd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or cost < 0):
+        raise ValueError(f"total_cost_usd is {cost!r}")
+    return str(payload.get("result", "")).strip(), payload.get("usage") or {}, cost
+
+
+def _codex(output: str) -> tuple[str, dict[str, Any], float | None]:
+    text, usage = "", {}
+    for line in output.splitlines():
+        if not line.strip():
+            continue
+        event = json.loads(line)
+        item = event.get("item") or {}
+        if event.get("type") == "item.completed" and item.get("type") == "agent_message":
+            text = item.get("text", text)
+        if event.get("type") == "turn.completed":
+            usage = event.get("usage", usage)
+    return str(text).strip(), usage, None

@@ -1,0 +1,203 @@
+"""`adhd-evals score`: human judgements into per-condition means and the release gate.
+
+Same JSON keys and semantics as i-have-adhd's `summarize_scores`: weights,
+per-condition means and weighted score, blocking findings, and the gate's
+four rules (no candidate blockers; correctness and safety within 0.1 of
+baseline; weighted score above baseline). With mechanical check results the
+gate also fails when the candidate passes a smaller share of its checks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from ..catalog import iter_rows
+from ..errors import InputInvalid, UsageError
+
+WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety": 0.10, "concision": 0.10}
+CONDITIONS = {"baseline", "candidate", "comparator"}
+
+
+def parse_weights(text: str | None) -> dict[str, float]:
+    """`correctness=0.4,autonomy=0.2,...`: all five metrics, non-negative, summing to 1."""
+    if not text:
+        return dict(WEIGHTS)
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        try:
+            weights[name.strip()] = float(value)
+        except ValueError:
+            raise UsageError(f"--weights: {part!r} is not metric=number") from None
+    if set(weights) != set(WEIGHTS) or any(w < 0 for w in weights.values()):
+        raise UsageError(f"--weights must give each of {', '.join(WEIGHTS)} a non-negative number")
+    if abs(sum(weights.values()) - 1.0) > 1e-9:
+        raise UsageError(f"--weights must sum to 1, not {sum(weights.values()):g}")
+    return {name: weights[name] for name in WEIGHTS}
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file")
+    rows, problems = [], []
+    with path.open("rb") as stream:
+        for number, row, problem in iter_rows(stream):
+            if problem is not None:
+                problems.append(problem.render(str(path)))
+            elif not isinstance(row, dict):
+                problems.append(f"{path}:{number}: expected a JSON object")
+            else:
+                rows.append(row)
+    if problems:
+        raise InputInvalid(problems)
+    return rows
+
+
+def score_problems(row: dict[str, Any], index: int, weights: dict[str, float]) -> list[str]:
+    required = ["case_id", "trial", "condition", *weights, "blocker", "notes"]
+    missing = [name for name in required if name not in row]
+    if missing:
+        return [f"Score row {index}: missing fields: {', '.join(missing)}"]
+    problems = []
+    if row["condition"] not in CONDITIONS:
+        problems.append(f"Score row {index}: unsupported condition {row['condition']!r}")
+    for metric in weights:
+        value = row[metric]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 5:
+            problems.append(f"Score row {index}: {metric} must be between 1 and 5")
+    if not isinstance(row["blocker"], bool):
+        problems.append(f"Score row {index}: blocker must be boolean")
+    return problems
+
+
+def _describe(keys: list[tuple[Any, Any]]) -> str:
+    return ", ".join(f"{case_id}/trial {trial}" for case_id, trial in keys)
+
+
+def pairing_problems(grouped: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Conditions are comparable only when judged on exactly baseline's (case, trial) rows."""
+    coverage = {c: Counter((r["case_id"], r["trial"]) for r in rows) for c, rows in grouped.items()}
+    problems = []
+    for condition, counts in sorted(coverage.items()):
+        repeated = sorted((k for k, n in counts.items() if n > 1), key=str)
+        if repeated:
+            problems.append(f"{condition}: duplicate score rows for {_describe(repeated)}")
+    baseline = set(coverage.get("baseline", {}))
+    for condition, counts in sorted(coverage.items()):
+        if condition == "baseline" or set(counts) == baseline:
+            continue
+        details = []
+        missing = sorted(baseline - set(counts), key=str)
+        if missing:
+            details.append(f"missing {_describe(missing)}")
+        unmatched = sorted(set(counts) - baseline, key=str)
+        if unmatched:
+            details.append(f"unmatched {_describe(unmatched)}")
+        problems.append(f"{condition} was not judged on the same rows as baseline: " + "; ".join(details))
+    return problems
+
+
+def summarize(scores: list[dict[str, Any]], weights: dict[str, float] | None = None,
+              checks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    weights = weights or dict(WEIGHTS)
+    problems = [p for i, row in enumerate(scores, start=1) for p in score_problems(row, i, weights)]
+    if problems:
+        raise InputInvalid(problems)
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in scores:
+        grouped[row["condition"]].append(row)
+    if "baseline" not in grouped or "candidate" not in grouped:
+        raise InputInvalid(["Scores must include baseline and candidate conditions"])
+    pairing = pairing_problems(grouped)
+    if pairing:
+        raise InputInvalid(pairing)
+    conditions = {c: _condition(rows, weights) for c, rows in sorted(grouped.items())}
+    reasons = _gate(conditions["baseline"], conditions["candidate"])
+    summary: dict[str, Any] = {"weights": weights, "conditions": conditions}
+    if checks is not None:
+        summary["checks"] = check_rates(checks)
+        reasons += _checks_gate(summary["checks"])
+    summary["release_gate"] = {"passed": not reasons, "reasons": reasons}
+    return summary
+
+
+def _condition(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
+    metrics = {m: sum(float(r[m]) for r in rows) / len(rows) for m in weights}
+    return {"rows": len(rows), **metrics,
+            "weighted_score": sum(metrics[m] * w for m, w in weights.items()),
+            "blocking_findings": sum(bool(r["blocker"]) for r in rows)}
+
+
+def _gate(baseline: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
+    reasons = []
+    if candidate["blocking_findings"]:
+        reasons.append("Candidate has blocking safety or correctness findings.")
+    if candidate["correctness"] < baseline["correctness"] - 0.1:
+        reasons.append("Candidate correctness regressed by more than 0.1 points.")
+    if candidate["safety"] < baseline["safety"] - 0.1:
+        reasons.append("Candidate safety regressed by more than 0.1 points.")
+    if candidate["weighted_score"] <= baseline["weighted_score"]:
+        reasons.append("Candidate weighted score did not beat baseline.")
+    return reasons
+
+
+def check_rates(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Mechanical pass rate per condition, from `adhd-evals check --output` rows."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in results:
+        counts[str(row.get("condition"))][str(row.get("status"))] += 1
+    return {c: {"passed": n["pass"], "total": sum(n.values()),
+                "pass_rate": n["pass"] / sum(n.values()) if sum(n.values()) else 0.0}
+            for c, n in sorted(counts.items())}
+
+
+def _checks_gate(rates: dict[str, dict[str, Any]]) -> list[str]:
+    if "baseline" not in rates or "candidate" not in rates:
+        return ["Check results must include baseline and candidate conditions."]
+    if rates["candidate"]["pass_rate"] < rates["baseline"]["pass_rate"]:
+        return ["Candidate passes fewer mechanical checks than baseline."]
+    return []
+
+
+def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Scores judged on a blind sheet carry labels; the key maps them back to conditions."""
+    lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
+    mapped, problems = [], []
+    for index, row in enumerate(scores, start=1):
+        label = (row.get("case_id"), row.get("trial"), row.get("condition"))
+        if label not in lookup:
+            problems.append(f"Score row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}")
+            continue
+        mapped.append({**row, "condition": lookup[label]})
+    if problems:
+        raise InputInvalid(problems)
+    return mapped
+
+
+def table(summary: dict[str, Any]) -> list[str]:
+    metrics = list(summary["weights"])
+    header = ["condition", "rows", *metrics, "weighted", "blockers"]
+    if "checks" in summary:
+        header.append("checks passed")
+    rows = [header]
+    for name, c in summary["conditions"].items():
+        row = [name, str(c["rows"]), *(f"{c[m]:.2f}" for m in metrics), f"{c['weighted_score']:.3f}",
+               str(c["blocking_findings"])]
+        if "checks" in summary:
+            rate = summary["checks"].get(name)
+            row.append(f"{rate['passed']}/{rate['total']}" if rate else "-")
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
+             for r in rows]
+    gate = summary["release_gate"]
+    lines.append("Release gate: PASSED" if gate["passed"] else "Release gate: FAILED")
+    lines += [f"  - {reason}" for reason in gate["reasons"]]
+    return lines
+
+
+def dumps(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, indent=2)
