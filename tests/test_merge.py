@@ -26,7 +26,7 @@ BASE = [
 
 def _import(tmp_path: Path, evals: list[dict[str, Any]], **kwargs: Any) -> str:
     out = tmp_path / "evals"
-    outcome = import_source("evals-json", _source(tmp_path, evals), out=out, **kwargs)
+    import_source("evals-json", _source(tmp_path, evals), out=out, **kwargs)
     return (out / "checks.py").read_text()
 
 

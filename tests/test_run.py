@@ -145,3 +145,21 @@ def test_jobs_write_whole_lines(work: Path) -> None:
                 "--trials", "4", "--jobs", "4") == exitcodes.OK
     rows = _rows(work)
     assert sorted((r["case_id"], r["trial"]) for r in rows) == sorted((c["id"], t) for c in CASES for t in range(1, 5))
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise() -> None:
+    import io
+
+    from adhd_evals.runs.execute import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen, log = Terminal(), io.StringIO()
+    for stream in (screen, log):
+        progress = Progress(2, stream)
+        progress.step("baseline trial 1: a", 0.01, failed_attempts=1)
+        progress.step("baseline trial 1: b", 0.02)
+    assert screen.getvalue().startswith("\r[") and "2/2 failures 1  $0.0200" in screen.getvalue()
+    assert log.getvalue().splitlines() == ["baseline trial 1: a (1/2, $0.0100)", "baseline trial 1: b (2/2, $0.0200)"]

@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -204,6 +204,48 @@ def bench_lint(repeat: int, rows: int) -> None:
                "<= 2.5x, peak < 100 MiB")
 
 
+FAKE_CLI = """#!/bin/sh
+sleep 0.05
+printf '{"result": "ok", "usage": {"input_tokens": 1, "output_tokens": 1}, "total_cost_usd": 0}'
+"""
+
+
+def bench_runs(calls: int, repeat: int) -> None:
+    """`run` against a fake CLI that sleeps 50 ms: --jobs 1 vs --jobs 8, and overhead per call."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        fake = work / "fake-cli"
+        fake.write_text(FAKE_CLI)
+        fake.chmod(0o755)
+        cases = work / "cases.jsonl"
+        cases.write_text("".join(json.dumps({"id": f"c{n}", "category": "b", "prompt": f"Q{n}", "risk": "low",
+                                             "criteria": ["x"]}) + "\n" for n in range(calls)))
+        config = work / "runners.json"
+        config.write_text(json.dumps({"fake": {"command": [str(fake)], "response_format": "claude-json"}}))
+        bare_code = ("import subprocess, sys\n"
+                     f"for n in range({calls}): subprocess.run([sys.argv[1], 'Q' + str(n)], capture_output=True)\n")
+        bare = timed([py, "-c", bare_code, str(fake)], 1)
+
+        def run_with(jobs: int) -> tuple[float, int]:
+            out = work / f"out-{jobs}.jsonl"
+            argv = [py, "-m", "adhd_evals", "run", "--runner", "fake", "--runner-config", str(config),
+                    "--condition", "baseline", "--cases", str(cases), "--trials", "1", "--jobs", str(jobs),
+                    "--output", str(out)]
+            times = []
+            for _ in range(repeat):
+                out.unlink(missing_ok=True)
+                times.append(timed(argv, 1)[0])
+            return statistics.median(times), 0
+
+        serial, parallel = run_with(1), run_with(8)
+        report(f"bare subprocess.run loop, {calls} calls", bare, None, "(floor)")
+        report("run --jobs 1", serial, bare, "reported")
+        print(f"{'runner overhead per call':<44} {(serial[0] - bare[0]) / calls * 1000:7.2f} ms")
+        print(f"{'run --jobs 8':<44} {parallel[0]:7.3f} s   speed-up over --jobs 1: "
+              f"{serial[0] / parallel[0]:5.2f}x   target >= 6x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -212,8 +254,11 @@ def main() -> None:
     parser.add_argument("--edited", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--lint-rows", type=int, default=200_000)
-    parser.add_argument("--only", choices=["import", "module", "lint"], default=None)
+    parser.add_argument("--run-calls", type=int, default=200)
+    parser.add_argument("--only", choices=["import", "module", "lint", "runs"], default=None)
     args = parser.parse_args()
+    if args.only in (None, "runs"):
+        bench_runs(args.run_calls, args.repeat)
     if args.only in (None, "lint"):
         bench_lint(args.repeat, args.lint_rows)
     if args.only in (None, "module"):
