@@ -53,6 +53,7 @@ class MergeReport:
     kept_orphans: list[str] = field(default_factory=list)  # edited checks whose criterion left
     vanished_cases: list[str] = field(default_factory=list)  # case ids kept although gone
     pruned_cases: list[str] = field(default_factory=list)
+    kept_markers: set[str] = field(default_factory=set)  # markers of regions kept as a person left them
 
     def lines(self) -> list[str]:
         out = []
@@ -125,9 +126,12 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False) -> tuple[
     new_keys = {u.key for u in fresh}
     new_cases = {u.key.split(".", 1)[0] for u in fresh if u.kind != "preamble"}
     parts = [_choose(unit, old_by_key.get(unit.key), index == 0, report) for index, unit in enumerate(fresh)]
-    parts += _leftovers(old, new_keys, new_cases, prune, report)
-    merged = assemble(parts) + trailing
-    _refuse_broken(merged)
+    leftovers = _leftovers(old, new_keys, new_cases, prune, report)
+    merged = assemble(parts + leftovers) + trailing
+    # What the generator wrote is safe by construction; only what a person wrote can break
+    # the module, so only that is compiled (a 50,000-case module is never parsed whole).
+    written_by_people = [text for text, marker in parts if marker in report.kept_markers]
+    _refuse_broken([*written_by_people, *(text for text, _ in leftovers), trailing], merged)
     return merged, report
 
 
@@ -136,6 +140,7 @@ def _choose(unit: Unit, previous: Region | None, first: bool, report: MergeRepor
         report.added += 1
     elif not previous.untouched:
         report.kept_edited.append(previous.key)
+        report.kept_markers.add(previous.marker)
         return previous.text, previous.marker
     else:
         report.regenerated += 1
@@ -165,9 +170,18 @@ def _leftovers(old: list[Region], new_keys: set[str], new_cases: set[str], prune
     return kept
 
 
-def _refuse_broken(module: str) -> None:
+def _refuse_broken(pieces: list[str], merged: str) -> None:
+    """Compile each piece a person wrote; if one only makes sense with its neighbours
+    (a construct spanning two regions), fall back to compiling the whole module."""
     try:
-        compile(module, "checks.py", "exec", dont_inherit=True)
+        for piece in pieces:
+            if piece.strip():
+                compile(piece, "checks.py", "exec", dont_inherit=True)
+        return
+    except SyntaxError:
+        pass
+    try:
+        compile(merged, "checks.py", "exec", dont_inherit=True)
     except SyntaxError as exc:
         raise OutputError(f"the merged check module would not compile (line {exc.lineno}: {exc.msg}); "
                           "the existing checks.py likely has a syntax error there: fix it and import again") from exc
