@@ -9,11 +9,12 @@ strings, every criterion a non-empty string.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import InputInvalid, UsageError
 from .model import RISKS, Case
 
 FIELDS = ("id", "category", "prompt", "risk", "criteria")
@@ -105,3 +106,34 @@ def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
 def validate_file(path: Path) -> tuple[int, list[Problem]]:
     with path.open("rb") as stream:
         return validate_lines(stream)
+
+
+def read_object_rows(path: Path, row_problems: Callable[[dict[str, Any]], list[str]] | None = None,
+                     *, what: str = "file") -> list[dict[str, Any]]:
+    """Every row of a JSONL file of objects; all bad rows are named by line, then refused."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such {what}")
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    with path.open("rb") as stream:
+        for number, row, problem in iter_rows(stream):
+            if problem is not None:
+                problems.append(problem.render(str(path)))
+            elif not isinstance(row, dict):
+                problems.append(f"{path}:{number}: expected a JSON object")
+            else:
+                problems += [f"{path}:{number}: {p}" for p in (row_problems(row) if row_problems else [])]
+                rows.append(row)
+    if problems:
+        raise InputInvalid(problems)
+    return rows
+
+
+def load_valid(path: Path) -> list[dict[str, Any]]:
+    """A catalog's cases, refused with every problem when it breaks the five-field rules."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such catalog (pass --cases)")
+    _, problems = validate_file(path)
+    if problems:
+        raise InputInvalid([p.render(str(path)) for p in problems])
+    return read_object_rows(path)

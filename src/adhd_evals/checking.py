@@ -19,8 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .catalog import iter_rows, validate_file
-from .errors import InputInvalid, SuiteBroken, UsageError
+from .catalog import load_valid, read_object_rows
+from .errors import SuiteBroken, UsageError
 
 STATUSES = ("pass", "fail", "unwritten", "error")
 RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
@@ -123,22 +123,7 @@ def _track_unwritten(module: ModuleType) -> list[int]:
 
 def read_responses(path: Path) -> list[dict[str, Any]]:
     """Response rows as the runner writes them; every bad row is named by line."""
-    if not path.is_file():
-        raise UsageError(f"{path}: no such responses file")
-    rows: list[dict[str, Any]] = []
-    problems: list[str] = []
-    with path.open("rb") as stream:
-        for number, row, problem in iter_rows(stream):
-            if problem is not None:
-                problems.append(problem.render(str(path)))
-            elif not isinstance(row, dict):
-                problems.append(f"{path}:{number}: expected a JSON object")
-            else:
-                problems += [f"{path}:{number}: {p}" for p in _response_problems(row)]
-                rows.append(row)
-    if problems:
-        raise InputInvalid(problems)
-    return rows
+    return read_object_rows(path, _response_problems, what="responses file")
 
 
 def _response_problems(row: dict[str, Any]) -> list[str]:
@@ -154,13 +139,7 @@ def _response_problems(row: dict[str, Any]) -> list[str]:
 
 
 def catalog_ids(path: Path) -> list[str]:
-    if not path.is_file():
-        raise UsageError(f"{path}: no such catalog (pass --cases)")
-    _, problems = validate_file(path)
-    if problems:
-        raise InputInvalid([p.render(str(path)) for p in problems])
-    with path.open("rb") as stream:
-        return [row["id"] for _, row, _ in iter_rows(stream)]
+    return [row["id"] for row in load_valid(path)]
 
 
 def run_one(suite: Suite, function: Callable[[str], Any], answer: str) -> tuple[str, str | None]:

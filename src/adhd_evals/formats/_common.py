@@ -6,9 +6,10 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ..model import MISSING, Check, CheckKind, Note, Refusal, RefusalCode, describe
+from ..model import MISSING, Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import too_deep
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
@@ -17,6 +18,34 @@ NO_CRITERIA = (
     "The source case states no criteria: decide what a good answer must show "
     "and write this check."
 )
+
+
+ReadAll = Callable[[Path, str, "ReadOptions", bool], tuple[list[Case], list[Refusal]]]
+
+
+def strict(read_all: ReadAll) -> Callable[..., list[Case]]:
+    """The import's reader: the first refusal stops it."""
+
+    def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
+        cases, refusals = read_all(source, display, options, False)
+        if refusals:
+            raise refusals[0]
+        return cases
+
+    return read
+
+
+def collecting(read_all: ReadAll) -> Callable[..., tuple[int, list[Refusal]]]:
+    """Lint's reader: every refusal in the source, and how many cases it read."""
+
+    def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
+        try:
+            cases, refusals = read_all(source, display, options, True)
+        except Refusal as refusal:  # the source as a whole is not of its format
+            return 0, [refusal]
+        return len(cases) + len(refusals), refusals
+
+    return problems
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from typing import Any
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
+    collecting,
+    strict,
     NO_CRITERIA,
     ReadOptions,
     Refuser,
@@ -50,23 +52,7 @@ _CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "con
               "tags", "eval_config")
 
 
-def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
-    cases, refusals = _read(source, display, options, collect=False)
-    if refusals:
-        raise refusals[0]
-    return cases
-
-
-def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
-    """For lint: every refusal in the dataset, not only the first (cases read, refusals)."""
-    try:
-        cases, refusals = _read(source, display, options, collect=True)
-    except Refusal as refusal:
-        return 0, [refusal]
-    return len(cases) + len(refusals), refusals
-
-
-def _read(source: Path, display: str, options: ReadOptions, *,
+def _read(source: Path, display: str, options: ReadOptions,
           collect: bool) -> tuple[list[Case], list[Refusal]]:
     text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
@@ -96,6 +82,10 @@ def _read(source: Path, display: str, options: ReadOptions, *,
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
     return cases, refusals
 
+
+
+read = strict(_read)  # the import: the first refusal stops it
+problems = collecting(_read)  # lint: every refusal in the dataset, not only the first
 
 def _test_cases(refuse: Refuser, data: Any) -> list[Any]:
     if not isinstance(data, dict):

@@ -15,6 +15,8 @@ from typing import Any
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
+    collecting,
+    strict,
     ReadOptions,
     Refuser,
     actual_of,
@@ -53,23 +55,7 @@ _PROMPT_LOOKALIKES = ("input", "query", "prompt_sequence", "brief", "task", "que
 FILES_REMARK = "fixture files are not copied into the catalog: the prompt may refer to files the model will not see"
 
 
-def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
-    cases, refusals = _read(source, display, options, collect=False)
-    if refusals:
-        raise refusals[0]
-    return cases
-
-
-def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
-    """For lint: every refusal in the file, not only the first (cases read, refusals)."""
-    try:
-        cases, refusals = _read(source, display, options, collect=True)
-    except Refusal as refusal:  # the file as a whole is not evals-json
-        return 0, [refusal]
-    return len(cases) + len(refusals), refusals
-
-
-def _read(source: Path, display: str, options: ReadOptions, *,
+def _read(source: Path, display: str, options: ReadOptions,
           collect: bool) -> tuple[list[Case], list[Refusal]]:
     text = decode_utf8(read_bytes(source, display), display,
                        RefusalCode.NOT_JSON, "is not JSON")
@@ -96,6 +82,10 @@ def _read(source: Path, display: str, options: ReadOptions, *,
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
     return cases, refusals
 
+
+
+read = strict(_read)  # the import: the first refusal stops it
+problems = collecting(_read)  # lint: every refusal in the file, not only the first
 
 def _evals_list(refuse: Refuser, data: Any) -> list[Any]:
     if isinstance(data, list):

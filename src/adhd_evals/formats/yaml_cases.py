@@ -18,6 +18,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ..sourcetext import decode_utf8, read_bytes
 from ..model import Case, Check, Note, Refusal, RefusalCode, describe
 from ._common import (
+    collecting,
+    strict,
     ReadOptions,
     Refuser,
     actual_of,
@@ -62,23 +64,7 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_written)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _as_written)
 
 
-def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
-    cases, refusals = _read(source, display, options, collect=False)
-    if refusals:
-        raise refusals[0]
-    return cases
-
-
-def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
-    """For lint: every bad file of a directory, not only the first (cases read, refusals)."""
-    try:
-        cases, refusals = _read(source, display, options, collect=True)
-    except Refusal as refusal:
-        return 0, [refusal]
-    return len(cases) + len(refusals), refusals
-
-
-def _read(source: Path, display: str, options: ReadOptions, *,
+def _read(source: Path, display: str, options: ReadOptions,
           collect: bool) -> tuple[list[Case], list[Refusal]]:
     files, shown = _files(source, display)
     folder = source if source.is_dir() else source.resolve().parent
@@ -102,6 +88,10 @@ def _read(source: Path, display: str, options: ReadOptions, *,
         cases.append(case)
     return cases, refusals
 
+
+
+read = strict(_read)  # the import: the first refusal stops it
+problems = collecting(_read)  # lint: every bad file of a directory, not only the first
 
 def _files(source: Path, display: str) -> tuple[list[Path], list[str]]:
     if not source.is_dir():

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..catalog import iter_rows, validate_file
-from ..errors import InputInvalid, RunnerFailed, UsageError
+from ..catalog import load_valid
+from ..errors import RunnerFailed, UsageError
 from .config import STUB, Runner
 from .prompts import condition_prompt, skill_text
 from .responses import ResponseUnreadable, parse
@@ -52,13 +52,7 @@ class RunSummary:
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise UsageError(f"{path}: no such catalog (pass --cases)")
-    _, problems = validate_file(path)
-    if problems:
-        raise InputInvalid([p.render(str(path)) for p in problems])
-    with path.open("rb") as stream:
-        return [row for _, row, _ in iter_rows(stream)]
+    return load_valid(path)
 
 
 def check_request(request: RunRequest) -> None:

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..catalog import iter_rows
+from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
 
 WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety": 0.10, "concision": 0.10}
@@ -40,20 +40,7 @@ def parse_weights(text: str | None) -> dict[str, float]:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise UsageError(f"{path}: no such file")
-    rows, problems = [], []
-    with path.open("rb") as stream:
-        for number, row, problem in iter_rows(stream):
-            if problem is not None:
-                problems.append(problem.render(str(path)))
-            elif not isinstance(row, dict):
-                problems.append(f"{path}:{number}: expected a JSON object")
-            else:
-                rows.append(row)
-    if problems:
-        raise InputInvalid(problems)
-    return rows
+    return read_object_rows(path)
 
 
 def score_problems(row: dict[str, Any], index: int, weights: dict[str, float]) -> list[str]:
