@@ -174,10 +174,10 @@ def case_units(case: Case, stem: str) -> list[Unit]:
     lines = [_RULE, *comment(f"case {case.id}")]
     if case.origin:
         lines += comment(f"from {case.origin}")
-    for item in case.notes:
-        lines += comment(note_text(item))
-        if item.remark:
-            lines += comment(f"({item.remark})", prefix="#   ")
+    for kept in case.notes:
+        lines += comment(note_text(kept))
+        if kept.remark:
+            lines += comment(f"({kept.remark})", prefix="#   ")
     units = [Unit("case", case_key, "\n".join(lines))]
     seen: dict[str, int] = {}
     for item in case.checks:

@@ -44,7 +44,7 @@ def find_placeholders(source: str | ast.Module, filename: str = "<module>") -> l
             continue
         case_id, criterion = _registration(function)
         found += [Placeholder(case_id, criterion, node.lineno, node.col_offset + 1)
-                  for node in ast.walk(function) if _is_unwritten(node)]
+                  for node in ast.walk(function) if isinstance(node, ast.Call) and _is_unwritten(node)]
     return sorted(found, key=lambda p: (p.line, p.column))
 
 

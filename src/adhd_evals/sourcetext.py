@@ -124,9 +124,9 @@ def _positioned_tree(text: str) -> _Node | None:
     def parse_array(s_and_end, _scan):  # type: ignore[no-untyped-def]
         return json.decoder.JSONArray(s_and_end, scan)
 
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.parse_array = parse_array  # type: ignore[assignment]
-    inner = json.scanner.py_make_scanner(decoder)
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.parse_array = parse_array  # type: ignore[attr-defined]
+    inner = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
 
     def scan(string: str, idx: int) -> tuple[_Node, int]:
         value, end = inner(string, idx)

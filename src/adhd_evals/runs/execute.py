@@ -181,6 +181,7 @@ def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int]], ins
 def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str,
               remaining: float) -> tuple[dict[str, Any], int]:
     started = time.monotonic()
+    cost: float | None
     if request.runner.name == STUB and not request.runner.command:
         text, usage, cost = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0
         failed = 0

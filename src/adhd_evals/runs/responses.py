@@ -32,7 +32,8 @@ def _claude(output: str) -> tuple[str, dict[str, Any], float | None]:
 
 
 def _codex(output: str) -> tuple[str, dict[str, Any], float | None]:
-    text, usage = "", {}
+    text: str = ""
+    usage: dict[str, Any] = {}
     for line in output.splitlines():
         if not line.strip():
             continue
