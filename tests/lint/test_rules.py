@@ -134,3 +134,13 @@ def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
     parsed = read_row(2, text.encode())
     reported = [p for rule in CATALOG_RULES for p in rule.check(parsed, states[rule.ID])]
     assert fast_ok(row, {"b": 1}, 2) == (reported == [])
+
+
+def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("name: Cloudflare captcha\ntask: one\n")
+    (tmp_path / "b.yaml").write_text("name: cloudflare-captcha!\ntask: two\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "c.yaml").write_text("name: Cloudflare captcha\ntask: three\n")
+    [problem] = lint_paths([tmp_path]).problems
+    assert problem.code == "CaseFileNotYamlCase" and problem.path == str(tmp_path / "b.yaml")
+    assert str(tmp_path / "a.yaml") in problem.message

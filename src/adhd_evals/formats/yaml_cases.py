@@ -76,9 +76,7 @@ def _read(source: Path, display: str, options: ReadOptions,
         try:
             case = _read_file(path, name, category, options.risk)
             if case.id in owner:
-                raise Refusal(RefusalCode.NOT_YAML_CASE, name, NOT_CASE, case=f'case "{case.id}"',
-                              field_path="name", expected="a name whose id no other file has",
-                              actual=f'the id "{case.id}", which {owner[case.id]} has too')
+                raise _collision(case.id, name, owner[case.id])
         except Refusal as refusal:
             if not collect:
                 raise  # the first bad file stops an import, by name
@@ -88,6 +86,28 @@ def _read(source: Path, display: str, options: ReadOptions,
         cases.append(case)
     return cases, refusals
 
+
+
+def _collision(case_id: str, name: str, other: str) -> Refusal:
+    return Refusal(RefusalCode.NOT_YAML_CASE, name, NOT_CASE, case=f'case "{case_id}"',
+                   field_path="name", expected="a name whose id no other file has",
+                   actual=f'the id "{case_id}", which {other} has too')
+
+
+def colliding_names(files: list[Path]) -> list[Refusal]:
+    """For lint, which reads a folder's case files one by one: names that slug alike."""
+    owner: dict[str, str] = {}
+    found = []
+    for path in sorted(files, key=lambda p: p.name):
+        try:
+            case = _read_file(path, str(path), "-", "medium")
+        except Refusal:
+            continue  # reported on its own
+        if case.id in owner:
+            found.append(_collision(case.id, str(path), owner[case.id]))
+        else:
+            owner[case.id] = str(path)
+    return found
 
 
 read = strict(_read)  # the import: the first refusal stops it

@@ -99,12 +99,28 @@ def _walk(folder: Path) -> list[Path]:
 
 def lint_paths(paths: list[Path], *, forced: str | None = None) -> LintReport:
     report = LintReport()
-    for path, kind in discover(paths, forced):
+    found = discover(paths, forced)
+    for path, kind in found:
         cases, problems = lint_file(path, kind)
         report.files += 1
         report.cases += cases
         report.problems += [p.at(str(path)) for p in problems]
+    report.problems += _yaml_collisions([path for path, kind in found if kind == "yaml"])
     return report
+
+
+def _yaml_collisions(files: list[Path]) -> list[Problem]:
+    """Case files of one folder import together: two names may not slug to one id."""
+    folders: dict[Path, list[Path]] = {}
+    for path in files:
+        folders.setdefault(path.parent, []).append(path)
+    groups = [group for group in folders.values() if len(group) > 1]
+    if not groups:
+        return []
+    from ..formats.yaml_cases import colliding_names
+
+    return [Problem(r.line or 1, r.column or 1, r.code.value, r.body, path=r.file)
+            for group in groups for r in colliding_names(group)]
 
 
 def lint_file(path: Path, kind: str) -> tuple[int, list[Problem]]:
