@@ -144,3 +144,15 @@ def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
     [problem] = lint_paths([tmp_path]).problems
     assert problem.code == "CaseFileNotYamlCase" and problem.path == str(tmp_path / "b.yaml")
     assert str(tmp_path / "a.yaml") in problem.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.one_of(st.binary(max_size=40), st.just(GOOD.encode()),
+                                st.text(max_size=30).map(lambda t: json.dumps({"id": t}).encode())), max_size=6))
+def test_lint_never_crashes_on_arbitrary_lines(lines: list[bytes]) -> None:
+    import io
+
+    from adhd_evals.lint.catalog import lint_stream
+
+    cases, problems, _ = lint_stream(io.BytesIO(b"\n".join(lines)))
+    assert all(p.line >= 1 and p.column >= 1 and p.code for p in problems)
