@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,11 +27,14 @@ class ImportOutcome:
     catalog: str
     written: tuple[Path, ...] = ()
     merge_report: MergeReport | None = None
+    module_text: str | None = None  # what was written; None until needed
 
-    @functools.cached_property
+    @property
     def module(self) -> str:
-        """Rendered on first use: printing the catalog to stdout never needs it."""
-        return render_module(self.result)
+        """The module written, or rendered on first use (printing to stdout never needs it)."""
+        if self.module_text is None:
+            self.module_text = render_module(self.result)
+        return self.module_text
 
 
 def read_source(fmt: str, source: Path, *, risk: str | None = None,
@@ -94,9 +96,8 @@ def import_source(fmt: str, source: Path, *, out: Path | None = None, risk: str 
         return outcome
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
-    module, outcome.merge_report = _module_text(out / MODULE_NAME, result, prune)
-    outcome.__dict__["module"] = module  # what was written, not the fresh rendering
-    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: module}
+    outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, prune)
+    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: outcome.module_text}
     write_all_atomically(targets)
     outcome.written = tuple(targets)
     return outcome
