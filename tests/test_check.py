@@ -10,7 +10,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.cli import main
-from adhd_evals.importer import import_source
+from adhd_evals.importing.importer import import_source
 
 CASES = [
     {"id": 1, "prompt": "Name the removed flag.", "assertions": [

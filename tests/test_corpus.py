@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.catalog import validate_lines
-from adhd_evals.importer import import_source
-from adhd_evals.model import Refusal
+from adhd_evals.importing.importer import import_source
+from adhd_evals.importing.model import Refusal
 from conftest import CORPUS
 
 pytestmark = pytest.mark.corpus

@@ -13,7 +13,7 @@ import libcst
 import pytest
 
 from adhd_evals.catalog import case_problems, validate_lines
-from adhd_evals.importer import import_source
+from adhd_evals.importing.importer import import_source
 from conftest import Fixture, fixture_params
 
 

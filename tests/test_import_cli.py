@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.cli import main
-from adhd_evals.importer import import_source
-from adhd_evals.model import Refusal, RefusalCode
+from adhd_evals.importing.importer import import_source
+from adhd_evals.importing.model import Refusal, RefusalCode
 from conftest import ROOT, fixtures
 
 DIALECTS = next(f for f in fixtures("good") if f.name == "evals-json/dialects")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from adhd_evals.cli import main
-from adhd_evals.importer import import_source
+from adhd_evals.importing.importer import import_source
 
 
 def _source(tmp_path: Path, evals: list[dict[str, Any]]) -> Path:

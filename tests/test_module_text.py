@@ -8,9 +8,9 @@ import ast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adhd_evals.checkgen import comment, function_names, literal
-from adhd_evals.importer import render_module
-from adhd_evals.model import Case, Check, CheckKind, ImportResult, Note
+from adhd_evals.importing.checkgen import comment, function_names, literal
+from adhd_evals.importing.importer import render_module
+from adhd_evals.importing.model import Case, Check, CheckKind, ImportResult, Note
 
 # Every code point, lone surrogates included, with the troublemakers over-weighted.
 HOSTILE = st.sampled_from(['"""', "'''", "\\", "#", "\n", "\r", "\x0c", "\x00", "\u2028",

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.catalog import validate_lines
-from adhd_evals.importer import import_source
-from adhd_evals.model import Refusal
+from adhd_evals.importing.importer import import_source
+from adhd_evals.importing.model import Refusal
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)

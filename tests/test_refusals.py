@@ -9,7 +9,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.cli import main
-from adhd_evals.model import Refusal, RefusalCode
+from adhd_evals.importing.model import Refusal, RefusalCode
 from conftest import Fixture, fixture_params, fixtures
 
 PREVIOUS = {"cases.jsonl": '{"id": "keep-me"}\n', "checks.py": "# hand-written, keep me\n"}
@@ -80,7 +80,7 @@ def test_unlistable_directory_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_deep_json_nesting_is_refused_without_recursion_error(tmp_path: Path) -> None:
-    from adhd_evals.importer import import_source
+    from adhd_evals.importing.importer import import_source
 
     source = tmp_path / "evals.json"
     depth = 100_000
@@ -93,7 +93,7 @@ def test_deep_json_nesting_is_refused_without_recursion_error(tmp_path: Path) ->
 
 
 def test_deep_note_is_refused_naming_the_field(tmp_path: Path) -> None:
-    from adhd_evals.importer import import_source
+    from adhd_evals.importing.importer import import_source
 
     source = tmp_path / "evals.json"
     source.write_text('{"skill_name": "x", "evals": [{"id": 1, "prompt": "p", "files": '
@@ -105,7 +105,7 @@ def test_deep_note_is_refused_naming_the_field(tmp_path: Path) -> None:
 
 
 def test_deep_yaml_nesting_is_refused_without_crashing(tmp_path: Path) -> None:
-    from adhd_evals.importer import import_source
+    from adhd_evals.importing.importer import import_source
 
     source = tmp_path / "task.yaml"
     depth = 100_000  # libyaml's C composer would crash the interpreter on this
@@ -119,7 +119,7 @@ def test_deep_yaml_nesting_is_refused_without_crashing(tmp_path: Path) -> None:
 
 
 def test_recursive_yaml_alias_is_refused(tmp_path: Path) -> None:
-    from adhd_evals.importer import import_source
+    from adhd_evals.importing.importer import import_source
 
     source = tmp_path / "task.yaml"
     source.write_text("name: loop\ntask: t\nextra: &a [*a]\n")

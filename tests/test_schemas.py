@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.catalog import case_problems
-from adhd_evals.importer import import_source
-from adhd_evals.model import Refusal
+from adhd_evals.importing.importer import import_source
+from adhd_evals.importing.model import Refusal
 from conftest import ROOT, Fixture, fixture_params
 
 SCHEMAS = ROOT / "schemas"
@@ -66,7 +66,7 @@ def test_schema_and_import_agree_on_fixture(fixture: Fixture) -> None:
 
 
 def jsonable(value: Any) -> Any:
-    from adhd_evals.formats._common import jsonable as convert
+    from adhd_evals.importing.formats._common import jsonable as convert
 
     return convert(value)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputInvalid, UsageError
-from .model import RISKS, Case
+from .importing.model import RISKS, Case
 
 FIELDS = ("id", "category", "prompt", "risk", "criteria")
 

@@ -13,8 +13,8 @@ import typer
 from . import exitcodes
 from .catalog import validate_file
 from .errors import CatalogInvalid, UsageError
-from .importer import import_source
-from .summary import import_summary
+from .importing.importer import import_source
+from .importing.summary import import_summary
 
 app = typer.Typer(
     add_completion=False,
@@ -100,7 +100,7 @@ def check_command(
     """Run every response through its case's checks; fails while anything fails or is unwritten."""
 
     def body() -> int:
-        from . import checking
+        from .runs import check as checking
         from .output import write_all_atomically
 
         ids = checking.catalog_ids(cases)

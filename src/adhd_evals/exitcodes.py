@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 
 from .errors import CatalogInvalid, InputInvalid, OutputError, RunnerFailed, SuiteBroken, UsageError
-from .model import Refusal, RefusalCode
+from .importing.model import Refusal, RefusalCode
 
 OK = 0
 FAILED = 1  # a check ran and found problems (validate)

@@ -120,9 +120,9 @@ def bench_check_module(cases: int, edited: int, repeat: int) -> None:
     """Generation, merge and placeholder listing, each against ast.parse of the module."""
     import ast
 
-    from adhd_evals.importer import read_source, render_module
-    from adhd_evals.merge import merge
-    from adhd_evals.placeholders import find_placeholders
+    from adhd_evals.importing.importer import read_source, render_module
+    from adhd_evals.importing.merge import merge
+    from adhd_evals.lint.placeholders import find_placeholders
 
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "evals.json"

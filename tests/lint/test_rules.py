@@ -101,8 +101,8 @@ def test_source_refusals_with_the_import_wording(tmp_path: Path, name: str, cont
 
 
 def test_refusal_wording_matches_import(tmp_path: Path) -> None:
-    from adhd_evals.importer import import_source
-    from adhd_evals.model import Refusal
+    from adhd_evals.importing.importer import import_source
+    from adhd_evals.importing.model import Refusal
 
     path = tmp_path / "evals.json"
     path.write_text('{"skill_name": "s", "evals": [{"id": 47, "prompt": 12}]}')

@@ -117,7 +117,7 @@ def _yaml_collisions(files: list[Path]) -> list[Problem]:
     groups = [group for group in folders.values() if len(group) > 1]
     if not groups:
         return []
-    from ..formats.yaml_cases import colliding_names
+    from ..importing.formats.yaml_cases import colliding_names
 
     return [Problem(r.line or 1, r.column or 1, r.code.value, r.body, path=r.file)
             for group in groups for r in colliding_names(group)]
@@ -150,8 +150,8 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
 
 
 def _lint_source(path: Path, kind: str) -> tuple[int, list[Problem]]:
-    from ..formats import PROBLEMS
-    from ..formats._common import ReadOptions
+    from ..importing.formats import PROBLEMS
+    from ..importing.formats._common import ReadOptions
 
     cases, refusals = PROBLEMS[kind](path, display=path.name, options=ReadOptions(risk="medium"))
     return cases, [Problem(r.line or 1, r.column or 1, r.code.value, r.body) for r in refusals]

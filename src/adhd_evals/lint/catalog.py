@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..sourcetext import DuplicateKey, _unique_pairs
+from ..importing.sourcetext import DuplicateKey, _unique_pairs
 from .problem import Problem
 from .rules import CATALOG_RULES, Row
 from .rules.bundled_criterion import BUNDLED

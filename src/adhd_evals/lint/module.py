@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ..placeholders import find_placeholders
+from .placeholders import find_placeholders
 from .problem import Problem
 from .rules import module_syntax, unwritten_placeholder
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ...placeholders import Placeholder
+from ..placeholders import Placeholder
 from ..problem import WARNING, Problem
 
 ID = "W203"

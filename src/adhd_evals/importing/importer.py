@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import checkgen
-from .catalog import catalog_text
-from .errors import OutputError, UsageError
+from ..catalog import catalog_text
+from ..errors import OutputError, UsageError
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate
 from .model import DEFAULT_RISK, RISKS, ImportResult
 from .merge import MergeReport, merge
-from .output import write_all_atomically
+from ..output import write_all_atomically
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from .checkgen import MARKER, Unit, assemble, fingerprint, region, units
-from .errors import OutputError
+from ..errors import OutputError
 from .model import ImportResult
 
 _MARKER_LINE = re.compile(r"^# adhd-evals: (preamble|case|check) (\S+) ([0-9a-f]{16})$", re.MULTILINE)

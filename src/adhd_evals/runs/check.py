@@ -19,8 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .catalog import load_valid, read_object_rows
-from .errors import SuiteBroken, UsageError
+from ..catalog import load_valid, read_object_rows
+from ..errors import SuiteBroken, UsageError
 
 STATUSES = ("pass", "fail", "unwritten", "error")
 RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
