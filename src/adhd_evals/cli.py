@@ -44,12 +44,16 @@ def import_command(
     risk: Optional[Risk] = typer.Option(None, "--risk", help="Risk for every case (default: medium)."),
     category: Optional[str] = typer.Option(None, "--category", help="Category for every case (default: from the source)."),
     prune: bool = typer.Option(False, "--prune", help="Remove from the check module the cases that are gone from the source."),
+    dialect: Optional[Path] = typer.Option(None, "--dialect", help="A dialect file: what your typed assertions and case shapes mean (draft one with 'adhd-evals survey')."),
 ) -> int:
     """Import a case file into the five-field catalog and its check module."""
 
     def body() -> int:
+        from .importing import dialect as dialects
+
+        declared = dialects.load(dialect) if dialect is not None else None
         outcome = import_source(format.value, source, out=out, risk=risk.value if risk else None,
-                                category=category, prune=prune)
+                                category=category, prune=prune, dialect=declared)
         if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
             sys.stdout.flush()
             sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))

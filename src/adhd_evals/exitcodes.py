@@ -27,6 +27,7 @@ REFUSAL = {  # one code per refusal, so scripts can tell them apart
     RefusalCode.NOT_EVALFLOW: 16,
     RefusalCode.FILE_EMPTY: 17,
     RefusalCode.DIRECTORY_EMPTY: 18,
+    RefusalCode.DIALECT_INVALID: 19,
 }
 
 

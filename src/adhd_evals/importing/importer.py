@@ -13,6 +13,7 @@ from ..catalog import catalog_text
 from ..errors import OutputError, UsageError
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate
+from .dialect import Dialect
 from .model import DEFAULT_RISK, RISKS, ImportResult
 from .merge import MergeReport, merge
 from ..output import write_all_atomically
@@ -38,7 +39,8 @@ class ImportOutcome:
 
 
 def read_source(fmt: str, source: Path, *, risk: str | None = None,
-                category: str | None = None, display: str | None = None) -> ImportResult:
+                category: str | None = None, display: str | None = None,
+                dialect: Dialect | None = None) -> ImportResult:
     """Read a source into the model; raises Refusal for a bad file."""
     reader = READERS.get(fmt)
     if reader is None:
@@ -47,15 +49,17 @@ def read_source(fmt: str, source: Path, *, risk: str | None = None,
         raise UsageError(f"--risk must be one of {', '.join(RISKS)}, not {risk!r}")
     if category is not None and (not category.strip() or has_lone_surrogate(category)):
         raise UsageError("--category must be non-empty text")
+    if dialect is not None and dialect.format != fmt:
+        raise UsageError(f"the dialect {dialect.display} is for {dialect.format}, not {fmt}")
     shown = display if display is not None else str(source)
-    options = ReadOptions(risk=risk or DEFAULT_RISK, category=category)
+    options = ReadOptions(risk=risk or DEFAULT_RISK, category=category, dialect=dialect)
     with _collector_paused():
         cases = reader(source, display=shown, options=options)
     for case in cases:  # a category taken from a folder name is the one unchecked text
         if has_lone_surrogate(case.category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
     return ImportResult(source=shown, format=fmt, cases=tuple(cases),
-                        risk=options.risk, risk_was_default=risk is None)
+                        risk=options.risk, risk_was_default=risk is None, dialect=dialect)
 
 
 @contextlib.contextmanager
@@ -84,13 +88,14 @@ def render_module(result: ImportResult) -> str:
 
 def import_source(fmt: str, source: Path, *, out: Path | None = None, risk: str | None = None,
                   category: str | None = None, display: str | None = None,
-                  prune: bool = False) -> ImportOutcome:
+                  prune: bool = False, dialect: Dialect | None = None) -> ImportOutcome:
     """Read, render, and (with `out`) write both files atomically; nothing on refusal.
 
     When `out` already holds a check module, the new one is merged into it
     (see merge.py): nothing a person wrote there is lost.
     """
-    result = read_source(fmt, source, risk=risk, category=category, display=display)
+    result = read_source(fmt, source, risk=risk, category=category, display=display,
+                         dialect=dialect)
     outcome = ImportOutcome(result, catalog_text(result.cases))
     if out is None:
         return outcome

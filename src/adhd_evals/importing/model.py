@@ -10,7 +10,10 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .dialect import Dialect
 
 RISKS = ("low", "medium", "high")
 DEFAULT_RISK = "medium"
@@ -24,6 +27,18 @@ class CheckKind(str, enum.Enum):
     CONTAINS_NONE = "contains_none"
     MATCHES_EXACTLY = "matches_exactly"
     UNWRITTEN = "unwritten"
+    # The rest of the vocabulary (see vocabulary.py); only dialect rules make these.
+    CONTAINS = "contains"
+    STARTS_WITH = "starts_with"
+    EQUALS = "equals"
+    REGEX = "regex"
+    NOT_REGEX = "not_regex"
+    MIN_CHARS = "min_chars"
+    MAX_CHARS = "max_chars"
+    MIN_WORDS = "min_words"
+    MAX_WORDS = "max_words"
+    IN_ORDER = "in_order"
+    IS_JSON = "is_json"
 
 
 class Check(NamedTuple):
@@ -39,6 +54,8 @@ class Check(NamedTuple):
     criterion: str
     kind: CheckKind
     args: tuple[Any, ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()  # keyword arguments: ignore_case, schema
+    via: str = ""  # the dialect rule that made it, or the shape a placeholder kept
 
     @property
     def mechanical(self) -> bool:
@@ -100,6 +117,7 @@ class ImportResult:
     cases: tuple[Case, ...]
     risk: str
     risk_was_default: bool
+    dialect: Dialect | None = None
 
     @property
     def converted(self) -> int:
@@ -132,6 +150,7 @@ class RefusalCode(str, enum.Enum):
     NOT_EVALFLOW = "CaseFileNotEvalflowDataset"
     FILE_EMPTY = "CaseFileEmpty"
     DIRECTORY_EMPTY = "CaseDirectoryEmpty"
+    DIALECT_INVALID = "DialectInvalid"
 
 
 @dataclass

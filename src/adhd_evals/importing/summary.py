@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .model import ImportResult
 
 
@@ -27,9 +29,31 @@ def import_summary(result: ImportResult) -> list[str]:
                      "carries risk; pass --risk low|medium|high to choose).")
     else:
         lines.append(f"Risk: {result.risk} for every case (from --risk).")
+    lines += _dialect_lines(result)
     lines.append(f"Kept {_plural(result.notes, 'source field')} as notes in the check module.")
     with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
     if with_files:
         lines.append(f"{_plural(with_files, 'case')} name fixture files; the files were not copied, "
                      "so give the model what the prompt refers to before you run them.")
+    return lines
+
+
+def _dialect_lines(result: ImportResult) -> list[str]:
+    """Per dialect rule, what it converted; by shape, what stayed a placeholder."""
+    made = Counter(check.via for case in result.cases for check in case.checks if check.via)
+    lines = []
+    if result.dialect is not None:
+        lines.append(f"Dialect {result.dialect.display}:")
+        for rule in result.dialect.rules:
+            what = "kept as placeholders" if rule.check == "unwritten" else "converted"
+            lines.append(f"  {rule.label}: {made[rule.label]} {what}")
+        for via, count in made.items():
+            if via.startswith("criteria "):
+                lines.append(f"  {via}: {count} converted")
+    shapes = [(via, count) for via, count in made.most_common() if via.startswith("{")]
+    if shapes:
+        listed = ", ".join(f"{via} {count}" for via, count in shapes)
+        lines.append(f"Typed assertions that stayed placeholders, by shape: {listed}. "
+                     f"'adhd-evals survey --format {result.format} SOURCE --out dialect.yaml' "
+                     "drafts a dialect that says what they mean.")
     return lines

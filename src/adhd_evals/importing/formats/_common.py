@@ -7,10 +7,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import MISSING, Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import too_deep
+
+if TYPE_CHECKING:
+    from ..dialect import Dialect
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 
@@ -52,6 +55,7 @@ def collecting(read_all: ReadAll) -> Callable[..., tuple[int, list[Refusal]]]:
 class ReadOptions:
     risk: str
     category: str | None = None
+    dialect: Dialect | None = None
 
 
 @dataclass

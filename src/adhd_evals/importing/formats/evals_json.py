@@ -14,6 +14,8 @@ from typing import Any
 
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
+from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
+from ._typed import converted, criteria_checks, is_typed, shape_of
 from ._common import (
     collecting,
     strict,
@@ -62,22 +64,26 @@ def _read(source: Path, display: str, options: ReadOptions,
     data = load_json(text, display)
     refuse = Refuser(RefusalCode.NOT_EVALS_JSON, display, "is not an evals-json file",
                      functools.partial(locate, text))
-    evals = _evals_list(refuse, data)
-    category = _category(refuse, data, source, options)
+    reading = _Reading(refuse, options.dialect)
+    evals, list_key = _evals_list(refuse, data, reading.shape.at)
+    top = data if isinstance(data, dict) else {}
+    category = _category(refuse, top, source, options)
     file_notes = [note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
-                  for k, v in data.items() if k not in ("skill_name", "evals")]
+                  for k, v in top.items() if k not in ("skill_name", list_key)]
     id_prefix = slug(category) or "case"
     cases: list[Case] = []
     refusals: list[Refusal] = []
+    at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
     for index, raw in enumerate(evals):
         try:
-            cases.append(_case(refuse, raw, index, category, id_prefix, options.risk, display))
+            cases.append(reading.case(raw, index, (*at_list, index), category, id_prefix,
+                                      options.risk, display))
         except Refusal as refusal:
             if not collect:
                 raise
             refusals.append(refusal)
     if not refusals:
-        refusals += _duplicate_ids(refuse, cases, evals)
+        refusals += _duplicate_ids(refuse, cases, evals, at_list, reading.shape.id)
     if file_notes and cases:  # keys beside skill_name/evals travel with the first case
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
     return cases, refusals
@@ -87,7 +93,32 @@ def _read(source: Path, display: str, options: ReadOptions,
 read = strict(_read)  # the import: the first refusal stops it
 problems = collecting(_read)  # lint: every refusal in the file, not only the first
 
-def _evals_list(refuse: Refuser, data: Any) -> list[Any]:
+def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[Any], str]:
+    """The case list and where it was: "evals", or where the dialect says."""
+    for key in keys:
+        if key == WHOLE_FILE and isinstance(data, list):
+            return _nonempty(refuse, data, ()), key
+        if key != WHOLE_FILE and isinstance(data, dict) and key in data:
+            return _nonempty(refuse, data[key], (key,)), key
+    if keys:
+        raise refuse(field_path="(top level)" if WHOLE_FILE in keys and not isinstance(data, dict)
+                     else keys[0],
+                     expected="a case list at " + " or ".join(f'"{k}"' for k in keys)
+                     + " (as the dialect says)", actual=describe(data))
+    return _nonempty(refuse, _legacy_list(refuse, data), ("evals",)), "evals"
+
+
+def _nonempty(refuse: Refuser, evals: Any, at: tuple[str, ...]) -> list[Any]:
+    where = at[0] if at else "(top level)"
+    if not isinstance(evals, list):
+        raise refuse(field_path=where, at=at, expected="a list of cases", actual=describe(evals))
+    if not evals:
+        raise refuse(code=RefusalCode.FILE_EMPTY, field_path=where, at=at,
+                     expected="at least one case", actual="an empty list")
+    return evals
+
+
+def _legacy_list(refuse: Refuser, data: Any) -> Any:
     if isinstance(data, list):
         raise refuse(field_path="(top level)", expected='an object with an "evals" list',
                      actual=describe(data),
@@ -100,14 +131,7 @@ def _evals_list(refuse: Refuser, data: Any) -> list[Any]:
         raise refuse(field_path="evals", expected="a list of cases", actual="missing",
                      hint=f"found {found}" if found else
                      f"top-level keys are: {', '.join(map(str, data)) or 'none'}")
-    evals = data["evals"]
-    if not isinstance(evals, list):
-        raise refuse(field_path="evals", at=("evals",), expected="a list of cases",
-                     actual=describe(evals))
-    if not evals:
-        raise refuse(code=RefusalCode.FILE_EMPTY, field_path="evals", at=("evals",),
-                     expected="at least one case", actual="an empty list")
-    return evals
+    return data["evals"]
 
 
 def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: ReadOptions) -> str:
@@ -130,82 +154,129 @@ def skill_folder(source: Path) -> str:
     return folder.name or "evals"
 
 
-def _label(raw: Any, index: int) -> str:
+def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
     if isinstance(raw, dict):
-        case_id = raw.get("id")
-        if isinstance(case_id, int) and not isinstance(case_id, bool):
-            return f"case {case_id}"
-        if isinstance(case_id, str) and case_id.strip():
-            return f'case "{case_id}"'
+        for key in id_keys or ("id",):
+            if key == NUMBERED:
+                return f"case #{index + 1}"
+            case_id = raw.get(key)
+            if isinstance(case_id, int) and not isinstance(case_id, bool):
+                return f"case {case_id}"
+            if isinstance(case_id, str) and case_id.strip():
+                return f'case "{case_id}"'
+            if key in raw:
+                break
     return f"case #{index + 1} (no usable id)"
 
 
-def _case(refuse: Refuser, raw: Any, index: int, category: str, id_prefix: str, risk: str,
-          display: str) -> Case:
-    label = _label(raw, index)
-    at: tuple[str | int, ...] = ("evals", index)
-    if not isinstance(raw, dict):
-        raise refuse(case=label, at=at, expected="an object", actual=describe(raw))
-    case_id = _case_id(refuse, raw, label, at, id_prefix)
-    prompt = _prompt(refuse, raw, label, at)
-    checks, notes, empty = _checks(refuse, raw, label, at)
-    for key, value in raw.items():
-        if key not in ("id", "prompt", *LIST_KEYS):
-            remark = FILES_REMARK if key == "files" and value else ""
-            notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
-    return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes),
-                origin=f"{display}, {label}", had_no_criteria=empty)
+def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """The first of the dialect's alternatives the case has (else the first)."""
+    return next((key for key in keys if key in raw or key == NUMBERED), keys[0])
 
 
-def _case_id(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...],
-             id_prefix: str) -> str:
+class _Reading:
+    """One file's cases, read by the format's rules refined by a dialect (if any)."""
+
+    def __init__(self, refuse: Refuser, dialect: Dialect | None) -> None:
+        self.refuse = refuse
+        self.dialect = dialect
+        self.shape = dialect.cases if dialect is not None else CaseShape()
+        self.id_keys = self.shape.id or ("id",)
+        self.prompt_keys = self.shape.prompt or ("prompt",)
+        self.criteria_keys = self.shape.keys
+
+    def case(self, raw: Any, index: int, at: tuple[str | int, ...], category: str,
+             id_prefix: str, risk: str, display: str) -> Case:
+        label = _label(raw, index, self.id_keys)
+        refuse = self.refuse
+        if not isinstance(raw, dict):
+            raise refuse(case=label, at=at, expected="an object", actual=describe(raw))
+        id_key = _first_key(raw, self.id_keys)
+        case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
+        prompt_key = _first_key(raw, self.prompt_keys)
+        prompt = _prompt(refuse, raw, prompt_key, label, at)
+        checks, notes, empty = self.checks(raw, label, at)
+        used = {id_key, prompt_key, *LIST_KEYS, *self.criteria_keys}
+        for key, value in raw.items():
+            if key not in used:
+                remark = FILES_REMARK if key == "files" and value else ""
+                notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
+        return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes),
+                    origin=f"{display}, {label}", had_no_criteria=empty)
+
+    def checks(self, raw: dict[str, Any], label: str,
+               at: tuple[str | int, ...]) -> tuple[list[Check], list[Note], bool]:
+        refuse = self.refuse
+        present = [key for key in LIST_KEYS if key in raw]
+        if len(present) == 2:
+            raise refuse(case=label, field_path="assertions", at=(*at, "expectations"),
+                         expected='one list, "assertions" or "expectations"', actual="both")
+        checks: list[Check] = []
+        notes: list[Note] = []
+        if present and raw[present[0]] != []:
+            key = present[0]
+            items = raw[key]
+            if not isinstance(items, list):
+                raise refuse(case=label, field_path=key, at=(*at, key), expected="a list",
+                             actual=describe(items))
+            for position, item in enumerate(items):
+                check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
+                checks.append(check)
+                notes += extra
+        if self.dialect is not None and self.dialect.cases.criteria:
+            more, extra = criteria_checks(
+                refuse, raw, self.dialect, label, at,
+                lambda item, path, where: self.assertion(item, label, path, where))
+            checks += more
+            notes += extra
+        if not checks:
+            return [no_criteria_placeholder()], notes, True
+        return checks, notes, False
+
+    def assertion(self, item: Any, label: str, path: str,
+                  at: tuple[str | int, ...]) -> tuple[Check, list[Note]]:
+        """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
+        rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
+        if rule is not None:
+            return converted(self.refuse, rule, item, label, path, at)
+        check = _assertion(self.refuse, item, label, path, at)
+        notes: list[Note] = []
+        if isinstance(item, dict) and item.get("kind") in KINDS:
+            # Keys beside text/kind/needles do not change the check; keep them.
+            notes = [note(self.refuse, f"{path}.{extra}", value, case=label, at=(*at, extra))
+                     for extra, value in item.items() if extra not in ("text", "kind", "needles")]
+            if self.dialect is not None:  # the vocabulary states letter case in every call
+                check = check._replace(options=(("ignore_case", True),))
+        elif isinstance(item, dict) and is_typed(item):
+            check = check._replace(via=shape_of(item))
+        return check, notes
+
+
+def _case_id(refuse: Refuser, raw: dict[str, Any], key: str, index: int, label: str,
+             at: tuple[str | int, ...], id_prefix: str) -> str:
     """Integer (and digit-string) ids are prefixed with the category's slug."""
-    value = raw.get("id")
+    if key == NUMBERED:
+        return f"{id_prefix}-{index + 1}"
+    value = raw.get(key)
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{id_prefix}-{value}"
     problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
     if problem:
-        raise refuse(case=label, field_path="id", at=(*at, "id"), expected=problem,
-                     actual=actual_of(raw, "id"))
+        raise refuse(case=label, field_path=key, at=(*at, key), expected=problem,
+                     actual=actual_of(raw, key))
     if value.isdigit():  # type: ignore[union-attr]
         return f"{id_prefix}-{value}"
     return value  # type: ignore[return-value]
 
 
-def _prompt(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> str:
+def _prompt(refuse: Refuser, raw: dict[str, Any], key: str, label: str,
+            at: tuple[str | int, ...]) -> str:
     hint = None
-    if "prompt" not in raw:
-        found = [key for key in _PROMPT_LOOKALIKES if key in raw]
+    if key not in raw:
+        found = [other for other in _PROMPT_LOOKALIKES if other in raw and other != key]
         if found:
-            hint = f'found "{found[0]}" where evals-json has "prompt"; rename it if it is the prompt'
-    return require_text(refuse, raw, "prompt", case=label, at=(*at, "prompt"), hint=hint)
-
-
-def _checks(refuse: Refuser, raw: dict[str, Any], label: str,
-            at: tuple[str | int, ...]) -> tuple[list[Check], list[Note], bool]:
-    present = [key for key in LIST_KEYS if key in raw]
-    if len(present) == 2:
-        raise refuse(case=label, field_path="assertions", at=(*at, "expectations"),
-                     expected='one list, "assertions" or "expectations"', actual="both")
-    if not present or raw[present[0]] == []:
-        return [no_criteria_placeholder()], [], True
-    key = present[0]
-    items = raw[key]
-    if not isinstance(items, list):
-        raise refuse(case=label, field_path=key, at=(*at, key), expected="a list",
-                     actual=describe(items))
-    checks: list[Check] = []
-    notes: list[Note] = []
-    for position, item in enumerate(items):
-        where = (*at, key, position)
-        path = f"{key}[{position}]"
-        checks.append(_assertion(refuse, item, label, path, where))
-        if isinstance(item, dict) and item.get("kind") in KINDS:
-            # Keys beside text/kind/needles do not change the check; keep them.
-            notes.extend(note(refuse, f"{path}.{extra}", value, case=label, at=(*where, extra))
-                         for extra, value in item.items()
-                         if extra not in ("text", "kind", "needles"))
-    return checks, notes, False
+            hint = f'found "{found[0]}" where evals-json has "{key}"; rename it if it is the prompt'
+    return require_text(refuse, raw, key, case=label, at=(*at, key), hint=hint)
 
 
 def _assertion(refuse: Refuser, item: Any, label: str, path: str,
@@ -254,18 +325,19 @@ def _documented(refuse: Refuser, item: dict[str, Any], label: str, path: str,
     return Check(criterion, kind, (tuple(needles),))
 
 
-def _duplicate_ids(refuse: Refuser, cases: list[Case], evals: list[Any]) -> list[Refusal]:
+def _duplicate_ids(refuse: Refuser, cases: list[Case], evals: list[Any],
+                   at_list: tuple[str | int, ...], id_keys: tuple[str, ...]) -> list[Refusal]:
     first: dict[str, int] = {}
     found = []
     for index, case in enumerate(cases):
         if case.id in first:
             earlier = first[case.id]
-            found.append(refuse(case=_label(evals[index], index), field_path="id",
-                         at=("evals", index, "id"),
+            key = _first_key(evals[index], id_keys or ("id",))
+            found.append(refuse(case=_label(evals[index], index, id_keys), field_path=key,
+                         at=(*at_list, index, key),
                          expected="an id no other case has",
-                         actual=f"{describe(evals[index]['id'])}, the same catalog id "
-                                f'"{case.id}" as {_label(evals[earlier], earlier)}'))
+                         actual=f"{describe(evals[index].get(key))}, the same catalog id "
+                                f'"{case.id}" as {_label(evals[earlier], earlier, id_keys)}'))
         else:
             first[case.id] = index
     return found
-

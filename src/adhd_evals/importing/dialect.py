@@ -1,0 +1,367 @@
+"""Dialect files: a team declares what its own case-file shapes mean.
+
+Nothing is guessed: what `{"type": "contains"}` means (letter case? which
+key holds the needle?) differs between repositories, so a dialect file says
+it once. It is read with ruamel.yaml (positions for messages, and the same
+library `survey` writes it with), checked against
+`schemas/dialect.schema.json` with jsonschema, then against the rules a
+schema cannot say well (a text check must decide letter case). A bad file is
+refused naming the dialect file, the entry, and its line and column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .model import Refusal, RefusalCode
+from .sourcetext import decode_utf8, read_bytes
+
+VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("dialect.schema.json")
+INVALID = "is not a valid dialect file"
+NUMBERED = "#"  # `id: "#"`: number cases 1, 2, ... in file order
+WHOLE_FILE = "."  # `at: "."`: the file itself is the case list
+
+# The vocabulary, by what a rule's needle must be. Text checks compare text,
+# so the dialect must say whether letter case matters.
+ONE_TEXT = ("contains", "starts_with", "equals", "matches_exactly", "regex", "not_regex")
+TEXTS = ("contains_any", "contains_all", "contains_none", "in_order")
+COUNTS = ("min_chars", "max_chars", "min_words", "max_words")
+NO_NEEDLE = ("is_json", "unwritten")
+VOCABULARY = (*ONE_TEXT, *TEXTS, *COUNTS, *NO_NEEDLE)
+CASE_FREE = ("matches_exactly", *COUNTS, *NO_NEEDLE)  # checks that never compare letter case
+PATTERNS = ("regex", "not_regex")
+MAX_COUNT = 10**9  # a count past this is a typo, not a length anyone means
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One `assertions:` entry: objects matching `when` become `check`."""
+
+    index: int
+    when: tuple[tuple[str, Any], ...]
+    check: str
+    needle: str | None = None
+    ignore_case: bool | None = None
+    criterion: str | None = None
+    schema: str | None = None  # for is_json: the JSON Schema as JSON text
+
+    @property
+    def label(self) -> str:
+        shown = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in self.when)
+        return f"rule {self.index + 1} ({{{shown}}} -> {self.check})"
+
+    def matches(self, obj: dict[str, Any]) -> bool:
+        return all(key in obj and _same(obj[key], value) for key, value in self.when)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same JSON type (True is not 1 here)."""
+    return type(a) is type(b) and a == b or (
+        isinstance(a, (int, float)) and isinstance(b, (int, float))
+        and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+@dataclass(frozen=True)
+class NeedleList:
+    """A `criteria:` entry `{at, check, case}`: a list of needles on the case."""
+
+    at: str
+    check: str
+    ignore_case: bool | None
+
+
+@dataclass(frozen=True)
+class CaseShape:
+    """Where a case's parts live. Empty tuples mean "the format's own keys"."""
+
+    at: tuple[str, ...] = ()
+    prompt: tuple[str, ...] = ()
+    id: tuple[str, ...] = ()
+    criteria: tuple[str | NeedleList, ...] = ()
+
+    @property
+    def keys(self) -> set[str]:
+        """Case keys the dialect gives a meaning to (not notes)."""
+        named = {*self.prompt, *self.id}
+        for entry in self.criteria:
+            path = entry.at if isinstance(entry, NeedleList) else entry
+            named.add(path.split(".")[0].removesuffix("[]"))
+        return named - {NUMBERED}
+
+
+@dataclass(frozen=True)
+class Dialect:
+    display: str
+    digest: str
+    format: str
+    cases: CaseShape = CaseShape()
+    rules: tuple[Rule, ...] = ()
+    _index: dict[tuple[str, ...], dict[tuple[Any, ...], Rule]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Rules grouped by their `when` keys, so matching an object costs one
+        # dict lookup per distinct key set instead of a scan of every rule.
+        for rule in self.rules:
+            keys = tuple(k for k, _ in rule.when)
+            values = tuple((type(v).__name__ if not isinstance(v, (int, float)) or isinstance(v, bool)
+                            else "number", v) for _, v in rule.when)
+            self._index.setdefault(keys, {}).setdefault(values, rule)
+
+    def match(self, obj: dict[str, Any]) -> Rule | None:
+        """The first rule (in file order) whose `when` the object matches."""
+        best: Rule | None = None
+        for keys, table in self._index.items():
+            if not all(k in obj for k in keys):
+                continue
+            try:
+                rule = table.get(tuple(_typed(obj[k]) for k in keys))
+            except TypeError:  # an unhashable value (a list) matches no scalar
+                continue
+            if rule is not None and (best is None or rule.index < best.index):
+                best = rule
+        return best
+
+    @property
+    def header(self) -> str:
+        return f"Dialect: {self.display} (blake2s {self.digest})."
+
+
+def _typed(value: Any) -> tuple[str, Any]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", value)
+    return (type(value).__name__, value)
+
+
+# ---- loading ----------------------------------------------------------------
+
+
+def load(path: Path, display: str | None = None) -> Dialect:
+    """Read, validate and build a dialect; raises Refusal (DialectInvalid)."""
+    shown = display if display is not None else str(path)
+    data = read_bytes(path, shown)
+    text = decode_utf8(data, shown, RefusalCode.DIALECT_INVALID, INVALID)
+    tree = _parse(text, shown)
+    _validate(tree, shown)
+    digest = hashlib.blake2s(data, digest_size=8).hexdigest()
+    return Dialect(shown, digest, str(tree["format"]), _case_shape(tree, shown),
+                   tuple(_rule(tree, i, shown) for i in range(len(tree.get("assertions") or []))))
+
+
+def _parse(text: str, shown: str) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        tree = YAML(typ="rt").load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise _refusal(shown, actual=str(exc.problem or exc.context or "not YAML"),
+                       line=mark.line + 1 if mark else None,
+                       column=mark.column + 1 if mark else None) from exc
+    except (YAMLError, RecursionError, ValueError) as exc:  # a duplicate key, too deep, an int past the digit limit
+        raise _refusal(shown, actual=f"not YAML ({exc})") from exc
+    if not isinstance(tree, dict):
+        raise _refusal(shown, field_path="(top level)",
+                       expected='a mapping starting "adhd-evals-dialect: 1"',
+                       actual=_kind(tree))
+    return tree
+
+
+def _kind(value: Any) -> str:
+    from .model import describe
+
+    return describe(_plain(value))
+
+
+def _plain(value: Any) -> Any:
+    """ruamel's commented containers as plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return str(value)
+
+
+def _refusal(shown: str, **fields: Any) -> Refusal:
+    return Refusal(RefusalCode.DIALECT_INVALID, shown, INVALID, **fields)
+
+
+def _schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def _validate(tree: Any, shown: str) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(_plain(tree)), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        path = tuple(error.absolute_path)
+        line, column = position(tree, path)
+        raise _refusal(shown, field_path=path_text(path), expected=_expected(error),
+                       actual=_kind(_at(tree, path)) if _has(tree, path) else "missing",
+                       line=line, column=column)
+
+
+def _expected(error: Any) -> str:
+    if error.validator == "enum":
+        return "one of " + ", ".join(map(str, error.validator_value))
+    if error.validator == "const":
+        return json.dumps(error.validator_value)
+    if error.validator == "required":
+        return error.message  # names the missing key
+    if error.validator == "additionalProperties":
+        return "only the keys this file's shape has (" + error.message + ")"
+    return error.message
+
+
+def path_text(path: tuple[Any, ...]) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text or "(top level)"
+
+
+def _has(tree: Any, path: tuple[Any, ...]) -> bool:
+    try:
+        _at(tree, path)
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def _at(tree: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        tree = tree[step]
+    return tree
+
+
+def position(tree: Any, path: tuple[Any, ...]) -> tuple[int | None, int | None]:
+    """1-based line and column of the deepest node along `path` (ruamel's marks)."""
+    line = column = None
+    node = tree
+    for step in path:
+        lc = getattr(node, "lc", None)
+        try:
+            if lc is not None:
+                line, column = lc.key(step) if isinstance(node, dict) else lc.item(step)
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+    if line is None and getattr(tree, "lc", None) is not None:
+        line, column = tree.lc.line, tree.lc.col
+    return (line + 1 if line is not None else None), (column + 1 if column is not None else None)
+
+
+def _keys(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
+
+
+def _case_shape(tree: Any, shown: str) -> CaseShape:
+    cases = tree.get("cases") or {}
+    criteria: list[str | NeedleList] = []
+    for index, entry in enumerate(cases.get("criteria") or []):
+        if isinstance(entry, str):
+            criteria.append(str(entry))
+            continue
+        if entry.get("case") is None:
+            line, column = position(tree, ("cases", "criteria", index))
+            raise _refusal(shown, field_path=f"cases.criteria[{index}].case",
+                           expected=f"sensitive or insensitive: {entry['check']} compares text, and "
+                           "whether letter case matters is yours to decide",
+                           actual="missing", line=line, column=column)
+        criteria.append(NeedleList(str(entry["at"]), str(entry["check"]),
+                                   _ignore_case(entry.get("case"))))
+    return CaseShape(_keys(cases.get("at")), _keys(cases.get("prompt")), _keys(cases.get("id")),
+                     tuple(criteria))
+
+
+def _ignore_case(value: Any) -> bool | None:
+    return None if value is None else value == "insensitive"
+
+
+def _rule(tree: Any, index: int, shown: str) -> Rule:
+    entry = tree["assertions"][index]
+    where = ("assertions", index)
+    check = str(entry["check"])
+
+    def refuse(key: str, expected: str, actual: str) -> Refusal:
+        line, column = position(tree, (*where, key) if key in entry else where)
+        return _refusal(shown, field_path=f"assertions[{index}].{key}", expected=expected,
+                        actual=actual, line=line, column=column)
+
+    if check not in CASE_FREE and entry.get("case") is None:
+        raise refuse("case", f"sensitive or insensitive: {check} compares text, and whether "
+                     "letter case matters is yours to decide", "missing")
+    if check not in NO_NEEDLE and entry.get("needle") is None:
+        raise refuse("needle", f"the key that holds {check}'s argument", "missing")
+    schema = entry.get("schema")
+    if schema is not None and check != "is_json":
+        raise refuse("schema", "a schema only with check: is_json", f"check: {check}")
+    return Rule(index, tuple((str(k), _plain(v)) for k, v in entry["when"].items()), check,
+                None if entry.get("needle") is None else str(entry["needle"]),
+                None if check in CASE_FREE else _ignore_case(entry.get("case")),
+                None if entry.get("criterion") is None else str(entry["criterion"]),
+                None if schema is None else _schema_text(schema, refuse))
+
+
+def _schema_text(schema: Any, refuse: Any) -> str:
+    import jsonschema
+
+    plain = _plain(schema)
+    try:
+        jsonschema.validators.validator_for(plain).check_schema(plain)
+        return json.dumps(plain, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    except jsonschema.exceptions.SchemaError as exc:
+        raise refuse("schema", "a valid JSON Schema", exc.message) from exc
+    except ValueError as exc:
+        raise refuse("schema", "a schema JSON can write", str(exc)) from exc
+
+
+# ---- what the readers ask of a dialect ------------------------------------------
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why Python's `re` cannot compile `pattern` (None when it can)."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        return f"{exc.msg}{where}"
+    except (RecursionError, OverflowError, ValueError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def walk(case: dict[str, Any], path: str) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """The values a criteria path names in a case: `a.b` nests, `k[]` walks a list."""
+    found: list[tuple[tuple[str | int, ...], Any]] = [((), case)]
+    for part in path.split("."):
+        key, spread = (part[:-2], True) if part.endswith("[]") else (part, False)
+        step: list[tuple[tuple[str | int, ...], Any]] = []
+        for at, value in found:
+            if isinstance(value, dict) and key in value:
+                child = value[key]
+                if spread and isinstance(child, list):
+                    step.extend(((*at, key, i), item) for i, item in enumerate(child))
+                else:
+                    step.append(((*at, key), child))
+        found = step
+    yield from found
