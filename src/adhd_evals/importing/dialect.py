@@ -150,6 +150,7 @@ def load(path: Path, display: str | None = None) -> Dialect:
     text = decode_utf8(data, shown, RefusalCode.DIALECT_INVALID, INVALID)
     tree = _parse(text, shown)
     _validate(tree, shown)
+    _format_rules(tree, shown)
     digest = hashlib.blake2s(data, digest_size=8).hexdigest()
     return Dialect(shown, digest, str(tree["format"]), _case_shape(tree, shown),
                    tuple(_rule(tree, i, shown) for i in range(len(tree.get("assertions") or []))))
@@ -173,6 +174,20 @@ def _parse(text: str, shown: str) -> Any:
                        expected='a mapping starting "adhd-evals-dialect: 1"',
                        actual=_kind(tree))
     return tree
+
+
+def _format_rules(tree: Any, shown: str) -> None:
+    """What only evals-json files have: a case list, and cases to number."""
+    cases = tree.get("cases") or {}
+    if tree["format"] != "yaml":
+        return
+    for key, bad in (("at", lambda v: True), ("id", lambda v: NUMBERED in _keys(v))):
+        if key in cases and bad(cases[key]):
+            line, column = position(tree, ("cases", key))
+            raise _refusal(shown, field_path=f"cases.{key}",
+                           expected=f"no cases.{key}" + (' of "#"' if key == "id" else "")
+                           + " for yaml: a YAML case file holds one case",
+                           actual=_kind(cases[key]), line=line, column=column)
 
 
 def _kind(value: Any) -> str:

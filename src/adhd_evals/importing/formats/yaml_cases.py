@@ -17,10 +17,13 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..sourcetext import decode_utf8, read_bytes
 from ..model import Case, Check, Note, Refusal, RefusalCode, describe
+from ..dialect import CaseShape, Dialect
+from ._typed import converted, criteria_checks, is_typed, shape_of
 from ._common import (
     collecting,
     strict,
     ReadOptions,
+    compact,
     Refuser,
     actual_of,
     jsonable,
@@ -74,7 +77,7 @@ def _read(source: Path, display: str, options: ReadOptions,
     owner: dict[str, str] = {}
     for path, name in zip(files, shown):
         try:
-            case = _read_file(path, name, category, options.risk)
+            case = _read_file(path, name, category, options.risk, options.dialect)
             if case.id in owner:
                 raise _collision(case.id, name, owner[case.id])
         except Refusal as refusal:
@@ -131,7 +134,8 @@ def _files(source: Path, display: str) -> tuple[list[Path], list[str]]:
     return files, [str(Path(display) / p.name) for p in files]
 
 
-def _read_file(path: Path, display: str, category: str, risk: str) -> Case:
+def _read_file(path: Path, display: str, category: str, risk: str,
+               dialect: Dialect | None = None) -> Case:
     text = decode_utf8(read_bytes(path, display), display, RefusalCode.NOT_YAML, NOT_YAML)
     _refuse_conflict_markers(text, display)
     root = _compose(text, display)
@@ -141,7 +145,7 @@ def _read_file(path: Path, display: str, category: str, risk: str) -> Case:
     if not isinstance(data, dict):
         raise refuse(field_path="(top level)", expected="a mapping with name and task",
                      actual=describe(jsonable(data)))
-    return _case(refuse, data, category, risk, display)
+    return _case(refuse, data, category, risk, display, dialect)
 
 
 def _refuse_conflict_markers(text: str, display: str) -> None:
@@ -264,18 +268,27 @@ def _locate(root: Node, at: tuple[str | int, ...]) -> tuple[int | None, int | No
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _case(refuse: Refuser, data: dict[Any, Any], category: str, risk: str, display: str) -> Case:
-    name = require_text(refuse, data, "name", case="(file)", at=("name",))
+def _case(refuse: Refuser, data: dict[Any, Any], category: str, risk: str, display: str,
+          dialect: Dialect | None = None) -> Case:
+    shape = dialect.cases if dialect is not None else CaseShape()
+    name_key = next((k for k in shape.id if k in data), (shape.id or ("name",))[0])
+    name = require_text(refuse, data, name_key, case="(file)", at=(name_key,))
     label = f'case "{name}"'
     case_id = slug(name)
     if not case_id:
-        raise refuse(case=label, field_path="name", at=("name",),
+        raise refuse(case=label, field_path=name_key, at=(name_key,),
                      expected="a name with at least one letter or digit", actual=describe(name))
-    prompt = require_text(refuse, data, "task", case=label, at=("task",))
+    task_key = next((k for k in shape.prompt if k in data), (shape.prompt or ("task",))[0])
+    prompt = require_text(refuse, data, task_key, case=label, at=(task_key,))
     checks, empty = _judge_context(refuse, data, label)
     notes: list[Note] = []
+    if dialect is not None and dialect.cases.criteria:
+        more, notes = criteria_checks(refuse, jsonable(data), dialect, label, (),
+                                      lambda item, path, where: _item(refuse, dialect, item, label, path, where))
+        if more:  # the no-criteria placeholder gives way to what the dialect found
+            checks, empty = ([] if empty else checks) + more, False
     for key, value in data.items():
-        if key in ("name", "task", "judge_context"):
+        if key in (name_key, task_key, "judge_context", *shape.keys):
             continue
         if key == "max_steps" and (not isinstance(value, int) or isinstance(value, bool)):
             raise refuse(case=label, field_path="max_steps", at=("max_steps",),
@@ -303,3 +316,20 @@ def _judge_context(refuse: Refuser, data: dict[Any, Any], label: str) -> tuple[l
                          actual=describe(jsonable(item)))
         checks.append(placeholder(item))
     return checks, False
+
+
+def _item(refuse: Refuser, dialect: Dialect, item: Any, label: str, path: str,
+          at: tuple[str | int, ...]) -> tuple[Check, list[Note]]:
+    """One criterion a dialect points at: prose, or an object through its rules."""
+    if isinstance(item, dict):
+        rule = dialect.match(item)
+        if rule is not None:
+            return converted(refuse, rule, item, label, path, at)
+        if "text" in item and not is_typed(item) and not text_problem(item["text"]):
+            return placeholder(item["text"], compact(item)), []
+        return placeholder(compact(item), compact(item))._replace(via=shape_of(item)), []
+    problem = text_problem(item)
+    if problem:
+        raise refuse(case=label, field_path=path, at=at, expected=problem,
+                     actual=describe(jsonable(item)))
+    return placeholder(item), []
