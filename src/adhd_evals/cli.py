@@ -72,6 +72,43 @@ def import_command(
     return exitcodes.guarded(body)
 
 
+@app.command("survey")
+def survey_command(
+    sources: list[Path] = typer.Argument(..., help="Case files, or folders to search for them."),
+    format: Format = typer.Option(..., "--format", "-f", help="evals-json or yaml."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write (or extend) a draft dialect file here."),
+) -> int:
+    """List every shape your case files use, and draft a dialect that says what they mean."""
+
+    def body() -> int:
+        from .importing import survey
+        from .output import write_all_atomically
+
+        if format is Format.EVALFLOW:
+            raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+        found = survey.survey(format.value, sources)
+        print("\n".join(survey.report(found)))
+        if out is not None:
+            text, added = survey.draft(found, _existing(out))
+            write_all_atomically({out: text})
+            print(f"Wrote {out}: {added} new rule{'' if added == 1 else 's'} with choices left open.",
+                  file=sys.stderr)
+        return exitcodes.OK
+
+    return exitcodes.guarded(body)
+
+
+def _existing(path: Path) -> str | None:
+    from .errors import OutputError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
+
+
 @app.command("validate")
 def validate_command(
     cases: Path = typer.Argument(Path("evals/cases.jsonl"), help="The five-field catalog."),

@@ -186,3 +186,81 @@ def _duplicate_position(text: str, key: str) -> tuple[int | None, int | None]:
         elif isinstance(node.value, list):
             stack.extend(reversed(node.value))
     return None, None
+
+
+# ---- lines of values at C speed, for survey's examples ----------------------
+
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+_BLANK = " \t\r\n"
+
+
+def _skip_blank(text: str, index: int) -> int:
+    while index < len(text) and text[index] in _BLANK:
+        index += 1
+    return index
+
+
+def _step_into(text: str, index: int, step: str | int) -> int | None:
+    """Offset of the child `step` of the container starting at `index`.
+
+    Siblings before it are skipped with the C scanner, so finding a value
+    costs about one parse of the text before it (never a Python-level walk
+    of every value, which is what `locate` does for refusals).
+    """
+    opener, closer = ("{", "}") if isinstance(step, str) else ("[", "]")
+    if index >= len(text) or text[index] != opener:
+        return None
+    index, position = _skip_blank(text, index + 1), 0
+    while index < len(text) and text[index] != closer:
+        if isinstance(step, str):
+            key, index = json.decoder.scanstring(text, index + 1)
+            index = _skip_blank(text, _skip_blank(text, index) + 1)  # past the colon
+            if key == step:
+                return index
+        elif position == step:
+            return index
+        _, index = _SCAN(text, index)
+        index = _skip_blank(text, index)
+        if index < len(text) and text[index] == ",":
+            index = _skip_blank(text, index + 1)
+        position += 1
+    return None
+
+
+class Lines:
+    """Lines of values in one JSON text, remembering where the case list's items start."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._items: dict[tuple[str | int, ...], list[int]] = {}
+
+    def line(self, list_path: tuple[str | int, ...], index: int,
+             inner: tuple[str | int, ...] = ()) -> int | None:
+        try:
+            starts = self._starts(list_path)
+            offset: int | None = starts[index] if index < len(starts) else None
+            for step in inner:
+                if offset is None:
+                    break
+                offset = _step_into(self.text, offset, step)
+        except (ValueError, IndexError):  # text that json.loads read leniently; give up on a line
+            return None
+        return None if offset is None else self.text.count("\n", 0, offset) + 1
+
+    def _starts(self, list_path: tuple[str | int, ...]) -> list[int]:
+        if list_path not in self._items:
+            offset: int | None = _skip_blank(self.text, 0)
+            for step in list_path:
+                offset = None if offset is None else _step_into(self.text, offset, step)
+            starts = []
+            if offset is not None and self.text[offset] == "[":
+                index = _skip_blank(self.text, offset + 1)
+                while index < len(self.text) and self.text[index] != "]":
+                    starts.append(index)
+                    _, index = _SCAN(self.text, index)
+                    index = _skip_blank(self.text, index)
+                    if index < len(self.text) and self.text[index] == ",":
+                        index = _skip_blank(self.text, index + 1)
+            self._items[list_path] = starts
+        return self._items[list_path]

@@ -140,7 +140,7 @@ def _read_file(path: Path, display: str, category: str, risk: str,
     _refuse_conflict_markers(text, display)
     root = _compose(text, display)
     refuse = Refuser(RefusalCode.NOT_YAML_CASE, display, NOT_CASE,
-                     lambda at: _locate(root, at))
+                     lambda at: locate_node(root, at))
     data = _construct(text, root, display)
     if not isinstance(data, dict):
         raise refuse(field_path="(top level)", expected="a mapping with name and task",
@@ -254,7 +254,7 @@ def _construct(text: str, root: Node, display: str) -> Any:
         loader.dispose()
 
 
-def _locate(root: Node, at: tuple[str | int, ...]) -> tuple[int | None, int | None]:
+def locate_node(root: Node, at: tuple[str | int, ...]) -> tuple[int | None, int | None]:
     node = root
     for step in at:
         child = None

@@ -1,0 +1,353 @@
+"""Survey: every shape a team's case files use, and a draft dialect for them.
+
+Survey reads leniently (it never refuses a file for its shape; files it
+cannot read at all are listed) and reports where the case list is, the keys
+of cases, and every assertion-object shape with a count, one real example
+(`file:line`) and what the import does with it today. With `--out` it
+writes a draft dialect with ruamel.yaml, leaving open the choices only a
+person can make (which check, and whether letter case matters); run again
+into the same file, it keeps everything a person wrote and adds only shapes
+the file does not cover yet.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .dialect import VOCABULARY, WHOLE_FILE
+from .formats._common import compact
+from .formats._typed import shape_of
+from .formats.evals_json import KINDS, LIST_KEYS, _OTHER_SHAPES, _PROMPT_LOOKALIKES
+from .model import Refusal, RefusalCode
+from .sourcetext import Lines, decode_utf8, read_bytes
+
+# Where case lists are looked for, in this order, before any list of objects.
+_LIST_KEYS = ("evals", *_OTHER_SHAPES)
+_TEXT_KEYS = ("text", "description", "criterion", "name")
+_NOT_READ = RefusalCode.FILE_UNREADABLE  # survey lists such files; it never stops for them
+
+
+@dataclass
+class Shape:
+    """One assertion-object shape: its type/kind value and its key set."""
+
+    selector: dict[str, Any]  # {"type": "contains"}, or {} when it has neither
+    keys: tuple[str, ...]
+    count: int = 0
+    example: str = ""
+    today: str = ""
+    found_in: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def label(self) -> str:
+        selector = shape_of(self.selector) if self.selector else "(no type or kind)"
+        return f"{selector} with keys {{{', '.join(self.keys)}}}"
+
+
+@dataclass
+class Survey:
+    format: str
+    files: list[str] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    no_list: list[str] = field(default_factory=list)
+    lists: Counter[str] = field(default_factory=Counter)  # where the case list is: files
+    list_cases: Counter[str] = field(default_factory=Counter)
+    cases: int = 0
+    case_keys: Counter[str] = field(default_factory=Counter)
+    lookalike_prompts: Counter[str] = field(default_factory=Counter)  # cases with no prompt
+    without_id: int = 0
+    strings: int = 0
+    shapes: dict[tuple[str, tuple[str, ...]], Shape] = field(default_factory=dict)
+
+
+# ---- reading --------------------------------------------------------------------
+
+
+def survey(fmt: str, sources: list[Path], displays: list[str] | None = None) -> Survey:
+    found = Survey(fmt)
+    for path, shown in _files(fmt, sources, displays or [str(s) for s in sources], found):
+        found.files.append(shown)
+        try:
+            if fmt == "yaml":
+                _yaml_file(found, path, shown)
+            else:
+                _json_file(found, path, shown)
+        except Refusal as refusal:
+            found.unreadable.append((shown, refusal.body if refusal.line is None else refusal.message))
+    return found
+
+
+def _files(fmt: str, sources: list[Path], displays: list[str],
+           found: Survey) -> list[tuple[Path, str]]:
+    suffixes = (".yaml", ".yml") if fmt == "yaml" else (".json",)
+    files = []
+    for source, shown in zip(sources, displays):
+        if not source.is_dir():
+            files.append((source, shown))
+            continue
+        try:
+            inside = sorted(p for p in source.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
+        except OSError as exc:
+            found.unreadable.append((shown, exc.strerror or str(exc)))
+            continue
+        files += [(p, str(Path(shown) / p.relative_to(source))) for p in inside]
+    return files
+
+
+def _json_file(found: Survey, path: Path, shown: str) -> None:
+    text = decode_utf8(read_bytes(path, shown), shown, _NOT_READ, "is not UTF-8 text")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        found.unreadable.append((shown, f"not JSON ({exc})"))
+        return
+    where, cases = _case_list(data)
+    if where is None:
+        found.no_list.append(shown)
+        return
+    found.lists[where] += 1
+    found.list_cases[where] += len(cases)
+    lines = Lines(text)
+    at_list: tuple[str | int, ...] = () if where == WHOLE_FILE else (where,)
+    for index, case in enumerate(cases):
+        _case(found, case, lambda inner, i=index: _where(shown, lines.line(at_list, i, inner)))
+
+
+def _case_list(data: Any) -> tuple[str | None, list[dict[str, Any]]]:
+    if isinstance(data, list):
+        return WHOLE_FILE, [c for c in data if isinstance(c, dict)]
+    if not isinstance(data, dict):
+        return None, []
+    keys = [k for k in _LIST_KEYS if k in data] + [k for k in data if k not in _LIST_KEYS]
+    for key in keys:
+        value = data[key]
+        if isinstance(value, list) and any(isinstance(c, dict) for c in value):
+            return key, [c for c in value if isinstance(c, dict)]
+    return None, []
+
+
+def _yaml_file(found: Survey, path: Path, shown: str) -> None:
+    from .formats import yaml_cases
+
+    text = decode_utf8(read_bytes(path, shown), shown, _NOT_READ, "is not UTF-8 text")
+    root = yaml_cases._compose(text, shown)
+    data = yaml_cases.jsonable(yaml_cases._construct(text, root, shown))
+    if not isinstance(data, dict):
+        found.no_list.append(shown)
+        return
+    found.lists["(one case per file)"] += 1
+    found.list_cases["(one case per file)"] += 1
+    _case(found, data, lambda inner: _where(shown, yaml_cases.locate_node(root, inner)[0]))
+
+
+def _where(shown: str, line: int | None) -> str:
+    return f"{shown}:{line}" if line is not None else shown
+
+
+def _case(found: Survey, case: dict[str, Any], where: Any) -> None:
+    found.cases += 1
+    found.case_keys.update(list(case))  # keys, not a mapping of counts
+    if found.format == "evals-json":
+        if "prompt" not in case:
+            found.lookalike_prompts.update(k for k in _PROMPT_LOOKALIKES if k in case)
+        if "id" not in case:
+            found.without_id += 1
+    for key, value in case.items():
+        if not isinstance(value, list):
+            continue
+        for position, item in enumerate(value):
+            if isinstance(item, dict) and item:
+                _shape(found, key, item, lambda k=key, p=position: where((k, p)))
+            elif isinstance(item, str) and key in (*LIST_KEYS, "judge_context"):
+                found.strings += 1
+
+
+def _shape(found: Survey, key: str, item: dict[str, Any], where: Any) -> None:
+    selector = next(({k: item[k]} for k in ("type", "kind") if k in item and _scalar(item[k])), {})
+    keys = tuple(sorted(map(str, item)))
+    ident = (json.dumps(selector, sort_keys=True), keys)
+    shape = found.shapes.get(ident)
+    if shape is None:
+        shape = found.shapes[ident] = Shape(selector, keys, example=where(), today=_today(key, item))
+    shape.count += 1
+    shape.found_in[key] += 1
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _today(key: str, item: dict[str, Any]) -> str:
+    if key not in LIST_KEYS:
+        return "note (outside the assertion list)"
+    if item.get("kind") in KINDS:
+        return "converted (the documented content_contains_* kind)"
+    if "text" in item:
+        return "placeholder (its text is the criterion)"
+    return "placeholder (the object verbatim)"
+
+
+# ---- the report -----------------------------------------------------------------
+
+
+def report(found: Survey) -> list[str]:
+    read = len(found.files) - len(found.unreadable)
+    lines = [f"Surveyed {_n(len(found.files), 'file')} ({found.format}): {read} read, "
+             f"{len(found.unreadable)} unreadable, {_n(found.cases, 'case')}."]
+    lines += [f"  unreadable: {message}" for _, message in found.unreadable]
+    lines.append("Case lists:")
+    for where, files in found.lists.most_common():
+        lines.append(f"  {_list_name(where):<24} {_n(files, 'file')}, {_n(found.list_cases[where], 'case')}"
+                     f"  {_list_today(found.format, where)}")
+    for shown in found.no_list:
+        lines.append(f"  no case list: {shown}")
+    lines.append(f"Case keys (of {_n(found.cases, 'case')}):")
+    for key, count in found.case_keys.most_common():
+        lines.append(f"  {key:<24} {count:>6}  {_key_today(found.format, key)}")
+    if found.lookalike_prompts:
+        lines.append("  cases with no prompt but " + ", ".join(
+            f'"{k}" ({c})' for k, c in found.lookalike_prompts.most_common())
+            + ": refused today; declare cases.prompt")
+    if found.without_id:
+        lines.append(f"  {_n(found.without_id, 'case')} with no id: refused today; declare cases.id "
+                     '(a key, or "#" to number them)')
+    lines.append("Assertion objects:")
+    for shape in sorted(found.shapes.values(), key=lambda s: (-s.count, s.label)):
+        places = ", ".join(found_in for found_in, _ in shape.found_in.most_common())
+        lines.append(f"  {shape.label}: {shape.count} in {places}, e.g. {shape.example}; "
+                     f"today: {shape.today}")
+    if found.strings:
+        lines.append(f"Strings in criteria lists: {found.strings} (prose: placeholders)")
+    return lines
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _list_name(where: str) -> str:
+    return "(the file is a list)" if where == WHOLE_FILE else (
+        where if where.startswith("(") else f'"{where}"')
+
+
+def _list_today(fmt: str, where: str) -> str:
+    if fmt == "yaml" or where == "evals":
+        return "imported today"
+    return f'refused today: declare cases.at: "{where}"'
+
+
+def _key_today(fmt: str, key: str) -> str:
+    own = {"evals-json": {"id": "the id", "prompt": "the prompt", "assertions": "criteria",
+                          "expectations": "criteria"},
+           "yaml": {"name": "the id", "task": "the prompt", "judge_context": "criteria"}}[fmt]
+    return own.get(key, "note")
+
+
+# ---- the draft dialect ------------------------------------------------------------
+
+
+def draft(found: Survey, existing: str | None) -> tuple[str, int]:
+    """The dialect file's text, and how many entries this run added."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    tree = yaml.load(existing) if existing is not None else None
+    if tree is None:
+        tree = _new_tree(found)
+    rules = tree.get("assertions")
+    if rules is None:
+        rules = tree["assertions"] = CommentedSeq()
+    covered = [json.dumps(_plain(entry.get("when")), sort_keys=True) for entry in rules
+               if isinstance(entry, dict)]
+    added = 0
+    for shape in sorted(found.shapes.values(), key=lambda s: (-s.count, s.label)):
+        ident = json.dumps(shape.selector, sort_keys=True)
+        if not shape.selector or ident in covered:
+            continue
+        covered.append(ident)
+        rules.append(_entry(shape, CommentedMap))
+        rules.yaml_set_comment_before_after_key(
+            len(rules) - 1, before=_about(found, shape), indent=2)
+        added += 1
+    stream = io.StringIO()
+    yaml.dump(tree, stream)
+    return stream.getvalue(), added
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value if _scalar(value) else str(value)
+
+
+def _new_tree(found: Survey) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
+    tree = CommentedMap()
+    tree["adhd-evals-dialect"] = 1
+    tree["format"] = found.format
+    tree.yaml_set_start_comment(
+        f"Draft dialect written by 'adhd-evals survey' from {_n(len(found.files), 'file')}.\n"
+        "Each typed assertion shape below is one rule. Choose its check (one of the vocabulary:\n"
+        f"{', '.join(VOCABULARY)})\n"
+        "and, for a check that compares text, whether letter case matters (case: sensitive |\n"
+        "insensitive). Until every open choice is made, 'import --dialect' refuses this file.\n"
+        "Running survey again into this file keeps what you wrote and adds only new shapes.")
+    cases = _draft_cases(found)
+    if cases:
+        tree["cases"] = cases
+    return tree
+
+
+def _draft_cases(found: Survey) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
+    cases = CommentedMap()
+    if found.format != "evals-json":
+        return cases
+    places = [where for where, _ in found.lists.most_common()]
+    if places and places != ["evals"]:
+        cases["at"] = places
+        cases.yaml_add_eol_comment("where the case list is, in the files surveyed; keep the ones you mean", "at")
+    if found.lookalike_prompts:
+        cases["prompt"] = ["prompt", *(k for k, _ in found.lookalike_prompts.most_common())]
+        cases.yaml_add_eol_comment("keys that held the prompt in cases without one; check each", "prompt")
+    if found.without_id:
+        cases["id"] = ["id", "#"]
+        cases.yaml_add_eol_comment('"#" numbers cases with no id in file order', "id")
+    return cases
+
+
+def _entry(shape: Shape, mapping: Any) -> Any:
+    entry = mapping()
+    when = mapping(shape.selector)
+    when.fa.set_flow_style()
+    entry["when"] = when
+    entry["check"] = None
+    name = next(iter(shape.selector.values()))
+    hint = f"perhaps {name}, if it means what the vocabulary's {name} does" if name in VOCABULARY else "choose"
+    entry.yaml_add_eol_comment(hint, "check")
+    rest = [k for k in shape.keys if k not in shape.selector and k not in (*_TEXT_KEYS, "id")]
+    entry["needle"] = rest[0] if len(rest) == 1 else None
+    if len(rest) != 1:
+        entry.yaml_add_eol_comment(
+            "the key holding the argument: one of " + ", ".join(rest) if rest else "no key left: is_json or unwritten?", "needle")
+    entry["case"] = None
+    entry.yaml_add_eol_comment("sensitive | insensitive (not needed for counts, is_json, unwritten)", "case")
+    text_key = next((k for k in _TEXT_KEYS if k in shape.keys), None)
+    if text_key is not None:
+        entry["criterion"] = text_key
+    return entry
+
+
+def _about(found: Survey, shape: Shape) -> str:
+    example = compact({k: "..." if k not in shape.selector else shape.selector[k] for k in shape.keys})
+    return (f"{_n(shape.count, 'object')} like {example}, e.g. {shape.example}\n"
+            f"today: {shape.today}")
