@@ -223,9 +223,10 @@ def _validate(tree: Any, shown: str) -> None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(_plain(tree)), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    if errors:
-        error = jsonschema.exceptions.best_match(errors)
+    # The first problem in the file, each narrowed to its most relevant cause.
+    found = [jsonschema.exceptions.best_match([e]) for e in validator.iter_errors(_plain(tree))]
+    if found:
+        error = min(found, key=lambda e: (position(tree, tuple(e.absolute_path)), e.message))
         path = tuple(error.absolute_path)
         line, column = position(tree, path)
         raise _refusal(shown, field_path=path_text(path), expected=_expected(error),

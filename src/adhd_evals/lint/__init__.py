@@ -3,7 +3,7 @@
 Light on imports on purpose: this runs from a pre-commit hook on every
 commit. A catalog-only run imports json and this package's rules; the YAML
 and JSON source readers load only when such a file is linted; libcst,
-jsonschema, ruamel.yaml and typer never load here.
+ruamel.yaml and jsonschema load only to read a --dialect file; typer never loads here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .problem import ERROR, WARNING, Problem
+
+if TYPE_CHECKING:
+    from ..importing.dialect import Dialect
 
 FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
@@ -97,11 +101,13 @@ def _walk(folder: Path) -> list[Path]:
     return files
 
 
-def lint_paths(paths: list[Path], *, forced: str | None = None) -> LintReport:
+def lint_paths(paths: list[Path], *, forced: str | None = None,
+               dialect: Dialect | None = None) -> LintReport:
+    """Lint every case file under `paths`; a dialect refines the files of its format."""
     report = LintReport()
     found = discover(paths, forced)
     for path, kind in found:
-        cases, problems = lint_file(path, kind)
+        cases, problems = lint_file(path, kind, dialect if dialect and dialect.format == kind else None)
         report.files += 1
         report.cases += cases
         report.problems += [p.at(str(path)) for p in problems]
@@ -123,7 +129,7 @@ def _yaml_collisions(files: list[Path]) -> list[Problem]:
             for group in groups for r in colliding_names(group)]
 
 
-def lint_file(path: Path, kind: str) -> tuple[int, list[Problem]]:
+def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[int, list[Problem]]:
     if kind == "catalog":
         return _lint_catalog(path)
     if kind == "module":
@@ -131,7 +137,7 @@ def lint_file(path: Path, kind: str) -> tuple[int, list[Problem]]:
 
         problems, _ = lint_module(path)
         return 0, problems
-    return _lint_source(path, kind)
+    return _lint_source(path, kind, dialect)
 
 
 def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
@@ -149,9 +155,10 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 
-def _lint_source(path: Path, kind: str) -> tuple[int, list[Problem]]:
+def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, list[Problem]]:
     from ..importing.formats import PROBLEMS
     from ..importing.formats._common import ReadOptions
 
-    cases, refusals = PROBLEMS[kind](path, display=path.name, options=ReadOptions(risk="medium"))
+    options = ReadOptions(risk="medium", dialect=dialect)
+    cases, refusals = PROBLEMS[kind](path, display=path.name, options=options)
     return cases, [Problem(r.line or 1, r.column or 1, r.code.value, r.body) for r in refusals]

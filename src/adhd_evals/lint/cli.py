@@ -25,6 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-format", choices=("text", "json", "github"), default=None,
                         help="text (default), json, or github annotations (the default under GitHub Actions)")
     parser.add_argument("--strict", action="store_true", help="fail on warnings too")
+    parser.add_argument("--dialect", type=Path, default=None, metavar="FILE",
+                        help="a dialect file: lint the files of its format as 'import --dialect' reads them")
     return parser
 
 
@@ -66,8 +68,20 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:  # argparse's own usage error or --help
         return USAGE if exc.code else OK
     style = args.output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    dialect = None
+    if args.dialect is not None:
+        from ..importing.dialect import load
+        from ..importing.model import Refusal
+
+        try:
+            dialect = load(args.dialect)
+        except Refusal as refusal:  # nothing can be linted as the team means it
+            print(_text(Problem(refusal.line or 1, refusal.column or 1, refusal.code.value,
+                                refusal.body, path=refusal.file)))
+            print("The dialect file is not valid: nothing else was checked.")
+            return FAILED
     try:
-        report = lint_paths(args.paths, forced=args.format_of)
+        report = lint_paths(args.paths, forced=args.format_of, dialect=dialect)
     except LintUsageError as exc:
         print(f"adhd-evals lint: {exc}", file=sys.stderr)
         return USAGE
