@@ -43,6 +43,14 @@ class Fixture:
     def name(self) -> str:
         return f"{self.format}/{self.folder.name}"
 
+    def dialect(self) -> Any:
+        """The fixture's dialect, shown by its name as a user in its folder would type it."""
+        if "dialect" not in self.meta:
+            return None
+        from adhd_evals.importing.dialect import load
+
+        return load(self.folder / self.meta["dialect"], self.meta["dialect"])
+
 
 def fixtures(kind: str) -> list[Fixture]:
     found = []

@@ -19,6 +19,8 @@ def _run(fixture: Fixture, out: Path, capsys: pytest.CaptureFixture[str]) -> tup
     argv = ["import", "--format", fixture.format, fixture.meta["source"], "--out", str(out)]
     for key, value in fixture.meta["args"].items():
         argv += [f"--{key}", value]
+    if "dialect" in fixture.meta:
+        argv += ["--dialect", fixture.meta["dialect"]]
     cwd = os.getcwd()
     os.chdir(fixture.folder)
     try:

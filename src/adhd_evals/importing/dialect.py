@@ -226,7 +226,7 @@ def _validate(tree: Any, shown: str) -> None:
     # The first problem in the file, each narrowed to its most relevant cause.
     found = [jsonschema.exceptions.best_match([e]) for e in validator.iter_errors(_plain(tree))]
     if found:
-        error = min(found, key=lambda e: (position(tree, tuple(e.absolute_path)), e.message))
+        error = min(found, key=lambda e: (*(n or 0 for n in position(tree, tuple(e.absolute_path))), e.message))
         path = tuple(error.absolute_path)
         line, column = position(tree, path)
         raise _refusal(shown, field_path=path_text(path), expected=_expected(error),
@@ -271,11 +271,13 @@ def position(tree: Any, path: tuple[Any, ...]) -> tuple[int | None, int | None]:
     """1-based line and column of the deepest node along `path` (ruamel's marks)."""
     line = column = None
     node = tree
-    for step in path:
+    for depth, step in enumerate(path, 1):
         lc = getattr(node, "lc", None)
         try:
-            if lc is not None:
-                line, column = lc.key(step) if isinstance(node, dict) else lc.item(step)
+            if lc is not None and isinstance(node, dict):  # a key on the way, its value at the end
+                line, column = lc.value(step) if depth == len(path) else lc.key(step)
+            elif lc is not None:
+                line, column = lc.item(step)
             node = node[step]
         except (KeyError, IndexError, TypeError):
             break
