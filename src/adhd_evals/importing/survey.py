@@ -93,7 +93,7 @@ def _files(fmt: str, sources: list[Path], displays: list[str],
         try:
             inside = sorted(p for p in source.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
         except OSError as exc:
-            found.unreadable.append((shown, exc.strerror or str(exc)))
+            found.unreadable.append((shown, f"{shown} cannot be listed ({exc.strerror or exc})"))
             continue
         files += [(p, str(Path(shown) / p.relative_to(source))) for p in inside]
     return files
@@ -104,7 +104,7 @@ def _json_file(found: Survey, path: Path, shown: str) -> None:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        found.unreadable.append((shown, f"not JSON ({exc})"))
+        found.unreadable.append((shown, f"{shown} is not JSON ({exc})"))
         return
     where, cases = _case_list(data)
     if where is None:
@@ -269,7 +269,7 @@ def draft(found: Survey, existing: str | None) -> tuple[str, int]:
     added = 0
     for shape in sorted(found.shapes.values(), key=lambda s: (-s.count, s.label)):
         ident = json.dumps(shape.selector, sort_keys=True)
-        if not shape.selector or ident in covered:
+        if not shape.selector or ident in covered or shape.today.startswith("converted"):
             continue
         covered.append(ident)
         rules.append(_entry(shape, CommentedMap))
