@@ -51,6 +51,7 @@ class Rule:
     ignore_case: bool | None = None
     criterion: str | None = None
     schema: str | None = None  # for is_json: the JSON Schema as JSON text
+    has: tuple[str, ...] = ()  # keys the object must also have
 
     @property
     def label(self) -> str:
@@ -58,7 +59,8 @@ class Rule:
         return f"rule {self.index + 1} ({{{shown}}} -> {self.check})"
 
     def matches(self, obj: dict[str, Any]) -> bool:
-        return all(key in obj and _same(obj[key], value) for key, value in self.when)
+        return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
+            key in obj for key in self.has)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -103,7 +105,7 @@ class Dialect:
     format: str
     cases: CaseShape = CaseShape()
     rules: tuple[Rule, ...] = ()
-    _index: dict[tuple[str, ...], dict[tuple[Any, ...], Rule]] = field(
+    _index: dict[tuple[str, ...], dict[tuple[Any, ...], list[Rule]]] = field(
         default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -111,9 +113,8 @@ class Dialect:
         # dict lookup per distinct key set instead of a scan of every rule.
         for rule in self.rules:
             keys = tuple(k for k, _ in rule.when)
-            values = tuple((type(v).__name__ if not isinstance(v, (int, float)) or isinstance(v, bool)
-                            else "number", v) for _, v in rule.when)
-            self._index.setdefault(keys, {}).setdefault(values, rule)
+            values = tuple(_typed(v) for _, v in rule.when)
+            self._index.setdefault(keys, {}).setdefault(values, []).append(rule)
 
     def match(self, obj: dict[str, Any]) -> Rule | None:
         """The first rule (in file order) whose `when` the object matches."""
@@ -122,9 +123,10 @@ class Dialect:
             if not all(k in obj for k in keys):
                 continue
             try:
-                rule = table.get(tuple(_typed(obj[k]) for k in keys))
+                candidates = table.get(tuple(_typed(obj[k]) for k in keys), ())
             except TypeError:  # an unhashable value (a list) matches no scalar
                 continue
+            rule = next((r for r in candidates if all(k in obj for k in r.has)), None)
             if rule is not None and (best is None or rule.index < best.index):
                 best = rule
         return best
@@ -337,7 +339,8 @@ def _rule(tree: Any, index: int, shown: str) -> Rule:
                 None if entry.get("needle") is None else str(entry["needle"]),
                 None if check in CASE_FREE else _ignore_case(entry.get("case")),
                 None if entry.get("criterion") is None else str(entry["criterion"]),
-                None if schema is None else _schema_text(schema, refuse))
+                None if schema is None else _schema_text(schema, refuse),
+                tuple(str(k) for k in entry.get("has") or ()))
 
 
 def _schema_text(schema: Any, refuse: Any) -> str:

@@ -170,6 +170,8 @@ def _needle_list(refuse: Refuser, raw: dict[str, Any], entry: NeedleList, label:
     checks = []
     for sub, value in walk(raw, entry.at):
         field = path_text(sub)
+        if value == []:  # nothing required (or forbidden) for this case
+            continue
         needles = argument(refuse, "contains_all", value, label, field, (*at, *sub))
         for needle in needles:
             if entry.check == "contains_none":

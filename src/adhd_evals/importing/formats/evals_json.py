@@ -207,7 +207,8 @@ class _Reading:
     def checks(self, raw: dict[str, Any], label: str,
                at: tuple[str | int, ...]) -> tuple[list[Check], list[Note], bool]:
         refuse = self.refuse
-        present = [key for key in LIST_KEYS if key in raw]
+        # A list key the dialect points into (assertions.objective[]) is the dialect's to read.
+        present = [key for key in LIST_KEYS if key in raw and key not in self.criteria_keys]
         if len(present) == 2:
             raise refuse(case=label, field_path="assertions", at=(*at, "expectations"),
                          expected='one list, "assertions" or "expectations"', actual="both")
