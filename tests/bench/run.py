@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -248,6 +248,63 @@ def bench_runs(calls: int, repeat: int) -> None:
               f"{serial[0] / parallel[0]:5.2f}x   target >= 6x")
 
 
+TYPED = ["contains", "not_contains", "regex", "contains_any", "contains_all", "min_length",
+         "max_length", "min_words", "max_words", "starts_with", "equals", "ordered_content",
+         "content_contains", "content_regex", "is_json", "llm_judge", "behavioral", "not_regex",
+         "exact", "in_order"]
+
+
+def make_typed_evals_json(path: Path, count: int) -> None:
+    """Cases with typed assertion objects of 20 shapes, as real files carry them."""
+    cases = []
+    for n in range(count):
+        typed = TYPED[n % len(TYPED)], TYPED[(n * 7 + 3) % len(TYPED)]
+        assertions: list[object] = [f"Explains step {n} of the migration"]
+        for kind in typed:
+            value: object = (n % 50 + 1 if "length" in kind or "words" in kind else
+                             ["alpha", f"beta-{n}"] if kind in ("contains_any", "contains_all", "ordered_content", "in_order")
+                             else f"^step {n}" if "regex" in kind else f"needle {n}")
+            assertions.append({"type": kind, "value": value, "description": f"{kind} check {n}"})
+        cases.append({"id": n + 1, "prompt": f"Case {n}: migrate the config of service {n} to v2 and explain.",
+                      "assertions": assertions})
+    path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, indent=2), encoding="utf-8")
+
+
+def write_bench_dialect(path: Path) -> None:
+    checks = {"contains": "contains", "not_contains": "contains_none", "regex": "regex",
+              "contains_any": "contains_any", "contains_all": "contains_all", "min_length": "min_chars",
+              "max_length": "max_chars", "min_words": "min_words", "max_words": "max_words",
+              "starts_with": "starts_with", "equals": "equals", "ordered_content": "in_order",
+              "content_contains": "contains", "content_regex": "regex", "is_json": "is_json",
+              "llm_judge": "unwritten", "behavioral": "unwritten", "not_regex": "not_regex",
+              "exact": "matches_exactly", "in_order": "in_order"}
+    lines = ["adhd-evals-dialect: 1", "format: evals-json", "assertions:"]
+    for kind, check in checks.items():
+        lines += [f"  - when: {{type: {kind}}}", f"    check: {check}", "    criterion: description"]
+        if check not in ("is_json", "unwritten"):
+            lines.append("    needle: value")
+        if check not in ("min_chars", "max_chars", "min_words", "max_words", "is_json", "unwritten",
+                         "matches_exactly"):
+            lines.append("    case: insensitive")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def bench_dialect(cases: int, repeat: int) -> None:
+    """import --dialect (20 rules) and survey, against the plain import of the same file."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        source, dialect_file = Path(tmp) / "evals.json", Path(tmp) / "dialect.yaml"
+        make_typed_evals_json(source, cases)
+        write_bench_dialect(dialect_file)
+        plain = timed([py, "-c", CLI, "import", "--format", "evals-json", str(source)], repeat)
+        report(f"import evals-json, {cases} typed cases (no dialect)", plain, None, "(floor)")
+        report("  the same with a 20-rule --dialect", timed(
+            [py, "-c", CLI, "import", "--format", "evals-json", str(source), "--dialect", str(dialect_file)],
+            repeat), plain, "<= 1.2x")
+        report("  survey of the same file", timed(
+            [py, "-c", CLI, "survey", "--format", "evals-json", str(source)], repeat), plain, "<= 2x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -257,8 +314,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--lint-rows", type=int, default=200_000)
     parser.add_argument("--run-calls", type=int, default=200)
-    parser.add_argument("--only", choices=["import", "module", "lint", "runs"], default=None)
+    parser.add_argument("--only", choices=["import", "module", "lint", "runs", "dialect"], default=None)
     args = parser.parse_args()
+    if args.only in (None, "dialect"):
+        bench_dialect(args.cases, args.repeat)
     if args.only in (None, "runs"):
         bench_runs(args.run_calls, args.repeat)
     if args.only in (None, "lint"):

@@ -11,6 +11,7 @@ refused naming the dialect file, the entry, and its line and column.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -53,10 +54,15 @@ class Rule:
     schema: str | None = None  # for is_json: the JSON Schema as JSON text
     has: tuple[str, ...] = ()  # keys the object must also have
 
-    @property
+    @functools.cached_property  # noqa: B019  (read once per converted object)
     def label(self) -> str:
         shown = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in self.when)
         return f"rule {self.index + 1} ({{{shown}}} -> {self.check})"
+
+    @functools.cached_property
+    def used(self) -> frozenset[str | None]:
+        """Keys of a matched object the check uses; the rest travel as notes."""
+        return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
 
     def matches(self, obj: dict[str, Any]) -> bool:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
@@ -359,8 +365,13 @@ def _schema_text(schema: Any, refuse: Any) -> str:
 # ---- what the readers ask of a dialect ------------------------------------------
 
 
+_CAN_FAIL = frozenset("\\()[]{}?*+")
+
+
 def regex_problem(pattern: str) -> str | None:
     """Why Python's `re` cannot compile `pattern` (None when it can)."""
+    if not _CAN_FAIL.intersection(pattern):  # literal text, ^, $, . and | always compile
+        return None
     try:
         re.compile(pattern)
     except re.error as exc:

@@ -77,7 +77,7 @@ def options(rule_case: bool | None, schema: str | None = None) -> tuple[tuple[st
 def converted(refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str,
               at: Path) -> tuple[Check, list[Note]]:
     """The check a matched object becomes, and its unused keys as notes."""
-    used = {key for key, _ in rule.when} | {rule.needle, rule.criterion}
+    used = rule.used
     notes = [note(refuse, f"{path}.{key}", value, case=label, at=(*at, key))
              for key, value in item.items() if key not in used]
     if rule.check == "unwritten":
