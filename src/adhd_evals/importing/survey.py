@@ -310,6 +310,12 @@ def _draft_cases(found: Survey) -> Any:
     from ruamel.yaml.comments import CommentedMap
 
     cases = CommentedMap()
+    outside = sorted({key for shape in found.shapes.values() if shape.selector
+                      for key in shape.found_in if key not in (*LIST_KEYS, "judge_context")})
+    if outside:
+        cases["criteria"] = outside
+        cases.yaml_add_eol_comment("case keys holding typed objects; keep those that are criteria",
+                                   "criteria")
     if found.format != "evals-json":
         return cases
     places = [where for where, _ in found.lists.most_common()]
