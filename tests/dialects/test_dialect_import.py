@@ -127,3 +127,18 @@ def test_pre_commit_args_reach_lint(tmp_path: Path, capsys: pytest.CaptureFixtur
     finally:
         os.chdir(cwd)
     assert "Checked 1 file and 1 case" in capsys.readouterr().out
+
+
+def test_a_criteria_place_that_holds_nothing_leaves_its_key_to_the_format(tmp_path: Path) -> None:
+    """`assertions.objective[]` reads grouped assertions; a plain assertions list is still read,
+    and a key the place does not find is kept as a note, never dropped."""
+    source = tmp_path / "evals.json"
+    source.write_text(json.dumps({"skill_name": "s", "evals": [
+        {"id": 1, "prompt": "p", "assertions": {"objective": ["Grouped one"]}},
+        {"id": 2, "prompt": "q", "assertions": ["Plain one"], "scorers": {"x": 1}}]}))
+    rules = tmp_path / "dialect.yaml"
+    rules.write_text("adhd-evals-dialect: 1\nformat: evals-json\ncases:\n"
+                     "  criteria: [\"assertions.objective[]\", \"scorers.list[]\"]\n")
+    result = import_source("evals-json", source, dialect=dialect.load(rules)).result
+    assert [c.criteria for c in result.cases] == [["Grouped one"], ["Plain one"]]
+    assert [(n.key, n.value) for n in result.cases[1].notes] == [("scorers", {"x": 1})]

@@ -94,14 +94,6 @@ class CaseShape:
     id: tuple[str, ...] = ()
     criteria: tuple[str | NeedleList, ...] = ()
 
-    @property
-    def keys(self) -> set[str]:
-        """Case keys the dialect gives a meaning to (not notes)."""
-        named = {*self.prompt, *self.id}
-        for entry in self.criteria:
-            path = entry.at if isinstance(entry, NeedleList) else entry
-            named.add(path.split(".")[0].removesuffix("[]"))
-        return named - {NUMBERED}
 
 
 @dataclass(frozen=True)

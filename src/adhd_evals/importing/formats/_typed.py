@@ -143,26 +143,33 @@ def argument(refuse: Refuser, check: str, value: Any, label: str, field: str, wh
 
 
 def criteria_checks(refuse: Refuser, raw: dict[str, Any], dialect: Dialect, label: str,
-                    at: Path, assertion: Any) -> tuple[list[Check], list[Note]]:
+                    at: Path, assertion: Any) -> tuple[list[Check], list[Note], set[str]]:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
     `assertion(item, path, where)` is the reader's own treatment of one list
-    item (a string is prose, an object goes through the rules).
+    item (a string is prose, an object goes through the rules). Also returns
+    the case keys where something was found: those are the dialect's, not
+    notes and not the format's own lists. A place that holds nothing leaves
+    its key to the format (never silently dropped).
     """
     checks: list[Check] = []
     notes: list[Note] = []
+    roots: set[str] = set()
     for entry in dialect.cases.criteria:
         if isinstance(entry, NeedleList):
-            checks += _needle_list(refuse, raw, entry, label, at)
+            found = _needle_list(refuse, raw, entry, label, at)
+            checks += found
+            roots.update(str(sub[0]) for sub, _ in walk(raw, entry.at))
             continue
         for sub, value in walk(raw, entry):
+            roots.add(str(sub[0]))
             items = value if isinstance(value, list) else [value]
             for index, item in enumerate(items):
                 tail = (*sub, index) if isinstance(value, list) else sub
                 check, extra = assertion(item, path_text(tail), (*at, *tail))
                 checks.append(check)
                 notes += extra
-    return checks, notes
+    return checks, notes, roots
 
 
 def _needle_list(refuse: Refuser, raw: dict[str, Any], entry: NeedleList, label: str,

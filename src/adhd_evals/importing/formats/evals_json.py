@@ -183,7 +183,6 @@ class _Reading:
         self.shape = dialect.cases if dialect is not None else CaseShape()
         self.id_keys = self.shape.id or ("id",)
         self.prompt_keys = self.shape.prompt or ("prompt",)
-        self.criteria_keys = self.shape.keys
 
     def case(self, raw: Any, index: int, at: tuple[str | int, ...], category: str,
              id_prefix: str, risk: str, display: str) -> Case:
@@ -195,8 +194,8 @@ class _Reading:
         case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
         prompt_key = _first_key(raw, self.prompt_keys)
         prompt = _prompt(refuse, raw, prompt_key, label, at)
-        checks, notes, empty = self.checks(raw, label, at)
-        used = {id_key, prompt_key, *LIST_KEYS, *self.criteria_keys}
+        checks, notes, empty, roots = self.checks(raw, label, at)
+        used = {id_key, prompt_key, *LIST_KEYS, *roots}
         for key, value in raw.items():
             if key not in used:
                 remark = FILES_REMARK if key == "files" and value else ""
@@ -205,10 +204,18 @@ class _Reading:
                     origin=f"{display}, {label}", had_no_criteria=empty)
 
     def checks(self, raw: dict[str, Any], label: str,
-               at: tuple[str | int, ...]) -> tuple[list[Check], list[Note], bool]:
+               at: tuple[str | int, ...]) -> tuple[list[Check], list[Note], bool, set[str]]:
+        """Checks from the assertion list, then from the dialect's criteria places."""
         refuse = self.refuse
-        # A list key the dialect points into (assertions.objective[]) is the dialect's to read.
-        present = [key for key in LIST_KEYS if key in raw and key not in self.criteria_keys]
+        more: list[Check] = []
+        more_notes: list[Note] = []
+        roots: set[str] = set()
+        if self.dialect is not None and self.dialect.cases.criteria:
+            more, more_notes, roots = criteria_checks(
+                refuse, raw, self.dialect, label, at,
+                lambda item, path, where: self.assertion(item, label, path, where))
+        # A list key the dialect found criteria in (assertions.objective[]) is the dialect's.
+        present = [key for key in LIST_KEYS if key in raw and key not in roots]
         if len(present) == 2:
             raise refuse(case=label, field_path="assertions", at=(*at, "expectations"),
                          expected='one list, "assertions" or "expectations"', actual="both")
@@ -224,15 +231,11 @@ class _Reading:
                 check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
                 checks.append(check)
                 notes += extra
-        if self.dialect is not None and self.dialect.cases.criteria:
-            more, extra = criteria_checks(
-                refuse, raw, self.dialect, label, at,
-                lambda item, path, where: self.assertion(item, label, path, where))
-            checks += more
-            notes += extra
+        checks += more
+        notes += more_notes
         if not checks:
-            return [no_criteria_placeholder()], notes, True
-        return checks, notes, False
+            return [no_criteria_placeholder()], notes, True, roots
+        return checks, notes, False, roots
 
     def assertion(self, item: Any, label: str, path: str,
                   at: tuple[str | int, ...]) -> tuple[Check, list[Note]]:

@@ -282,13 +282,14 @@ def _case(refuse: Refuser, data: dict[Any, Any], category: str, risk: str, displ
     prompt = require_text(refuse, data, task_key, case=label, at=(task_key,))
     checks, empty = _judge_context(refuse, data, label)
     notes: list[Note] = []
+    roots: set[str] = set()
     if dialect is not None and dialect.cases.criteria:
-        more, notes = criteria_checks(refuse, jsonable(data), dialect, label, (),
+        more, notes, roots = criteria_checks(refuse, jsonable(data), dialect, label, (),
                                       lambda item, path, where: _item(refuse, dialect, item, label, path, where))
         if more:  # the no-criteria placeholder gives way to what the dialect found
             checks, empty = ([] if empty else checks) + more, False
     for key, value in data.items():
-        if key in (name_key, task_key, "judge_context", *shape.keys):
+        if key in (name_key, task_key, "judge_context", *roots):
             continue
         if key == "max_steps" and (not isinstance(value, int) or isinstance(value, bool)):
             raise refuse(case=label, field_path="max_steps", at=("max_steps",),
