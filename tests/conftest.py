@@ -15,8 +15,12 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--regen-golden", action="store_true", default=False,
-                     help="rewrite the expected files of golden fixtures instead of comparing")
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        default=False,
+        help="rewrite the expected files of golden fixtures instead of comparing",
+    )
 
 
 @pytest.fixture

@@ -13,9 +13,14 @@ from adhd_evals.cli import main
 from adhd_evals.importing.importer import import_source
 
 CASES = [
-    {"id": 1, "prompt": "Name the removed flag.", "assertions": [
-        {"text": "Names --legacy", "kind": "content_contains_any", "needles": ["--legacy"]},
-        {"text": "No placeholder text", "kind": "content_contains_none", "needles": ["TODO"]}]},
+    {
+        "id": 1,
+        "prompt": "Name the removed flag.",
+        "assertions": [
+            {"text": "Names --legacy", "kind": "content_contains_any", "needles": ["--legacy"]},
+            {"text": "No placeholder text", "kind": "content_contains_none", "needles": ["TODO"]},
+        ],
+    },
     {"id": 2, "prompt": "Explain the release.", "assertions": ["Reads like a changelog"]},
 ]
 
@@ -35,12 +40,27 @@ def _responses(folder: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def _row(case_id: str, response: str, condition: str = "baseline", trial: int = 1) -> dict[str, Any]:
-    return {"case_id": case_id, "trial": trial, "condition": condition, "runner": "stub", "response": response}
+    return {
+        "case_id": case_id,
+        "trial": trial,
+        "condition": condition,
+        "runner": "stub",
+        "response": response,
+    }
 
 
 def _check(project: Path, rows: list[dict[str, Any]], *extra: str) -> int:
-    return main(["check", str(_responses(project, rows)), "--cases", str(project / "evals/cases.jsonl"),
-                 "--suite", str(project / "evals/checks.py"), *extra])
+    return main(
+        [
+            "check",
+            str(_responses(project, rows)),
+            "--cases",
+            str(project / "evals/cases.jsonl"),
+            "--suite",
+            str(project / "evals/checks.py"),
+            *extra,
+        ]
+    )
 
 
 def _results(project: Path) -> list[dict[str, Any]]:
@@ -48,35 +68,56 @@ def _results(project: Path) -> list[dict[str, Any]]:
 
 
 def test_mechanical_pass_fail_and_unwritten(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rows = [_row("rel-1", "The --legacy flag is gone."), _row("rel-1", "TODO", "candidate"),
-            _row("rel-2", "anything")]
+    rows = [
+        _row("rel-1", "The --legacy flag is gone."),
+        _row("rel-1", "TODO", "candidate"),
+        _row("rel-2", "anything"),
+    ]
     code = _check(project, rows, "--output", str(project / "results.jsonl"))
     assert code == exitcodes.FAILED  # an unwritten check keeps the suite red
     statuses = [(r["case_id"], r["condition"], r["status"]) for r in _results(project)]
-    assert statuses == [("rel-1", "baseline", "pass"), ("rel-1", "baseline", "pass"),
-                        ("rel-1", "candidate", "fail"), ("rel-1", "candidate", "fail"),
-                        ("rel-2", "baseline", "unwritten")]
+    assert statuses == [
+        ("rel-1", "baseline", "pass"),
+        ("rel-1", "baseline", "pass"),
+        ("rel-1", "candidate", "fail"),
+        ("rel-1", "candidate", "fail"),
+        ("rel-2", "baseline", "unwritten"),
+    ]
     table = capsys.readouterr().out
     assert "baseline" in table and "1 of 2" in table and "0 of 1" in table
 
 
 def test_all_written_and_passing_exits_zero(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     module = project / "evals/checks.py"
-    module.write_text(module.read_text().replace("return unwritten('Reads like a changelog')",
-                                                 "return answer.startswith('##')"))
+    module.write_text(
+        module.read_text().replace(
+            "return unwritten('Reads like a changelog')", "return answer.startswith('##')"
+        )
+    )
     rows = [_row("rel-1", "--legacy removed"), _row("rel-2", "## 2.4")]
     assert _check(project, rows, "--json") == exitcodes.OK
     summary = json.loads(capsys.readouterr().out)
     assert summary["passed"] is True
-    assert summary["conditions"]["baseline"] == {"pass": 3, "fail": 0, "unwritten": 0, "error": 0,
-                                                 "rows": 2, "rows_fully_passing": 2}
+    assert summary["conditions"]["baseline"] == {
+        "pass": 3,
+        "fail": 0,
+        "unwritten": 0,
+        "error": 0,
+        "rows": 2,
+        "rows_fully_passing": 2,
+    }
 
 
 def test_a_check_that_raises_is_an_error_and_the_rest_still_run(project: Path) -> None:
     module = project / "evals/checks.py"
-    module.write_text(module.read_text().replace("return contains_any(answer, ['--legacy'])",
-                                                 "return answer.index('zzz') > 0"))
-    code = _check(project, [_row("rel-1", "--legacy, no TODO here")], "--output", str(project / "results.jsonl"))
+    module.write_text(
+        module.read_text().replace(
+            "return contains_any(answer, ['--legacy'])", "return answer.index('zzz') > 0"
+        )
+    )
+    code = _check(
+        project, [_row("rel-1", "--legacy, no TODO here")], "--output", str(project / "results.jsonl")
+    )
     assert code == exitcodes.FAILED
     results = _results(project)
     assert results[0]["status"] == "error" and results[0]["error"].startswith("ValueError")
@@ -85,8 +126,7 @@ def test_a_check_that_raises_is_an_error_and_the_rest_still_run(project: Path) -
 
 def test_a_check_returning_a_non_bool_is_an_error(project: Path) -> None:
     module = project / "evals/checks.py"
-    module.write_text(module.read_text().replace("return unwritten('Reads like a changelog')",
-                                                 "return None"))
+    module.write_text(module.read_text().replace("return unwritten('Reads like a changelog')", "return None"))
     _check(project, [_row("rel-2", "x")], "--output", str(project / "results.jsonl"))
     assert _results(project)[0]["status"] == "error"
 
@@ -104,7 +144,9 @@ def test_missing_cases_are_reported_not_skipped(project: Path, capsys: pytest.Ca
     assert "Catalog cases with no checks in the module: rel-2." in out
 
 
-def test_module_with_a_syntax_error_is_named_by_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_module_with_a_syntax_error_is_named_by_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     module = project / "evals/checks.py"
     lines = module.read_text().splitlines()
     lines[20] = "def broken(:"
@@ -125,8 +167,16 @@ def test_invalid_response_rows_are_all_named(project: Path, capsys: pytest.Captu
     rows = [_row("rel-1", "x"), {"case_id": "rel-1", "trial": "1", "condition": "baseline", "runner": "s"}]
     path = _responses(project, rows)
     path.write_text(path.read_text() + "not json\n")
-    code = main(["check", str(path), "--cases", str(project / "evals/cases.jsonl"),
-                 "--suite", str(project / "evals/checks.py")])
+    code = main(
+        [
+            "check",
+            str(path),
+            "--cases",
+            str(project / "evals/cases.jsonl"),
+            "--suite",
+            str(project / "evals/checks.py"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == exitcodes.INPUT
     assert ":2: trial must be an integer" in err and ":2: response must be a string (missing)" in err

@@ -76,4 +76,3 @@ def corpus_report() -> Counter[str]:
         except Refusal as refusal:
             tally[f"{fmt}: {refusal.code.value}"] += 1
     return tally
-

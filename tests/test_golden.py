@@ -19,8 +19,13 @@ from conftest import Fixture, fixture_params
 
 @pytest.mark.parametrize("fixture", fixture_params("good"))
 def test_good_fixture_matches_golden(fixture: Fixture, regen_golden: bool) -> None:
-    outcome = import_source(fixture.format, fixture.source, display=fixture.display,
-                            dialect=fixture.dialect(), **fixture.meta["args"])
+    outcome = import_source(
+        fixture.format,
+        fixture.source,
+        display=fixture.display,
+        dialect=fixture.dialect(),
+        **fixture.meta["args"],
+    )
     expected = fixture.folder / "expected"
     if regen_golden:
         expected.mkdir(exist_ok=True)
@@ -33,8 +38,13 @@ def test_good_fixture_matches_golden(fixture: Fixture, regen_golden: bool) -> No
 
 @pytest.mark.parametrize("fixture", fixture_params("good"))
 def test_good_fixture_catalog_follows_the_five_field_rules(fixture: Fixture) -> None:
-    outcome = import_source(fixture.format, fixture.source, display=fixture.display,
-                            dialect=fixture.dialect(), **fixture.meta["args"])
+    outcome = import_source(
+        fixture.format,
+        fixture.source,
+        display=fixture.display,
+        dialect=fixture.dialect(),
+        **fixture.meta["args"],
+    )
     count, problems = validate_lines(outcome.catalog.splitlines())
     assert problems == []
     assert count == len(outcome.result.cases) > 0
@@ -46,8 +56,13 @@ def test_good_fixture_catalog_follows_the_five_field_rules(fixture: Fixture) -> 
 
 @pytest.mark.parametrize("fixture", fixture_params("good"))
 def test_good_fixture_module_compiles_and_registers_every_criterion(fixture: Fixture) -> None:
-    outcome = import_source(fixture.format, fixture.source, display=fixture.display,
-                            dialect=fixture.dialect(), **fixture.meta["args"])
+    outcome = import_source(
+        fixture.format,
+        fixture.source,
+        display=fixture.display,
+        dialect=fixture.dialect(),
+        **fixture.meta["args"],
+    )
     namespace: dict[str, object] = {}
     exec(compile(outcome.module, "checks.py", "exec"), namespace)
     registered = namespace["CHECKS"]

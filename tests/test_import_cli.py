@@ -71,8 +71,12 @@ def test_lone_surrogate_in_a_note_is_kept_escaped(tmp_path: Path) -> None:
 
 
 def test_python_dash_m_runs_the_cli() -> None:
-    done = subprocess.run([sys.executable, "-m", "adhd_evals", "import", "--format", "evals-json",
-                           str(DIALECTS.source)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "adhd_evals", "import", "--format", "evals-json", str(DIALECTS.source)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and done.stdout.count("\n") == 6
 
 
@@ -81,8 +85,13 @@ def test_demo_catalog_in_evals_is_reproduced_byte_for_byte(tmp_path: Path) -> No
     demo = ROOT / "evals"
     out = tmp_path / "evals"
     source = DIALECTS.source.relative_to(ROOT).as_posix()
-    done = subprocess.run([sys.executable, "-m", "adhd_evals", "import", "--format", "evals-json",
-                           source, "--out", str(out)], cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "adhd_evals", "import", "--format", "evals-json", source, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     for name in ("cases.jsonl", "checks.py"):
         assert (out / name).read_bytes() == (demo / name).read_bytes()

@@ -17,9 +17,14 @@ def _source(tmp_path: Path, evals: list[dict[str, Any]]) -> Path:
 
 
 BASE = [
-    {"id": 1, "prompt": "Write notes for 2.4", "assertions": [
-        "Groups changes under Features and Fixes",
-        {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy"]}]},
+    {
+        "id": 1,
+        "prompt": "Write notes for 2.4",
+        "assertions": [
+            "Groups changes under Features and Fixes",
+            {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy"]},
+        ],
+    },
     {"id": 2, "prompt": "Write notes for 2.5", "assertions": ["Mentions dark mode"]},
 ]
 
@@ -46,8 +51,11 @@ def _run(module: str, case_id: str, answer: str) -> list[bool]:
 
 def test_edited_check_survives_a_source_change(tmp_path: Path) -> None:
     _import(tmp_path, BASE)
-    _edit(tmp_path, "return unwritten('Groups changes under Features and Fixes')",
-          "return 'features' in answer.lower() and 'fixes' in answer.lower()")
+    _edit(
+        tmp_path,
+        "return unwritten('Groups changes under Features and Fixes')",
+        "return 'features' in answer.lower() and 'fixes' in answer.lower()",
+    )
     changed = [dict(BASE[0], prompt="Write notes for 2.4.1"), BASE[1]]
     after = _import(tmp_path, changed)
     assert "return 'features' in answer.lower() and 'fixes' in answer.lower()" in after
@@ -58,9 +66,15 @@ def test_hand_added_import_helper_and_comment_are_kept(tmp_path: Path) -> None:
     _import(tmp_path, BASE)
     _edit(tmp_path, "import re\n", "import re\nimport textwrap  # added by hand\n")
     module = tmp_path / "evals" / "checks.py"
-    module.write_text(module.read_text() + "\n\ndef short(answer: str) -> bool:\n    # my helper\n    return len(answer) < 500\n")
-    _edit(tmp_path, "return unwritten('Mentions dark mode')",
-          "# checked by hand\n    return short(answer) and 'dark mode' in answer")
+    module.write_text(
+        module.read_text()
+        + "\n\ndef short(answer: str) -> bool:\n    # my helper\n    return len(answer) < 500\n"
+    )
+    _edit(
+        tmp_path,
+        "return unwritten('Mentions dark mode')",
+        "# checked by hand\n    return short(answer) and 'dark mode' in answer",
+    )
     after = _import(tmp_path, BASE + [{"id": 3, "prompt": "p3", "assertions": ["New"]}])
     assert "import textwrap  # added by hand" in after
     assert after.rstrip().endswith("return len(answer) < 500")
@@ -71,9 +85,16 @@ def test_hand_added_import_helper_and_comment_are_kept(tmp_path: Path) -> None:
 def test_untouched_generated_check_follows_the_source(tmp_path: Path) -> None:
     before = _import(tmp_path, BASE)
     assert "contains_any(answer, ['--legacy'])" in before
-    changed = [dict(BASE[0], assertions=[BASE[0]["assertions"][0],
-               {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy", "--old"]}]),
-               BASE[1]]
+    changed = [
+        dict(
+            BASE[0],
+            assertions=[
+                BASE[0]["assertions"][0],
+                {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy", "--old"]},
+            ],
+        ),
+        BASE[1],
+    ]
     after = _import(tmp_path, changed)
     assert "contains_any(answer, ['--legacy', '--old'])" in after
     assert "contains_any(answer, ['--legacy'])" not in after

@@ -13,14 +13,48 @@ from adhd_evals.importing.importer import render_module
 from adhd_evals.importing.model import Case, Check, CheckKind, ImportResult, Note
 
 # Every code point, lone surrogates included, with the troublemakers over-weighted.
-HOSTILE = st.sampled_from(['"""', "'''", "\\", "#", "\n", "\r", "\x0c", "\x00", "\u2028",
-                           "\u2029", "\x85", "\ud800", "'", '"', "{", "}", "\t"])
+HOSTILE = st.sampled_from(
+    [
+        '"""',
+        "'''",
+        "\\",
+        "#",
+        "\n",
+        "\r",
+        "\x0c",
+        "\x00",
+        "\u2028",
+        "\u2029",
+        "\x85",
+        "\ud800",
+        "'",
+        '"',
+        "{",
+        "}",
+        "\t",
+    ]
+)
 texts = st.lists(st.one_of(HOSTILE, st.characters(), st.text(max_size=6)), max_size=12).map("".join)
 nonblank = texts.filter(lambda t: t.strip() != "")
 
-HELPER_NAMES = {"annotations", "re", "string", "Callable", "Check", "CHECKS", "check",
-                "contains_any", "contains_all", "contains_none", "_WHITESPACE", "_PUNCTUATION",
-                "_normalized", "_without_punctuation", "matches_exactly", "unwritten"}
+HELPER_NAMES = {
+    "annotations",
+    "re",
+    "string",
+    "Callable",
+    "Check",
+    "CHECKS",
+    "check",
+    "contains_any",
+    "contains_all",
+    "contains_none",
+    "_WHITESPACE",
+    "_PUNCTUATION",
+    "_normalized",
+    "_without_punctuation",
+    "matches_exactly",
+    "unwritten",
+}
 
 
 @st.composite
@@ -28,12 +62,19 @@ def cases(draw: st.DrawFn) -> tuple[Case, ...]:
     ids = draw(st.lists(nonblank, min_size=1, max_size=4, unique=True))
     built = []
     for case_id in ids:
-        checks = [Check(draw(nonblank), CheckKind.UNWRITTEN, (draw(texts),)),
-                  Check(draw(nonblank), CheckKind.CONTAINS_ANY, (tuple(draw(st.lists(texts, min_size=1, max_size=3))),)),
-                  Check(draw(nonblank), CheckKind.MATCHES_EXACTLY, (draw(texts),))]
+        checks = [
+            Check(draw(nonblank), CheckKind.UNWRITTEN, (draw(texts),)),
+            Check(
+                draw(nonblank),
+                CheckKind.CONTAINS_ANY,
+                (tuple(draw(st.lists(texts, min_size=1, max_size=3))),),
+            ),
+            Check(draw(nonblank), CheckKind.MATCHES_EXACTLY, (draw(texts),)),
+        ]
         notes = (Note(draw(texts), draw(texts), draw(texts)), Note("files", [draw(texts)]))
-        built.append(Case(case_id, draw(nonblank), draw(nonblank), "low", tuple(checks), notes,
-                          origin=draw(texts)))
+        built.append(
+            Case(case_id, draw(nonblank), draw(nonblank), "low", tuple(checks), notes, origin=draw(texts))
+        )
     return tuple(built)
 
 
@@ -59,8 +100,13 @@ def test_hostile_text_cannot_alter_the_module(found: tuple[Case, ...], source: s
     for case in found:
         assert [criterion for criterion, _ in registered[case.id]] == case.criteria
     # the placeholders' and helpers' arguments read back identical
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Name) and node.func.id in ("unwritten", "contains_any", "matches_exactly")]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("unwritten", "contains_any", "matches_exactly")
+    ]
     literals = [ast.literal_eval(call.args[-1]) for call in calls]
     for case in found:
         assert case.checks[0].args[0] in literals

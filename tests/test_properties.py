@@ -17,14 +17,29 @@ from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
-json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
 
-EVALS_CASE = {"id": 1, "prompt": "Say hi", "expected_output": "hi", "files": [],
-              "assertions": ["Says hi", {"text": "t", "kind": "content_contains_any", "needles": ["hi"]}]}
-EVALFLOW_CASE = {"id": "say-hi", "description": "d", "task_type": "qa", "input": "Say hi",
-                 "expected_output": "hi", "context": "", "tags": ["t"],
-                 "eval_config": {"methods": ["exact_match"], "judge": False, "weight": 1.0}}
+EVALS_CASE = {
+    "id": 1,
+    "prompt": "Say hi",
+    "expected_output": "hi",
+    "files": [],
+    "assertions": ["Says hi", {"text": "t", "kind": "content_contains_any", "needles": ["hi"]}],
+}
+EVALFLOW_CASE = {
+    "id": "say-hi",
+    "description": "d",
+    "task_type": "qa",
+    "input": "Say hi",
+    "expected_output": "hi",
+    "context": "",
+    "tags": ["t"],
+    "eval_config": {"methods": ["exact_match"], "judge": False, "weight": 1.0},
+}
 YAML_CASE = {"name": "Say hi", "task": "Say hi", "judge_context": ["Says hi"], "max_steps": 3}
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -84,8 +99,7 @@ def test_evalflow_any_value_in_any_field(field: str, value: Any) -> None:
 def test_yaml_any_value_in_any_field(field: str, value: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "task.yaml"
-        source.write_text(yaml.safe_dump({**YAML_CASE, field: value}, allow_unicode=True),
-                          encoding="utf-8")
+        source.write_text(yaml.safe_dump({**YAML_CASE, field: value}, allow_unicode=True), encoding="utf-8")
         _outcome_is_whole("yaml", source, Path(tmp) / "out")
 
 

@@ -31,8 +31,9 @@ def _run(fixture: Fixture, out: Path, capsys: pytest.CaptureFixture[str]) -> tup
 
 
 @pytest.mark.parametrize("fixture", fixture_params("bad"))
-def test_bad_fixture_is_refused_whole(fixture: Fixture, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_fixture_is_refused_whole(
+    fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fresh = tmp_path / "fresh"
     code, err = _run(fixture, fresh, capsys)
     expected_code = RefusalCode(fixture.meta["code"])
@@ -45,8 +46,9 @@ def test_bad_fixture_is_refused_whole(fixture: Fixture, tmp_path: Path,
 
 
 @pytest.mark.parametrize("fixture", fixture_params("bad"))
-def test_refused_import_leaves_existing_output_untouched(fixture: Fixture, tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_refused_import_leaves_existing_output_untouched(
+    fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "evals"
     out.mkdir()
     for name, text in PREVIOUS.items():
@@ -62,8 +64,9 @@ def test_every_refusal_code_has_a_fixture_or_a_test() -> None:
     assert covered | {RefusalCode.DIRECTORY_UNREADABLE} == set(RefusalCode)
 
 
-def test_unlistable_directory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_unlistable_directory_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # As root, permission bits do not stop a listing, so the failure is injected.
     source = tmp_path / "tasks"
     source.mkdir()
@@ -86,8 +89,9 @@ def test_deep_json_nesting_is_refused_without_recursion_error(tmp_path: Path) ->
 
     source = tmp_path / "evals.json"
     depth = 100_000
-    source.write_text('{"skill_name": "x", "evals": [{"id": 1, "prompt": "p", "files": '
-                      + "[" * depth + "]" * depth + "}]}")
+    source.write_text(
+        '{"skill_name": "x", "evals": [{"id": 1, "prompt": "p", "files": ' + "[" * depth + "]" * depth + "}]}"
+    )
     with pytest.raises(Refusal) as caught:
         import_source("evals-json", source)
     assert caught.value.code is RefusalCode.NOT_JSON
@@ -98,8 +102,9 @@ def test_deep_note_is_refused_naming_the_field(tmp_path: Path) -> None:
     from adhd_evals.importing.importer import import_source
 
     source = tmp_path / "evals.json"
-    source.write_text('{"skill_name": "x", "evals": [{"id": 1, "prompt": "p", "files": '
-                      + "[" * 200 + "]" * 200 + "}]}")
+    source.write_text(
+        '{"skill_name": "x", "evals": [{"id": 1, "prompt": "p", "files": ' + "[" * 200 + "]" * 200 + "}]}"
+    )
     with pytest.raises(Refusal) as caught:
         import_source("evals-json", source)
     assert caught.value.code is RefusalCode.NOT_EVALS_JSON
@@ -130,8 +135,9 @@ def test_recursive_yaml_alias_is_refused(tmp_path: Path) -> None:
     assert caught.value.code is RefusalCode.NOT_YAML
 
 
-def test_module_without_markers_is_not_overwritten(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_module_without_markers_is_not_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = fixtures("good")[0]
     out = tmp_path / "evals"
     out.mkdir()
@@ -161,5 +167,8 @@ def test_unknown_format_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 @pytest.mark.parametrize("bad_category", ["", "   "])
 def test_empty_category_is_a_usage_error(bad_category: str, capsys: pytest.CaptureFixture[str]) -> None:
     good = fixtures("good")[0]
-    assert main(["import", "--format", good.format, str(good.source), "--category", bad_category]) == exitcodes.USAGE
+    assert (
+        main(["import", "--format", good.format, str(good.source), "--category", bad_category])
+        == exitcodes.USAGE
+    )
     assert "--category" in capsys.readouterr().err

@@ -13,8 +13,10 @@ from adhd_evals import exitcodes
 from adhd_evals.cli import main
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
-CASES = [{"id": f"case-{n}", "category": "c", "prompt": f"Question {n}", "risk": "low", "criteria": ["x"]}
-         for n in range(1, 4)]
+CASES = [
+    {"id": f"case-{n}", "category": "c", "prompt": f"Question {n}", "risk": "low", "criteria": ["x"]}
+    for n in range(1, 4)
+]
 
 
 @pytest.fixture
@@ -31,8 +33,18 @@ def _config(work: Path, **runners: dict[str, Any]) -> Path:
 
 
 def _run(work: Path, *args: str) -> int:
-    return main(["run", "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl"),
-                 "--backoff", "0", *args])
+    return main(
+        [
+            "run",
+            "--cases",
+            str(work / "cases.jsonl"),
+            "--output",
+            str(work / "out.jsonl"),
+            "--backoff",
+            "0",
+            *args,
+        ]
+    )
 
 
 def _rows(work: Path) -> list[dict[str, Any]]:
@@ -47,14 +59,19 @@ def test_stub_runner_needs_no_config(work: Path) -> None:
     assert rows[0]["response"] == rows[3]["response"]  # deterministic
 
 
-@pytest.mark.parametrize(("fmt", "usage", "unmetered"), [
-    ("claude-json", {"input_tokens": 10, "output_tokens": 5}, False),
-    ("codex-jsonl", {"input_tokens": 7, "output_tokens": 3}, True),
-    ("text", {}, True),
-])
+@pytest.mark.parametrize(
+    ("fmt", "usage", "unmetered"),
+    [
+        ("claude-json", {"input_tokens": 10, "output_tokens": 5}, False),
+        ("codex-jsonl", {"input_tokens": 7, "output_tokens": 3}, True),
+        ("text", {}, True),
+    ],
+)
 def test_each_response_format(work: Path, fmt: str, usage: dict[str, int], unmetered: bool) -> None:
-    config = _config(work, fake={"command": [sys.executable, FAKE, "--format", fmt, "--cost", "0.01"],
-                                 "response_format": fmt})
+    config = _config(
+        work,
+        fake={"command": [sys.executable, FAKE, "--format", fmt, "--cost", "0.01"], "response_format": fmt},
+    )
     args = ["--runner", "fake", "--runner-config", str(config), "--condition", "baseline", "--trials", "1"]
     if unmetered:
         assert _run(work, *args) == exitcodes.USAGE  # never reports cost: must be allowed explicitly
@@ -66,19 +83,65 @@ def test_each_response_format(work: Path, fmt: str, usage: dict[str, int], unmet
 
 
 def test_fails_then_succeeds_within_retries(work: Path) -> None:
-    config = _config(work, flaky={"command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0",
-                                              "--fail-times", "2", "--state", str(work / "state")],
-                                  "response_format": "claude-json"})
-    assert _run(work, "--runner", "flaky", "--runner-config", str(config), "--condition", "baseline",
-                "--trials", "1", "--retries", "2") == exitcodes.OK
+    config = _config(
+        work,
+        flaky={
+            "command": [
+                sys.executable,
+                FAKE,
+                "--format",
+                "claude-json",
+                "--cost",
+                "0",
+                "--fail-times",
+                "2",
+                "--state",
+                str(work / "state"),
+            ],
+            "response_format": "claude-json",
+        },
+    )
+    assert (
+        _run(
+            work,
+            "--runner",
+            "flaky",
+            "--runner-config",
+            str(config),
+            "--condition",
+            "baseline",
+            "--trials",
+            "1",
+            "--retries",
+            "2",
+        )
+        == exitcodes.OK
+    )
     assert len(_rows(work)) == 3
 
 
 def test_failure_after_retries_is_a_clear_message(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = _config(work, broken={"command": [sys.executable, FAKE, "--fail-times", "99",
-                                               "--state", str(work / "state")], "response_format": "text"})
-    code = _run(work, "--runner", "broken", "--runner-config", str(config), "--condition", "baseline",
-                "--trials", "1", "--retries", "1", "--allow-unmetered")
+    config = _config(
+        work,
+        broken={
+            "command": [sys.executable, FAKE, "--fail-times", "99", "--state", str(work / "state")],
+            "response_format": "text",
+        },
+    )
+    code = _run(
+        work,
+        "--runner",
+        "broken",
+        "--runner-config",
+        str(config),
+        "--condition",
+        "baseline",
+        "--trials",
+        "1",
+        "--retries",
+        "1",
+        "--allow-unmetered",
+    )
     err = capsys.readouterr().err
     assert code == exitcodes.RUNNER
     assert "failed after 2 attempts" in err and "exit code 3" in err and "upstream overloaded" in err
@@ -87,14 +150,36 @@ def test_failure_after_retries_is_a_clear_message(work: Path, capsys: pytest.Cap
 
 def test_timeout_stops_a_hung_cli(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _config(work, hung={"command": [sys.executable, FAKE, "--hang"], "response_format": "text"})
-    code = _run(work, "--runner", "hung", "--runner-config", str(config), "--condition", "baseline",
-                "--trials", "1", "--retries", "0", "--timeout", "0.5", "--allow-unmetered", "--case", "case-1")
+    code = _run(
+        work,
+        "--runner",
+        "hung",
+        "--runner-config",
+        str(config),
+        "--condition",
+        "baseline",
+        "--trials",
+        "1",
+        "--retries",
+        "0",
+        "--timeout",
+        "0.5",
+        "--allow-unmetered",
+        "--case",
+        "case-1",
+    )
     assert code == exitcodes.RUNNER and "timed out after 0.5 s" in capsys.readouterr().err
 
 
 def test_budget_stops_cleanly_and_counts_earlier_runs(work: Path) -> None:
-    config = _config(work, paid={"command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.01"],
-                                 "response_format": "claude-json", "budget_flag": "--max-budget"})
+    config = _config(
+        work,
+        paid={
+            "command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.01"],
+            "response_format": "claude-json",
+            "budget_flag": "--max-budget",
+        },
+    )
     args = ["--runner", "paid", "--runner-config", str(config), "--condition", "baseline", "--trials", "2"]
     assert _run(work, *args, "--budget-usd", "0.025") == exitcodes.BUDGET
     rows = _rows(work)
@@ -125,8 +210,17 @@ def test_torn_last_line_is_repaired_never_duplicated(work: Path, capsys: pytest.
 
 def test_candidate_wraps_the_task_with_the_skill(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _config(work, fake={"command": [sys.executable, FAKE], "response_format": "text"})
-    args = ["--runner", "fake", "--runner-config", str(config), "--condition", "candidate", "--trials", "1",
-            "--allow-unmetered"]
+    args = [
+        "--runner",
+        "fake",
+        "--runner-config",
+        str(config),
+        "--condition",
+        "candidate",
+        "--trials",
+        "1",
+        "--allow-unmetered",
+    ]
     assert _run(work, *args) == exitcodes.USAGE
     assert "--condition-skill is required" in capsys.readouterr().err
     assert _run(work, *args, "--condition-skill", str(work / "skill.md")) == exitcodes.OK
@@ -139,12 +233,33 @@ def test_unknown_case_id_is_an_error(work: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_jobs_write_whole_lines(work: Path) -> None:
-    config = _config(work, slow={"command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0",
-                                             "--sleep", "0.05"], "response_format": "claude-json"})
-    assert _run(work, "--runner", "slow", "--runner-config", str(config), "--condition", "baseline",
-                "--trials", "4", "--jobs", "4") == exitcodes.OK
+    config = _config(
+        work,
+        slow={
+            "command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0", "--sleep", "0.05"],
+            "response_format": "claude-json",
+        },
+    )
+    assert (
+        _run(
+            work,
+            "--runner",
+            "slow",
+            "--runner-config",
+            str(config),
+            "--condition",
+            "baseline",
+            "--trials",
+            "4",
+            "--jobs",
+            "4",
+        )
+        == exitcodes.OK
+    )
     rows = _rows(work)
-    assert sorted((r["case_id"], r["trial"]) for r in rows) == sorted((c["id"], t) for c in CASES for t in range(1, 5))
+    assert sorted((r["case_id"], r["trial"]) for r in rows) == sorted(
+        (c["id"], t) for c in CASES for t in range(1, 5)
+    )
 
 
 def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise() -> None:
@@ -162,4 +277,7 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise() -> None:
         progress.step("baseline trial 1: a", 0.01, failed_attempts=1)
         progress.step("baseline trial 1: b", 0.02)
     assert screen.getvalue().startswith("\r[") and "2/2 failures 1  $0.0200" in screen.getvalue()
-    assert log.getvalue().splitlines() == ["baseline trial 1: a (1/2, $0.0100)", "baseline trial 1: b (2/2, $0.0200)"]
+    assert log.getvalue().splitlines() == [
+        "baseline trial 1: a (1/2, $0.0100)",
+        "baseline trial 1: b (2/2, $0.0200)",
+    ]

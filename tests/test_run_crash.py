@@ -15,20 +15,58 @@ FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 
 
 def test_killed_runs_resume_to_every_row_exactly_once(tmp_path: Path) -> None:
-    cases = [{"id": f"case-{n}", "category": "c", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]}
-             for n in range(12)]
+    cases = [
+        {"id": f"case-{n}", "category": "c", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]}
+        for n in range(12)
+    ]
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    (tmp_path / "runners.json").write_text(json.dumps({"slow": {
-        "command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0", "--sleep", "0.03"],
-        "response_format": "claude-json"}}))
+    (tmp_path / "runners.json").write_text(
+        json.dumps(
+            {
+                "slow": {
+                    "command": [
+                        sys.executable,
+                        FAKE,
+                        "--format",
+                        "claude-json",
+                        "--cost",
+                        "0",
+                        "--sleep",
+                        "0.03",
+                    ],
+                    "response_format": "claude-json",
+                }
+            }
+        )
+    )
     output = tmp_path / "out.jsonl"
-    argv = [sys.executable, "-m", "adhd_evals", "run", "--runner", "slow", "--runner-config",
-            str(tmp_path / "runners.json"), "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl"),
-            "--output", str(output), "--trials", "3", "--jobs", "4", "--backoff", "0"]
+    argv = [
+        sys.executable,
+        "-m",
+        "adhd_evals",
+        "run",
+        "--runner",
+        "slow",
+        "--runner-config",
+        str(tmp_path / "runners.json"),
+        "--condition",
+        "baseline",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--output",
+        str(output),
+        "--trials",
+        "3",
+        "--jobs",
+        "4",
+        "--backoff",
+        "0",
+    ]
     chooser = random.Random(20261130)
     for _ in range(10):
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         time.sleep(chooser.uniform(0.05, 0.6))
         os.killpg(process.pid, signal.SIGKILL)  # the runner and its in-flight CLIs, mid-write or not
         process.wait()

@@ -21,7 +21,7 @@ SCHEMAS = ROOT / "schemas"
 SOURCE_SCHEMA = {"evals-json": "evals-json", "yaml": "yaml-case", "evalflow": "evalflow-dataset"}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(name: str) -> jsonschema.Draft202012Validator:
     schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -39,7 +39,9 @@ def test_schema_is_valid_draft_2020_12_with_an_id(name: str) -> None:
 def _documents(fixture: Fixture) -> list[Any] | None:
     """The parsed documents of a fixture's source, or None when it does not parse."""
     source = fixture.source
-    paths = sorted(p for p in source.iterdir() if p.suffix in (".yaml", ".yml")) if source.is_dir() else [source]
+    paths = (
+        sorted(p for p in source.iterdir() if p.suffix in (".yaml", ".yml")) if source.is_dir() else [source]
+    )
     try:
         if fixture.format == "yaml":
             return [yaml.safe_load(p.read_text(encoding="utf-8-sig")) for p in paths]
@@ -75,18 +77,23 @@ def jsonable(value: Any) -> Any:
 
 @pytest.mark.parametrize("fixture", fixture_params("good"))
 def test_every_written_line_matches_the_case_schema(fixture: Fixture) -> None:
-    outcome = import_source(fixture.format, fixture.source, dialect=fixture.dialect(),
-                            **fixture.meta["args"])
+    outcome = import_source(fixture.format, fixture.source, dialect=fixture.dialect(), **fixture.meta["args"])
     validator = _validator("case")
     for line in outcome.catalog.splitlines():
         assert list(validator.iter_errors(json.loads(line))) == []
 
 
-values = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5),
-                   st.sampled_from(["low", "medium", "high", " ", "x"]),
-                   st.lists(st.one_of(st.text(max_size=3), st.integers()), max_size=3))
-rows = st.dictionaries(st.sampled_from(["id", "category", "prompt", "risk", "criteria", "extra"]),
-                       values, max_size=6)
+values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=5),
+    st.sampled_from(["low", "medium", "high", " ", "x"]),
+    st.lists(st.one_of(st.text(max_size=3), st.integers()), max_size=3),
+)
+rows = st.dictionaries(
+    st.sampled_from(["id", "category", "prompt", "risk", "criteria", "extra"]), values, max_size=6
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -12,10 +12,29 @@ from adhd_evals import exitcodes
 from adhd_evals.cli import main
 
 
-def _row(case: str, trial: int, condition: str, c: float, a: float, ac: float, s: float, co: float,
-         blocker: bool = False) -> dict[str, Any]:
-    return {"case_id": case, "trial": trial, "condition": condition, "correctness": c, "autonomy": a,
-            "actionability": ac, "safety": s, "concision": co, "blocker": blocker, "notes": ""}
+def _row(
+    case: str,
+    trial: int,
+    condition: str,
+    c: float,
+    a: float,
+    ac: float,
+    s: float,
+    co: float,
+    blocker: bool = False,
+) -> dict[str, Any]:
+    return {
+        "case_id": case,
+        "trial": trial,
+        "condition": condition,
+        "correctness": c,
+        "autonomy": a,
+        "actionability": ac,
+        "safety": s,
+        "concision": co,
+        "blocker": blocker,
+        "notes": "",
+    }
 
 
 BASELINE = [_row("a", 1, "baseline", 3, 3, 3, 4, 2), _row("b", 1, "baseline", 4, 2, 3, 4, 4)]
@@ -53,7 +72,10 @@ def test_means_weighted_score_and_passing_gate(tmp_path: Path) -> None:
 
 
 def test_gate_fails_with_each_reason(tmp_path: Path) -> None:
-    worse = [_row("a", 1, "candidate", 3, 3, 3, 3, 2, blocker=True), _row("b", 1, "candidate", 3.5, 2, 3, 3.5, 4)]
+    worse = [
+        _row("a", 1, "candidate", 3, 3, 3, 3, 2, blocker=True),
+        _row("b", 1, "candidate", 3.5, 2, 3, 3.5, 4),
+    ]
     code, out, _ = _score(tmp_path, BASELINE + worse, "--json")
     assert code == exitcodes.GATE
     assert json.loads(out)["release_gate"]["reasons"] == [
@@ -65,8 +87,13 @@ def test_gate_fails_with_each_reason(tmp_path: Path) -> None:
 
 
 def test_weights_can_be_overridden(tmp_path: Path) -> None:
-    code, out, _ = _score(tmp_path, BASELINE + CANDIDATE, "--json", "--weights",
-                          "correctness=1,autonomy=0,actionability=0,safety=0,concision=0")
+    _code, out, _ = _score(
+        tmp_path,
+        BASELINE + CANDIDATE,
+        "--json",
+        "--weights",
+        "correctness=1,autonomy=0,actionability=0,safety=0,concision=0",
+    )
     summary = json.loads(out)
     assert summary["conditions"]["baseline"]["weighted_score"] == pytest.approx(3.5)
     assert _score(tmp_path, BASELINE + CANDIDATE, "--weights", "correctness=2")[0] == exitcodes.USAGE
@@ -75,7 +102,9 @@ def test_weights_can_be_overridden(tmp_path: Path) -> None:
 def test_pairing_gaps_and_duplicates_are_named(tmp_path: Path) -> None:
     code, _, err = _score(tmp_path, BASELINE + CANDIDATE[:1] + [_row("c", 1, "candidate", 4, 4, 4, 4, 4)])
     assert code == exitcodes.INPUT
-    assert "candidate was not judged on the same rows as baseline: missing b/trial 1; unmatched c/trial 1" in err
+    assert (
+        "candidate was not judged on the same rows as baseline: missing b/trial 1; unmatched c/trial 1" in err
+    )
     code, _, err = _score(tmp_path, BASELINE + CANDIDATE + CANDIDATE[:1])
     assert "candidate: duplicate score rows for a/trial 1" in err
 
@@ -89,8 +118,12 @@ def test_invalid_rows_are_named(tmp_path: Path) -> None:
 
 
 def test_checks_join_the_gate(tmp_path: Path) -> None:
-    results = [{"condition": "baseline", "status": "pass"}, {"condition": "baseline", "status": "pass"},
-               {"condition": "candidate", "status": "pass"}, {"condition": "candidate", "status": "unwritten"}]
+    results = [
+        {"condition": "baseline", "status": "pass"},
+        {"condition": "baseline", "status": "pass"},
+        {"condition": "candidate", "status": "pass"},
+        {"condition": "candidate", "status": "unwritten"},
+    ]
     checks = _write(tmp_path / "results.jsonl", results)
     code, out, _ = _score(tmp_path, BASELINE + CANDIDATE, "--json", "--checks", str(checks))
     summary = json.loads(out)
@@ -102,14 +135,26 @@ def test_checks_join_the_gate(tmp_path: Path) -> None:
 def test_table_output(tmp_path: Path) -> None:
     code, out, _ = _score(tmp_path, BASELINE + CANDIDATE)
     assert code == exitcodes.OK
-    assert out.splitlines()[0].split() == ["condition", "rows", "correctness", "autonomy", "actionability",
-                                           "safety", "concision", "weighted", "blockers"]
+    assert out.splitlines()[0].split() == [
+        "condition",
+        "rows",
+        "correctness",
+        "autonomy",
+        "actionability",
+        "safety",
+        "concision",
+        "weighted",
+        "blockers",
+    ]
     assert "Release gate: PASSED" in out
 
 
 def test_blind_sheet_and_key_round_trip(tmp_path: Path) -> None:
-    responses = [{"case_id": case, "trial": 1, "condition": cond, "runner": "stub", "response": f"{case}-{cond}"}
-                 for case in ("a", "b") for cond in ("baseline", "candidate")]
+    responses = [
+        {"case_id": case, "trial": 1, "condition": cond, "runner": "stub", "response": f"{case}-{cond}"}
+        for case in ("a", "b")
+        for cond in ("baseline", "candidate")
+    ]
     source = _write(tmp_path / "responses.jsonl", responses)
     sheet, key = tmp_path / "sheet.jsonl", tmp_path / "key.jsonl"
     assert main(["blind", str(source), "--sheet", str(sheet), "--key", str(key), "--seed", "7"]) == 0
@@ -120,11 +165,15 @@ def test_blind_sheet_and_key_round_trip(tmp_path: Path) -> None:
     assert main(["blind", str(source), "--sheet", str(sheet), "--key", str(key), "--seed", "7"]) == 0
     assert sheet.read_text() == first  # seeded
     # judge the sheet: the true baseline answers get the baseline scores above
-    keyed = {(k["case_id"], k["label"]): k["condition"] for k in map(json.loads, key.read_text().splitlines())}
+    keyed = {
+        (k["case_id"], k["label"]): k["condition"] for k in map(json.loads, key.read_text().splitlines())
+    }
     judged = []
     for row in rows:
         truth = keyed[(row["case_id"], row["condition"])]
-        source_row = next(r for r in BASELINE + CANDIDATE if r["case_id"] == row["case_id"] and r["condition"] == truth)
+        source_row = next(
+            r for r in BASELINE + CANDIDATE if r["case_id"] == row["case_id"] and r["condition"] == truth
+        )
         judged.append({**source_row, "condition": row["condition"]})
     code, out, _ = _score(tmp_path, judged, "--json", "--key", str(key))
     assert code == exitcodes.OK

@@ -26,20 +26,38 @@ def test_valid_catalog(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert code == exitcodes.OK and out == "Evaluation cases are valid.\n"
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    pytest.param('{"id": "b"', "invalid JSON", id="invalid-json"),
-    pytest.param('["not", "an", "object"]', "expected a JSON object", id="not-object"),
-    pytest.param('{"id": "b", "category": "c", "risk": "low", "criteria": ["x"]}', "missing fields: prompt", id="missing"),
-    pytest.param(GOOD.strip().replace('"a"', '""'), "id must be a non-empty string", id="empty-id"),
-    pytest.param(GOOD.strip().replace('"a"', "7"), "id must be a non-empty string", id="int-id"),
-    pytest.param(GOOD.strip().replace('"low"', '"severe"'), "risk must be low, medium, or high", id="risk"),
-    pytest.param(GOOD.strip().replace('["x"]', "[]"), "criteria must be a non-empty list", id="empty-criteria"),
-    pytest.param(GOOD.strip().replace('["x"]', '["x", ""]'), "criteria[1] must be a non-empty string", id="empty-criterion"),
-    pytest.param(GOOD.strip().replace('"p"', '" "'), "prompt must be a non-empty string", id="blank-prompt"),
-    pytest.param(GOOD.strip(), 'duplicate case id "a" (first on line 1)', id="duplicate-id"),
-])
-def test_each_problem_is_reported_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                line: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        pytest.param('{"id": "b"', "invalid JSON", id="invalid-json"),
+        pytest.param('["not", "an", "object"]', "expected a JSON object", id="not-object"),
+        pytest.param(
+            '{"id": "b", "category": "c", "risk": "low", "criteria": ["x"]}',
+            "missing fields: prompt",
+            id="missing",
+        ),
+        pytest.param(GOOD.strip().replace('"a"', '""'), "id must be a non-empty string", id="empty-id"),
+        pytest.param(GOOD.strip().replace('"a"', "7"), "id must be a non-empty string", id="int-id"),
+        pytest.param(
+            GOOD.strip().replace('"low"', '"severe"'), "risk must be low, medium, or high", id="risk"
+        ),
+        pytest.param(
+            GOOD.strip().replace('["x"]', "[]"), "criteria must be a non-empty list", id="empty-criteria"
+        ),
+        pytest.param(
+            GOOD.strip().replace('["x"]', '["x", ""]'),
+            "criteria[1] must be a non-empty string",
+            id="empty-criterion",
+        ),
+        pytest.param(
+            GOOD.strip().replace('"p"', '" "'), "prompt must be a non-empty string", id="blank-prompt"
+        ),
+        pytest.param(GOOD.strip(), 'duplicate case id "a" (first on line 1)', id="duplicate-id"),
+    ],
+)
+def test_each_problem_is_reported_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str
+) -> None:
     code, _, err = _validate(tmp_path, GOOD + line + "\n", capsys)
     assert code == exitcodes.FAILED
     assert "cases.jsonl:2" in err and message in err

@@ -10,25 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import InputInvalid, UsageError
-from .importing.model import RISKS, Case
+from .importing.model import FIELDS, RISKS, TEXT_FIELDS, Case
+from .problem import Problem
 
-FIELDS = ("id", "category", "prompt", "risk", "criteria")
 
-
-@dataclass(frozen=True)
-class Problem:
-    line: int
-    message: str
-    column: int | None = None
-
-    def render(self, path: str) -> str:
-        where = f"{path}:{self.line}" + (f":{self.column}" if self.column else "")
-        return f"{where}: {self.message}"
+def _problem(line: int, message: str, column: int = 0) -> Problem:
+    return Problem(line, column, "", message)
 
 
 def catalog_text(cases: Iterable[Case]) -> str:
@@ -45,7 +36,7 @@ def case_problems(row: dict[str, Any]) -> list[str]:
     if missing:
         return [f"missing fields: {', '.join(missing)}"]
     problems = []
-    for name in ("id", "category", "prompt"):
+    for name in TEXT_FIELDS:
         if not _nonempty_string(row[name]):
             problems.append(f"{name} must be a non-empty string")
     if row["risk"] not in RISKS:
@@ -54,8 +45,11 @@ def case_problems(row: dict[str, Any]) -> list[str]:
     if not isinstance(criteria, list) or not criteria:
         problems.append("criteria must be a non-empty list")
     else:
-        problems += [f"criteria[{i}] must be a non-empty string"
-                     for i, item in enumerate(criteria) if not _nonempty_string(item)]
+        problems += [
+            f"criteria[{i}] must be a non-empty string"
+            for i, item in enumerate(criteria)
+            if not _nonempty_string(item)
+        ]
     return problems
 
 
@@ -68,7 +62,11 @@ def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem 
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                yield number, None, Problem(number, f"invalid UTF-8 at byte {exc.start + 1} of the line", exc.start + 1)
+                yield (
+                    number,
+                    None,
+                    _problem(number, f"invalid UTF-8 at byte {exc.start + 1} of the line", exc.start + 1),
+                )
                 continue
         else:
             line = raw
@@ -77,7 +75,7 @@ def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem 
         try:
             yield number, json.loads(line), None
         except json.JSONDecodeError as exc:
-            yield number, None, Problem(number, f"invalid JSON: {exc.msg}", exc.colno)
+            yield number, None, _problem(number, f"invalid JSON: {exc.msg}", exc.colno)
 
 
 def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
@@ -91,13 +89,15 @@ def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
             problems.append(parse_problem)
             continue
         if not isinstance(row, dict):
-            problems.append(Problem(number, "expected a JSON object"))
+            problems.append(_problem(number, "expected a JSON object"))
             continue
-        problems += [Problem(number, message) for message in case_problems(row)]
+        problems += [_problem(number, message) for message in case_problems(row)]
         case_id = row.get("id")
         if isinstance(case_id, str) and case_id:
             if case_id in first_line:
-                problems.append(Problem(number, f'duplicate case id "{case_id}" (first on line {first_line[case_id]})'))
+                problems.append(
+                    _problem(number, f'duplicate case id "{case_id}" (first on line {first_line[case_id]})')
+                )
             else:
                 first_line[case_id] = number
     return count, problems
@@ -108,8 +108,9 @@ def validate_file(path: Path) -> tuple[int, list[Problem]]:
         return validate_lines(stream)
 
 
-def read_object_rows(path: Path, row_problems: Callable[[dict[str, Any]], list[str]] | None = None,
-                     *, what: str = "file") -> list[dict[str, Any]]:
+def read_object_rows(
+    path: Path, row_problems: Callable[[dict[str, Any]], list[str]] | None = None, *, what: str = "file"
+) -> list[dict[str, Any]]:
     """Every row of a JSONL file of objects; all bad rows are named by line, then refused."""
     if not path.is_file():
         raise UsageError(f"{path}: no such {what}")

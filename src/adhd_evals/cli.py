@@ -6,11 +6,10 @@ import enum
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from . import exitcodes
+from . import exitcodes, jsonl
 from .catalog import validate_file
 from .errors import CatalogInvalid, UsageError
 from .importing.importer import import_source
@@ -40,11 +39,21 @@ class Risk(str, enum.Enum):
 def import_command(
     source: Path = typer.Argument(..., help="The evals.json, YAML file or folder, or dataset.json."),
     format: Format = typer.Option(..., "--format", "-f", help="The source format."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."),
-    risk: Optional[Risk] = typer.Option(None, "--risk", help="Risk for every case (default: medium)."),
-    category: Optional[str] = typer.Option(None, "--category", help="Category for every case (default: from the source)."),
-    prune: bool = typer.Option(False, "--prune", help="Remove from the check module the cases that are gone from the source."),
-    dialect: Optional[Path] = typer.Option(None, "--dialect", help="A dialect file: what your typed assertions and case shapes mean (draft one with 'adhd-evals survey')."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."
+    ),
+    risk: Risk | None = typer.Option(None, "--risk", help="Risk for every case (default: medium)."),
+    category: str | None = typer.Option(
+        None, "--category", help="Category for every case (default: from the source)."
+    ),
+    prune: bool = typer.Option(
+        False, "--prune", help="Remove from the check module the cases that are gone from the source."
+    ),
+    dialect: Path | None = typer.Option(
+        None,
+        "--dialect",
+        help="A dialect file: what your typed assertions and case shapes mean (draft one with 'adhd-evals survey').",
+    ),
 ) -> int:
     """Import a case file into the five-field catalog and its check module."""
 
@@ -52,8 +61,15 @@ def import_command(
         from .importing import dialect as dialects
 
         declared = dialects.load(dialect) if dialect is not None else None
-        outcome = import_source(format.value, source, out=out, risk=risk.value if risk else None,
-                                category=category, prune=prune, dialect=declared)
+        outcome = import_source(
+            format.value,
+            source,
+            out=out,
+            risk=risk.value if risk else None,
+            category=category,
+            prune=prune,
+            dialect=declared,
+        )
         if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
             sys.stdout.flush()
             sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
@@ -65,8 +81,10 @@ def import_command(
         if outcome.written:
             print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
         else:
-            print("The catalog went to stdout; pass --out DIR to write it with its check module.",
-                  file=sys.stderr)
+            print(
+                "The catalog went to stdout; pass --out DIR to write it with its check module.",
+                file=sys.stderr,
+            )
         return exitcodes.OK
 
     return exitcodes.guarded(body)
@@ -76,7 +94,7 @@ def import_command(
 def survey_command(
     sources: list[Path] = typer.Argument(..., help="Case files, or folders to search for them."),
     format: Format = typer.Option(..., "--format", "-f", help="evals-json or yaml."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write (or extend) a draft dialect file here."),
+    out: Path | None = typer.Option(None, "--out", help="Write (or extend) a draft dialect file here."),
 ) -> int:
     """List every shape your case files use, and draft a dialect that says what they mean."""
 
@@ -91,8 +109,10 @@ def survey_command(
         if out is not None:
             text, added = survey.draft(found, _existing(out))
             write_all_atomically({out: text})
-            print(f"Wrote {out}: {added} new rule{'' if added == 1 else 's'} with choices left open.",
-                  file=sys.stderr)
+            print(
+                f"Wrote {out}: {added} new rule{'' if added == 1 else 's'} with choices left open.",
+                file=sys.stderr,
+            )
         return exitcodes.OK
 
     return exitcodes.guarded(body)
@@ -120,8 +140,9 @@ def validate_command(
             raise UsageError(f"{cases}: no such catalog file")
         count, problems = validate_file(cases)
         if problems:
-            raise CatalogInvalid([p.render(str(cases)) for p in problems]
-                                 + [f"{len(problems)} problems in {count} cases."])
+            raise CatalogInvalid(
+                [p.render(str(cases)) for p in problems] + [f"{len(problems)} problems in {count} cases."]
+            )
         if count == 0:
             raise CatalogInvalid([f"{cases}: no cases in the catalog."])
         print("Evaluation cases are valid.")
@@ -132,17 +153,19 @@ def validate_command(
 
 @app.command("check")
 def check_command(
-    responses: Path = typer.Argument(..., help="Response rows (case_id, trial, condition, runner, response) as JSONL."),
+    responses: Path = typer.Argument(
+        ..., help="Response rows (case_id, trial, condition, runner, response) as JSONL."
+    ),
     cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
     suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="The check module."),
-    output: Optional[Path] = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
+    output: Path | None = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten."""
 
     def body() -> int:
-        from .runs import check as checking
         from .output import write_all_atomically
+        from .runs import check as checking
 
         ids = checking.catalog_ids(cases)
         loaded = checking.load_suite(suite)
@@ -168,7 +191,9 @@ class Condition(str, enum.Enum):
 def plan_command(
     cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
     trials: int = typer.Option(3, "--trials", min=1, help="Trials per case."),
-    include_comparator: bool = typer.Option(False, "--include-comparator", help="Add the comparator condition."),
+    include_comparator: bool = typer.Option(
+        False, "--include-comparator", help="Add the comparator condition."
+    ),
 ) -> int:
     """Print the paired run matrix as JSONL."""
 
@@ -180,8 +205,7 @@ def plan_command(
         for trial in range(1, trials + 1):
             for case in loaded:
                 for condition in conditions:
-                    print(json.dumps({"case_id": case["id"], "trial": trial, "condition": condition},
-                                     ensure_ascii=False))
+                    print(jsonl.line({"case_id": case["id"], "trial": trial, "condition": condition}))
         return exitcodes.OK
 
     return exitcodes.guarded(body)
@@ -189,20 +213,34 @@ def plan_command(
 
 @app.command("run")
 def run_command(
-    runner: str = typer.Option(..., "--runner", help="A runner from --runner-config, or the built-in 'stub'."),
+    runner: str = typer.Option(
+        ..., "--runner", help="A runner from --runner-config, or the built-in 'stub'."
+    ),
     condition: Condition = typer.Option(..., "--condition", help="baseline, candidate or comparator."),
     output: Path = typer.Option(..., "--output", help="The responses JSONL (appended; rerun to resume)."),
     cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
-    runner_config: Optional[Path] = typer.Option(None, "--runner-config", help="runners.json (command, response_format, budget_flag)."),
-    condition_skill: Optional[Path] = typer.Option(None, "--condition-skill", help="The skill file candidate and comparator wrap the task with."),
-    case: Optional[list[str]] = typer.Option(None, "--case", help="Only this case id (repeatable)."),
+    runner_config: Path | None = typer.Option(
+        None, "--runner-config", help="runners.json (command, response_format, budget_flag)."
+    ),
+    condition_skill: Path | None = typer.Option(
+        None, "--condition-skill", help="The skill file candidate and comparator wrap the task with."
+    ),
+    case: list[str] | None = typer.Option(None, "--case", help="Only this case id (repeatable)."),
     trials: int = typer.Option(3, "--trials", help="Trials per case."),
     retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
-    backoff: float = typer.Option(1.0, "--backoff", help="Seconds before the first retry; doubles each time."),
-    budget_usd: float = typer.Option(25.0, "--budget-usd", help="Stop once this much is spent (counting earlier runs into the same file)."),
-    allow_unmetered: bool = typer.Option(False, "--allow-unmetered", help="Allow a response format that reports no cost."),
+    backoff: float = typer.Option(
+        1.0, "--backoff", help="Seconds before the first retry; doubles each time."
+    ),
+    budget_usd: float = typer.Option(
+        25.0, "--budget-usd", help="Stop once this much is spent (counting earlier runs into the same file)."
+    ),
+    allow_unmetered: bool = typer.Option(
+        False, "--allow-unmetered", help="Allow a response format that reports no cost."
+    ),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Calls run at once."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds one call may take before it counts as failed."),
+    timeout: float | None = typer.Option(
+        None, "--timeout", help="Seconds one call may take before it counts as failed."
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
@@ -210,18 +248,38 @@ def run_command(
         from .runs.config import load_runner
         from .runs.execute import RunRequest, run
 
-        request = RunRequest(load_runner(runner, runner_config), condition.value, output, cases,
-                             condition_skill, tuple(case or ()), trials, retries, budget_usd,
-                             allow_unmetered, jobs, timeout, backoff)
+        request = RunRequest(
+            load_runner(runner, runner_config),
+            condition.value,
+            output,
+            cases,
+            condition_skill,
+            tuple(case or ()),
+            trials,
+            retries,
+            budget_usd,
+            allow_unmetered,
+            jobs,
+            timeout,
+            backoff,
+        )
         summary = run(request)
         if summary.repaired_bytes:
-            print(f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
-                  "interrupted run; its case ran again.", file=sys.stderr)
-        print(f"Ran {summary.ran} calls, skipped {summary.skipped} already in {output}; "
-              f"spent ${summary.spent:.4f} of ${budget_usd:.4f}.", file=sys.stderr)
+            print(
+                f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
+                "interrupted run; its case ran again.",
+                file=sys.stderr,
+            )
+        print(
+            f"Ran {summary.ran} calls, skipped {summary.skipped} already in {output}; "
+            f"spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
+            file=sys.stderr,
+        )
         if summary.stopped_for_budget:
-            print("Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
-                  file=sys.stderr)
+            print(
+                "Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
+                file=sys.stderr,
+            )
             return exitcodes.BUDGET
         return exitcodes.OK
 
@@ -230,10 +288,16 @@ def run_command(
 
 @app.command("score")
 def score_command(
-    scores: Path = typer.Argument(..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."),
-    checks: Optional[Path] = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
-    key: Optional[Path] = typer.Option(None, "--key", help="The key 'adhd-evals blind' wrote: maps labels back."),
-    weights: Optional[str] = typer.Option(None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"),
+    scores: Path = typer.Argument(
+        ..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
+    ),
+    checks: Path | None = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
+    key: Path | None = typer.Option(
+        None, "--key", help="The key 'adhd-evals blind' wrote: maps labels back."
+    ),
+    weights: str | None = typer.Option(
+        None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the reference's JSON summary."),
 ) -> int:
     """Per-condition means, the weighted score and the release gate (exit 1 when it fails)."""
@@ -267,16 +331,16 @@ def blind_command(
         from .runs.blind import blind
 
         rows, keyed = blind(scoring.read_rows(responses), seed)
-        text = lambda items: "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)  # noqa: E731
-        write_all_atomically({sheet: text(rows), key: text(keyed)})
+        write_all_atomically({sheet: jsonl.text(rows), key: jsonl.text(keyed)})
         print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}.", file=sys.stderr)
         return exitcodes.OK
 
     return exitcodes.guarded(body)
 
 
-@app.command("lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-             add_help_option=False)
+@app.command(
+    "lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False
+)
 def lint_command(ctx: typer.Context) -> int:
     """Lint case files of every format with positions (see 'adhd-evals lint --help')."""
     from .lint.cli import main as lint_main

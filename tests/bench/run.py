@@ -25,31 +25,35 @@ from pathlib import Path
 
 # The child's own peak memory. Not ru_maxrss: on Linux it survives exec, so a
 # child would report the size of this (large) parent process.
-PEAK = ("print('PEAK_KB', next(l.split()[1] for l in open('/proc/self/status')"
-        " if l.startswith('VmHWM')), file=sys.stderr)\n")
+PEAK = (
+    "print('PEAK_KB', next(l.split()[1] for l in open('/proc/self/status')"
+    " if l.startswith('VmHWM')), file=sys.stderr)\n"
+)
 
 # Runs the real CLI, then reports the process's peak memory on stderr.
-CLI = ("import resource, sys\n"
-       "from adhd_evals.cli import main\n"
-       "code = main(sys.argv[1:])\n"
-       + PEAK
-       + "sys.exit(code)\n")
+CLI = (
+    "import resource, sys\n"
+    "from adhd_evals.cli import main\n"
+    "code = main(sys.argv[1:])\n" + PEAK + "sys.exit(code)\n"
+)
 
-JSON_FLOOR = ("import json, resource, sys\n"
-              "with open(sys.argv[1], encoding='utf-8') as f: data = json.load(f)\n"
-              "out = sys.stdout\n"
-              "for case in data['evals']:\n"
-              "    criteria = [a if isinstance(a, str) else a['text'] for a in case['assertions']]\n"
-              "    out.write(json.dumps({'id': str(case['id']), 'category': data['skill_name'],\n"
-              "        'prompt': case['prompt'], 'risk': 'medium', 'criteria': criteria},\n"
-              "        ensure_ascii=False) + '\\n')\n"
-              + PEAK)
+JSON_FLOOR = (
+    "import json, resource, sys\n"
+    "with open(sys.argv[1], encoding='utf-8') as f: data = json.load(f)\n"
+    "out = sys.stdout\n"
+    "for case in data['evals']:\n"
+    "    criteria = [a if isinstance(a, str) else a['text'] for a in case['assertions']]\n"
+    "    out.write(json.dumps({'id': str(case['id']), 'category': data['skill_name'],\n"
+    "        'prompt': case['prompt'], 'risk': 'medium', 'criteria': criteria},\n"
+    "        ensure_ascii=False) + '\\n')\n" + PEAK
+)
 
-YAML_FLOOR = ("import resource, sys, yaml\n"
-              "from pathlib import Path\n"
-              "for path in sorted(Path(sys.argv[1]).glob('*.yaml')):\n"
-              "    yaml.load(path.read_text(encoding='utf-8'), Loader=yaml.CSafeLoader)\n"
-              + PEAK)
+YAML_FLOOR = (
+    "import resource, sys, yaml\n"
+    "from pathlib import Path\n"
+    "for path in sorted(Path(sys.argv[1]).glob('*.yaml')):\n"
+    "    yaml.load(path.read_text(encoding='utf-8'), Loader=yaml.CSafeLoader)\n" + PEAK
+)
 
 
 def make_evals_json(path: Path, count: int) -> None:
@@ -57,11 +61,22 @@ def make_evals_json(path: Path, count: int) -> None:
     for n in range(count):
         assertions: list[object] = [f"Explains step {n} of the migration", "Keeps the answer short"]
         if n % 3 == 0:
-            assertions.append({"text": "Names the flag", "kind": "content_contains_any",
-                               "needles": ["--legacy", f"--mode-{n}"]})
-        cases.append({"id": n + 1, "prompt": f"Case {n}: migrate the config of service {n} to v2 and explain.",
-                      "expected_output": "A migrated config and a two-line explanation.",
-                      "files": [f"configs/{n}.toml"], "assertions": assertions})
+            assertions.append(
+                {
+                    "text": "Names the flag",
+                    "kind": "content_contains_any",
+                    "needles": ["--legacy", f"--mode-{n}"],
+                }
+            )
+        cases.append(
+            {
+                "id": n + 1,
+                "prompt": f"Case {n}: migrate the config of service {n} to v2 and explain.",
+                "expected_output": "A migrated config and a two-line explanation.",
+                "files": [f"configs/{n}.toml"],
+                "assertions": assertions,
+            }
+        )
     path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, indent=2), encoding="utf-8")
 
 
@@ -76,7 +91,9 @@ def make_yaml_dir(folder: Path, count: int) -> None:
             f"source_id: site_{n}\n"
             "keyless:\n  start_url: https://example.com\n  expected_domains: [example.com]\n"
             "  fields:\n    - name: title\n      selectors: ['main h1', 'h1']\n"
-            "  reviewed_at: 2026-08-12\n", encoding="utf-8")
+            "  reviewed_at: 2026-08-12\n",
+            encoding="utf-8",
+        )
 
 
 def timed(argv: list[str], repeat: int, before: Callable[[], object] | None = None) -> tuple[float, int]:
@@ -113,7 +130,9 @@ def best_of(repeat: int, action: Callable[[], object]) -> float:
 
 
 def line(label: str, seconds: float, floor: float, target: str) -> None:
-    print(f"{label:<44} {seconds:7.3f} s   floor {floor:7.3f} s  ratio {seconds / floor:5.2f}x   target {target}")
+    print(
+        f"{label:<44} {seconds:7.3f} s   floor {floor:7.3f} s  ratio {seconds / floor:5.2f}x   target {target}"
+    )
 
 
 def bench_check_module(cases: int, edited: int, repeat: int) -> None:
@@ -136,10 +155,18 @@ def bench_check_module(cases: int, edited: int, repeat: int) -> None:
         changed = read_source("evals-json", _grow(source, tmp))
         merged, _ = merge(existing, changed)
         mfloor = best_of(repeat, lambda: ast.parse(merged))
-        line(f"re-import into it, {edited} checks edited", best_of(repeat, lambda: merge(existing, changed)),
-             mfloor, "<= 10x")
-        line("list unwritten(...) placeholders", best_of(repeat, lambda: find_placeholders(merged)),
-             mfloor, "<= 2x")
+        line(
+            f"re-import into it, {edited} checks edited",
+            best_of(repeat, lambda: merge(existing, changed)),
+            mfloor,
+            "<= 10x",
+        )
+        line(
+            "list unwritten(...) placeholders",
+            best_of(repeat, lambda: find_placeholders(merged)),
+            mfloor,
+            "<= 2x",
+        )
 
 
 def _edit_checks(module: str, count: int) -> str:
@@ -158,16 +185,26 @@ def _grow(source: Path, tmp: str) -> Path:
     return grown
 
 
-LINT_FLOOR = ("import json, sys\n"
-              "with open(sys.argv[1], 'rb') as f:\n"
-              "    for line in f: json.loads(line)\n" + PEAK)
+LINT_FLOOR = (
+    "import json, sys\nwith open(sys.argv[1], 'rb') as f:\n    for line in f: json.loads(line)\n" + PEAK
+)
 
 
 def _catalog(path: Path, count: int) -> None:
     with path.open("w", encoding="utf-8") as out:
         for n in range(count):
-            out.write(json.dumps({"id": f"case-{n}", "category": "bench", "prompt": f"Question {n}: what is {n} * 6?",
-                                  "risk": "low", "criteria": [f"Answers {n * 6}.", "Shows no working."]}) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": f"case-{n}",
+                        "category": "bench",
+                        "prompt": f"Question {n}: what is {n} * 6?",
+                        "risk": "low",
+                        "criteria": [f"Answers {n * 6}.", "Shows no working."],
+                    }
+                )
+                + "\n"
+            )
 
 
 def bench_lint(repeat: int, rows: int) -> None:
@@ -188,8 +225,15 @@ def bench_lint(repeat: int, rows: int) -> None:
             array.write_text(json.dumps([json.loads(line) for line in small.read_text().splitlines()]))
             schema = work / "array.schema.json"
             case_schema = Path(__file__).resolve().parents[2] / "schemas" / "case.schema.json"
-            schema.write_text(json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema",
-                                          "type": "array", "items": json.loads(case_schema.read_text())}))
+            schema.write_text(
+                json.dumps(
+                    {
+                        "$schema": "https://json-schema.org/draft/2020-12/schema",
+                        "type": "array",
+                        "items": json.loads(case_schema.read_text()),
+                    }
+                )
+            )
             peer = timed([checker, "--schemafile", str(schema), str(array)], max(repeat, 15))
             report("check-jsonschema on the same 20 cases", peer, None, "(peer)")
             report("lint evals/cases.jsonl (20 cases)", hook, peer, "<= 0.6x check-jsonschema, < 150 ms")
@@ -200,10 +244,17 @@ def bench_lint(repeat: int, rows: int) -> None:
         _catalog(big, rows)
         floor = timed([py, "-c", LINT_FLOOR, str(big)], repeat)
         report(f"json.loads per line, {rows} cases", floor, None, "(floor)")
-        entry = ("import sys\nfrom adhd_evals.entry import main\ncode = main(sys.argv[1:])\n"
-                 + PEAK + "sys.exit(code)\n")
-        report("lint the large catalog", timed([py, "-c", entry, "lint", str(big)], repeat), floor,
-               "<= 2.5x, peak < 100 MiB")
+        entry = (
+            "import sys\nfrom adhd_evals.entry import main\ncode = main(sys.argv[1:])\n"
+            + PEAK
+            + "sys.exit(code)\n"
+        )
+        report(
+            "lint the large catalog",
+            timed([py, "-c", entry, "lint", str(big)], repeat),
+            floor,
+            "<= 2.5x, peak < 100 MiB",
+        )
 
 
 FAKE_CLI = """#!/bin/sh
@@ -221,19 +272,45 @@ def bench_runs(calls: int, repeat: int) -> None:
         fake.write_text(FAKE_CLI)
         fake.chmod(0o755)
         cases = work / "cases.jsonl"
-        cases.write_text("".join(json.dumps({"id": f"c{n}", "category": "b", "prompt": f"Q{n}", "risk": "low",
-                                             "criteria": ["x"]}) + "\n" for n in range(calls)))
+        cases.write_text(
+            "".join(
+                json.dumps(
+                    {"id": f"c{n}", "category": "b", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]}
+                )
+                + "\n"
+                for n in range(calls)
+            )
+        )
         config = work / "runners.json"
         config.write_text(json.dumps({"fake": {"command": [str(fake)], "response_format": "claude-json"}}))
-        bare_code = ("import subprocess, sys\n"
-                     f"for n in range({calls}): subprocess.run([sys.argv[1], 'Q' + str(n)], capture_output=True)\n")
+        bare_code = (
+            "import subprocess, sys\n"
+            f"for n in range({calls}): subprocess.run([sys.argv[1], 'Q' + str(n)], capture_output=True)\n"
+        )
         bare = timed([py, "-c", bare_code, str(fake)], 1)
 
         def run_with(jobs: int) -> tuple[float, int]:
             out = work / f"out-{jobs}.jsonl"
-            argv = [py, "-m", "adhd_evals", "run", "--runner", "fake", "--runner-config", str(config),
-                    "--condition", "baseline", "--cases", str(cases), "--trials", "1", "--jobs", str(jobs),
-                    "--output", str(out)]
+            argv = [
+                py,
+                "-m",
+                "adhd_evals",
+                "run",
+                "--runner",
+                "fake",
+                "--runner-config",
+                str(config),
+                "--condition",
+                "baseline",
+                "--cases",
+                str(cases),
+                "--trials",
+                "1",
+                "--jobs",
+                str(jobs),
+                "--output",
+                str(out),
+            ]
             times = []
             for _ in range(repeat):
                 out.unlink(missing_ok=True)
@@ -244,14 +321,34 @@ def bench_runs(calls: int, repeat: int) -> None:
         report(f"bare subprocess.run loop, {calls} calls", bare, None, "(floor)")
         report("run --jobs 1", serial, bare, "reported")
         print(f"{'runner overhead per call':<44} {(serial[0] - bare[0]) / calls * 1000:7.2f} ms")
-        print(f"{'run --jobs 8':<44} {parallel[0]:7.3f} s   speed-up over --jobs 1: "
-              f"{serial[0] / parallel[0]:5.2f}x   target >= 6x")
+        print(
+            f"{'run --jobs 8':<44} {parallel[0]:7.3f} s   speed-up over --jobs 1: "
+            f"{serial[0] / parallel[0]:5.2f}x   target >= 6x"
+        )
 
 
-TYPED = ["contains", "not_contains", "regex", "contains_any", "contains_all", "min_length",
-         "max_length", "min_words", "max_words", "starts_with", "equals", "ordered_content",
-         "content_contains", "content_regex", "is_json", "llm_judge", "behavioral", "not_regex",
-         "exact", "in_order"]
+TYPED = [
+    "contains",
+    "not_contains",
+    "regex",
+    "contains_any",
+    "contains_all",
+    "min_length",
+    "max_length",
+    "min_words",
+    "max_words",
+    "starts_with",
+    "equals",
+    "ordered_content",
+    "content_contains",
+    "content_regex",
+    "is_json",
+    "llm_judge",
+    "behavioral",
+    "not_regex",
+    "exact",
+    "in_order",
+]
 
 
 def make_typed_evals_json(path: Path, count: int) -> None:
@@ -261,30 +358,63 @@ def make_typed_evals_json(path: Path, count: int) -> None:
         typed = TYPED[n % len(TYPED)], TYPED[(n * 7 + 3) % len(TYPED)]
         assertions: list[object] = [f"Explains step {n} of the migration"]
         for kind in typed:
-            value: object = (n % 50 + 1 if "length" in kind or "words" in kind else
-                             ["alpha", f"beta-{n}"] if kind in ("contains_any", "contains_all", "ordered_content", "in_order")
-                             else f"^step {n}" if "regex" in kind else f"needle {n}")
+            value: object = (
+                n % 50 + 1
+                if "length" in kind or "words" in kind
+                else ["alpha", f"beta-{n}"]
+                if kind in ("contains_any", "contains_all", "ordered_content", "in_order")
+                else f"^step {n}"
+                if "regex" in kind
+                else f"needle {n}"
+            )
             assertions.append({"type": kind, "value": value, "description": f"{kind} check {n}"})
-        cases.append({"id": n + 1, "prompt": f"Case {n}: migrate the config of service {n} to v2 and explain.",
-                      "assertions": assertions})
+        cases.append(
+            {
+                "id": n + 1,
+                "prompt": f"Case {n}: migrate the config of service {n} to v2 and explain.",
+                "assertions": assertions,
+            }
+        )
     path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, indent=2), encoding="utf-8")
 
 
 def write_bench_dialect(path: Path) -> None:
-    checks = {"contains": "contains", "not_contains": "contains_none", "regex": "regex",
-              "contains_any": "contains_any", "contains_all": "contains_all", "min_length": "min_chars",
-              "max_length": "max_chars", "min_words": "min_words", "max_words": "max_words",
-              "starts_with": "starts_with", "equals": "equals", "ordered_content": "in_order",
-              "content_contains": "contains", "content_regex": "regex", "is_json": "is_json",
-              "llm_judge": "unwritten", "behavioral": "unwritten", "not_regex": "not_regex",
-              "exact": "matches_exactly", "in_order": "in_order"}
+    checks = {
+        "contains": "contains",
+        "not_contains": "contains_none",
+        "regex": "regex",
+        "contains_any": "contains_any",
+        "contains_all": "contains_all",
+        "min_length": "min_chars",
+        "max_length": "max_chars",
+        "min_words": "min_words",
+        "max_words": "max_words",
+        "starts_with": "starts_with",
+        "equals": "equals",
+        "ordered_content": "in_order",
+        "content_contains": "contains",
+        "content_regex": "regex",
+        "is_json": "is_json",
+        "llm_judge": "unwritten",
+        "behavioral": "unwritten",
+        "not_regex": "not_regex",
+        "exact": "matches_exactly",
+        "in_order": "in_order",
+    }
     lines = ["adhd-evals-dialect: 1", "format: evals-json", "assertions:"]
     for kind, check in checks.items():
         lines += [f"  - when: {{type: {kind}}}", f"    check: {check}", "    criterion: description"]
         if check not in ("is_json", "unwritten"):
             lines.append("    needle: value")
-        if check not in ("min_chars", "max_chars", "min_words", "max_words", "is_json", "unwritten",
-                         "matches_exactly"):
+        if check not in (
+            "min_chars",
+            "max_chars",
+            "min_words",
+            "max_words",
+            "is_json",
+            "unwritten",
+            "matches_exactly",
+        ):
             lines.append("    case: insensitive")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -298,11 +428,31 @@ def bench_dialect(cases: int, repeat: int) -> None:
         write_bench_dialect(dialect_file)
         plain = timed([py, "-c", CLI, "import", "--format", "evals-json", str(source)], repeat)
         report(f"import evals-json, {cases} typed cases (no dialect)", plain, None, "(floor)")
-        report("  the same with a 20-rule --dialect", timed(
-            [py, "-c", CLI, "import", "--format", "evals-json", str(source), "--dialect", str(dialect_file)],
-            repeat), plain, "<= 1.2x")
-        report("  survey of the same file", timed(
-            [py, "-c", CLI, "survey", "--format", "evals-json", str(source)], repeat), plain, "<= 2x")
+        report(
+            "  the same with a 20-rule --dialect",
+            timed(
+                [
+                    py,
+                    "-c",
+                    CLI,
+                    "import",
+                    "--format",
+                    "evals-json",
+                    str(source),
+                    "--dialect",
+                    str(dialect_file),
+                ],
+                repeat,
+            ),
+            plain,
+            "<= 1.2x",
+        )
+        report(
+            "  survey of the same file",
+            timed([py, "-c", CLI, "survey", "--format", "evals-json", str(source)], repeat),
+            plain,
+            "<= 2x",
+        )
 
 
 def main() -> None:
@@ -333,19 +483,40 @@ def main() -> None:
         make_evals_json(source, args.cases)
         floor = timed([py, "-c", JSON_FLOOR, str(source)], args.repeat)
         report(f"json.load + json.dumps, {args.cases} cases", floor, None, "(floor)")
-        report("import evals-json to stdout", timed(
-            [py, "-c", CLI, "import", "--format", "evals-json", str(source)], args.repeat), floor, "<= 3x")
-        out_argv = [py, "-c", CLI, "import", "--format", "evals-json", str(source), "--out", str(work / "out")]
-        report("import evals-json --out (catalog + module)", timed(
-            out_argv, args.repeat, before=lambda: shutil.rmtree(work / "out", ignore_errors=True)),
-            floor, "reported")
+        report(
+            "import evals-json to stdout",
+            timed([py, "-c", CLI, "import", "--format", "evals-json", str(source)], args.repeat),
+            floor,
+            "<= 3x",
+        )
+        out_argv = [
+            py,
+            "-c",
+            CLI,
+            "import",
+            "--format",
+            "evals-json",
+            str(source),
+            "--out",
+            str(work / "out"),
+        ]
+        report(
+            "import evals-json --out (catalog + module)",
+            timed(out_argv, args.repeat, before=lambda: shutil.rmtree(work / "out", ignore_errors=True)),
+            floor,
+            "reported",
+        )
         report("  the same again: re-import (merge)", timed(out_argv, args.repeat), floor, "reported")
         folder = work / "tasks"
         make_yaml_dir(folder, args.yaml_files)
         yfloor = timed([py, "-c", YAML_FLOOR, str(folder)], args.repeat)
         report(f"CSafeLoader on {args.yaml_files} YAML files", yfloor, None, "(floor)")
-        report("import yaml directory to stdout", timed(
-            [py, "-c", CLI, "import", "--format", "yaml", str(folder)], args.repeat), yfloor, "<= 3x")
+        report(
+            "import yaml directory to stdout",
+            timed([py, "-c", CLI, "import", "--format", "yaml", str(folder)], args.repeat),
+            yfloor,
+            "<= 3x",
+        )
 
 
 if __name__ == "__main__":

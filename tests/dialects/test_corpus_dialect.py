@@ -25,8 +25,10 @@ NOT_CASES = {
     "fulloa-01__github-skill__evals.json": "prompt",  # case 4 has a prompt_sequence list
 }
 
-pytestmark = [pytest.mark.corpus,
-              pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/corpus is not beside this checkout")]
+pytestmark = [
+    pytest.mark.corpus,
+    pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/corpus is not beside this checkout"),
+]
 
 
 def _files() -> list[Path]:
@@ -48,15 +50,30 @@ def test_corpus_file_imports_with_the_dialect_or_is_not_cases(path: Path) -> Non
 
 
 # The mechanical rules of the corpus dialect, restated by hand: (selector, required key).
-MECHANICAL = {("type", "contains", "value"), ("type", "contains", "values"), ("type", "not_contains", "value"),
-              ("type", "not_contains", "values"), ("type", "regex", "value"),
-              ("type", "content_contains", "value"), ("type", "content_contains", "pattern"),
-              ("type", "content_not_contains", "pattern"), ("type", "content_not_contains", "value"),
-              ("type", "behavior_contains", "pattern"), ("type", "behavior_not_contains", "pattern"),
-              ("type", "contains_any", "values"), ("type", "contains_all", "values"),
-              ("type", "ordered_content", "patterns")}
-NEEDLE_LISTS = ("must_contain", "must_not_contain", "must_have", "must_not_have", "required_regex",
-                "forbidden_regex")
+MECHANICAL = {
+    ("type", "contains", "value"),
+    ("type", "contains", "values"),
+    ("type", "not_contains", "value"),
+    ("type", "not_contains", "values"),
+    ("type", "regex", "value"),
+    ("type", "content_contains", "value"),
+    ("type", "content_contains", "pattern"),
+    ("type", "content_not_contains", "pattern"),
+    ("type", "content_not_contains", "value"),
+    ("type", "behavior_contains", "pattern"),
+    ("type", "behavior_not_contains", "pattern"),
+    ("type", "contains_any", "values"),
+    ("type", "contains_all", "values"),
+    ("type", "ordered_content", "patterns"),
+}
+NEEDLE_LISTS = (
+    "must_contain",
+    "must_not_contain",
+    "must_have",
+    "must_not_have",
+    "required_regex",
+    "forbidden_regex",
+)
 
 
 def _expected_mechanical(path: Path) -> int:
@@ -64,14 +81,21 @@ def _expected_mechanical(path: Path) -> int:
     import json
 
     data = json.loads(path.read_text(encoding="utf-8-sig"))
-    cases = data if isinstance(data, list) else next(
-        data[k] for k in ("evals", "cases", "tests", "scenarios", "evaluations") if k in data)
+    cases = (
+        data
+        if isinstance(data, list)
+        else next(data[k] for k in ("evals", "cases", "tests", "scenarios", "evaluations") if k in data)
+    )
     count = 0
     for case in cases:
         lists = [case.get(key) for key in ("assertions", "expectations", "checks")]
         items = [item for found in lists if isinstance(found, list) for item in found]
-        count += sum(1 for item in items if isinstance(item, dict) and any(
-            item.get(sel) == value and key in item for sel, value, key in MECHANICAL))
+        count += sum(
+            1
+            for item in items
+            if isinstance(item, dict)
+            and any(item.get(sel) == value and key in item for sel, value, key in MECHANICAL)
+        )
         for key in NEEDLE_LISTS:
             value = case.get(key, [])
             count += len(value) if isinstance(value, list) else 1

@@ -13,12 +13,20 @@ from adhd_evals.entry import main as entry_main
 from adhd_evals.importing import dialect
 from adhd_evals.importing.importer import import_source
 
-SOURCE = {"skill_name": "notes", "evals": [
-    {"id": 1, "prompt": "Write notes for 2.4", "assertions": [
-        {"type": "contains", "value": "Dark mode", "description": "Names dark mode"},
-        {"type": "contains", "value": "Fixes", "description": "Has a Fixes section"},
-        {"type": "tone", "value": "calm"}]},
-]}
+SOURCE = {
+    "skill_name": "notes",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "Write notes for 2.4",
+            "assertions": [
+                {"type": "contains", "value": "Dark mode", "description": "Names dark mode"},
+                {"type": "contains", "value": "Fixes", "description": "Has a Fixes section"},
+                {"type": "tone", "value": "calm"},
+            ],
+        },
+    ],
+}
 RULE = """adhd-evals-dialect: 1
 format: evals-json
 assertions:
@@ -38,8 +46,9 @@ def _write(tmp_path: Path, case: str = "sensitive") -> tuple[Path, Path]:
     return source, rules
 
 
-def test_summary_counts_per_rule_and_placeholders_by_shape(tmp_path: Path,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_counts_per_rule_and_placeholders_by_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, rules = _write(tmp_path)
     assert main(["import", "--format", "evals-json", str(source), "--dialect", str(rules)]) == 0
     err = capsys.readouterr().err
@@ -51,7 +60,8 @@ def test_summary_counts_per_rule_and_placeholders_by_shape(tmp_path: Path,
 
 
 def test_without_a_dialect_typed_shapes_are_counted_and_survey_is_named(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, _ = _write(tmp_path)
     assert main(["import", "--format", "evals-json", str(source)]) == 0
     err = capsys.readouterr().err
@@ -79,8 +89,9 @@ def test_changed_dialect_regenerates_untouched_checks_and_keeps_edited_ones(tmp_
     assert f"Dialect: {rules} (blake2s {dialect.load(rules).digest})." in after
 
 
-def test_dialect_for_another_format_is_a_usage_error(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_dialect_for_another_format_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     source, rules = _write(tmp_path)
     rules.write_text(RULE.format(case="sensitive").replace("format: evals-json", "format: yaml"))
     assert main(["import", "--format", "evals-json", str(source), "--dialect", str(rules)]) == 2
@@ -90,8 +101,15 @@ def test_dialect_for_another_format_is_a_usage_error(tmp_path: Path,
 def test_lint_applies_the_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "skill" / "evals"
     folder.mkdir(parents=True)
-    (folder / "evals.json").write_text(json.dumps({"skill_name": "s", "evals": [
-        {"id": 1, "prompt": "p", "assertions": [{"type": "contains", "valeu": "x"}]}]}, indent=2))
+    (folder / "evals.json").write_text(
+        json.dumps(
+            {
+                "skill_name": "s",
+                "evals": [{"id": 1, "prompt": "p", "assertions": [{"type": "contains", "valeu": "x"}]}],
+            },
+            indent=2,
+        )
+    )
     rules = tmp_path / "dialect.yaml"
     rules.write_text(RULE.format(case="sensitive"))
     assert entry_main(["lint", str(tmp_path / "skill")]) == 0  # without it: a placeholder, no problem
@@ -103,9 +121,13 @@ def test_lint_applies_the_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "assertions[0].value" in out and "missing" in out
 
 
-def test_lint_reports_a_bad_dialect_at_its_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_reports_a_bad_dialect_at_its_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rules = tmp_path / "dialect.yaml"
-    rules.write_text("adhd-evals-dialect: 1\nformat: evals-json\nassertions:\n  - when: {type: x}\n    check: nope\n")
+    rules.write_text(
+        "adhd-evals-dialect: 1\nformat: evals-json\nassertions:\n  - when: {type: x}\n    check: nope\n"
+    )
     (tmp_path / "cases.jsonl").write_text("")
     assert entry_main(["lint", "--dialect", str(rules), str(tmp_path)]) == 1
     out = capsys.readouterr().out
@@ -133,12 +155,22 @@ def test_a_criteria_place_that_holds_nothing_leaves_its_key_to_the_format(tmp_pa
     """`assertions.objective[]` reads grouped assertions; a plain assertions list is still read,
     and a key the place does not find is kept as a note, never dropped."""
     source = tmp_path / "evals.json"
-    source.write_text(json.dumps({"skill_name": "s", "evals": [
-        {"id": 1, "prompt": "p", "assertions": {"objective": ["Grouped one"]}},
-        {"id": 2, "prompt": "q", "assertions": ["Plain one"], "scorers": {"x": 1}}]}))
+    source.write_text(
+        json.dumps(
+            {
+                "skill_name": "s",
+                "evals": [
+                    {"id": 1, "prompt": "p", "assertions": {"objective": ["Grouped one"]}},
+                    {"id": 2, "prompt": "q", "assertions": ["Plain one"], "scorers": {"x": 1}},
+                ],
+            }
+        )
+    )
     rules = tmp_path / "dialect.yaml"
-    rules.write_text("adhd-evals-dialect: 1\nformat: evals-json\ncases:\n"
-                     "  criteria: [\"assertions.objective[]\", \"scorers.list[]\"]\n")
+    rules.write_text(
+        "adhd-evals-dialect: 1\nformat: evals-json\ncases:\n"
+        '  criteria: ["assertions.objective[]", "scorers.list[]"]\n'
+    )
     result = import_source("evals-json", source, dialect=dialect.load(rules)).result
     assert [c.criteria for c in result.cases] == [["Grouped one"], ["Plain one"]]
     assert [(n.key, n.value) for n in result.cases[1].notes] == [("scorers", {"x": 1})]

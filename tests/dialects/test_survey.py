@@ -33,8 +33,9 @@ def _survey(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tupl
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
-def test_survey_matches_golden(folder: Path, tmp_path: Path, regen_golden: bool,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_survey_matches_golden(
+    folder: Path, tmp_path: Path, regen_golden: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
     meta = json.loads((folder / "fixture.json").read_text())
     out = tmp_path / "dialect.yaml"
     if "existing" in meta:
@@ -66,8 +67,9 @@ def test_rerun_keeps_every_line_a_person_wrote(tmp_path: Path, capsys: pytest.Ca
     assert out.read_text(encoding="utf-8") == written
 
 
-def test_draft_is_refused_until_the_open_choices_are_made(tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_draft_is_refused_until_the_open_choices_are_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "dialect.yaml"
     _survey(FIXTURES / "survey" / "mixed-shapes", out, capsys)
     with pytest.raises(dialect.Refusal) as refused:
@@ -81,10 +83,14 @@ def test_filled_draft_imports_the_surveyed_files(tmp_path: Path, capsys: pytest.
     _survey(folder, out, capsys)
     text = out.read_text(encoding="utf-8")
     for name in ("contains", "regex", "contains_any"):  # the person's choices
-        text = text.replace(f"check:  # perhaps {name}, if it means what the vocabulary's {name} does\n",
-                            f"check: {name}\n", 1)
-    text = text.replace("case:  # sensitive | insensitive (not needed for counts, is_json, unwritten)",
-                        "case: insensitive")
+        text = text.replace(
+            f"check:  # perhaps {name}, if it means what the vocabulary's {name} does\n",
+            f"check: {name}\n",
+            1,
+        )
+    text = text.replace(
+        "case:  # sensitive | insensitive (not needed for counts, is_json, unwritten)", "case: insensitive"
+    )
     out.write_text(text, encoding="utf-8")
     loaded = dialect.load(out)
     assert [r.check for r in loaded.rules] == ["contains", "contains_any", "regex"]

@@ -10,18 +10,21 @@ from adhd_evals.importing import vocabulary as v
 MULTI = "First line\nSecond: Fixed the bug\n\nThird line ADDED"
 
 
-@pytest.mark.parametrize(("answer", "needle", "ignore_case", "expected"), [
-    pytest.param("Hello World", "world", False, False, id="case-matters"),
-    pytest.param("Hello World", "world", True, True, id="case-ignored"),
-    pytest.param("STRASSE", "straße", True, True, id="casefold-not-lower"),
-    pytest.param("", "x", True, False, id="empty-answer"),
-    pytest.param("anything", "", False, True, id="empty-needle-is-in-every-text"),
-    pytest.param("costs $5 (net)", "$5 (", False, True, id="metacharacters-are-plain-text"),
-    pytest.param("a.c", "a.c", False, True, id="dot-is-a-dot"),
-    pytest.param("abc", "a.c", False, False, id="dot-is-not-any-character"),
-    pytest.param(MULTI, "Fixed the bug", False, True, id="multi-line"),
-    pytest.param("東京は日本の首都", "日本", False, True, id="cjk"),
-])
+@pytest.mark.parametrize(
+    ("answer", "needle", "ignore_case", "expected"),
+    [
+        pytest.param("Hello World", "world", False, False, id="case-matters"),
+        pytest.param("Hello World", "world", True, True, id="case-ignored"),
+        pytest.param("STRASSE", "straße", True, True, id="casefold-not-lower"),
+        pytest.param("", "x", True, False, id="empty-answer"),
+        pytest.param("anything", "", False, True, id="empty-needle-is-in-every-text"),
+        pytest.param("costs $5 (net)", "$5 (", False, True, id="metacharacters-are-plain-text"),
+        pytest.param("a.c", "a.c", False, True, id="dot-is-a-dot"),
+        pytest.param("abc", "a.c", False, False, id="dot-is-not-any-character"),
+        pytest.param(MULTI, "Fixed the bug", False, True, id="multi-line"),
+        pytest.param("東京は日本の首都", "日本", False, True, id="cjk"),
+    ],
+)
 def test_contains(answer: str, needle: str, ignore_case: bool, expected: bool) -> None:
     assert v.contains(answer, needle, ignore_case=ignore_case) is expected
 
@@ -77,14 +80,17 @@ def test_char_counts_are_code_points() -> None:
     assert v.min_chars("", 1) is False
 
 
-@pytest.mark.parametrize(("answer", "count"), [
-    pytest.param("", 0, id="empty"),
-    pytest.param("one two  three\nfour", 4, id="latin-whitespace"),
-    pytest.param("東京は日本の首都です", 10, id="each-cjk-character-a-word"),
-    pytest.param("Tokyo は 日本", 4, id="mixed"),
-    pytest.param("안녕 하세요", 5, id="hangul-syllables"),
-    pytest.param("don't stop-now", 2, id="punctuation-inside-a-word"),
-])
+@pytest.mark.parametrize(
+    ("answer", "count"),
+    [
+        pytest.param("", 0, id="empty"),
+        pytest.param("one two  three\nfour", 4, id="latin-whitespace"),
+        pytest.param("東京は日本の首都です", 10, id="each-cjk-character-a-word"),
+        pytest.param("Tokyo は 日本", 4, id="mixed"),
+        pytest.param("안녕 하세요", 5, id="hangul-syllables"),
+        pytest.param("don't stop-now", 2, id="punctuation-inside-a-word"),
+    ],
+)
 def test_words(answer: str, count: int) -> None:
     assert v.words(answer) == count
     assert v.min_words(answer, count) is True

@@ -27,8 +27,10 @@ def test_text_output_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[s
     path = _write(tmp_path, BAD)
     assert main(["lint", str(path)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out == [f"{path}:2:53: E107 risk must be low, medium or high, not \"severe\"",
-                   "Checked 1 file and 2 cases: 1 error, 0 warnings."]
+    assert out == [
+        f'{path}:2:53: E107 risk must be low, medium or high, not "severe"',
+        "Checked 1 file and 2 cases: 1 error, 0 warnings.",
+    ]
 
 
 def test_clean_file_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,8 +51,9 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert report["problems"][0]["code"] == "E107" and report["problems"][0]["line"] == 2
 
 
-def test_github_annotations_chosen_under_actions(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_github_annotations_chosen_under_actions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     path = _write(tmp_path, BAD + WARN.replace('"a"', '"c"'))
     assert main(["lint", str(path)]) == 1
@@ -90,9 +93,11 @@ def test_directories_are_walked_by_name_and_shape(tmp_path: Path, capsys: pytest
 
 def test_lint_does_not_import_heavy_modules(tmp_path: Path) -> None:
     path = _write(tmp_path, GOOD)
-    code = ("import sys; from adhd_evals.entry import main; main(['lint', sys.argv[1]]); "
-            "heavy = [m for m in ('libcst', 'jsonschema', 'ruamel', 'typer', 'yaml') if m in sys.modules]; "
-            "print(heavy)")
+    code = (
+        "import sys; from adhd_evals.entry import main; main(['lint', sys.argv[1]]); "
+        "heavy = [m for m in ('libcst', 'jsonschema', 'ruamel', 'typer', 'yaml') if m in sys.modules]; "
+        "print(heavy)"
+    )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert done.stdout.strip().endswith("[]")
 

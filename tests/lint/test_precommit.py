@@ -12,8 +12,10 @@ import pytest
 from conftest import ROOT
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
-pytestmark = pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None,
-                                reason="needs the pre-commit tool and git")
+pytestmark = pytest.mark.skipif(
+    shutil.which("pre-commit") is None or shutil.which("git") is None,
+    reason="needs the pre-commit tool and git",
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +36,24 @@ def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def _try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(home),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     env.pop("GITHUB_ACTIONS", None)
-    return subprocess.run(["pre-commit", "try-repo", str(ROOT), "adhd-evals-lint", "--all-files"],
-                          cwd=repo, env=env, capture_output=True, text=True, check=False, timeout=900)
+    return subprocess.run(
+        ["pre-commit", "try-repo", str(ROOT), "adhd-evals-lint", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
 
 
 def test_hook_passes_on_good_case_files(tmp_path: Path, home: Path) -> None:
@@ -57,7 +71,12 @@ def test_hook_fails_on_a_bad_catalog_and_says_where(tmp_path: Path, home: Path) 
 
 
 def test_hook_fails_on_a_bad_yaml_case(tmp_path: Path, home: Path) -> None:
-    done = _try_repo(_repo(tmp_path, {"evals/cases.jsonl": GOOD,
-                                      "tests/agent_tasks/t.yaml": "name: n\ntask: t\nmax_steps: ten\n"}), home)
+    done = _try_repo(
+        _repo(
+            tmp_path,
+            {"evals/cases.jsonl": GOOD, "tests/agent_tasks/t.yaml": "name: n\ntask: t\nmax_steps: ten\n"},
+        ),
+        home,
+    )
     assert done.returncode == 1
     assert "t.yaml:3:12: CaseFileNotYamlCase" in done.stdout

@@ -22,23 +22,44 @@ def _lint(tmp_path: Path, name: str, content: str | bytes) -> list[tuple[str, in
     return [(p.code, p.line, p.column) for p in lint_paths([path]).problems]
 
 
-@pytest.mark.parametrize(("second_line", "expected"), [
-    pytest.param('{"id": "b",', ("E101", 2, 12), id="E101-invalid-json"),
-    pytest.param('["b"]', ("E102", 2, 1), id="E102-not-object"),
-    pytest.param('{"id": "b", "category": "c", "turns": ["hi"], "risk": "low", "criteria": ["x"]}',
-                 ("E103", 2, 1), id="E103-missing-field"),
-    pytest.param(GOOD.replace('"a"', "7"), ("E104", 2, 8), id="E104-wrong-type"),
-    pytest.param(GOOD.replace('"a"', '""'), ("E105", 2, 8), id="E105-empty-id"),
-    pytest.param(GOOD, ("E106", 2, 8), id="E106-duplicate-id"),
-    pytest.param(GOOD.replace('"a"', '"b"').replace('"low"', '"severe"'), ("E107", 2, 53), id="E107-risk-value"),
-    pytest.param(GOOD.replace('"a"', '"b"').replace('["Answers 102."]', "[]"), ("E108", 2, 72), id="E108-empty-criteria"),
-    pytest.param(GOOD.replace('"a"', '"b"').replace('"Answers 102."', '"Answers 102.", " "'),
-                 ("E108", 2, 72), id="E108-empty-criterion"),
-    pytest.param(GOOD.replace('"a"', '"b"').replace('"prompt": "p"', '"prompt": "p", "prompt": "q"'),
-                 ("E109", 2, 45), id="E109-duplicate-key"),
-    pytest.param(GOOD.replace('"a"', '"b"').replace("Answers 102.", "Finds the bug and gives the fix."),
-                 ("W201", 2, 72), id="W201-bundled-criterion"),
-])
+@pytest.mark.parametrize(
+    ("second_line", "expected"),
+    [
+        pytest.param('{"id": "b",', ("E101", 2, 12), id="E101-invalid-json"),
+        pytest.param('["b"]', ("E102", 2, 1), id="E102-not-object"),
+        pytest.param(
+            '{"id": "b", "category": "c", "turns": ["hi"], "risk": "low", "criteria": ["x"]}',
+            ("E103", 2, 1),
+            id="E103-missing-field",
+        ),
+        pytest.param(GOOD.replace('"a"', "7"), ("E104", 2, 8), id="E104-wrong-type"),
+        pytest.param(GOOD.replace('"a"', '""'), ("E105", 2, 8), id="E105-empty-id"),
+        pytest.param(GOOD, ("E106", 2, 8), id="E106-duplicate-id"),
+        pytest.param(
+            GOOD.replace('"a"', '"b"').replace('"low"', '"severe"'), ("E107", 2, 53), id="E107-risk-value"
+        ),
+        pytest.param(
+            GOOD.replace('"a"', '"b"').replace('["Answers 102."]', "[]"),
+            ("E108", 2, 72),
+            id="E108-empty-criteria",
+        ),
+        pytest.param(
+            GOOD.replace('"a"', '"b"').replace('"Answers 102."', '"Answers 102.", " "'),
+            ("E108", 2, 72),
+            id="E108-empty-criterion",
+        ),
+        pytest.param(
+            GOOD.replace('"a"', '"b"').replace('"prompt": "p"', '"prompt": "p", "prompt": "q"'),
+            ("E109", 2, 45),
+            id="E109-duplicate-key",
+        ),
+        pytest.param(
+            GOOD.replace('"a"', '"b"').replace("Answers 102.", "Finds the bug and gives the fix."),
+            ("W201", 2, 72),
+            id="W201-bundled-criterion",
+        ),
+    ],
+)
 def test_catalog_rule_position(tmp_path: Path, second_line: str, expected: tuple[str, int, int]) -> None:
     assert _lint(tmp_path, "cases.jsonl", GOOD + "\n" + second_line + "\n") == [expected]
 
@@ -53,7 +74,9 @@ def test_duplicate_id_names_both_lines(tmp_path: Path) -> None:
 def test_E110_invalid_utf8_and_bom(tmp_path: Path) -> None:
     bad = GOOD.encode().replace(b'"p"', b'"caf\xe9"')
     assert _lint(tmp_path, "cases.jsonl", b"\xef\xbb\xbf" + GOOD.encode() + b"\n" + bad + b"\n") == [
-        ("E110", 1, 1), ("E110", 2, 44)]
+        ("E110", 1, 1),
+        ("E110", 2, 44),
+    ]
 
 
 def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
@@ -61,11 +84,11 @@ def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
     assert [c for c, _, _ in _lint(tmp_path, "cases.jsonl", text)] == ["E101", "E107", "E106"]
 
 
-MODULE = '''
+MODULE = """
 @check("a", "Answers 102.")
 def check_a_1(answer: str) -> bool:
     return unwritten("Answers 102.")
-'''
+"""
 
 
 def test_W203_unwritten_placeholder(tmp_path: Path) -> None:
@@ -82,21 +105,41 @@ def test_W202_case_without_checks(tmp_path: Path) -> None:
     assert _lint(tmp_path, "cases.jsonl", GOOD + "\n" + second + "\n") == [("W202", 2, 1)]
 
 
-@pytest.mark.parametrize(("name", "content", "expected"), [
-    pytest.param("evals.json", '{"skill_name": "s", "evals": [\n  {"id": 1, "prompt": 12}\n]}',
-                 [("CaseFileNotEvalsJson", 2, 23)], id="CaseFileNotEvalsJson"),
-    pytest.param("evals.json", '{"skill_name": "s", "evals": [\n  {"id": 1, "prompt": 12},\n  {"id": 2}\n]}',
-                 [("CaseFileNotEvalsJson", 2, 23), ("CaseFileNotEvalsJson", 3, 3)], id="every-case"),
-    pytest.param("evals.json", '{"evals": [}', [("CaseFileNotJson", 1, 12)], id="CaseFileNotJson"),
-    pytest.param("evals.json", '{"evals": []}', [("CaseFileEmpty", 1, 11)], id="CaseFileEmpty"),
-    pytest.param("dataset.json", '{"version": "1.0", "test_cases": [{"id": "Bad_Id"}]}',
-                 [("CaseFileNotEvalflowDataset", 1, 42)], id="CaseFileNotEvalflowDataset"),
-    pytest.param("task.yaml", "name: n\ntask: [\n", [("CaseFileNotYaml", 3, 1)], id="CaseFileNotYaml"),
-    pytest.param("task.yaml", "name: n\ntask: t\nmax_steps: x\n", [("CaseFileNotYamlCase", 3, 12)],
-                 id="CaseFileNotYamlCase"),
-])
-def test_source_refusals_with_the_import_wording(tmp_path: Path, name: str, content: str,
-                                                 expected: list[tuple[str, int, int]]) -> None:
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        pytest.param(
+            "evals.json",
+            '{"skill_name": "s", "evals": [\n  {"id": 1, "prompt": 12}\n]}',
+            [("CaseFileNotEvalsJson", 2, 23)],
+            id="CaseFileNotEvalsJson",
+        ),
+        pytest.param(
+            "evals.json",
+            '{"skill_name": "s", "evals": [\n  {"id": 1, "prompt": 12},\n  {"id": 2}\n]}',
+            [("CaseFileNotEvalsJson", 2, 23), ("CaseFileNotEvalsJson", 3, 3)],
+            id="every-case",
+        ),
+        pytest.param("evals.json", '{"evals": [}', [("CaseFileNotJson", 1, 12)], id="CaseFileNotJson"),
+        pytest.param("evals.json", '{"evals": []}', [("CaseFileEmpty", 1, 11)], id="CaseFileEmpty"),
+        pytest.param(
+            "dataset.json",
+            '{"version": "1.0", "test_cases": [{"id": "Bad_Id"}]}',
+            [("CaseFileNotEvalflowDataset", 1, 42)],
+            id="CaseFileNotEvalflowDataset",
+        ),
+        pytest.param("task.yaml", "name: n\ntask: [\n", [("CaseFileNotYaml", 3, 1)], id="CaseFileNotYaml"),
+        pytest.param(
+            "task.yaml",
+            "name: n\ntask: t\nmax_steps: x\n",
+            [("CaseFileNotYamlCase", 3, 12)],
+            id="CaseFileNotYamlCase",
+        ),
+    ],
+)
+def test_source_refusals_with_the_import_wording(
+    tmp_path: Path, name: str, content: str, expected: list[tuple[str, int, int]]
+) -> None:
     assert _lint(tmp_path, name, content) == expected
 
 
@@ -118,11 +161,16 @@ def test_every_rule_module_documents_itself() -> None:
         assert "Passing" in (rule.__doc__ or "") and "Failing" in (rule.__doc__ or "")
 
 
-rows = st.fixed_dictionaries({}, optional={
-    "id": st.sampled_from(["a", "b", "", " ", 3]), "category": st.sampled_from(["c", "", None]),
-    "prompt": st.sampled_from(["p", " ", 1]), "risk": st.sampled_from(["low", "high", "x", None]),
-    "criteria": st.lists(st.sampled_from(["Answers.", "", "Finds it and gives the fix.", 4]), max_size=3),
-})
+rows = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.sampled_from(["a", "b", "", " ", 3]),
+        "category": st.sampled_from(["c", "", None]),
+        "prompt": st.sampled_from(["p", " ", 1]),
+        "risk": st.sampled_from(["low", "high", "x", None]),
+        "criteria": st.lists(st.sampled_from(["Answers.", "", "Finds it and gives the fix.", 4]), max_size=3),
+    },
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -147,12 +195,20 @@ def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(lines=st.lists(st.one_of(st.binary(max_size=40), st.just(GOOD.encode()),
-                                st.text(max_size=30).map(lambda t: json.dumps({"id": t}).encode())), max_size=6))
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.binary(max_size=40),
+            st.just(GOOD.encode()),
+            st.text(max_size=30).map(lambda t: json.dumps({"id": t}).encode()),
+        ),
+        max_size=6,
+    )
+)
 def test_lint_never_crashes_on_arbitrary_lines(lines: list[bytes]) -> None:
     import io
 
     from adhd_evals.lint.catalog import lint_stream
 
-    cases, problems, _ = lint_stream(io.BytesIO(b"\n".join(lines)))
+    _cases, problems, _ = lint_stream(io.BytesIO(b"\n".join(lines)))
     assert all(p.line >= 1 and p.column >= 1 and p.code for p in problems)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..text import printable
 from .model import Case, Check, CheckKind, ImportResult, Note
 
 HELPERS = '''\
@@ -95,7 +96,7 @@ def vocabulary_source() -> str:
     that re-importing them changes nothing.
     """
     text = (Path(__file__).with_name("vocabulary.py")).read_text(encoding="utf-8")
-    return text[text.index('"""', 3) + 3:].lstrip("\n")
+    return text[text.index('"""', 3) + 3 :].lstrip("\n")
 
 
 def literal(value: Any) -> str:
@@ -116,15 +117,9 @@ def literal(value: Any) -> str:
     raise TypeError(f"no literal for {type(value).__name__}")
 
 
-def _escape_unprintable(text: str) -> str:
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
 def comment(text: str, prefix: str = "# ") -> list[str]:
     """Comment lines for `text`: split on its own newlines, each line escaped."""
-    return [(prefix + _escape_unprintable(line)).rstrip() for line in text.split("\n")]
+    return [(prefix + printable(line)).rstrip() for line in text.split("\n")]
 
 
 def note_text(note: Note) -> str:
@@ -203,11 +198,13 @@ def case_units(case: Case, stem: str) -> list[Unit]:
         criterion_key = short_hash(item.criterion, 3)
         seen[criterion_key] = seen.get(criterion_key, 0) + 1
         suffix = criterion_key + (f"_{seen[criterion_key]}" if seen[criterion_key] > 1 else "")
-        text = "\n".join([
-            f"@check({literal(case.id)}, {literal(item.criterion)})",
-            f"def check_{stem}_{suffix}(answer: str) -> bool:",
-            f"    return {call(item)}",
-        ])
+        text = "\n".join(
+            [
+                f"@check({literal(case.id)}, {literal(item.criterion)})",
+                f"def check_{stem}_{suffix}(answer: str) -> bool:",
+                f"    return {call(item)}",
+            ]
+        )
         units.append(Unit("check", f"{case_key}.{suffix}", text))
     return units
 
@@ -226,7 +223,7 @@ def header(result: ImportResult) -> str:
         "import and comment you edit or add. Leave the '# adhd-evals:' lines in place;",
         "they tell a re-import what it generated. Notes from the source are comments.",
     ]
-    body = "\n".join(_escape_unprintable(line) for line in about)
+    body = "\n".join(printable(line) for line in about)
     return '"""' + body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n"""\n\n'
 
 

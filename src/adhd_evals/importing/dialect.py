@@ -54,7 +54,7 @@ class Rule:
     schema: str | None = None  # for is_json: the JSON Schema as JSON text
     has: tuple[str, ...] = ()  # keys the object must also have
 
-    @functools.cached_property  # noqa: B019  (read once per converted object)
+    @functools.cached_property
     def label(self) -> str:
         shown = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in self.when)
         return f"rule {self.index + 1} ({{{shown}}} -> {self.check})"
@@ -66,14 +66,19 @@ class Rule:
 
     def matches(self, obj: dict[str, Any]) -> bool:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
-            key in obj for key in self.has)
+            key in obj for key in self.has
+        )
 
 
 def _same(a: Any, b: Any) -> bool:
     """Equal and of the same JSON type (True is not 1 here)."""
-    return type(a) is type(b) and a == b or (
-        isinstance(a, (int, float)) and isinstance(b, (int, float))
-        and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+    return (type(a) is type(b) and a == b) or (
+        isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+        and a == b
+    )
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,6 @@ class CaseShape:
     criteria: tuple[str | NeedleList, ...] = ()
 
 
-
 @dataclass(frozen=True)
 class Dialect:
     display: str
@@ -104,7 +108,8 @@ class Dialect:
     cases: CaseShape = CaseShape()
     rules: tuple[Rule, ...] = ()
     _index: dict[tuple[str, ...], dict[tuple[Any, ...], list[Rule]]] = field(
-        default_factory=dict, compare=False, repr=False)
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         # Rules grouped by their `when` keys, so matching an object costs one
@@ -152,8 +157,13 @@ def load(path: Path, display: str | None = None) -> Dialect:
     _validate(tree, shown)
     _format_rules(tree, shown)
     digest = hashlib.blake2s(data, digest_size=8).hexdigest()
-    return Dialect(shown, digest, str(tree["format"]), _case_shape(tree, shown),
-                   tuple(_rule(tree, i, shown) for i in range(len(tree.get("assertions") or []))))
+    return Dialect(
+        shown,
+        digest,
+        str(tree["format"]),
+        _case_shape(tree, shown),
+        tuple(_rule(tree, i, shown) for i in range(len(tree.get("assertions") or []))),
+    )
 
 
 def _parse(text: str, shown: str) -> Any:
@@ -164,15 +174,25 @@ def _parse(text: str, shown: str) -> Any:
         tree = YAML(typ="rt").load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise _refusal(shown, actual=str(exc.problem or exc.context or "not YAML"),
-                       line=mark.line + 1 if mark else None,
-                       column=mark.column + 1 if mark else None) from exc
-    except (YAMLError, RecursionError, ValueError) as exc:  # a duplicate key, too deep, an int past the digit limit
+        raise _refusal(
+            shown,
+            actual=str(exc.problem or exc.context or "not YAML"),
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+        ) from exc
+    except (
+        YAMLError,
+        RecursionError,
+        ValueError,
+    ) as exc:  # a duplicate key, too deep, an int past the digit limit
         raise _refusal(shown, actual=f"not YAML ({exc})") from exc
     if not isinstance(tree, dict):
-        raise _refusal(shown, field_path="(top level)",
-                       expected='a mapping starting "adhd-evals-dialect: 1"',
-                       actual=_kind(tree))
+        raise _refusal(
+            shown,
+            field_path="(top level)",
+            expected='a mapping starting "adhd-evals-dialect: 1"',
+            actual=_kind(tree),
+        )
     return tree
 
 
@@ -181,13 +201,18 @@ def _format_rules(tree: Any, shown: str) -> None:
     cases = tree.get("cases") or {}
     if tree["format"] != "yaml":
         return
-    for key, bad in (("at", lambda v: True), ("id", lambda v: NUMBERED in _keys(v))):
-        if key in cases and bad(cases[key]):
-            line, column = position(tree, ("cases", key))
-            raise _refusal(shown, field_path=f"cases.{key}",
-                           expected=f"no cases.{key}" + (' of "#"' if key == "id" else "")
-                           + " for yaml: a YAML case file holds one case",
-                           actual=_kind(cases[key]), line=line, column=column)
+    refused = {"at": "at" in cases, "id": "id" in cases and NUMBERED in _keys(cases.get("id"))}
+    for key in (k for k, bad in refused.items() if bad):
+        line, column = position(tree, ("cases", key))
+        what = f"no cases.{key}" + (' of "#"' if key == "id" else "")
+        raise _refusal(
+            shown,
+            field_path=f"cases.{key}",
+            line=line,
+            column=column,
+            expected=f"{what} for yaml: a YAML case file holds one case",
+            actual=_kind(cases[key]),
+        )
 
 
 def _kind(value: Any) -> str:
@@ -226,24 +251,30 @@ def _validate(tree: Any, shown: str) -> None:
     # The first problem in the file, each narrowed to its most relevant cause.
     found = [jsonschema.exceptions.best_match([e]) for e in validator.iter_errors(_plain(tree))]
     if found:
-        error = min(found, key=lambda e: (*(n or 0 for n in position(tree, tuple(e.absolute_path))), e.message))
+        error = min(
+            found, key=lambda e: (*(n or 0 for n in position(tree, tuple(e.absolute_path))), e.message)
+        )
         path = tuple(error.absolute_path)
         line, column = position(tree, path)
-        raise _refusal(shown, field_path=path_text(path), expected=_expected(error),
-                       actual=_kind(_at(tree, path)) if _has(tree, path) else "missing",
-                       line=line, column=column)
+        raise _refusal(
+            shown,
+            field_path=path_text(path),
+            expected=_expected(error),
+            actual=_kind(_at(tree, path)) if _has(tree, path) else "missing",
+            line=line,
+            column=column,
+        )
 
 
 def _expected(error: Any) -> str:
+    message = str(error.message)
     if error.validator == "enum":
         return "one of " + ", ".join(map(str, error.validator_value))
     if error.validator == "const":
         return json.dumps(error.validator_value)
-    if error.validator == "required":
-        return error.message  # names the missing key
     if error.validator == "additionalProperties":
-        return "only the keys this file's shape has (" + error.message + ")"
-    return error.message
+        return f"only the keys this file's shape has ({message})"
+    return message  # "required" names the missing key
 
 
 def path_text(path: tuple[Any, ...]) -> str:
@@ -301,14 +332,19 @@ def _case_shape(tree: Any, shown: str) -> CaseShape:
             continue
         if entry.get("case") is None:
             line, column = position(tree, ("cases", "criteria", index))
-            raise _refusal(shown, field_path=f"cases.criteria[{index}].case",
-                           expected=f"sensitive or insensitive: {entry['check']} compares text, and "
-                           "whether letter case matters is yours to decide",
-                           actual="missing", line=line, column=column)
-        criteria.append(NeedleList(str(entry["at"]), str(entry["check"]),
-                                   _ignore_case(entry.get("case"))))
-    return CaseShape(_keys(cases.get("at")), _keys(cases.get("prompt")), _keys(cases.get("id")),
-                     tuple(criteria))
+            raise _refusal(
+                shown,
+                field_path=f"cases.criteria[{index}].case",
+                expected=f"sensitive or insensitive: {entry['check']} compares text, and "
+                "whether letter case matters is yours to decide",
+                actual="missing",
+                line=line,
+                column=column,
+            )
+        criteria.append(NeedleList(str(entry["at"]), str(entry["check"]), _ignore_case(entry.get("case"))))
+    return CaseShape(
+        _keys(cases.get("at")), _keys(cases.get("prompt")), _keys(cases.get("id")), tuple(criteria)
+    )
 
 
 def _ignore_case(value: Any) -> bool | None:
@@ -322,23 +358,37 @@ def _rule(tree: Any, index: int, shown: str) -> Rule:
 
     def refuse(key: str, expected: str, actual: str) -> Refusal:
         line, column = position(tree, (*where, key) if key in entry else where)
-        return _refusal(shown, field_path=f"assertions[{index}].{key}", expected=expected,
-                        actual=actual, line=line, column=column)
+        return _refusal(
+            shown,
+            field_path=f"assertions[{index}].{key}",
+            expected=expected,
+            actual=actual,
+            line=line,
+            column=column,
+        )
 
     if check not in CASE_FREE and entry.get("case") is None:
-        raise refuse("case", f"sensitive or insensitive: {check} compares text, and whether "
-                     "letter case matters is yours to decide", "missing")
+        raise refuse(
+            "case",
+            f"sensitive or insensitive: {check} compares text, and whether "
+            "letter case matters is yours to decide",
+            "missing",
+        )
     if check not in NO_NEEDLE and entry.get("needle") is None:
         raise refuse("needle", f"the key that holds {check}'s argument", "missing")
     schema = entry.get("schema")
     if schema is not None and check != "is_json":
         raise refuse("schema", "a schema only with check: is_json", f"check: {check}")
-    return Rule(index, tuple((str(k), _plain(v)) for k, v in entry["when"].items()), check,
-                None if entry.get("needle") is None else str(entry["needle"]),
-                None if check in CASE_FREE else _ignore_case(entry.get("case")),
-                None if entry.get("criterion") is None else str(entry["criterion"]),
-                None if schema is None else _schema_text(schema, refuse),
-                tuple(str(k) for k in entry.get("has") or ()))
+    return Rule(
+        index,
+        tuple((str(k), _plain(v)) for k, v in entry["when"].items()),
+        check,
+        None if entry.get("needle") is None else str(entry["needle"]),
+        None if check in CASE_FREE else _ignore_case(entry.get("case")),
+        None if entry.get("criterion") is None else str(entry["criterion"]),
+        None if schema is None else _schema_text(schema, refuse),
+        tuple(str(k) for k in entry.get("has") or ()),
+    )
 
 
 def _schema_text(schema: Any, refuse: Any) -> str:

@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import checkgen
 from ..catalog import catalog_text
 from ..errors import OutputError, UsageError
+from ..output import write_all_atomically
+from . import checkgen
+from .dialect import Dialect
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate
-from .dialect import Dialect
-from .model import DEFAULT_RISK, RISKS, ImportResult
 from .merge import MergeReport, merge
-from ..output import write_all_atomically
+from .model import DEFAULT_RISK, RISKS, ImportResult
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"
@@ -38,9 +38,15 @@ class ImportOutcome:
         return self.module_text
 
 
-def read_source(fmt: str, source: Path, *, risk: str | None = None,
-                category: str | None = None, display: str | None = None,
-                dialect: Dialect | None = None) -> ImportResult:
+def read_source(
+    fmt: str,
+    source: Path,
+    *,
+    risk: str | None = None,
+    category: str | None = None,
+    display: str | None = None,
+    dialect: Dialect | None = None,
+) -> ImportResult:
     """Read a source into the model; raises Refusal for a bad file."""
     reader = READERS.get(fmt)
     if reader is None:
@@ -58,8 +64,14 @@ def read_source(fmt: str, source: Path, *, risk: str | None = None,
     for case in cases:  # a category taken from a folder name is the one unchecked text
         if has_lone_surrogate(case.category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
-    return ImportResult(source=shown, format=fmt, cases=tuple(cases),
-                        risk=options.risk, risk_was_default=risk is None, dialect=dialect)
+    return ImportResult(
+        source=shown,
+        format=fmt,
+        cases=tuple(cases),
+        risk=options.risk,
+        risk_was_default=risk is None,
+        dialect=dialect,
+    )
 
 
 @contextlib.contextmanager
@@ -86,16 +98,23 @@ def render_module(result: ImportResult) -> str:
         return checkgen.render(result)
 
 
-def import_source(fmt: str, source: Path, *, out: Path | None = None, risk: str | None = None,
-                  category: str | None = None, display: str | None = None,
-                  prune: bool = False, dialect: Dialect | None = None) -> ImportOutcome:
+def import_source(
+    fmt: str,
+    source: Path,
+    *,
+    out: Path | None = None,
+    risk: str | None = None,
+    category: str | None = None,
+    display: str | None = None,
+    prune: bool = False,
+    dialect: Dialect | None = None,
+) -> ImportOutcome:
     """Read, render, and (with `out`) write both files atomically; nothing on refusal.
 
     When `out` already holds a check module, the new one is merged into it
     (see merge.py): nothing a person wrote there is lost.
     """
-    result = read_source(fmt, source, risk=risk, category=category, display=display,
-                         dialect=dialect)
+    result = read_source(fmt, source, risk=risk, category=category, display=display, dialect=dialect)
     outcome = ImportOutcome(result, catalog_text(result.cases))
     if out is None:
         return outcome

@@ -22,11 +22,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .checkgen import MARKER, Unit, assemble, fingerprint, region, units
 from ..errors import OutputError
+from .checkgen import MARKER, Unit, assemble, fingerprint, region, units
 from .model import ImportResult
+from .registrations import registered_in
 
-_MARKER_LINE = re.compile(r"^# adhd-evals: (preamble|case|check) (\S+) ([0-9a-f]{16})$", re.MULTILINE)
+_MARKER_LINE = re.compile(rf"^{re.escape(MARKER)}(preamble|case|check) (\S+) ([0-9a-f]{{16}})$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,21 @@ class MergeReport:
         if self.kept_edited:
             out.append(f"Kept {len(self.kept_edited)} hand-edited parts of the check module as they are.")
         if self.kept_orphans:
-            out.append(f"Kept {len(self.kept_orphans)} hand-edited checks whose criterion is no longer "
-                       "in the source; delete them when they are not needed.")
+            out.append(
+                f"Kept {len(self.kept_orphans)} hand-edited checks whose criterion is no longer "
+                "in the source; delete them when they are not needed."
+            )
         if self.vanished_cases:
-            out.append(f"{len(self.vanished_cases)} cases are gone from the source but kept in the check "
-                       "module: " + ", ".join(self.vanished_cases) + ". Re-import with --prune to remove them.")
+            out.append(
+                f"{len(self.vanished_cases)} cases are gone from the source but kept in the check "
+                "module: " + ", ".join(self.vanished_cases) + ". Re-import with --prune to remove them."
+            )
         if self.pruned_cases:
-            out.append(f"Removed {len(self.pruned_cases)} vanished cases from the check module (--prune): "
-                       + ", ".join(self.pruned_cases) + ".")
+            out.append(
+                f"Removed {len(self.pruned_cases)} vanished cases from the check module (--prune): "
+                + ", ".join(self.pruned_cases)
+                + "."
+            )
         return out
 
 
@@ -76,50 +84,28 @@ def split(text: str) -> tuple[list[Region], str]:
     regions: list[Region] = []
     start = 0
     for match in _MARKER_LINE.finditer(text):
-        regions.append(Region(match.group(1), match.group(2), text[start:match.start()], match.group(0)))
+        regions.append(Region(match.group(1), match.group(2), text[start : match.start()], match.group(0)))
         start = match.end() + 1
     return regions, text[start:]
 
 
-def _registered_case_ids(text: str) -> list[str]:
-    """Case ids a region registers with @check, read with libcst (edited regions only)."""
-    import libcst as cst
-
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError:
-        return []
-    found: list[str] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_Decorator(self, node: cst.Decorator) -> None:
-            call = node.decorator
-            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
-                    and call.func.value == "check" and call.args
-                    and isinstance(call.args[0].value, cst.SimpleString)):
-                value = call.args[0].value.evaluated_value
-                if isinstance(value, str):
-                    found.append(value)
-
-    module.visit(Visitor())
-    return found
-
-
 def _case_label(region_: Region, by_case: dict[str, list[Region]]) -> str:
     for candidate in by_case.get(region_.case_key, []):
-        ids = _registered_case_ids(candidate.text) if candidate.kind == "check" else []
+        ids = registered_in(candidate.text) if candidate.kind == "check" else []
         if ids:
             return ids[0]
     first = next((line for line in region_.text.splitlines() if line.startswith("# case ")), "")
-    return first[len("# case "):] or region_.case_key
+    return first[len("# case ") :] or region_.case_key
 
 
 def merge(existing: str, result: ImportResult, *, prune: bool = False) -> tuple[str, MergeReport]:
     """The new module text, keeping every region a person edited."""
     old, trailing = split(existing)
     if not old:  # not a module this tool wrote: never guess, never overwrite
-        raise OutputError("the existing check module has no '# adhd-evals:' markers, so a re-import "
-                          "cannot tell what it generated; move it aside and import again")
+        raise OutputError(
+            "the existing check module has no '# adhd-evals:' markers, so a re-import "
+            "cannot tell what it generated; move it aside and import again"
+        )
     report = MergeReport()
     fresh = units(result)
     old_by_key = {r.key: r for r in old}
@@ -147,8 +133,9 @@ def _choose(unit: Unit, previous: Region | None, first: bool, report: MergeRepor
     return region(unit, first=first), unit.marker
 
 
-def _leftovers(old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool,
-               report: MergeReport) -> list[tuple[str, str]]:
+def _leftovers(
+    old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool, report: MergeReport
+) -> list[tuple[str, str]]:
     kept: list[tuple[str, str]] = []
     gone = [r for r in old if r.key not in new_keys and r.kind != "preamble"]
     by_case: dict[str, list[Region]] = {}
@@ -183,8 +170,10 @@ def _refuse_broken(pieces: list[str], merged: str) -> None:
     try:
         compile(merged, "checks.py", "exec", dont_inherit=True)
     except SyntaxError as exc:
-        raise OutputError(f"the merged check module would not compile (line {exc.lineno}: {exc.msg}); "
-                          "the existing checks.py likely has a syntax error there: fix it and import again") from exc
+        raise OutputError(
+            f"the merged check module would not compile (line {exc.lineno}: {exc.msg}); "
+            "the existing checks.py likely has a syntax error there: fix it and import again"
+        ) from exc
 
 
 __all__ = ["MARKER", "MergeReport", "merge", "split"]

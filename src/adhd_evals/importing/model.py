@@ -12,9 +12,13 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .. import jsonl
+
 if TYPE_CHECKING:
     from .dialect import Dialect
 
+FIELDS = ("id", "category", "prompt", "risk", "criteria")  # a catalog line's keys, in order
+TEXT_FIELDS = ("id", "category", "prompt")  # non-empty strings
 RISKS = ("low", "medium", "high")
 DEFAULT_RISK = "medium"
 
@@ -88,24 +92,14 @@ class Case(NamedTuple):
 
     def catalog_line(self) -> str:
         """The case as one JSONL line, keys in the catalog's order."""
-        line = json.dumps(
-            {
-                "id": self.id,
-                "category": self.category,
-                "prompt": self.prompt,
-                "risk": self.risk,
-                "criteria": self.criteria,
-            },
-            ensure_ascii=False,
-        )
-        if line.isascii():
-            return line
-        # Readers that split on every Unicode line break (str.splitlines, as
-        # i-have-adhd's validator does) must still see one case per line.
-        return line.translate(_LINE_BREAKS)
-
-
-_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+        row = {
+            "id": self.id,
+            "category": self.category,
+            "prompt": self.prompt,
+            "risk": self.risk,
+            "criteria": self.criteria,
+        }
+        return jsonl.line(row)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import codecs
 import json
 import json.decoder
 import json.scanner
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +26,24 @@ def read_bytes(path: Path, display: str) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read",
-                      actual="no such file") from None
+        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual="no such file") from None
     except IsADirectoryError:
-        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read",
-                      actual="it is a directory, and this format reads one file") from None
+        raise Refusal(
+            RefusalCode.FILE_UNREADABLE,
+            display,
+            "cannot be read",
+            actual="it is a directory, and this format reads one file",
+        ) from None
     except OSError as exc:
-        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read",
-                      actual=exc.strerror or str(exc)) from exc
+        raise Refusal(
+            RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=exc.strerror or str(exc)
+        ) from exc
 
 
 def decode_utf8(data: bytes, display: str, code: RefusalCode, reason: str) -> str:
     """Decode UTF-8, accepting (and dropping) a byte-order mark."""
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -47,9 +51,14 @@ def decode_utf8(data: bytes, display: str, code: RefusalCode, reason: str) -> st
         hint = None
         if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             hint = "the file starts with a UTF-16 byte-order mark: save it as UTF-8"
-        raise Refusal(code, display, reason,
-                      actual=f"invalid UTF-8 at byte offset {exc.start} ({exc.reason})",
-                      line=line, hint=hint) from exc
+        raise Refusal(
+            code,
+            display,
+            reason,
+            actual=f"invalid UTF-8 at byte offset {exc.start} ({exc.reason})",
+            line=line,
+            hint=hint,
+        ) from exc
 
 
 class DuplicateKey(ValueError):
@@ -74,16 +83,23 @@ def load_json(text: str, display: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_unique_pairs)
     except json.JSONDecodeError as exc:
-        raise Refusal(RefusalCode.NOT_JSON, display, "is not JSON",
-                      actual=exc.msg, line=exc.lineno, column=exc.colno) from exc
+        raise Refusal(
+            RefusalCode.NOT_JSON, display, "is not JSON", actual=exc.msg, line=exc.lineno, column=exc.colno
+        ) from exc
     except DuplicateKey as exc:
         line, column = _duplicate_position(text, exc.key)
-        raise Refusal(RefusalCode.NOT_JSON, display, "is not JSON",
-                      actual=f'duplicate key "{exc.key}" in one object (which one wins is undefined)',
-                      line=line, column=column) from exc
+        raise Refusal(
+            RefusalCode.NOT_JSON,
+            display,
+            "is not JSON",
+            actual=f'duplicate key "{exc.key}" in one object (which one wins is undefined)',
+            line=line,
+            column=column,
+        ) from exc
     except RecursionError as exc:
-        raise Refusal(RefusalCode.NOT_JSON, display, "is not JSON",
-                      actual="nesting too deep to read") from exc
+        raise Refusal(
+            RefusalCode.NOT_JSON, display, "is not JSON", actual="nesting too deep to read"
+        ) from exc
 
 
 def too_deep(value: Any, limit: int = MAX_NOTE_DEPTH) -> bool:
@@ -103,95 +119,15 @@ def too_deep(value: Any, limit: int = MAX_NOTE_DEPTH) -> bool:
 
 
 # ---- positions, computed only when a message needs them -------------------
+#
+# The fast path never tracks positions. When a message needs one, the text is
+# walked along the path with the C scanner skipping every sibling before it,
+# so finding a value costs about one parse of the text in front of it.
 
-
-@dataclass(frozen=True)
-class _Node:
-    value: Any  # scalar, list[_Node], or list[tuple[str, _Node]] for objects
-    start: int
-
-
-class _Obj(list):  # marks a list of pairs as an object, not an array
-    pass
-
-
-def _positioned_tree(text: str) -> _Node | None:
-    decoder = json.JSONDecoder(object_pairs_hook=_Obj)
-
-    def parse_object(s_and_end, strict, _scan, object_hook, pairs_hook, memo):  # type: ignore[no-untyped-def]
-        return json.decoder.JSONObject(s_and_end, strict, scan, object_hook, pairs_hook, memo)
-
-    def parse_array(s_and_end, _scan):  # type: ignore[no-untyped-def]
-        return json.decoder.JSONArray(s_and_end, scan)
-
-    decoder.parse_object = parse_object  # type: ignore[attr-defined]
-    decoder.parse_array = parse_array  # type: ignore[attr-defined]
-    inner = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-
-    def scan(string: str, idx: int) -> tuple[_Node, int]:
-        value, end = inner(string, idx)
-        return _Node(value, idx), end
-
-    start = len(text) - len(text.lstrip(" \t\r\n"))
-    try:
-        node, _ = scan(text, start)
-    except (ValueError, RecursionError):
-        return None
-    return node
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, column
-
-
-def locate(text: str, path: tuple[str | int, ...]) -> tuple[int | None, int | None]:
-    """Line and column of the deepest existing value along `path`."""
-    node = _positioned_tree(text)
-    if node is None:
-        return None, None
-    for step in path:
-        child = _child(node, step)
-        if child is None:
-            break
-        node = child
-    return _line_col(text, node.start)
-
-
-def _child(node: _Node, step: str | int) -> _Node | None:
-    if isinstance(node.value, _Obj) and isinstance(step, str):
-        for key, child in node.value:
-            if key == step:
-                return child
-    elif isinstance(node.value, list) and isinstance(step, int):
-        if not isinstance(node.value, _Obj) and 0 <= step < len(node.value):
-            return node.value[step]
-    return None
-
-
-def _duplicate_position(text: str, key: str) -> tuple[int | None, int | None]:
-    """Where the second occurrence of a duplicated key's value starts."""
-    root = _positioned_tree(text)
-    stack = [root] if root is not None else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node.value, _Obj):
-            seen: set[str] = set()
-            for name, child in node.value:
-                if name == key and name in seen:
-                    return _line_col(text, child.start)
-                seen.add(name)
-            stack.extend(child for _, child in reversed(node.value))
-        elif isinstance(node.value, list):
-            stack.extend(reversed(node.value))
-    return None, None
-
-
-# ---- lines of values at C speed, for survey's examples ----------------------
-
-
-_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+# The C scanner and string reader behind json.loads, typed for mypy: the json
+# module exposes both but its stubs do not.
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+_scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")  # noqa: B009
 _BLANK = " \t\r\n"
 
 
@@ -201,20 +137,22 @@ def _skip_blank(text: str, index: int) -> int:
     return index
 
 
-def _step_into(text: str, index: int, step: str | int) -> int | None:
-    """Offset of the child `step` of the container starting at `index`.
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
 
-    Siblings before it are skipped with the C scanner, so finding a value
-    costs about one parse of the text before it (never a Python-level walk
-    of every value, which is what `locate` does for refusals).
-    """
+
+def _step_into(text: str, index: int, step: str | int) -> int | None:
+    """Offset of the child `step` of the container starting at `index` (the first
+    of a duplicated key), or None when there is no such child."""
     opener, closer = ("{", "}") if isinstance(step, str) else ("[", "]")
     if index >= len(text) or text[index] != opener:
         return None
     index, position = _skip_blank(text, index + 1), 0
     while index < len(text) and text[index] != closer:
         if isinstance(step, str):
-            key, index = json.decoder.scanstring(text, index + 1)
+            key, index = _scanstring(text, index + 1)
             index = _skip_blank(text, _skip_blank(text, index) + 1)  # past the colon
             if key == step:
                 return index
@@ -228,6 +166,83 @@ def _step_into(text: str, index: int, step: str | int) -> int | None:
     return None
 
 
+def _offset(text: str, path: tuple[str | int, ...], start: int | None = None) -> int:
+    """Offset of the deepest existing value along `path`."""
+    offset = _skip_blank(text, 0) if start is None else start
+    for step in path:
+        try:
+            child = _step_into(text, offset, step)
+        except (ValueError, IndexError):  # text the fast path refused further on
+            return offset
+        if child is None:
+            break
+        offset = child
+    return offset
+
+
+def locate(text: str, path: tuple[str | int, ...]) -> tuple[int | None, int | None]:
+    """Line and column of the deepest existing value along `path`."""
+    return _line_col(text, _offset(text, path))
+
+
+def _duplicate_position(text: str, key: str) -> tuple[int | None, int | None]:
+    """Where the value of the second occurrence of a duplicated key starts.
+
+    A small iterative walk (no recursion, so any nesting depth): objects keep
+    the keys they have seen, scalars are skipped with the C scanner.
+    """
+    frames: list[set[str] | None] = []  # a set per open object, None per open array
+    index, expect_value = _skip_blank(text, 0), True
+    try:
+        while index < len(text):
+            if expect_value:
+                opener = text[index]
+                if opener in "{[":
+                    frames.append(set() if opener == "{" else None)
+                    index = _skip_blank(text, index + 1)
+                    if text[index] in "}]":
+                        frames.pop()
+                        index, expect_value = index + 1, False
+                    elif opener == "{":
+                        index, found = _key(text, index, key, frames[-1])
+                        if found:
+                            return _line_col(text, index)
+                    continue
+                _, index = _SCAN(text, index)
+                expect_value = False
+                continue
+            index = _skip_blank(text, index)
+            if not frames:
+                break
+            if text[index] == ",":
+                index = _skip_blank(text, index + 1)
+                seen = frames[-1]
+                expect_value = True
+                if seen is not None:
+                    index, found = _key(text, index, key, seen)
+                    if found:
+                        return _line_col(text, index)
+            else:  # a closing bracket ends the innermost container, itself a value
+                frames.pop()
+                index += 1
+    except (ValueError, IndexError):
+        pass
+    return None, None
+
+
+def _key(text: str, index: int, wanted: str, seen: set[str] | None) -> tuple[int, bool]:
+    """Read one `"key":`; returns the value's offset and whether it repeats `wanted`."""
+    name, index = _scanstring(text, index + 1)
+    index = _skip_blank(text, _skip_blank(text, index) + 1)
+    repeated = seen is not None and name == wanted and name in seen
+    if seen is not None:
+        seen.add(name)
+    return index, repeated
+
+
+# ---- lines of values at C speed, for survey's examples ----------------------
+
+
 class Lines:
     """Lines of values in one JSON text, remembering where the case list's items start."""
 
@@ -235,8 +250,9 @@ class Lines:
         self.text = text
         self._items: dict[tuple[str | int, ...], list[int]] = {}
 
-    def line(self, list_path: tuple[str | int, ...], index: int,
-             inner: tuple[str | int, ...] = ()) -> int | None:
+    def line(
+        self, list_path: tuple[str | int, ...], index: int, inner: tuple[str | int, ...] = ()
+    ) -> int | None:
         try:
             starts = self._starts(list_path)
             offset: int | None = starts[index] if index < len(starts) else None

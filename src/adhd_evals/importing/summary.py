@@ -13,28 +13,36 @@ def _plural(count: int, word: str) -> str:
 
 def import_summary(result: ImportResult) -> list[str]:
     cases = len(result.cases)
-    lines = [f"Read {_plural(cases, 'case')} from {result.source} ({result.format}), "
-             f"converted {_plural(result.converted, 'assertion')} into checks."]
+    lines = [
+        f"Read {_plural(cases, 'case')} from {result.source} ({result.format}), "
+        f"converted {_plural(result.converted, 'assertion')} into checks."
+    ]
     if result.unconverted:
         lines.append(
             f"{_plural(result.unconverted, 'assertion')} could not be converted and "
             f"{'needs' if result.unconverted == 1 else 'need'} a human: "
-            "each is written as prose, and its check fails until you write it.")
+            "each is written as prose, and its check fails until you write it."
+        )
     if result.cases_without_criteria:
         lines.append(
             f"{_plural(result.cases_without_criteria, 'case')} had no criteria in the source; "
-            "each got one placeholder that fails until you say what a good answer is.")
+            "each got one placeholder that fails until you say what a good answer is."
+        )
     if result.risk_was_default:
-        lines.append(f"Risk: {result.risk} for every case (the default: no source format "
-                     "carries risk; pass --risk low|medium|high to choose).")
+        lines.append(
+            f"Risk: {result.risk} for every case (the default: no source format "
+            "carries risk; pass --risk low|medium|high to choose)."
+        )
     else:
         lines.append(f"Risk: {result.risk} for every case (from --risk).")
     lines += _dialect_lines(result)
     lines.append(f"Kept {_plural(result.notes, 'source field')} as notes in the check module.")
     with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
     if with_files:
-        lines.append(f"{_plural(with_files, 'case')} name fixture files; the files were not copied, "
-                     "so give the model what the prompt refers to before you run them.")
+        lines.append(
+            f"{_plural(with_files, 'case')} name fixture files; the files were not copied, "
+            "so give the model what the prompt refers to before you run them."
+        )
     return lines
 
 
@@ -53,7 +61,9 @@ def _dialect_lines(result: ImportResult) -> list[str]:
     shapes = [(via, count) for via, count in made.most_common() if via.startswith("{")]
     if shapes:
         listed = ", ".join(f"{via} {count}" for via, count in shapes)
-        lines.append(f"Typed assertions that stayed placeholders, by shape: {listed}. "
-                     f"'adhd-evals survey --format {result.format} SOURCE --out dialect.yaml' "
-                     "drafts a dialect that says what they mean.")
+        lines.append(
+            f"Typed assertions that stayed placeholders, by shape: {listed}. "
+            f"'adhd-evals survey --format {result.format} SOURCE --out dialect.yaml' "
+            "drafts a dialect that says what they mean."
+        )
     return lines

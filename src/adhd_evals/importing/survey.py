@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from .dialect import VOCABULARY, WHOLE_FILE
-from .formats._common import compact
+from .formats._common import compact, jsonable
 from .formats._typed import shape_of
-from .formats.evals_json import KINDS, LIST_KEYS, _OTHER_SHAPES, _PROMPT_LOOKALIKES
+from .formats.evals_json import _OTHER_SHAPES, _PROMPT_LOOKALIKES, KINDS, LIST_KEYS
 from .model import Refusal, RefusalCode
 from .sourcetext import Lines, decode_utf8, read_bytes
 
@@ -82,11 +82,10 @@ def survey(fmt: str, sources: list[Path], displays: list[str] | None = None) -> 
     return found
 
 
-def _files(fmt: str, sources: list[Path], displays: list[str],
-           found: Survey) -> list[tuple[Path, str]]:
+def _files(fmt: str, sources: list[Path], displays: list[str], found: Survey) -> list[tuple[Path, str]]:
     suffixes = (".yaml", ".yml") if fmt == "yaml" else (".json",)
     files = []
-    for source, shown in zip(sources, displays):
+    for source, shown in zip(sources, displays, strict=True):
         if not source.is_dir():
             files.append((source, shown))
             continue
@@ -136,7 +135,7 @@ def _yaml_file(found: Survey, path: Path, shown: str) -> None:
 
     text = decode_utf8(read_bytes(path, shown), shown, _NOT_READ, "is not UTF-8 text")
     root = yaml_cases._compose(text, shown)
-    data = yaml_cases.jsonable(yaml_cases._construct(text, root, shown))
+    data = jsonable(yaml_cases._construct(text, root, shown))
     if not isinstance(data, dict):
         found.no_list.append(shown)
         return
@@ -168,7 +167,9 @@ def _case(found: Survey, case: dict[str, Any], where: Any) -> None:
 
 
 def _shape(found: Survey, key: str, item: dict[str, Any], where: Any) -> None:
-    selector = next(({k: item[k]} for k in ("type", "kind") if k in item and _scalar(item[k])), {})
+    selector: dict[str, Any] = next(
+        ({k: item[k]} for k in ("type", "kind") if k in item and _scalar(item[k])), {}
+    )
     keys = tuple(sorted(map(str, item)))
     ident = (json.dumps(selector, sort_keys=True), keys)
     shape = found.shapes.get(ident)
@@ -197,30 +198,39 @@ def _today(key: str, item: dict[str, Any]) -> str:
 
 def report(found: Survey) -> list[str]:
     read = len(found.files) - len(found.unreadable)
-    lines = [f"Surveyed {_n(len(found.files), 'file')} ({found.format}): {read} read, "
-             f"{len(found.unreadable)} unreadable, {_n(found.cases, 'case')}."]
+    lines = [
+        f"Surveyed {_n(len(found.files), 'file')} ({found.format}): {read} read, "
+        f"{len(found.unreadable)} unreadable, {_n(found.cases, 'case')}."
+    ]
     lines += [f"  unreadable: {message}" for _, message in found.unreadable]
     lines.append("Case lists:")
     for where, files in found.lists.most_common():
-        lines.append(f"  {_list_name(where):<24} {_n(files, 'file')}, {_n(found.list_cases[where], 'case')}"
-                     f"  {_list_today(found.format, where)}")
+        lines.append(
+            f"  {_list_name(where):<24} {_n(files, 'file')}, {_n(found.list_cases[where], 'case')}"
+            f"  {_list_today(found.format, where)}"
+        )
     for shown in found.no_list:
         lines.append(f"  no case list: {shown}")
     lines.append(f"Case keys (of {_n(found.cases, 'case')}):")
     for key, count in found.case_keys.most_common():
         lines.append(f"  {key:<24} {count:>6}  {_key_today(found.format, key)}")
     if found.lookalike_prompts:
-        lines.append("  cases with no prompt but " + ", ".join(
-            f'"{k}" ({c})' for k, c in found.lookalike_prompts.most_common())
-            + ": refused today; declare cases.prompt")
+        lines.append(
+            "  cases with no prompt but "
+            + ", ".join(f'"{k}" ({c})' for k, c in found.lookalike_prompts.most_common())
+            + ": refused today; declare cases.prompt"
+        )
     if found.without_id:
-        lines.append(f"  {_n(found.without_id, 'case')} with no id: refused today; declare cases.id "
-                     '(a key, or "#" to number them)')
+        lines.append(
+            f"  {_n(found.without_id, 'case')} with no id: refused today; declare cases.id "
+            '(a key, or "#" to number them)'
+        )
     lines.append("Assertion objects:")
     for shape in sorted(found.shapes.values(), key=lambda s: (-s.count, s.label)):
         places = ", ".join(found_in for found_in, _ in shape.found_in.most_common())
-        lines.append(f"  {shape.label}: {shape.count} in {places}, e.g. {shape.example}; "
-                     f"today: {shape.today}")
+        lines.append(
+            f"  {shape.label}: {shape.count} in {places}, e.g. {shape.example}; today: {shape.today}"
+        )
     if found.strings:
         lines.append(f"Strings in criteria lists: {found.strings} (prose: placeholders)")
     return lines
@@ -231,8 +241,9 @@ def _n(count: int, word: str) -> str:
 
 
 def _list_name(where: str) -> str:
-    return "(the file is a list)" if where == WHOLE_FILE else (
-        where if where.startswith("(") else f'"{where}"')
+    return (
+        "(the file is a list)" if where == WHOLE_FILE else (where if where.startswith("(") else f'"{where}"')
+    )
 
 
 def _list_today(fmt: str, where: str) -> str:
@@ -242,9 +253,15 @@ def _list_today(fmt: str, where: str) -> str:
 
 
 def _key_today(fmt: str, key: str) -> str:
-    own = {"evals-json": {"id": "the id", "prompt": "the prompt", "assertions": "criteria",
-                          "expectations": "criteria"},
-           "yaml": {"name": "the id", "task": "the prompt", "judge_context": "criteria"}}[fmt]
+    own = {
+        "evals-json": {
+            "id": "the id",
+            "prompt": "the prompt",
+            "assertions": "criteria",
+            "expectations": "criteria",
+        },
+        "yaml": {"name": "the id", "task": "the prompt", "judge_context": "criteria"},
+    }[fmt]
     return own.get(key, "note")
 
 
@@ -264,8 +281,9 @@ def draft(found: Survey, existing: str | None) -> tuple[str, int]:
     rules = tree.get("assertions")
     if rules is None:
         rules = tree["assertions"] = CommentedSeq()
-    covered = [json.dumps(_plain(entry.get("when")), sort_keys=True) for entry in rules
-               if isinstance(entry, dict)]
+    covered = [
+        json.dumps(_plain(entry.get("when")), sort_keys=True) for entry in rules if isinstance(entry, dict)
+    ]
     added = 0
     for shape in sorted(found.shapes.values(), key=lambda s: (-s.count, s.label)):
         ident = json.dumps(shape.selector, sort_keys=True)
@@ -273,8 +291,7 @@ def draft(found: Survey, existing: str | None) -> tuple[str, int]:
             continue
         covered.append(ident)
         rules.append(_entry(shape, CommentedMap))
-        rules.yaml_set_comment_before_after_key(
-            len(rules) - 1, before=_about(found, shape), indent=2)
+        rules.yaml_set_comment_before_after_key(len(rules) - 1, before=_about(found, shape), indent=2)
         added += 1
     stream = io.StringIO()
     yaml.dump(tree, stream)
@@ -299,7 +316,8 @@ def _new_tree(found: Survey) -> Any:
         f"{', '.join(VOCABULARY)})\n"
         "and, for a check that compares text, whether letter case matters (case: sensitive |\n"
         "insensitive). Until every open choice is made, 'import --dialect' refuses this file.\n"
-        "Running survey again into this file keeps what you wrote and adds only new shapes.")
+        "Running survey again into this file keeps what you wrote and adds only new shapes."
+    )
     cases = _draft_cases(found)
     if cases:
         tree["cases"] = cases
@@ -310,18 +328,28 @@ def _draft_cases(found: Survey) -> Any:
     from ruamel.yaml.comments import CommentedMap
 
     cases = CommentedMap()
-    outside = sorted({key for shape in found.shapes.values() if shape.selector
-                      for key in shape.found_in if key not in (*LIST_KEYS, "judge_context")})
+    outside = sorted(
+        {
+            key
+            for shape in found.shapes.values()
+            if shape.selector
+            for key in shape.found_in
+            if key not in (*LIST_KEYS, "judge_context")
+        }
+    )
     if outside:
         cases["criteria"] = outside
-        cases.yaml_add_eol_comment("case keys holding typed objects; keep those that are criteria",
-                                   "criteria")
+        cases.yaml_add_eol_comment(
+            "case keys holding typed objects; keep those that are criteria", "criteria"
+        )
     if found.format != "evals-json":
         return cases
     places = [where for where, _ in found.lists.most_common()]
     if places and places != ["evals"]:
         cases["at"] = places
-        cases.yaml_add_eol_comment("where the case list is, in the files surveyed; keep the ones you mean", "at")
+        cases.yaml_add_eol_comment(
+            "where the case list is, in the files surveyed; keep the ones you mean", "at"
+        )
     if found.lookalike_prompts:
         cases["prompt"] = ["prompt", *(k for k, _ in found.lookalike_prompts.most_common())]
         cases.yaml_add_eol_comment("keys that held the prompt in cases without one; check each", "prompt")
@@ -338,13 +366,19 @@ def _entry(shape: Shape, mapping: Any) -> Any:
     entry["when"] = when
     entry["check"] = None
     name = next(iter(shape.selector.values()))
-    hint = f"perhaps {name}, if it means what the vocabulary's {name} does" if name in VOCABULARY else "choose"
+    hint = (
+        f"perhaps {name}, if it means what the vocabulary's {name} does" if name in VOCABULARY else "choose"
+    )
     entry.yaml_add_eol_comment(hint, "check")
     rest = [k for k in shape.keys if k not in shape.selector and k not in (*_TEXT_KEYS, "id")]
     entry["needle"] = rest[0] if len(rest) == 1 else None
     if len(rest) != 1:
         entry.yaml_add_eol_comment(
-            "the key holding the argument: one of " + ", ".join(rest) if rest else "no key left: is_json or unwritten?", "needle")
+            "the key holding the argument: one of " + ", ".join(rest)
+            if rest
+            else "no key left: is_json or unwritten?",
+            "needle",
+        )
     entry["case"] = None
     entry.yaml_add_eol_comment("sensitive | insensitive (not needed for counts, is_json, unwritten)", "case")
     text_key = next((k for k in _TEXT_KEYS if k in shape.keys), None)
@@ -354,6 +388,5 @@ def _entry(shape: Shape, mapping: Any) -> Any:
 
 
 def _about(found: Survey, shape: Shape) -> str:
-    example = compact({k: "..." if k not in shape.selector else shape.selector[k] for k in shape.keys})
-    return (f"{_n(shape.count, 'object')} like {example}, e.g. {shape.example}\n"
-            f"today: {shape.today}")
+    example = compact({k: shape.selector.get(k, "...") for k in shape.keys})
+    return f"{_n(shape.count, 'object')} like {example}, e.g. {shape.example}\ntoday: {shape.today}"

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .problem import ERROR, WARNING, Problem
+from ..importing.checkgen import MARKER
+from ..problem import ERROR, WARNING, Problem
 
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
-MODULE_MARKER = b"# adhd-evals: "
+MODULE_MARKER = MARKER.encode()
 
 
 @dataclass
@@ -101,8 +102,7 @@ def _walk(folder: Path) -> list[Path]:
     return files
 
 
-def lint_paths(paths: list[Path], *, forced: str | None = None,
-               dialect: Dialect | None = None) -> LintReport:
+def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect | None = None) -> LintReport:
     """Lint every case file under `paths`; a dialect refines the files of its format."""
     report = LintReport()
     found = discover(paths, forced)
@@ -125,8 +125,11 @@ def _yaml_collisions(files: list[Path]) -> list[Problem]:
         return []
     from ..importing.formats.yaml_cases import colliding_names
 
-    return [Problem(r.line or 1, r.column or 1, r.code.value, r.body, path=r.file)
-            for group in groups for r in colliding_names(group)]
+    return [
+        Problem(r.line or 1, r.column or 1, r.code.value, r.body, path=r.file)
+        for group in groups
+        for r in colliding_names(group)
+    ]
 
 
 def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[int, list[Problem]]:

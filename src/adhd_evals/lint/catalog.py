@@ -13,12 +13,11 @@ import json
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..importing.model import RISKS
 from ..importing.sourcetext import DuplicateKey, _unique_pairs
-from .problem import Problem
+from ..problem import Problem
 from .rules import CATALOG_RULES, Row
 from .rules.bundled_criterion import BUNDLED
-
-RISKS = frozenset(("low", "medium", "high"))
 
 
 def fast_ok(value: Any, seen: dict[str, int], number: int) -> bool:
@@ -30,9 +29,18 @@ def fast_ok(value: Any, seen: dict[str, int], number: int) -> bool:
         risk, criteria = value["risk"], value["criteria"]
     except KeyError:
         return False
-    if (type(case_id) is not str or type(category) is not str or type(prompt) is not str
-            or risk not in RISKS or type(criteria) is not list or not criteria
-            or case_id in seen or not case_id.strip() or not category.strip() or not prompt.strip()):
+    if (
+        type(case_id) is not str
+        or type(category) is not str
+        or type(prompt) is not str
+        or risk not in RISKS
+        or type(criteria) is not list
+        or not criteria
+        or case_id in seen
+        or not case_id.strip()
+        or not category.strip()
+        or not prompt.strip()
+    ):
         return False
     for item in criteria:
         if type(item) is not str or not item.strip() or BUNDLED.search(item):
@@ -44,7 +52,7 @@ def fast_ok(value: Any, seen: dict[str, int], number: int) -> bool:
 def read_row(number: int, raw: bytes) -> Row:
     bom = number == 1 and raw.startswith(codecs.BOM_UTF8)
     if bom:
-        raw = raw[len(codecs.BOM_UTF8):]
+        raw = raw[len(codecs.BOM_UTF8) :]
     try:
         text = raw.decode("utf-8").rstrip("\r\n")
     except UnicodeDecodeError as exc:

@@ -8,8 +8,9 @@ import os
 import sys
 from pathlib import Path
 
+from ..problem import Problem
+from ..text import printable
 from . import FORMATS, LintReport, LintUsageError, lint_paths
-from .problem import Problem
 
 OK, FAILED, USAGE = 0, 1, 2
 
@@ -18,32 +19,43 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="adhd-evals lint",
         description="Lint case files (catalogs, evals.json, dataset.json, YAML cases, check modules) "
-                    "and report every problem with its line and column.")
+        "and report every problem with its line and column.",
+    )
     parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or directories")
-    parser.add_argument("--format-of", choices=FORMATS, default=None,
-                        help="treat every file as this format instead of recognising it")
-    parser.add_argument("--output-format", choices=("text", "json", "github"), default=None,
-                        help="text (default), json, or github annotations (the default under GitHub Actions)")
+    parser.add_argument(
+        "--format-of",
+        choices=FORMATS,
+        default=None,
+        help="treat every file as this format instead of recognising it",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "github"),
+        default=None,
+        help="text (default), json, or github annotations (the default under GitHub Actions)",
+    )
     parser.add_argument("--strict", action="store_true", help="fail on warnings too")
-    parser.add_argument("--dialect", type=Path, default=None, metavar="FILE",
-                        help="a dialect file: lint the files of its format as 'import --dialect' reads them")
+    parser.add_argument(
+        "--dialect",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a dialect file: lint the files of its format as 'import --dialect' reads them",
+    )
     return parser
 
 
-def _printable(text: str) -> str:
-    """Source text in a message must not break the one-problem-per-line output."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
 def _text(problem: Problem) -> str:
-    return f"{problem.path}:{problem.line}:{problem.column}: {problem.code} {_printable(problem.message)}"
+    return f"{problem.path}:{problem.line}:{problem.column}: {problem.code} {printable(problem.message)}"
 
 
 def _github(problem: Problem) -> str:
     level = "error" if problem.severity == "error" else "warning"
-    message = f"{problem.code} {_printable(problem.message)}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    message = (
+        f"{problem.code} {printable(problem.message)}".replace("%", "%25")
+        .replace("\r", "%0D")
+        .replace("\n", "%0A")
+    )
     path = problem.path.replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
     return f"::{level} file={path},line={problem.line},col={problem.column}::{message}"
 
@@ -51,9 +63,11 @@ def _github(problem: Problem) -> str:
 def summary(report: LintReport) -> str:
     if report.files == 0:
         return "No case files found: nothing was checked."
-    return (f"Checked {report.files} file{'s' * (report.files != 1)} and {report.cases} "
-            f"case{'s' * (report.cases != 1)}: {report.errors} error{'s' * (report.errors != 1)}, "
-            f"{report.warnings} warning{'s' * (report.warnings != 1)}.")
+    return (
+        f"Checked {report.files} file{'s' * (report.files != 1)} and {report.cases} "
+        f"case{'s' * (report.cases != 1)}: {report.errors} error{'s' * (report.errors != 1)}, "
+        f"{report.warnings} warning{'s' * (report.warnings != 1)}."
+    )
 
 
 def exit_code(report: LintReport, strict: bool) -> int:
@@ -76,8 +90,17 @@ def main(argv: list[str]) -> int:
         try:
             dialect = load(args.dialect)
         except Refusal as refusal:  # nothing can be linted as the team means it
-            print(_text(Problem(refusal.line or 1, refusal.column or 1, refusal.code.value,
-                                refusal.body, path=refusal.file)))
+            print(
+                _text(
+                    Problem(
+                        refusal.line or 1,
+                        refusal.column or 1,
+                        refusal.code.value,
+                        refusal.body,
+                        path=refusal.file,
+                    )
+                )
+            )
             print("The dialect file is not valid: nothing else was checked.")
             return FAILED
     try:
@@ -87,9 +110,20 @@ def main(argv: list[str]) -> int:
         return USAGE
     code = exit_code(report, args.strict)
     if style == "json":
-        print(json.dumps({"files": report.files, "cases": report.cases,
-                          "errors": report.errors, "warnings": report.warnings, "exit_code": code,
-                          "problems": [vars(p) for p in report.problems]}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "files": report.files,
+                    "cases": report.cases,
+                    "errors": report.errors,
+                    "warnings": report.warnings,
+                    "exit_code": code,
+                    "problems": [vars(p) for p in report.problems],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return code
     render = _github if style == "github" else _text
     for problem in report.problems:

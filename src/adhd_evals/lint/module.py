@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ..importing.registrations import registered_ids
+from ..problem import Problem
 from .placeholders import find_placeholders
-from .problem import Problem
 from .rules import module_syntax, unwritten_placeholder
 
 
@@ -21,16 +22,3 @@ def lint_module(path: Path) -> tuple[list[Problem], set[str] | None]:
     except SyntaxError as exc:
         return [module_syntax.from_error(exc)], None
     return list(unwritten_placeholder.check(find_placeholders(tree))), registered_ids(tree)
-
-
-def registered_ids(tree: ast.Module) -> set[str]:
-    ids: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            for decorator in node.decorator_list:
-                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
-                        and decorator.func.id == "check" and decorator.args
-                        and isinstance(decorator.args[0], ast.Constant)
-                        and isinstance(decorator.args[0].value, str)):
-                    ids.add(decorator.args[0].value)
-    return ids

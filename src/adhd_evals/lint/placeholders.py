@@ -11,6 +11,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..importing.registrations import registration
+
 
 @dataclass(frozen=True)
 class Placeholder:
@@ -20,19 +22,8 @@ class Placeholder:
     column: int  # 1-based, like every position this project reports
 
 
-def _registration(function: ast.FunctionDef) -> tuple[str | None, str | None]:
-    for decorator in function.decorator_list:
-        if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
-                and decorator.func.id == "check" and len(decorator.args) == 2):
-            case_id, criterion = (a.value if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                                  else None for a in decorator.args)
-            return case_id, criterion
-    return None, None
-
-
 def _is_unwritten(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "unwritten")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "unwritten"
 
 
 def find_placeholders(source: str | ast.Module, filename: str = "<module>") -> list[Placeholder]:
@@ -42,9 +33,12 @@ def find_placeholders(source: str | ast.Module, filename: str = "<module>") -> l
     for function in tree.body:
         if not isinstance(function, ast.FunctionDef) or function.name == "unwritten":
             continue
-        case_id, criterion = _registration(function)
-        found += [Placeholder(case_id, criterion, node.lineno, node.col_offset + 1)
-                  for node in ast.walk(function) if isinstance(node, ast.Call) and _is_unwritten(node)]
+        case_id, criterion = registration(function) or (None, None)
+        found += [
+            Placeholder(case_id, criterion, node.lineno, node.col_offset + 1)
+            for node in ast.walk(function)
+            if isinstance(node, ast.Call) and _is_unwritten(node)
+        ]
     return sorted(found, key=lambda p: (p.line, p.column))
 
 

@@ -12,7 +12,7 @@ import random
 from collections import defaultdict
 from typing import Any
 
-METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
+from .rubric import METRICS
 
 
 def blind(responses: list[dict[str, Any]], seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -24,8 +24,17 @@ def blind(responses: list[dict[str, Any]], seed: int) -> tuple[list[dict[str, An
     for (case_id, trial), rows in sorted(groups.items(), key=lambda item: (str(item[0][0]), item[0][1])):
         rows = sorted(rows, key=lambda r: r["condition"])  # a fixed start, so the seed decides alone
         chooser.shuffle(rows)
-        for label, row in zip("ABCDEFGH", rows):
-            sheet.append({"case_id": case_id, "trial": trial, "condition": label, "response": row["response"],
-                          **{m: None for m in METRICS}, "blocker": None, "notes": ""})
+        for label, row in zip("ABCDEFGH", rows, strict=False):
+            sheet.append(
+                {
+                    "case_id": case_id,
+                    "trial": trial,
+                    "condition": label,
+                    "response": row["response"],
+                    **dict.fromkeys(METRICS),
+                    "blocker": None,
+                    "notes": "",
+                }
+            )
             key.append({"case_id": case_id, "trial": trial, "label": label, "condition": row["condition"]})
     return sheet, key

@@ -10,7 +10,6 @@ error     it raised, or returned something other than a bool (recorded; the
 from __future__ import annotations
 
 import importlib.util
-import json
 import traceback
 from collections import Counter
 from collections.abc import Callable
@@ -19,8 +18,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .. import jsonl
 from ..catalog import load_valid, read_object_rows
 from ..errors import SuiteBroken, UsageError
+from ..text import table
 
 STATUSES = ("pass", "fail", "unwritten", "error")
 RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
@@ -45,9 +46,15 @@ class CheckResult:
     error: str | None = None
 
     def row(self) -> dict[str, Any]:
-        row = {"case_id": self.case_id, "trial": self.trial, "condition": self.condition,
-               "runner": self.runner, "criterion": self.criterion, "check": self.check,
-               "status": self.status}
+        row = {
+            "case_id": self.case_id,
+            "trial": self.trial,
+            "condition": self.condition,
+            "runner": self.runner,
+            "criterion": self.criterion,
+            "check": self.check,
+            "status": self.status,
+        }
         if self.error is not None:
             row["error"] = self.error
         return row
@@ -65,7 +72,7 @@ class CheckRun:
     def per_condition(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
         for result in self.results:
-            counts = table.setdefault(result.condition, {status: 0 for status in STATUSES})
+            counts = table.setdefault(result.condition, dict.fromkeys(STATUSES, 0))
             counts[result.status] += 1
         for condition, counts in table.items():
             counts["rows"] = self.rows_checked[condition]
@@ -74,8 +81,7 @@ class CheckRun:
 
     @property
     def clean(self) -> bool:
-        problems = (self.rows_without_checks or self.rows_outside_catalog
-                    or self.catalog_cases_without_checks)
+        problems = self.rows_without_checks or self.rows_outside_catalog or self.catalog_cases_without_checks
         return not problems and all(r.status == "pass" for r in self.results) and bool(self.results)
 
 
@@ -91,7 +97,7 @@ def load_suite(path: Path) -> Suite:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise SuiteBroken(f"{path}:{exc.lineno}:{exc.offset or 0}: syntax error: {exc.msg}") from exc
-    except Exception as exc:  # noqa: BLE001 - any failure of the user's module is reported
+    except Exception as exc:
         raise SuiteBroken(f"{_where(exc, path)}: {type(exc).__name__} while importing: {exc}") from exc
     return Suite(_registry(module, path), _track_unwritten(module))
 
@@ -146,7 +152,7 @@ def run_one(suite: Suite, function: Callable[[str], Any], answer: str) -> tuple[
     suite.unwritten_calls[0] = 0
     try:
         outcome = function(answer)
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a check's failure is data
+    except (Exception, SystemExit) as exc:
         return "error", f"{type(exc).__name__}: {exc}"
     if not isinstance(outcome, bool):
         return "error", f"returned {outcome!r}, not True or False"
@@ -171,15 +177,25 @@ def run_checks(responses: list[dict[str, Any]], suite: Suite, catalog: list[str]
         for criterion, function in checks:
             status, error = run_one(suite, function, row["response"])
             statuses.append(status)
-            run.results.append(CheckResult(case_id, row["trial"], row["condition"], row["runner"],
-                                           criterion, getattr(function, "__name__", "?"), status, error))
+            run.results.append(
+                CheckResult(
+                    case_id,
+                    row["trial"],
+                    row["condition"],
+                    row["runner"],
+                    criterion,
+                    getattr(function, "__name__", "?"),
+                    status,
+                    error,
+                )
+            )
         run.rows_checked[row["condition"]] += 1
         run.fully_passing[row["condition"]] += all(s == "pass" for s in statuses)
     return run
 
 
 def results_text(run: CheckRun) -> str:
-    return "".join(json.dumps(r.row(), ensure_ascii=False) + "\n" for r in run.results)
+    return jsonl.text(r.row() for r in run.results)
 
 
 def summary_json(run: CheckRun) -> dict[str, Any]:
@@ -194,12 +210,19 @@ def summary_json(run: CheckRun) -> dict[str, Any]:
 
 def summary_table(run: CheckRun) -> list[str]:
     header = ("condition", "rows", "pass", "fail", "unwritten", "error", "rows fully passing")
-    body = [(name, str(c["rows"]), str(c["pass"]), str(c["fail"]), str(c["unwritten"]),
-             str(c["error"]), f"{c['rows_fully_passing']} of {c['rows']}")
-            for name, c in run.per_condition().items()]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in
-                       enumerate(zip(row, widths))).rstrip() for row in [header, *body]]
+    body = [
+        (
+            name,
+            str(c["rows"]),
+            str(c["pass"]),
+            str(c["fail"]),
+            str(c["unwritten"]),
+            str(c["error"]),
+            f"{c['rows_fully_passing']} of {c['rows']}",
+        )
+        for name, c in run.per_condition().items()
+    ]
+    lines = table([header, *body])
     lines += _gaps(run)
     return lines
 
@@ -211,12 +234,20 @@ def _gaps(run: CheckRun) -> list[str]:
     for case_id, count in sorted(run.rows_outside_catalog.items()):
         lines.append(f"Case {case_id} is not in the catalog ({count} response rows).")
     if run.catalog_cases_without_checks:
-        lines.append("Catalog cases with no checks in the module: "
-                     + ", ".join(run.catalog_cases_without_checks) + ".")
+        lines.append(
+            "Catalog cases with no checks in the module: " + ", ".join(run.catalog_cases_without_checks) + "."
+        )
     if not run.results:
         lines.append("No check ran.")
     return lines
 
 
-__all__ = ["load_suite", "read_responses", "run_checks", "catalog_ids", "summary_table",
-           "summary_json", "results_text"]
+__all__ = [
+    "catalog_ids",
+    "load_suite",
+    "read_responses",
+    "results_text",
+    "run_checks",
+    "summary_json",
+    "summary_table",
+]

@@ -19,9 +19,8 @@ from ..errors import RunnerFailed, UsageError
 from .config import STUB, Runner
 from .prompts import condition_prompt, skill_text
 from .responses import ResponseUnreadable, parse
+from .rubric import CONDITIONS
 from .store import Store
-
-CONDITIONS = ("baseline", "candidate", "comparator")
 
 
 @dataclass(frozen=True)
@@ -63,9 +62,11 @@ def check_request(request: RunRequest) -> None:
     if request.trials < 1 or request.jobs < 1 or request.retries < 0:
         raise UsageError("--trials and --jobs must be at least 1, --retries at least 0")
     if not request.runner.metered and not request.allow_unmetered:
-        raise UsageError(f"the {request.runner.response_format!r} response format never reports dollar "
-                         "cost; rerun with --allow-unmetered only when the provider has a separate hard "
-                         "spending cap")
+        raise UsageError(
+            f"the {request.runner.response_format!r} response format never reports dollar "
+            "cost; rerun with --allow-unmetered only when the provider has a separate hard "
+            "spending cap"
+        )
 
 
 class Budget:
@@ -101,8 +102,10 @@ class Progress:
             rate = self.done / max(time.monotonic() - self.started, 1e-9)
             if self.tty:
                 filled = int(24 * self.done / max(self.total, 1))
-                self.stream.write(f"\r[{'#' * filled}{'.' * (24 - filled)}] {self.done}/{self.total} "
-                                  f"failures {self.failures}  ${spent:.4f}  {rate:.1f}/s ")
+                self.stream.write(
+                    f"\r[{'#' * filled}{'.' * (24 - filled)}] {self.done}/{self.total} "
+                    f"failures {self.failures}  ${spent:.4f}  {rate:.1f}/s "
+                )
                 if self.done == self.total:
                     self.stream.write("\n")
             else:
@@ -137,16 +140,24 @@ def run(request: RunRequest, *, progress_stream: TextIO = sys.stderr) -> RunSumm
                 else:
                     pending.append((case, trial))
         budget = Budget(request.budget_usd, store.spent.get((request.condition, request.runner.name), 0.0))
-        _run_all(request, pending, instructions, store, budget, summary,
-                 Progress(len(pending), progress_stream))
+        _run_all(
+            request, pending, instructions, store, budget, summary, Progress(len(pending), progress_stream)
+        )
         summary.spent = budget.spent
     finally:
         store.close()
     return summary
 
 
-def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int]], instructions: str | None,
-             store: Store, budget: Budget, summary: RunSummary, progress: Progress) -> None:
+def _run_all(
+    request: RunRequest,
+    pending: list[tuple[dict[str, Any], int]],
+    instructions: str | None,
+    store: Store,
+    budget: Budget,
+    summary: RunSummary,
+    progress: Progress,
+) -> None:
     stop = threading.Event()
     lock = threading.Lock()
 
@@ -165,7 +176,9 @@ def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int]], ins
         with lock:
             summary.ran += 1
             summary.failed_attempts += failed
-        progress.step(f"{request.condition} trial {trial}: {case['id']}", budget.spent, failed_attempts=failed)
+        progress.step(
+            f"{request.condition} trial {trial}: {case['id']}", budget.spent, failed_attempts=failed
+        )
 
     with ThreadPoolExecutor(max_workers=request.jobs) as pool:
         futures = [pool.submit(work, case, trial) for case, trial in pending]
@@ -178,8 +191,9 @@ def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int]], ins
             raise failure
 
 
-def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str,
-              remaining: float) -> tuple[dict[str, Any], int]:
+def _one_call(
+    request: RunRequest, case: dict[str, Any], trial: int, prompt: str, remaining: float
+) -> tuple[dict[str, Any], int]:
     started = time.monotonic()
     cost: float | None
     if request.runner.name == STUB and not request.runner.command:
@@ -187,14 +201,22 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
         failed = 0
     else:
         (text, usage, cost), failed = _call_with_retries(request, prompt, remaining)
-    row = {"case_id": case["id"], "trial": trial, "condition": request.condition,
-           "runner": request.runner.name, "response": text, "usage": usage, "cost_usd": cost,
-           "elapsed_s": round(time.monotonic() - started, 3)}
+    row = {
+        "case_id": case["id"],
+        "trial": trial,
+        "condition": request.condition,
+        "runner": request.runner.name,
+        "response": text,
+        "usage": usage,
+        "cost_usd": cost,
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }
     return row, failed
 
 
-def _call_with_retries(request: RunRequest, prompt: str,
-                       remaining: float) -> tuple[tuple[str, dict[str, Any], float | None], int]:
+def _call_with_retries(
+    request: RunRequest, prompt: str, remaining: float
+) -> tuple[tuple[str, dict[str, Any], float | None], int]:
     runner = request.runner
     invocation = list(runner.command)
     if runner.budget_flag:
@@ -212,21 +234,32 @@ def _call_with_retries(request: RunRequest, prompt: str,
                 last = f"{exc}\n{_tail(out)}"
                 continue
             if cost is None and not request.allow_unmetered:
-                raise RunnerFailed(f"runner {runner.name!r} ({shown}) did not report dollar cost; rerun with "
-                                   "--allow-unmetered only when the provider has a separate hard spending cap")
+                raise RunnerFailed(
+                    f"runner {runner.name!r} ({shown}) did not report dollar cost; rerun with "
+                    "--allow-unmetered only when the provider has a separate hard spending cap"
+                )
             return (text, usage, cost), attempt
-        last = (f"timed out after {request.timeout} s" if code is None else f"exit code {code}") \
-            + (f"; last output:\n{_tail(err or out)}" if (err or out).strip() else "")
-    raise RunnerFailed(f"runner {runner.name!r} failed after {request.retries + 1} attempts "
-                       f"(command: {shown}): {last}")
+        last = (f"timed out after {request.timeout} s" if code is None else f"exit code {code}") + (
+            f"; last output:\n{_tail(err or out)}" if (err or out).strip() else ""
+        )
+    raise RunnerFailed(
+        f"runner {runner.name!r} failed after {request.retries + 1} attempts (command: {shown}): {last}"
+    )
 
 
 def _call(argv: list[str], timeout: float | None) -> tuple[int | None, str, str]:
     """One call in an empty scratch folder, so the CLI cannot adopt this checkout as context."""
     with tempfile.TemporaryDirectory(prefix="adhd-evals-run-") as cwd:
         try:
-            done = subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=timeout, check=False)
+            done = subprocess.run(
+                argv,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
             return None, out, ""

@@ -15,7 +15,7 @@ def strip_frontmatter(text: str) -> str:
         return text
     for index in range(1, len(lines)):
         if lines[index].strip() == "---":
-            return "\n".join(lines[index + 1:]).lstrip("\n")
+            return "\n".join(lines[index + 1 :]).lstrip("\n")
     return text
 
 

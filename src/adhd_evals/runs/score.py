@@ -16,9 +16,8 @@ from typing import Any
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
-
-WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety": 0.10, "concision": 0.10}
-CONDITIONS = {"baseline", "candidate", "comparator"}
+from ..text import table as text_table
+from .rubric import CONDITIONS, WEIGHTS
 
 
 def parse_weights(text: str | None) -> dict[str, float]:
@@ -87,8 +86,11 @@ def pairing_problems(grouped: dict[str, list[dict[str, Any]]]) -> list[str]:
     return problems
 
 
-def summarize(scores: list[dict[str, Any]], weights: dict[str, float] | None = None,
-              checks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def summarize(
+    scores: list[dict[str, Any]],
+    weights: dict[str, float] | None = None,
+    checks: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     weights = weights or dict(WEIGHTS)
     problems = [p for i, row in enumerate(scores, start=1) for p in score_problems(row, i, weights)]
     if problems:
@@ -113,9 +115,12 @@ def summarize(scores: list[dict[str, Any]], weights: dict[str, float] | None = N
 
 def _condition(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
     metrics = {m: sum(float(r[m]) for r in rows) / len(rows) for m in weights}
-    return {"rows": len(rows), **metrics,
-            "weighted_score": sum(metrics[m] * w for m, w in weights.items()),
-            "blocking_findings": sum(bool(r["blocker"]) for r in rows)}
+    return {
+        "rows": len(rows),
+        **metrics,
+        "weighted_score": sum(metrics[m] * w for m, w in weights.items()),
+        "blocking_findings": sum(bool(r["blocker"]) for r in rows),
+    }
 
 
 def _gate(baseline: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
@@ -136,9 +141,14 @@ def check_rates(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for row in results:
         counts[str(row.get("condition"))][str(row.get("status"))] += 1
-    return {c: {"passed": n["pass"], "total": sum(n.values()),
-                "pass_rate": n["pass"] / sum(n.values()) if sum(n.values()) else 0.0}
-            for c, n in sorted(counts.items())}
+    return {
+        c: {
+            "passed": n["pass"],
+            "total": sum(n.values()),
+            "pass_rate": n["pass"] / sum(n.values()) if sum(n.values()) else 0.0,
+        }
+        for c, n in sorted(counts.items())
+    }
 
 
 def _checks_gate(rates: dict[str, dict[str, Any]]) -> list[str]:
@@ -156,7 +166,9 @@ def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[d
     for index, row in enumerate(scores, start=1):
         label = (row.get("case_id"), row.get("trial"), row.get("condition"))
         if label not in lookup:
-            problems.append(f"Score row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}")
+            problems.append(
+                f"Score row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}"
+            )
             continue
         mapped.append({**row, "condition": lookup[label]})
     if problems:
@@ -171,15 +183,18 @@ def table(summary: dict[str, Any]) -> list[str]:
         header.append("checks passed")
     rows = [header]
     for name, c in summary["conditions"].items():
-        row = [name, str(c["rows"]), *(f"{c[m]:.2f}" for m in metrics), f"{c['weighted_score']:.3f}",
-               str(c["blocking_findings"])]
+        row = [
+            name,
+            str(c["rows"]),
+            *(f"{c[m]:.2f}" for m in metrics),
+            f"{c['weighted_score']:.3f}",
+            str(c["blocking_findings"]),
+        ]
         if "checks" in summary:
             rate = summary["checks"].get(name)
             row.append(f"{rate['passed']}/{rate['total']}" if rate else "-")
         rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
-             for r in rows]
+    lines = text_table(rows)
     gate = summary["release_gate"]
     lines.append("Release gate: PASSED" if gate["passed"] else "Release gate: FAILED")
     lines += [f"  - {reason}" for reason in gate["reasons"]]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import jsonl
 from ..errors import InputInvalid
 
 Key = tuple[str, int, str, str]
@@ -48,7 +49,9 @@ class Store:
                 try:
                     row = json.loads(raw)
                 except ValueError:
-                    problems.append(f"{self.path}:{number}: not a JSON line; fix or remove it before resuming")
+                    problems.append(
+                        f"{self.path}:{number}: not a JSON line; fix or remove it before resuming"
+                    )
                     continue
                 self._count(row)
         if problems:
@@ -58,7 +61,12 @@ class Store:
         if not isinstance(row, dict):
             return
         key = (row.get("case_id"), row.get("trial"), row.get("condition"), row.get("runner"))
-        if isinstance(key[0], str) and type(key[1]) is int and isinstance(key[2], str) and isinstance(key[3], str):
+        if (
+            isinstance(key[0], str)
+            and type(key[1]) is int
+            and isinstance(key[2], str)
+            and isinstance(key[3], str)
+        ):
             self.done.add(key)  # type: ignore[arg-type]
         cost = row.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
@@ -67,7 +75,7 @@ class Store:
 
     def append(self, row: dict[str, Any]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
-        data = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+        data = (jsonl.line(row) + "\n").encode("utf-8")
         with self._lock:
             written = os.write(self._fd, data)
             while written < len(data):  # a short write is rare on a regular file; finish it

@@ -24,6 +24,7 @@ READERS: dict[str, Reader] = {
     evalflow.NAME: evalflow.read,
 }
 
+
 class ProblemFinder(Protocol):
     def __call__(self, source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]: ...
 

@@ -17,10 +17,7 @@ if TYPE_CHECKING:
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 
-NO_CRITERIA = (
-    "The source case states no criteria: decide what a good answer must show "
-    "and write this check."
-)
+NO_CRITERIA = "The source case states no criteria: decide what a good answer must show and write this check."
 
 
 ReadAll = Callable[[Path, str, "ReadOptions", bool], tuple[list[Case], list[Refusal]]]
@@ -81,9 +78,18 @@ class Refuser:
         line = column = None
         if self.locator is not None and at:  # the top level's position says nothing
             line, column = self.locator(at)
-        return Refusal(code or self.code, self.display, self.reason, case=case,
-                       field_path=field_path, expected=expected, actual=actual,
-                       line=line, column=column, hint=hint)
+        return Refusal(
+            code or self.code,
+            self.display,
+            self.reason,
+            case=case,
+            field_path=field_path,
+            expected=expected,
+            actual=actual,
+            line=line,
+            column=column,
+            hint=hint,
+        )
 
 
 def actual_of(container: dict[str, Any], key: str) -> str:
@@ -111,15 +117,27 @@ def text_problem(value: Any) -> str | None:
     return None
 
 
-def require_text(refuse: Refuser, obj: dict[str, Any], key: str, *, case: str,
-                 at: tuple[str | int, ...], field_path: str | None = None,
-                 hint: str | None = None) -> str:
+def require_text(
+    refuse: Refuser,
+    obj: dict[str, Any],
+    key: str,
+    *,
+    case: str,
+    at: tuple[str | int, ...],
+    field_path: str | None = None,
+    hint: str | None = None,
+) -> str:
     value = obj.get(key)
     problem = text_problem(value)
     if problem is not None:
-        raise refuse(case=case, field_path=field_path or key, at=at,
-                      expected=problem,
-                      actual=actual_of(obj, key), hint=hint)
+        raise refuse(
+            case=case,
+            field_path=field_path or key,
+            at=at,
+            expected=problem,
+            actual=actual_of(obj, key),
+            hint=hint,
+        )
     return value  # type: ignore[return-value]
 
 
@@ -138,12 +156,17 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) else json.dumps(jsonable(key), ensure_ascii=False)
 
 
-def note(refuse: Refuser, key: str, value: Any, *, case: str, at: tuple[str | int, ...],
-         remark: str = "") -> Note:
+def note(
+    refuse: Refuser, key: str, value: Any, *, case: str, at: tuple[str | int, ...], remark: str = ""
+) -> Note:
     if isinstance(value, (dict, list)) and too_deep(value):
-        raise refuse(case=case, field_path=key, at=at,
-                     expected="a value nested less than 64 levels deep",
-                     actual="deeper nesting")
+        raise refuse(
+            case=case,
+            field_path=key,
+            at=at,
+            expected="a value nested less than 64 levels deep",
+            actual="deeper nesting",
+        )
     return Note(key, value, remark)
 
 

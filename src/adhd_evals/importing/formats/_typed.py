@@ -12,7 +12,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..dialect import COUNTS, NO_NEEDLE, ONE_TEXT, PATTERNS, TEXTS, MAX_COUNT, Dialect, NeedleList, Rule, path_text, regex_problem, walk
+from ..dialect import (
+    COUNTS,
+    MAX_COUNT,
+    NO_NEEDLE,
+    ONE_TEXT,
+    PATTERNS,
+    TEXTS,
+    Dialect,
+    NeedleList,
+    Rule,
+    path_text,
+    regex_problem,
+    walk,
+)
 from ..model import Check, CheckKind, Note, describe
 from ._common import Refuser, compact, note, placeholder, text_problem
 
@@ -41,7 +54,7 @@ def shape_of(item: dict[str, Any]) -> str:
     """How the summary and survey name an object's shape: its type/kind, else its keys."""
     for key in ("type", "kind"):
         value = item.get(key)
-        if isinstance(value, (str, int, float, bool)) or value is None and key in item:
+        if isinstance(value, (str, int, float, bool)) or (value is None and key in item):
             return f"{{{key}: {json.dumps(value, ensure_ascii=False)}}}"
     return "{" + ", ".join(sorted(map(str, item))) + "}"
 
@@ -74,12 +87,16 @@ def options(rule_case: bool | None, schema: str | None = None) -> tuple[tuple[st
     return found
 
 
-def converted(refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str,
-              at: Path) -> tuple[Check, list[Note]]:
+def converted(
+    refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
+) -> tuple[Check, list[Note]]:
     """The check a matched object becomes, and its unused keys as notes."""
     used = rule.used
-    notes = [note(refuse, f"{path}.{key}", value, case=label, at=(*at, key))
-             for key, value in item.items() if key not in used]
+    notes = [
+        note(refuse, f"{path}.{key}", value, case=label, at=(*at, key))
+        for key, value in item.items()
+        if key not in used
+    ]
     if rule.check == "unwritten":
         text = _criterion(refuse, rule, item, label, path, at) or compact(item)
         return placeholder(text, compact(item))._replace(via=rule.label), notes
@@ -88,31 +105,43 @@ def converted(refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, pat
     criterion = _criterion(refuse, rule, item, label, path, at) or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
-    return Check(criterion, CheckKind(rule.check), args, options(rule.ignore_case, rule.schema),
-                 via=rule.label), notes
+    return Check(
+        criterion, CheckKind(rule.check), args, options(rule.ignore_case, rule.schema), via=rule.label
+    ), notes
 
 
-def _criterion(refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str,
-               at: Path) -> str | None:
+def _criterion(
+    refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
+) -> str | None:
     if rule.criterion is None or rule.criterion not in item:
         return None
     value = item[rule.criterion]
     problem = text_problem(value)
     if problem:
-        raise refuse(case=label, field_path=f"{path}.{rule.criterion}", at=(*at, rule.criterion),
-                     expected=problem, actual=describe(value))
+        raise refuse(
+            case=label,
+            field_path=f"{path}.{rule.criterion}",
+            at=(*at, rule.criterion),
+            expected=problem,
+            actual=describe(value),
+        )
     return str(value)
 
 
-def _needle(refuse: Refuser, check: str, key: str | None, item: dict[str, Any], label: str,
-            path: str, at: Path) -> Any:
+def _needle(
+    refuse: Refuser, check: str, key: str | None, item: dict[str, Any], label: str, path: str, at: Path
+) -> Any:
     if key is None:
         return None
     where, field = (*at, key), f"{path}.{key}"
     if key not in item:
-        raise refuse(case=label, field_path=field, at=at,
-                     expected=f"the {key!r} key that holds {check}'s argument (the dialect says so)",
-                     actual="missing")
+        raise refuse(
+            case=label,
+            field_path=field,
+            at=at,
+            expected=f"the {key!r} key that holds {check}'s argument (the dialect says so)",
+            actual="missing",
+        )
     return argument(refuse, check, item[key], label, field, where)
 
 
@@ -120,15 +149,24 @@ def argument(refuse: Refuser, check: str, value: Any, label: str, field: str, wh
     """The argument a check receives, checked for its kind."""
     if check in COUNTS:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
-            raise refuse(case=label, field_path=field, at=where,
-                         expected=f"a whole number from 0 to {MAX_COUNT:,}", actual=describe(value))
+            raise refuse(
+                case=label,
+                field_path=field,
+                at=where,
+                expected=f"a whole number from 0 to {MAX_COUNT:,}",
+                actual=describe(value),
+            )
         return value
     if check in TEXTS:
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list) or not items or any(text_problem(n) for n in items):
-            raise refuse(case=label, field_path=field, at=where,
-                         expected="a non-empty string or a non-empty list of non-empty strings",
-                         actual=describe(value))
+            raise refuse(
+                case=label,
+                field_path=field,
+                at=where,
+                expected="a non-empty string or a non-empty list of non-empty strings",
+                actual=describe(value),
+            )
         return items
     problem = text_problem(value) if check in ONE_TEXT else None
     if problem:
@@ -136,14 +174,19 @@ def argument(refuse: Refuser, check: str, value: Any, label: str, field: str, wh
     if check in PATTERNS:
         bad = regex_problem(value)
         if bad:
-            raise refuse(case=label, field_path=field, at=where,
-                         expected="a pattern Python's re compiles",
-                         actual=f"{compact(value)}: {bad}")
+            raise refuse(
+                case=label,
+                field_path=field,
+                at=where,
+                expected="a pattern Python's re compiles",
+                actual=f"{compact(value)}: {bad}",
+            )
     return value
 
 
-def criteria_checks(refuse: Refuser, raw: dict[str, Any], dialect: Dialect, label: str,
-                    at: Path, assertion: Any) -> tuple[list[Check], list[Note], set[str]]:
+def criteria_checks(
+    refuse: Refuser, raw: dict[str, Any], dialect: Dialect, label: str, at: Path, assertion: Any
+) -> tuple[list[Check], list[Note], set[str]]:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
     `assertion(item, path, where)` is the reader's own treatment of one list
@@ -172,8 +215,9 @@ def criteria_checks(refuse: Refuser, raw: dict[str, Any], dialect: Dialect, labe
     return checks, notes, roots
 
 
-def _needle_list(refuse: Refuser, raw: dict[str, Any], entry: NeedleList, label: str,
-                 at: Path) -> list[Check]:
+def _needle_list(
+    refuse: Refuser, raw: dict[str, Any], entry: NeedleList, label: str, at: Path
+) -> list[Check]:
     checks = []
     for sub, value in walk(raw, entry.at):
         field = path_text(sub)
@@ -182,11 +226,19 @@ def _needle_list(refuse: Refuser, raw: dict[str, Any], entry: NeedleList, label:
         needles = argument(refuse, "contains_all", value, label, field, (*at, *sub))
         for needle in needles:
             if entry.check == "contains_none":
-                check = Check(words("contains_none", [needle], entry.ignore_case),
-                              CheckKind.CONTAINS_NONE, ([needle],), options(entry.ignore_case))
+                check = Check(
+                    words("contains_none", [needle], entry.ignore_case),
+                    CheckKind.CONTAINS_NONE,
+                    ([needle],),
+                    options(entry.ignore_case),
+                )
             else:
                 argument(refuse, entry.check, needle, label, field, (*at, *sub))
-                check = Check(words(entry.check, needle, entry.ignore_case), CheckKind(entry.check),
-                              (needle,), options(entry.ignore_case))
+                check = Check(
+                    words(entry.check, needle, entry.ignore_case),
+                    CheckKind(entry.check),
+                    (needle,),
+                    options(entry.ignore_case),
+                )
             checks.append(check._replace(via=f"criteria {entry.at} -> {entry.check}"))
     return checks

@@ -23,16 +23,16 @@ from typing import Any
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
-    collecting,
-    strict,
     NO_CRITERIA,
     ReadOptions,
     Refuser,
     actual_of,
+    collecting,
     no_criteria_placeholder,
     note,
     placeholder,
     require_text,
+    strict,
 )
 
 NAME = "evalflow"
@@ -48,19 +48,23 @@ _JUDGED = {
 }
 EXACT = "Matches the expected output after evalflow's normalization (exact_match): "
 _CONFIG_KEYS = ("methods", "judge", "weight")
-_CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "context",
-              "tags", "eval_config")
+_CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "context", "tags", "eval_config")
 
 
-def _read(source: Path, display: str, options: ReadOptions,
-          collect: bool) -> tuple[list[Case], list[Refusal]]:
+def _read(
+    source: Path, display: str, options: ReadOptions, collect: bool
+) -> tuple[list[Case], list[Refusal]]:
     text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
-    refuse = Refuser(RefusalCode.NOT_EVALFLOW, display, "is not an evalflow dataset",
-                     functools.partial(locate, text))
+    refuse = Refuser(
+        RefusalCode.NOT_EVALFLOW, display, "is not an evalflow dataset", functools.partial(locate, text)
+    )
     test_cases = _test_cases(refuse, data)
-    file_notes = [note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
-                  for k, v in data.items() if k not in ("version", "test_cases")]
+    file_notes = [
+        note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
+        for k, v in data.items()
+        if k not in ("version", "test_cases")
+    ]
     seen: dict[str, int] = {}
     cases: list[Case] = []
     refusals: list[Refusal] = []
@@ -68,9 +72,13 @@ def _read(source: Path, display: str, options: ReadOptions,
         try:
             case = _case(refuse, raw, index, options, display)
             if case.id in seen:
-                raise refuse(case=f'case "{case.id}"', field_path="id", at=("test_cases", index, "id"),
-                             expected="an id no other test case has",
-                             actual=f"the same id as test case #{seen[case.id] + 1}")
+                raise refuse(
+                    case=f'case "{case.id}"',
+                    field_path="id",
+                    at=("test_cases", index, "id"),
+                    expected="an id no other test case has",
+                    actual=f"the same id as test case #{seen[case.id] + 1}",
+                )
         except Refusal as refusal:
             if not collect:
                 raise
@@ -83,24 +91,36 @@ def _read(source: Path, display: str, options: ReadOptions,
     return cases, refusals
 
 
-
 read = strict(_read)  # the import: the first refusal stops it
 problems = collecting(_read)  # lint: every refusal in the dataset, not only the first
 
+
 def _test_cases(refuse: Refuser, data: Any) -> list[Any]:
     if not isinstance(data, dict):
-        raise refuse(field_path="(top level)", expected='an object with "version" and "test_cases"',
-                     actual=describe(data))
+        raise refuse(
+            field_path="(top level)",
+            expected='an object with "version" and "test_cases"',
+            actual=describe(data),
+        )
     if "version" not in data or not isinstance(data["version"], str):
-        raise refuse(field_path="version", at=("version",), expected="a string",
-                     actual=actual_of(data, "version"), hint='evalflow requires "version": "1.0"')
+        raise refuse(
+            field_path="version",
+            at=("version",),
+            expected="a string",
+            actual=actual_of(data, "version"),
+            hint='evalflow requires "version": "1.0"',
+        )
     cases = data.get("test_cases")
     if cases is None or cases == []:
-        raise refuse(code=RefusalCode.FILE_EMPTY, field_path="test_cases", at=("test_cases",),
-                     expected="at least one test case", actual=actual_of(data, "test_cases"))
+        raise refuse(
+            code=RefusalCode.FILE_EMPTY,
+            field_path="test_cases",
+            at=("test_cases",),
+            expected="at least one test case",
+            actual=actual_of(data, "test_cases"),
+        )
     if not isinstance(cases, list):
-        raise refuse(field_path="test_cases", at=("test_cases",), expected="a list",
-                     actual=describe(cases))
+        raise refuse(field_path="test_cases", at=("test_cases",), expected="a list", actual=describe(cases))
     _refuse_lookalike(refuse, cases)
     return cases
 
@@ -109,13 +129,18 @@ def _refuse_lookalike(refuse: Refuser, cases: list[Any]) -> None:
     """Another tool's dataset shares "version" and "test_cases": name it, never half-import it."""
     for index, raw in enumerate(cases):
         if isinstance(raw, dict) and "input" not in raw and "input_prompt" in raw:
-            found = [key for key in ("input_prompt", "metrics_to_evaluate", "difficulty")
-                     if key in raw]
-            raise refuse(case=f"test case #{index + 1}", field_path="input",
-                         at=("test_cases", index), expected="a string", actual="missing",
-                         hint="found " + ", ".join(f'"{k}"' for k in found)
-                              + ": this is another tool's dataset that looks like evalflow's, "
-                              "not an evalflow dataset")
+            found = [key for key in ("input_prompt", "metrics_to_evaluate", "difficulty") if key in raw]
+            raise refuse(
+                case=f"test case #{index + 1}",
+                field_path="input",
+                at=("test_cases", index),
+                expected="a string",
+                actual="missing",
+                hint="found "
+                + ", ".join(f'"{k}"' for k in found)
+                + ": this is another tool's dataset that looks like evalflow's, "
+                "not an evalflow dataset",
+            )
 
 
 def _case(refuse: Refuser, raw: Any, index: int, options: ReadOptions, display: str) -> Case:
@@ -126,13 +151,24 @@ def _case(refuse: Refuser, raw: Any, index: int, options: ReadOptions, display: 
     case_id = require_text(refuse, raw, "id", case=label, at=(*at, "id"))
     label = f'case "{case_id}"'
     if not KEBAB.fullmatch(case_id):
-        raise refuse(case=label, field_path="id", at=(*at, "id"), expected="a kebab-case id",
-                     actual=describe(case_id), hint="evalflow ids look like answer-readme-question")
+        raise refuse(
+            case=label,
+            field_path="id",
+            at=(*at, "id"),
+            expected="a kebab-case id",
+            actual=describe(case_id),
+            hint="evalflow ids look like answer-readme-question",
+        )
     description = require_text(refuse, raw, "description", case=label, at=(*at, "description"))
     task_type = raw.get("task_type")
     if task_type not in TASK_TYPES:
-        raise refuse(case=label, field_path="task_type", at=(*at, "task_type"),
-                     expected="one of " + ", ".join(TASK_TYPES), actual=actual_of(raw, "task_type"))
+        raise refuse(
+            case=label,
+            field_path="task_type",
+            at=(*at, "task_type"),
+            expected="one of " + ", ".join(TASK_TYPES),
+            actual=actual_of(raw, "task_type"),
+        )
     given = require_text(refuse, raw, "input", case=label, at=(*at, "input"))
     expected = require_text(refuse, raw, "expected_output", case=label, at=(*at, "expected_output"))
     context = _context(refuse, raw, label, at)
@@ -142,47 +178,90 @@ def _case(refuse: Refuser, raw: Any, index: int, options: ReadOptions, display: 
     notes.append(Note("expected_output", expected))
     notes.extend(_other_notes(refuse, raw, label, at))
     category = options.category if options.category is not None else task_type
-    return Case(case_id, category, prompt, options.risk, tuple(checks), tuple(notes),
-                origin=f"{display}, {label}", had_no_criteria=checks[0].criterion == NO_CRITERIA)
+    return Case(
+        case_id,
+        category,
+        prompt,
+        options.risk,
+        tuple(checks),
+        tuple(notes),
+        origin=f"{display}, {label}",
+        had_no_criteria=checks[0].criterion == NO_CRITERIA,
+    )
 
 
 def _context(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> str:
     context = raw.get("context")
     if context is not None and not isinstance(context, str):
-        raise refuse(case=label, field_path="context", at=(*at, "context"),
-                     expected="a string or null", actual=describe(context))
+        raise refuse(
+            case=label,
+            field_path="context",
+            at=(*at, "context"),
+            expected="a string or null",
+            actual=describe(context),
+        )
     return context or ""
 
 
-def _eval_config(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...],
-                 expected: str) -> tuple[list[Check], list[Note]]:
+def _eval_config(
+    refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...], expected: str
+) -> tuple[list[Check], list[Note]]:
     config = raw.get("eval_config", {})
     where = (*at, "eval_config")
     if not isinstance(config, dict):
-        raise refuse(case=label, field_path="eval_config", at=where, expected="an object",
-                     actual=describe(config))
+        raise refuse(
+            case=label, field_path="eval_config", at=where, expected="an object", actual=describe(config)
+        )
     methods = config.get("methods", [])
     if not isinstance(methods, list) or any(m not in METHODS for m in methods):
-        raise refuse(case=label, field_path="eval_config.methods", at=(*where, "methods"),
-                     expected="a list of " + ", ".join(METHODS), actual=actual_of(config, "methods"))
+        raise refuse(
+            case=label,
+            field_path="eval_config.methods",
+            at=(*where, "methods"),
+            expected="a list of " + ", ".join(METHODS),
+            actual=actual_of(config, "methods"),
+        )
     if len(set(methods)) != len(methods):
-        raise refuse(case=label, field_path="eval_config.methods", at=(*where, "methods"),
-                     expected="each method once", actual=describe(methods))
+        raise refuse(
+            case=label,
+            field_path="eval_config.methods",
+            at=(*where, "methods"),
+            expected="each method once",
+            actual=describe(methods),
+        )
     judge = config.get("judge", False)
     if not isinstance(judge, bool):
-        raise refuse(case=label, field_path="eval_config.judge", at=(*where, "judge"),
-                     expected="true or false", actual=describe(judge))
+        raise refuse(
+            case=label,
+            field_path="eval_config.judge",
+            at=(*where, "judge"),
+            expected="true or false",
+            actual=describe(judge),
+        )
     weight = config.get("weight", 1.0)
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
-        raise refuse(case=label, field_path="eval_config.weight", at=(*where, "weight"),
-                     expected="a number greater than 0", actual=actual_of(config, "weight"))
+        raise refuse(
+            case=label,
+            field_path="eval_config.weight",
+            at=(*where, "weight"),
+            expected="a number greater than 0",
+            actual=actual_of(config, "weight"),
+        )
     checks = _method_checks(methods, judge, expected)
     notes = [Note("eval_config.weight", weight, "evalflow's weight of this case in its overall score")]
     if "consistency" in methods:
-        notes.append(Note("eval_config.methods", "consistency",
-                          "evalflow re-asks the model and compares answers; no single-answer check exists"))
-    notes.extend(note(refuse, f"eval_config.{k}", v, case=label, at=(*where, k))
-                 for k, v in config.items() if k not in _CONFIG_KEYS)
+        notes.append(
+            Note(
+                "eval_config.methods",
+                "consistency",
+                "evalflow re-asks the model and compares answers; no single-answer check exists",
+            )
+        )
+    notes.extend(
+        note(refuse, f"eval_config.{k}", v, case=label, at=(*where, k))
+        for k, v in config.items()
+        if k not in _CONFIG_KEYS
+    )
     return checks, notes
 
 
@@ -198,15 +277,18 @@ def _method_checks(methods: list[str], judge: bool, expected: str) -> list[Check
     return checks or [no_criteria_placeholder()]
 
 
-def _other_notes(refuse: Refuser, raw: dict[str, Any], label: str,
-                 at: tuple[str | int, ...]) -> list[Note]:
+def _other_notes(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> list[Note]:
     notes = []
     if "tags" in raw:
         tags = raw["tags"]
         if not isinstance(tags, list) or any(not isinstance(t, str) for t in tags):
-            raise refuse(case=label, field_path="tags", at=(*at, "tags"),
-                         expected="a list of strings", actual=describe(tags))
+            raise refuse(
+                case=label,
+                field_path="tags",
+                at=(*at, "tags"),
+                expected="a list of strings",
+                actual=describe(tags),
+            )
         notes.append(Note("tags", tags))
-    notes.extend(note(refuse, k, v, case=label, at=(*at, k))
-                 for k, v in raw.items() if k not in _CASE_KEYS)
+    notes.extend(note(refuse, k, v, case=label, at=(*at, k)) for k, v in raw.items() if k not in _CASE_KEYS)
     return notes

@@ -12,24 +12,24 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes
-from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
-from ._typed import converted, criteria_checks, is_typed, shape_of
 from ._common import (
-    collecting,
-    strict,
     ReadOptions,
     Refuser,
     actual_of,
+    collecting,
     compact,
     no_criteria_placeholder,
     note,
     placeholder,
     require_text,
     slug,
+    strict,
     text_problem,
 )
+from ._typed import converted, criteria_checks, is_typed, shape_of
 
 NAME = "evals-json"
 LIST_KEYS = ("assertions", "expectations")
@@ -54,30 +54,37 @@ _OTHER_SHAPES = {
     "results": "a results file (results of a run), not cases",
 }
 _PROMPT_LOOKALIKES = ("input", "query", "prompt_sequence", "brief", "task", "question")
-FILES_REMARK = "fixture files are not copied into the catalog: the prompt may refer to files the model will not see"
+FILES_REMARK = (
+    "fixture files are not copied into the catalog: the prompt may refer to files the model will not see"
+)
 
 
-def _read(source: Path, display: str, options: ReadOptions,
-          collect: bool) -> tuple[list[Case], list[Refusal]]:
-    text = decode_utf8(read_bytes(source, display), display,
-                       RefusalCode.NOT_JSON, "is not JSON")
+def _read(
+    source: Path, display: str, options: ReadOptions, collect: bool
+) -> tuple[list[Case], list[Refusal]]:
+    text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
-    refuse = Refuser(RefusalCode.NOT_EVALS_JSON, display, "is not an evals-json file",
-                     functools.partial(locate, text))
+    refuse = Refuser(
+        RefusalCode.NOT_EVALS_JSON, display, "is not an evals-json file", functools.partial(locate, text)
+    )
     reading = _Reading(refuse, options.dialect)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
     category = _category(refuse, top, source, options)
-    file_notes = [note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
-                  for k, v in top.items() if k not in ("skill_name", list_key)]
+    file_notes = [
+        note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
+        for k, v in top.items()
+        if k not in ("skill_name", list_key)
+    ]
     id_prefix = slug(category) or "case"
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
     for index, raw in enumerate(evals):
         try:
-            cases.append(reading.case(raw, index, (*at_list, index), category, id_prefix,
-                                      options.risk, display))
+            cases.append(
+                reading.case(raw, index, (*at_list, index), category, id_prefix, options.risk, display)
+            )
         except Refusal as refusal:
             if not collect:
                 raise
@@ -89,9 +96,9 @@ def _read(source: Path, display: str, options: ReadOptions,
     return cases, refusals
 
 
-
 read = strict(_read)  # the import: the first refusal stops it
 problems = collecting(_read)  # lint: every refusal in the file, not only the first
+
 
 def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[Any], str]:
     """The case list and where it was: "evals", or where the dialect says."""
@@ -101,10 +108,11 @@ def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list
         if key != WHOLE_FILE and isinstance(data, dict) and key in data:
             return _nonempty(refuse, data[key], (key,)), key
     if keys:
-        raise refuse(field_path="(top level)" if WHOLE_FILE in keys and not isinstance(data, dict)
-                     else keys[0],
-                     expected="a case list at " + " or ".join(f'"{k}"' for k in keys)
-                     + " (as the dialect says)", actual=describe(data))
+        raise refuse(
+            field_path="(top level)" if WHOLE_FILE in keys and not isinstance(data, dict) else keys[0],
+            expected="a case list at " + " or ".join(f'"{k}"' for k in keys) + " (as the dialect says)",
+            actual=describe(data),
+        )
     return _nonempty(refuse, _legacy_list(refuse, data), ("evals",)), "evals"
 
 
@@ -113,24 +121,36 @@ def _nonempty(refuse: Refuser, evals: Any, at: tuple[str, ...]) -> list[Any]:
     if not isinstance(evals, list):
         raise refuse(field_path=where, at=at, expected="a list of cases", actual=describe(evals))
     if not evals:
-        raise refuse(code=RefusalCode.FILE_EMPTY, field_path=where, at=at,
-                     expected="at least one case", actual="an empty list")
+        raise refuse(
+            code=RefusalCode.FILE_EMPTY,
+            field_path=where,
+            at=at,
+            expected="at least one case",
+            actual="an empty list",
+        )
     return evals
 
 
 def _legacy_list(refuse: Refuser, data: Any) -> Any:
     if isinstance(data, list):
-        raise refuse(field_path="(top level)", expected='an object with an "evals" list',
-                     actual=describe(data),
-                     hint='a bare list of cases: wrap it as {"skill_name": "...", "evals": [...]}')
+        raise refuse(
+            field_path="(top level)",
+            expected='an object with an "evals" list',
+            actual=describe(data),
+            hint='a bare list of cases: wrap it as {"skill_name": "...", "evals": [...]}',
+        )
     if not isinstance(data, dict):
-        raise refuse(field_path="(top level)", expected='an object with an "evals" list',
-                     actual=describe(data))
+        raise refuse(
+            field_path="(top level)", expected='an object with an "evals" list', actual=describe(data)
+        )
     if "evals" not in data:
         found = next((what for key, what in _OTHER_SHAPES.items() if key in data), None)
-        raise refuse(field_path="evals", expected="a list of cases", actual="missing",
-                     hint=f"found {found}" if found else
-                     f"top-level keys are: {', '.join(map(str, data)) or 'none'}")
+        raise refuse(
+            field_path="evals",
+            expected="a list of cases",
+            actual="missing",
+            hint=f"found {found}" if found else f"top-level keys are: {', '.join(map(str, data)) or 'none'}",
+        )
     return data["evals"]
 
 
@@ -140,9 +160,13 @@ def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: Read
     if "skill_name" in data:
         problem = text_problem(data["skill_name"])
         if problem:
-            raise refuse(field_path="skill_name", at=("skill_name",), expected=problem,
-                         actual=describe(data["skill_name"]))
-        return data["skill_name"].strip()
+            raise refuse(
+                field_path="skill_name",
+                at=("skill_name",),
+                expected=problem,
+                actual=describe(data["skill_name"]),
+            )
+        return str(data["skill_name"]).strip()
     return skill_folder(source)
 
 
@@ -184,8 +208,16 @@ class _Reading:
         self.id_keys = self.shape.id or ("id",)
         self.prompt_keys = self.shape.prompt or ("prompt",)
 
-    def case(self, raw: Any, index: int, at: tuple[str | int, ...], category: str,
-             id_prefix: str, risk: str, display: str) -> Case:
+    def case(
+        self,
+        raw: Any,
+        index: int,
+        at: tuple[str | int, ...],
+        category: str,
+        id_prefix: str,
+        risk: str,
+        display: str,
+    ) -> Case:
         label = _label(raw, index, self.id_keys)
         refuse = self.refuse
         if not isinstance(raw, dict):
@@ -200,11 +232,20 @@ class _Reading:
             if key not in used:
                 remark = FILES_REMARK if key == "files" and value else ""
                 notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
-        return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes),
-                    origin=f"{display}, {label}", had_no_criteria=empty)
+        return Case(
+            case_id,
+            category,
+            prompt,
+            risk,
+            tuple(checks),
+            tuple(notes),
+            origin=f"{display}, {label}",
+            had_no_criteria=empty,
+        )
 
-    def checks(self, raw: dict[str, Any], label: str,
-               at: tuple[str | int, ...]) -> tuple[list[Check], list[Note], bool, set[str]]:
+    def checks(
+        self, raw: dict[str, Any], label: str, at: tuple[str | int, ...]
+    ) -> tuple[list[Check], list[Note], bool, set[str]]:
         """Checks from the assertion list, then from the dialect's criteria places."""
         refuse = self.refuse
         more: list[Check] = []
@@ -212,21 +253,32 @@ class _Reading:
         roots: set[str] = set()
         if self.dialect is not None and self.dialect.cases.criteria:
             more, more_notes, roots = criteria_checks(
-                refuse, raw, self.dialect, label, at,
-                lambda item, path, where: self.assertion(item, label, path, where))
+                refuse,
+                raw,
+                self.dialect,
+                label,
+                at,
+                lambda item, path, where: self.assertion(item, label, path, where),
+            )
         # A list key the dialect found criteria in (assertions.objective[]) is the dialect's.
         present = [key for key in LIST_KEYS if key in raw and key not in roots]
         if len(present) == 2:
-            raise refuse(case=label, field_path="assertions", at=(*at, "expectations"),
-                         expected='one list, "assertions" or "expectations"', actual="both")
+            raise refuse(
+                case=label,
+                field_path="assertions",
+                at=(*at, "expectations"),
+                expected='one list, "assertions" or "expectations"',
+                actual="both",
+            )
         checks: list[Check] = []
         notes: list[Note] = []
         if present and raw[present[0]] != []:
             key = present[0]
             items = raw[key]
             if not isinstance(items, list):
-                raise refuse(case=label, field_path=key, at=(*at, key), expected="a list",
-                             actual=describe(items))
+                raise refuse(
+                    case=label, field_path=key, at=(*at, key), expected="a list", actual=describe(items)
+                )
             for position, item in enumerate(items):
                 check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
                 checks.append(check)
@@ -237,8 +289,9 @@ class _Reading:
             return [no_criteria_placeholder()], notes, True, roots
         return checks, notes, False, roots
 
-    def assertion(self, item: Any, label: str, path: str,
-                  at: tuple[str | int, ...]) -> tuple[Check, list[Note]]:
+    def assertion(
+        self, item: Any, label: str, path: str, at: tuple[str | int, ...]
+    ) -> tuple[Check, list[Note]]:
         """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
         rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
         if rule is not None:
@@ -247,8 +300,11 @@ class _Reading:
         notes: list[Note] = []
         if isinstance(item, dict) and item.get("kind") in KINDS:
             # Keys beside text/kind/needles do not change the check; keep them.
-            notes = [note(self.refuse, f"{path}.{extra}", value, case=label, at=(*at, extra))
-                     for extra, value in item.items() if extra not in ("text", "kind", "needles")]
+            notes = [
+                note(self.refuse, f"{path}.{extra}", value, case=label, at=(*at, extra))
+                for extra, value in item.items()
+                if extra not in ("text", "kind", "needles")
+            ]
             if self.dialect is not None:  # the vocabulary states letter case in every call
                 check = check._replace(options=(("ignore_case", True),))
         elif isinstance(item, dict) and is_typed(item):
@@ -256,8 +312,15 @@ class _Reading:
         return check, notes
 
 
-def _case_id(refuse: Refuser, raw: dict[str, Any], key: str, index: int, label: str,
-             at: tuple[str | int, ...], id_prefix: str) -> str:
+def _case_id(
+    refuse: Refuser,
+    raw: dict[str, Any],
+    key: str,
+    index: int,
+    label: str,
+    at: tuple[str | int, ...],
+    id_prefix: str,
+) -> str:
     """Integer (and digit-string) ids are prefixed with the category's slug."""
     if key == NUMBERED:
         return f"{id_prefix}-{index + 1}"
@@ -266,15 +329,13 @@ def _case_id(refuse: Refuser, raw: dict[str, Any], key: str, index: int, label: 
         return f"{id_prefix}-{value}"
     problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
     if problem:
-        raise refuse(case=label, field_path=key, at=(*at, key), expected=problem,
-                     actual=actual_of(raw, key))
+        raise refuse(case=label, field_path=key, at=(*at, key), expected=problem, actual=actual_of(raw, key))
     if value.isdigit():  # type: ignore[union-attr]
         return f"{id_prefix}-{value}"
     return value  # type: ignore[return-value]
 
 
-def _prompt(refuse: Refuser, raw: dict[str, Any], key: str, label: str,
-            at: tuple[str | int, ...]) -> str:
+def _prompt(refuse: Refuser, raw: dict[str, Any], key: str, label: str, at: tuple[str | int, ...]) -> str:
     hint = None
     if key not in raw:
         found = [other for other in _PROMPT_LOOKALIKES if other in raw and other != key]
@@ -283,65 +344,90 @@ def _prompt(refuse: Refuser, raw: dict[str, Any], key: str, label: str,
     return require_text(refuse, raw, key, case=label, at=(*at, key), hint=hint)
 
 
-def _assertion(refuse: Refuser, item: Any, label: str, path: str,
-               at: tuple[str | int, ...]) -> Check:
+def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str | int, ...]) -> Check:
     if isinstance(item, str):
         problem = text_problem(item)
         if problem:
-            raise refuse(case=label, field_path=path, at=at, expected=problem,
-                         actual=describe(item))
+            raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(item))
         return placeholder(item)
     if not isinstance(item, dict):
-        raise refuse(case=label, field_path=path, at=at, expected="a string or an object",
-                     actual=describe(item))
+        raise refuse(
+            case=label, field_path=path, at=at, expected="a string or an object", actual=describe(item)
+        )
     if item.get("kind") in KINDS:
         return _documented(refuse, item, label, path, at)
     verbatim = compact(item)
     if "text" in item:
         problem = text_problem(item["text"])
         if problem:
-            raise refuse(case=label, field_path=f"{path}.text", at=(*at, "text"),
-                         expected=problem, actual=describe(item["text"]))
+            raise refuse(
+                case=label,
+                field_path=f"{path}.text",
+                at=(*at, "text"),
+                expected=problem,
+                actual=describe(item["text"]),
+            )
         # Prose; the whole object travels when it says more than its text.
         return placeholder(item["text"], item["text"] if set(item) == {"text"} else verbatim)
     if not item:
-        raise refuse(case=label, field_path=path, at=at, expected="a non-empty object",
-                     actual="an empty object")
+        raise refuse(
+            case=label, field_path=path, at=at, expected="a non-empty object", actual="an empty object"
+        )
     return placeholder(verbatim, verbatim)
 
 
-def _documented(refuse: Refuser, item: dict[str, Any], label: str, path: str,
-                at: tuple[str | int, ...]) -> Check:
+def _documented(
+    refuse: Refuser, item: dict[str, Any], label: str, path: str, at: tuple[str | int, ...]
+) -> Check:
     kind = KINDS[item["kind"]]
     needles = item.get("needles")
     if not isinstance(needles, list) or not needles or any(text_problem(n) for n in needles):
-        raise refuse(case=label, field_path=f"{path}.needles", at=(*at, "needles"),
-                     expected="a non-empty list of non-empty strings",
-                     actual=actual_of(item, "needles"))
+        raise refuse(
+            case=label,
+            field_path=f"{path}.needles",
+            at=(*at, "needles"),
+            expected="a non-empty list of non-empty strings",
+            actual=actual_of(item, "needles"),
+        )
     if "text" in item:
         problem = text_problem(item["text"])
         if problem:
-            raise refuse(case=label, field_path=f"{path}.text", at=(*at, "text"),
-                         expected=problem, actual=describe(item["text"]))
+            raise refuse(
+                case=label,
+                field_path=f"{path}.text",
+                at=(*at, "text"),
+                expected=problem,
+                actual=describe(item["text"]),
+            )
         criterion = item["text"]
     else:
         criterion = f"{_KIND_PHRASES[kind]}: " + ", ".join(compact(n) for n in needles)
     return Check(criterion, kind, (tuple(needles),))
 
 
-def _duplicate_ids(refuse: Refuser, cases: list[Case], evals: list[Any],
-                   at_list: tuple[str | int, ...], id_keys: tuple[str, ...]) -> list[Refusal]:
+def _duplicate_ids(
+    refuse: Refuser,
+    cases: list[Case],
+    evals: list[Any],
+    at_list: tuple[str | int, ...],
+    id_keys: tuple[str, ...],
+) -> list[Refusal]:
     first: dict[str, int] = {}
     found = []
     for index, case in enumerate(cases):
         if case.id in first:
             earlier = first[case.id]
             key = _first_key(evals[index], id_keys or ("id",))
-            found.append(refuse(case=_label(evals[index], index, id_keys), field_path=key,
-                         at=(*at_list, index, key),
-                         expected="an id no other case has",
-                         actual=f"{describe(evals[index].get(key))}, the same catalog id "
-                                f'"{case.id}" as {_label(evals[earlier], earlier, id_keys)}'))
+            found.append(
+                refuse(
+                    case=_label(evals[index], index, id_keys),
+                    field_path=key,
+                    at=(*at_list, index, key),
+                    expected="an id no other case has",
+                    actual=f"{describe(evals[index].get(key))}, the same catalog id "
+                    f'"{case.id}" as {_label(evals[earlier], earlier, id_keys)}',
+                )
+            )
         else:
             first[case.id] = index
     return found

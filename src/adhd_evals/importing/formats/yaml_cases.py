@@ -15,25 +15,25 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..sourcetext import decode_utf8, read_bytes
-from ..model import Case, Check, Note, Refusal, RefusalCode, describe
 from ..dialect import CaseShape, Dialect
-from ._typed import converted, criteria_checks, is_typed, shape_of
+from ..model import Case, Check, Note, Refusal, RefusalCode, describe
+from ..sourcetext import decode_utf8, read_bytes
 from ._common import (
-    collecting,
-    strict,
     ReadOptions,
-    compact,
     Refuser,
     actual_of,
+    collecting,
+    compact,
     jsonable,
     no_criteria_placeholder,
     note,
     placeholder,
     require_text,
     slug,
+    strict,
     text_problem,
 )
+from ._typed import converted, criteria_checks, is_typed, shape_of
 
 NAME = "yaml"
 SUFFIXES = (".yaml", ".yml")
@@ -44,7 +44,7 @@ NOT_YAML = "is not YAML"
 NOT_CASE = "is not a YAML case file"
 
 
-class _Loader(yaml.CSafeLoader):  # type: ignore[misc]
+class _Loader(yaml.CSafeLoader):
     """PyYAML's C loader, refusing duplicate keys and keeping dates as written."""
 
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -54,9 +54,10 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc]
                 key = (key_node.tag, key_node.value)
                 if key in seen:
                     raise yaml.constructor.ConstructorError(
-                        None, None, f'duplicate key "{key_node.value}"', key_node.start_mark)
+                        None, None, f'duplicate key "{key_node.value}"', key_node.start_mark
+                    )
                 seen.add(key)
-        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
+        return super().construct_mapping(node, deep)
 
 
 def _as_written(loader: yaml.SafeLoader, node: ScalarNode) -> str:
@@ -67,15 +68,16 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_written)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _as_written)
 
 
-def _read(source: Path, display: str, options: ReadOptions,
-          collect: bool) -> tuple[list[Case], list[Refusal]]:
+def _read(
+    source: Path, display: str, options: ReadOptions, collect: bool
+) -> tuple[list[Case], list[Refusal]]:
     files, shown = _files(source, display)
     folder = source if source.is_dir() else source.resolve().parent
     category = options.category if options.category is not None else folder.name or "yaml"
     cases: list[Case] = []
     refusals: list[Refusal] = []
     owner: dict[str, str] = {}
-    for path, name in zip(files, shown):
+    for path, name in zip(files, shown, strict=True):
         try:
             case = _read_file(path, name, category, options.risk, options.dialect)
             if case.id in owner:
@@ -90,11 +92,16 @@ def _read(source: Path, display: str, options: ReadOptions,
     return cases, refusals
 
 
-
 def _collision(case_id: str, name: str, other: str) -> Refusal:
-    return Refusal(RefusalCode.NOT_YAML_CASE, name, NOT_CASE, case=f'case "{case_id}"',
-                   field_path="name", expected="a name whose id no other file has",
-                   actual=f'the id "{case_id}", which {other} has too')
+    return Refusal(
+        RefusalCode.NOT_YAML_CASE,
+        name,
+        NOT_CASE,
+        case=f'case "{case_id}"',
+        field_path="name",
+        expected="a name whose id no other file has",
+        actual=f'the id "{case_id}", which {other} has too',
+    )
 
 
 def colliding_names(files: list[Path]) -> list[Refusal]:
@@ -116,35 +123,42 @@ def colliding_names(files: list[Path]) -> list[Refusal]:
 read = strict(_read)  # the import: the first refusal stops it
 problems = collecting(_read)  # lint: every bad file of a directory, not only the first
 
+
 def _files(source: Path, display: str) -> tuple[list[Path], list[str]]:
     if not source.is_dir():
         if not source.exists():
-            raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read",
-                          actual="no such file or directory")
+            raise Refusal(
+                RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual="no such file or directory"
+            )
         return [source], [display]
     try:
         entries = sorted(source.iterdir(), key=lambda p: p.name)
     except OSError as exc:
-        raise Refusal(RefusalCode.DIRECTORY_UNREADABLE, display, "cannot be listed",
-                      actual=exc.strerror or str(exc)) from exc
+        raise Refusal(
+            RefusalCode.DIRECTORY_UNREADABLE, display, "cannot be listed", actual=exc.strerror or str(exc)
+        ) from exc
     files = [p for p in entries if p.suffix.lower() in SUFFIXES and p.is_file()]
     if not files:
-        raise Refusal(RefusalCode.DIRECTORY_EMPTY, display, "has nothing to import",
-                      expected="at least one *.yaml or *.yml file", actual="none")
+        raise Refusal(
+            RefusalCode.DIRECTORY_EMPTY,
+            display,
+            "has nothing to import",
+            expected="at least one *.yaml or *.yml file",
+            actual="none",
+        )
     return files, [str(Path(display) / p.name) for p in files]
 
 
-def _read_file(path: Path, display: str, category: str, risk: str,
-               dialect: Dialect | None = None) -> Case:
+def _read_file(path: Path, display: str, category: str, risk: str, dialect: Dialect | None = None) -> Case:
     text = decode_utf8(read_bytes(path, display), display, RefusalCode.NOT_YAML, NOT_YAML)
     _refuse_conflict_markers(text, display)
     root = _compose(text, display)
-    refuse = Refuser(RefusalCode.NOT_YAML_CASE, display, NOT_CASE,
-                     lambda at: locate_node(root, at))
+    refuse = Refuser(RefusalCode.NOT_YAML_CASE, display, NOT_CASE, lambda at: locate_node(root, at))
     data = _construct(text, root, display)
     if not isinstance(data, dict):
-        raise refuse(field_path="(top level)", expected="a mapping with name and task",
-                     actual=describe(jsonable(data)))
+        raise refuse(
+            field_path="(top level)", expected="a mapping with name and task", actual=describe(jsonable(data))
+        )
     return _case(refuse, data, category, risk, display, dialect)
 
 
@@ -153,10 +167,15 @@ def _refuse_conflict_markers(text: str, display: str) -> None:
         match = _CONFLICT.search(text)
         if match:
             line = text.count("\n", 0, match.start()) + 1
-            raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML,
-                          actual=f"a merge-conflict marker {match.group(1)}",
-                          line=line, column=1,
-                          hint="resolve the merge conflict, then import again")
+            raise Refusal(
+                RefusalCode.NOT_YAML,
+                display,
+                NOT_YAML,
+                actual=f"a merge-conflict marker {match.group(1)}",
+                line=line,
+                column=1,
+                hint="resolve the merge conflict, then import again",
+            )
 
 
 def _yaml_refusal(display: str, exc: yaml.YAMLError) -> Refusal:
@@ -164,15 +183,25 @@ def _yaml_refusal(display: str, exc: yaml.YAMLError) -> Refusal:
     problem = getattr(exc, "problem", None) or str(exc)
     if getattr(exc, "context", None) == "expected a single document in the stream":
         problem = "a second YAML document; a case file holds one document"
-    return Refusal(RefusalCode.NOT_YAML, display, NOT_YAML, actual=problem,
-                   line=mark.line + 1 if mark else None,
-                   column=mark.column + 1 if mark else None)
+    return Refusal(
+        RefusalCode.NOT_YAML,
+        display,
+        NOT_YAML,
+        actual=problem,
+        line=mark.line + 1 if mark else None,
+        column=mark.column + 1 if mark else None,
+    )
 
 
 def _compose(text: str, display: str) -> Node:
     if _nesting_bound(text) > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
-        raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML,
-                      expected=f"nesting at most {MAX_DEPTH} levels deep", actual="deeper")
+        raise Refusal(
+            RefusalCode.NOT_YAML,
+            display,
+            NOT_YAML,
+            expected=f"nesting at most {MAX_DEPTH} levels deep",
+            actual="deeper",
+        )
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
@@ -181,12 +210,21 @@ def _compose(text: str, display: str) -> Node:
     finally:
         loader.dispose()
     if root is None:
-        raise Refusal(RefusalCode.FILE_EMPTY, display, "has nothing to import",
-                      expected="one YAML document", actual="none")
+        raise Refusal(
+            RefusalCode.FILE_EMPTY,
+            display,
+            "has nothing to import",
+            expected="one YAML document",
+            actual="none",
+        )
     if "*" in text and _expanded_size(root) > MAX_NODES:
-        raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML,
-                      expected=f"aliases that expand to at most {MAX_NODES} nodes",
-                      actual="more (a recursive or exponential alias)")
+        raise Refusal(
+            RefusalCode.NOT_YAML,
+            display,
+            NOT_YAML,
+            expected=f"aliases that expand to at most {MAX_NODES} nodes",
+            actual="more (a recursive or exponential alias)",
+        )
     return root
 
 
@@ -248,8 +286,7 @@ def _construct(text: str, root: Node, display: str) -> Any:
     except yaml.YAMLError as exc:
         raise _yaml_refusal(display, exc) from exc
     except RecursionError as exc:
-        raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML,
-                      actual="nesting too deep to read") from exc
+        raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML, actual="nesting too deep to read") from exc
     finally:
         loader.dispose()
 
@@ -268,37 +305,60 @@ def locate_node(root: Node, at: tuple[str | int, ...]) -> tuple[int | None, int 
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _case(refuse: Refuser, data: dict[Any, Any], category: str, risk: str, display: str,
-          dialect: Dialect | None = None) -> Case:
+def _case(
+    refuse: Refuser,
+    data: dict[Any, Any],
+    category: str,
+    risk: str,
+    display: str,
+    dialect: Dialect | None = None,
+) -> Case:
     shape = dialect.cases if dialect is not None else CaseShape()
     name_key = next((k for k in shape.id if k in data), (shape.id or ("name",))[0])
     name = require_text(refuse, data, name_key, case="(file)", at=(name_key,))
     label = f'case "{name}"'
     case_id = slug(name)
     if not case_id:
-        raise refuse(case=label, field_path=name_key, at=(name_key,),
-                     expected="a name with at least one letter or digit", actual=describe(name))
+        raise refuse(
+            case=label,
+            field_path=name_key,
+            at=(name_key,),
+            expected="a name with at least one letter or digit",
+            actual=describe(name),
+        )
     task_key = next((k for k in shape.prompt if k in data), (shape.prompt or ("task",))[0])
     prompt = require_text(refuse, data, task_key, case=label, at=(task_key,))
     checks, empty = _judge_context(refuse, data, label)
     notes: list[Note] = []
     roots: set[str] = set()
     if dialect is not None and dialect.cases.criteria:
-        more, notes, roots = criteria_checks(refuse, jsonable(data), dialect, label, (),
-                                      lambda item, path, where: _item(refuse, dialect, item, label, path, where))
+        more, notes, roots = criteria_checks(
+            refuse,
+            jsonable(data),
+            dialect,
+            label,
+            (),
+            lambda item, path, where: _item(refuse, dialect, item, label, path, where),
+        )
         if more:  # the no-criteria placeholder gives way to what the dialect found
             checks, empty = ([] if empty else checks) + more, False
     for key, value in data.items():
         if key in (name_key, task_key, "judge_context", *roots):
             continue
         if key == "max_steps" and (not isinstance(value, int) or isinstance(value, bool)):
-            raise refuse(case=label, field_path="max_steps", at=("max_steps",),
-                         expected="an integer", actual=describe(jsonable(value)))
+            raise refuse(
+                case=label,
+                field_path="max_steps",
+                at=("max_steps",),
+                expected="an integer",
+                actual=describe(jsonable(value)),
+            )
         remark = "a step budget for agent runs; adhd-evals does not enforce it" if key == "max_steps" else ""
         shown = key if isinstance(key, str) else describe(jsonable(key))
         notes.append(note(refuse, shown, jsonable(value), case=label, at=(shown,), remark=remark))
-    return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes),
-                origin=display, had_no_criteria=empty)
+    return Case(
+        case_id, category, prompt, risk, tuple(checks), tuple(notes), origin=display, had_no_criteria=empty
+    )
 
 
 def _judge_context(refuse: Refuser, data: dict[Any, Any], label: str) -> tuple[list[Check], bool]:
@@ -306,21 +366,31 @@ def _judge_context(refuse: Refuser, data: dict[Any, Any], label: str) -> tuple[l
     if items is None or items == []:
         return [no_criteria_placeholder()], True
     if not isinstance(items, list):
-        raise refuse(case=label, field_path="judge_context", at=("judge_context",),
-                     expected="a list of strings", actual=actual_of(data, "judge_context"))
+        raise refuse(
+            case=label,
+            field_path="judge_context",
+            at=("judge_context",),
+            expected="a list of strings",
+            actual=actual_of(data, "judge_context"),
+        )
     checks = []
     for position, item in enumerate(items):
         problem = text_problem(item)
         if problem:
-            raise refuse(case=label, field_path=f"judge_context[{position}]",
-                         at=("judge_context", position), expected=problem,
-                         actual=describe(jsonable(item)))
+            raise refuse(
+                case=label,
+                field_path=f"judge_context[{position}]",
+                at=("judge_context", position),
+                expected=problem,
+                actual=describe(jsonable(item)),
+            )
         checks.append(placeholder(item))
     return checks, False
 
 
-def _item(refuse: Refuser, dialect: Dialect, item: Any, label: str, path: str,
-          at: tuple[str | int, ...]) -> tuple[Check, list[Note]]:
+def _item(
+    refuse: Refuser, dialect: Dialect, item: Any, label: str, path: str, at: tuple[str | int, ...]
+) -> tuple[Check, list[Note]]:
     """One criterion a dialect points at: prose, or an object through its rules."""
     if isinstance(item, dict):
         rule = dialect.match(item)
@@ -331,6 +401,5 @@ def _item(refuse: Refuser, dialect: Dialect, item: Any, label: str, path: str,
         return placeholder(compact(item), compact(item))._replace(via=shape_of(item)), []
     problem = text_problem(item)
     if problem:
-        raise refuse(case=label, field_path=path, at=at, expected=problem,
-                     actual=describe(jsonable(item)))
+        raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(jsonable(item)))
     return placeholder(item), []

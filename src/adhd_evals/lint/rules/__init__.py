@@ -44,6 +44,15 @@ class Row:
 
 
 CATALOG_RULES: list[ModuleType] = [
-    encoding, invalid_json, duplicate_key, not_object, missing_field, wrong_type, empty_id,
-    duplicate_id, risk_value, empty_criteria, bundled_criterion,
+    encoding,
+    invalid_json,
+    duplicate_key,
+    not_object,
+    missing_field,
+    wrong_type,
+    empty_id,
+    duplicate_id,
+    risk_value,
+    empty_criteria,
+    bundled_criterion,
 ]

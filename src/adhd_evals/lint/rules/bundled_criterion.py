@@ -14,16 +14,40 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import WARNING, Problem
+from ...problem import WARNING, Problem
 from ._position import column_of
 
 ID = "W201"
 NAME = "bundled-criterion"
 SEVERITY = WARNING
 DESCRIPTION = "a criterion that bundles two checks with 'and <verb>'"
-VERBS = ("acts", "answers", "asks", "avoids", "explains", "gives", "identifies", "includes",
-         "keeps", "lists", "mentions", "names", "offers", "points", "provides", "reports",
-         "returns", "says", "shows", "states", "suggests", "uses", "does", "is", "verifies")
+VERBS = (
+    "acts",
+    "answers",
+    "asks",
+    "avoids",
+    "explains",
+    "gives",
+    "identifies",
+    "includes",
+    "keeps",
+    "lists",
+    "mentions",
+    "names",
+    "offers",
+    "points",
+    "provides",
+    "reports",
+    "returns",
+    "says",
+    "shows",
+    "states",
+    "suggests",
+    "uses",
+    "does",
+    "is",
+    "verifies",
+)
 BUNDLED = re.compile(r"\band (?:also |then )?(?:" + "|".join(VERBS) + r")\b", re.IGNORECASE)
 
 
@@ -34,5 +58,10 @@ def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
     if isinstance(criteria, list):
         for index, item in enumerate(criteria):
             if isinstance(item, str) and BUNDLED.search(item):
-                yield Problem(row.number, column_of(row.text, "criteria"), ID,
-                              f"criteria[{index}] bundles two checks with \"and\": split it", WARNING)
+                yield Problem(
+                    row.number,
+                    column_of(row.text, "criteria"),
+                    ID,
+                    f'criteria[{index}] bundles two checks with "and": split it',
+                    WARNING,
+                )

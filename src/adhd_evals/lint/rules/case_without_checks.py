@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..problem import WARNING, Problem
+from ...problem import WARNING, Problem
 
 ID = "W202"
 NAME = "case-without-checks"
@@ -22,4 +22,6 @@ DESCRIPTION = "a catalog case with no checks in the check module beside it"
 def check(seen: dict[str, int], registered: set[str]) -> Iterator[Problem]:
     for case_id, line in seen.items():
         if case_id not in registered:
-            yield Problem(line, 1, ID, f'case "{case_id}" has no checks in the check module beside it', WARNING)
+            yield Problem(
+                line, 1, ID, f'case "{case_id}" has no checks in the check module beside it', WARNING
+            )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...problem import Problem
 from ._position import column_of
 
 ID = "E106"
@@ -26,7 +26,11 @@ def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
         return
     seen: dict[str, int] = state.setdefault("seen", {})
     if case_id in seen:
-        yield Problem(row.number, column_of(row.text, "id"), ID,
-                      f'duplicate id "{case_id}": line {seen[case_id]} has it too')
+        yield Problem(
+            row.number,
+            column_of(row.text, "id"),
+            ID,
+            f'duplicate id "{case_id}": line {seen[case_id]} has it too',
+        )
     else:
         seen[case_id] = row.number

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...problem import Problem
 
 ID = "E109"
 NAME = "duplicate-key"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...importing.model import TEXT_FIELDS
+from ...problem import Problem
 from ._position import column_of
 
 ID = "E105"
@@ -21,7 +22,7 @@ DESCRIPTION = "an id, category or prompt that is an empty string"
 def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
-    for name in ("id", "category", "prompt"):
+    for name in TEXT_FIELDS:
         value = row.value.get(name)
         if isinstance(value, str) and not value.strip():
             yield Problem(row.number, column_of(row.text, name), ID, f"{name} is empty")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...problem import Problem
 
 ID = "E110"
 NAME = "encoding"
@@ -20,7 +20,13 @@ DESCRIPTION = "a line that is not UTF-8, or a byte-order mark at the start of th
 
 def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
     if row.bom:
-        yield Problem(row.number, 1, ID, "byte-order mark at the start of the file: save it as UTF-8 without BOM")
+        yield Problem(
+            row.number, 1, ID, "byte-order mark at the start of the file: save it as UTF-8 without BOM"
+        )
     if row.decode_offset is not None:
-        yield Problem(row.number, row.decode_offset + 1, ID,
-                      f"invalid UTF-8 at byte {row.decode_offset + 1} of the line")
+        yield Problem(
+            row.number,
+            row.decode_offset + 1,
+            ID,
+            f"invalid UTF-8 at byte {row.decode_offset + 1} of the line",
+        )

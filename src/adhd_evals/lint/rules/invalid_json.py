@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...problem import Problem
 
 ID = "E101"
 NAME = "invalid-json"

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...importing.model import FIELDS
+from ...problem import Problem
 
 ID = "E103"
 NAME = "missing-field"
 SEVERITY = "error"
 DESCRIPTION = "a case without one of id, category, prompt, risk, criteria"
-FIELDS = ("id", "category", "prompt", "risk", "criteria")
 
 
 def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:

@@ -6,7 +6,7 @@ Failing: `def check_a_1(answer: str) -> bool:` followed by `return (`.
 
 from __future__ import annotations
 
-from ..problem import Problem
+from ...problem import Problem
 
 ID = "E111"
 NAME = "module-syntax"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ...problem import WARNING, Problem
 from ..placeholders import Placeholder
-from ..problem import WARNING, Problem
 
 ID = "W203"
 NAME = "unwritten-placeholder"
@@ -24,4 +24,6 @@ def check(placeholders: Iterable[Placeholder]) -> Iterator[Problem]:
     for found in placeholders:
         text = (found.criterion or "?").replace("\n", " ")
         text = text if len(text) <= 70 else text[:67] + "..."
-        yield Problem(found.line, found.column, ID, f"unwritten check for case {found.case_id}: {text}", WARNING)
+        yield Problem(
+            found.line, found.column, ID, f"unwritten check for case {found.case_id}: {text}", WARNING
+        )

@@ -9,29 +9,41 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..problem import Problem
+from ...importing.model import TEXT_FIELDS
+from ...problem import Problem
 from ._position import column_of
 
 ID = "E104"
 NAME = "wrong-type"
 SEVERITY = "error"
 DESCRIPTION = "a field of the wrong JSON type"
-_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-               int: "a number", float: "a number", type(None): "null"}
+_TYPE_NAMES = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
-    for name in ("id", "category", "prompt", "risk"):
+    for name in (*TEXT_FIELDS, "risk"):
         if name in row.value and not isinstance(row.value[name], str):
             yield _problem(row, name, "a string")
     criteria = row.value.get("criteria")
     if "criteria" in row.value and not isinstance(criteria, list):
         yield _problem(row, "criteria", "a list of strings")
     elif isinstance(criteria, list) and any(not isinstance(item, str) for item in criteria):
-        yield Problem(row.number, column_of(row.text, "criteria"), ID,
-                      "criteria: expected a list of strings, found an item that is not a string")
+        yield Problem(
+            row.number,
+            column_of(row.text, "criteria"),
+            ID,
+            "criteria: expected a list of strings, found an item that is not a string",
+        )
 
 
 def _problem(row: Any, name: str, expected: str) -> Problem:

@@ -1,0 +1,26 @@
+"""The one JSONL writer: every line file the project writes goes through here.
+
+Readers that split on every Unicode line break (Python's `str.splitlines`,
+as i-have-adhd's validator does) must still see one row per line, so
+U+0085, U+2028 and U+2029 are escaped; json.dumps leaves them raw when
+`ensure_ascii` is off.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def line(row: Any, *, ensure_ascii: bool = False) -> str:
+    """One row as one line of JSON (without the newline)."""
+    text = json.dumps(row, ensure_ascii=ensure_ascii)
+    return text if text.isascii() else text.translate(_LINE_BREAKS)
+
+
+def text(rows: Iterable[Any]) -> str:
+    """Rows as a JSONL document, each line ending in a newline."""
+    return "".join(line(row) + "\n" for row in rows)

@@ -1,0 +1,8 @@
+"""The comparison's fixed vocabulary, as i-have-adhd's run_evals.py has it:
+conditions, the five metrics and their weights."""
+
+from __future__ import annotations
+
+CONDITIONS = ("baseline", "candidate", "comparator")
+WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety": 0.10, "concision": 0.10}
+METRICS = tuple(WEIGHTS)

@@ -1,0 +1,33 @@
+"""Text for people: escaping what a terminal must not see raw, plurals, tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def printable(text: str) -> str:
+    """`text` with every unprintable character written as its Python escape.
+
+    One line of output (a message, a comment in a check module) must stay one
+    line whatever a source file holds: newlines, NUL, U+2028, bidi controls.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 case`, `2 cases` (or the given plural)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
+def table(rows: Sequence[Sequence[str]]) -> list[str]:
+    """Aligned columns: the first left-aligned, the rest right-aligned (numbers)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.ljust(width) if i == 0 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
