@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal, RefusalCode
 from conftest import ROOT, fixtures

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 from adhd_evals.importing.importer import import_source
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals import exitcodes
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 from adhd_evals.importing.model import Refusal, RefusalCode
 from conftest import Fixture, fixture_params, fixtures
 

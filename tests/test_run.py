@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from adhd_evals import exitcodes
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 CASES = [

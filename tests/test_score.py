@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adhd_evals import exitcodes
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 
 
 def _row(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals import exitcodes
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 from conftest import CORPUS
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}\n'

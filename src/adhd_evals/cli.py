@@ -57,37 +57,34 @@ def import_command(
 ) -> int:
     """Import a case file into the five-field catalog and its check module."""
 
-    def body() -> int:
-        from .importing import dialect as dialects
+    from .importing import dialect as dialects
 
-        declared = dialects.load(dialect) if dialect is not None else None
-        outcome = import_source(
-            format.value,
-            source,
-            out=out,
-            risk=risk.value if risk else None,
-            category=category,
-            prune=prune,
-            dialect=declared,
+    declared = dialects.load(dialect) if dialect is not None else None
+    outcome = import_source(
+        format.value,
+        source,
+        out=out,
+        risk=risk.value if risk else None,
+        category=category,
+        prune=prune,
+        dialect=declared,
+    )
+    if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
+        sys.stdout.flush()
+        sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    for line in import_summary(outcome.result):
+        print(line, file=sys.stderr)
+    for line in outcome.merge_report.lines() if outcome.merge_report else []:
+        print(line, file=sys.stderr)
+    if outcome.written:
+        print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
+    else:
+        print(
+            "The catalog went to stdout; pass --out DIR to write it with its check module.",
+            file=sys.stderr,
         )
-        if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
-            sys.stdout.flush()
-            sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
-            sys.stdout.buffer.flush()
-        for line in import_summary(outcome.result):
-            print(line, file=sys.stderr)
-        for line in outcome.merge_report.lines() if outcome.merge_report else []:
-            print(line, file=sys.stderr)
-        if outcome.written:
-            print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
-        else:
-            print(
-                "The catalog went to stdout; pass --out DIR to write it with its check module.",
-                file=sys.stderr,
-            )
-        return exitcodes.OK
-
-    return exitcodes.guarded(body)
+    return exitcodes.OK
 
 
 @app.command("survey")
@@ -98,24 +95,21 @@ def survey_command(
 ) -> int:
     """List every shape your case files use, and draft a dialect that says what they mean."""
 
-    def body() -> int:
-        from .importing import survey
-        from .output import write_all_atomically
+    from .importing import survey
+    from .output import write_all_atomically
 
-        if format is Format.EVALFLOW:
-            raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
-        found = survey.survey(format.value, sources)
-        print("\n".join(survey.report(found)))
-        if out is not None:
-            text, added = survey.draft(found, _existing(out))
-            write_all_atomically({out: text})
-            print(
-                f"Wrote {out}: {added} new rule{'' if added == 1 else 's'} with choices left open.",
-                file=sys.stderr,
-            )
-        return exitcodes.OK
-
-    return exitcodes.guarded(body)
+    if format is Format.EVALFLOW:
+        raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+    found = survey.survey(format.value, sources)
+    print("\n".join(survey.report(found)))
+    if out is not None:
+        text, added = survey.draft(found, _existing(out))
+        write_all_atomically({out: text})
+        print(
+            f"Wrote {out}: {added} new rule{'' if added == 1 else 's'} with choices left open.",
+            file=sys.stderr,
+        )
+    return exitcodes.OK
 
 
 def _existing(path: Path) -> str | None:
@@ -135,20 +129,17 @@ def validate_command(
 ) -> int:
     """Check a five-field catalog and print every problem with its line."""
 
-    def body() -> int:
-        if not cases.is_file():
-            raise UsageError(f"{cases}: no such catalog file")
-        count, problems = validate_file(cases)
-        if problems:
-            raise CatalogInvalid(
-                [p.render(str(cases)) for p in problems] + [f"{len(problems)} problems in {count} cases."]
-            )
-        if count == 0:
-            raise CatalogInvalid([f"{cases}: no cases in the catalog."])
-        print("Evaluation cases are valid.")
-        return exitcodes.OK
-
-    return exitcodes.guarded(body)
+    if not cases.is_file():
+        raise UsageError(f"{cases}: no such catalog file")
+    count, problems = validate_file(cases)
+    if problems:
+        raise CatalogInvalid(
+            [p.render(str(cases)) for p in problems] + [f"{len(problems)} problems in {count} cases."]
+        )
+    if count == 0:
+        raise CatalogInvalid([f"{cases}: no cases in the catalog."])
+    print("Evaluation cases are valid.")
+    return exitcodes.OK
 
 
 @app.command("check")
@@ -163,22 +154,19 @@ def check_command(
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten."""
 
-    def body() -> int:
-        from .output import write_all_atomically
-        from .runs import check as checking
+    from .output import write_all_atomically
+    from .runs import check as checking
 
-        ids = checking.catalog_ids(cases)
-        loaded = checking.load_suite(suite)
-        run = checking.run_checks(checking.read_responses(responses), loaded, ids)
-        if output is not None:
-            write_all_atomically({output: checking.results_text(run)})
-        if as_json:
-            print(json.dumps(checking.summary_json(run), indent=2, ensure_ascii=False))
-        else:
-            print("\n".join(checking.summary_table(run)))
-        return exitcodes.OK if run.clean else exitcodes.FAILED
-
-    return exitcodes.guarded(body)
+    ids = checking.catalog_ids(cases)
+    loaded = checking.load_suite(suite)
+    run = checking.run_checks(checking.read_responses(responses), loaded, ids)
+    if output is not None:
+        write_all_atomically({output: checking.results_text(run)})
+    if as_json:
+        print(json.dumps(checking.summary_json(run), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(checking.summary_table(run)))
+    return exitcodes.OK if run.clean else exitcodes.FAILED
 
 
 class Condition(str, enum.Enum):
@@ -197,18 +185,15 @@ def plan_command(
 ) -> int:
     """Print the paired run matrix as JSONL."""
 
-    def body() -> int:
-        from .runs.execute import load_cases
+    from .runs.execute import load_cases
 
-        loaded = load_cases(cases)
-        conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
-        for trial in range(1, trials + 1):
-            for case in loaded:
-                for condition in conditions:
-                    print(jsonl.line({"case_id": case["id"], "trial": trial, "condition": condition}))
-        return exitcodes.OK
-
-    return exitcodes.guarded(body)
+    loaded = load_cases(cases)
+    conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
+    for trial in range(1, trials + 1):
+        for case in loaded:
+            for condition in conditions:
+                print(jsonl.line({"case_id": case["id"], "trial": trial, "condition": condition}))
+    return exitcodes.OK
 
 
 @app.command("run")
@@ -244,46 +229,43 @@ def run_command(
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
-    def body() -> int:
-        from .runs.config import load_runner
-        from .runs.execute import RunRequest, run
+    from .runs.config import load_runner
+    from .runs.execute import RunRequest, run
 
-        request = RunRequest(
-            load_runner(runner, runner_config),
-            condition.value,
-            output,
-            cases,
-            condition_skill,
-            tuple(case or ()),
-            trials,
-            retries,
-            budget_usd,
-            allow_unmetered,
-            jobs,
-            timeout,
-            backoff,
-        )
-        summary = run(request)
-        if summary.repaired_bytes:
-            print(
-                f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
-                "interrupted run; its case ran again.",
-                file=sys.stderr,
-            )
+    request = RunRequest(
+        load_runner(runner, runner_config),
+        condition.value,
+        output,
+        cases,
+        condition_skill,
+        tuple(case or ()),
+        trials,
+        retries,
+        budget_usd,
+        allow_unmetered,
+        jobs,
+        timeout,
+        backoff,
+    )
+    summary = run(request)
+    if summary.repaired_bytes:
         print(
-            f"Ran {summary.ran} calls, skipped {summary.skipped} already in {output}; "
-            f"spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
+            f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
+            "interrupted run; its case ran again.",
             file=sys.stderr,
         )
-        if summary.stopped_for_budget:
-            print(
-                "Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
-                file=sys.stderr,
-            )
-            return exitcodes.BUDGET
-        return exitcodes.OK
-
-    return exitcodes.guarded(body)
+    print(
+        f"Ran {summary.ran} calls, skipped {summary.skipped} already in {output}; "
+        f"spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
+        file=sys.stderr,
+    )
+    if summary.stopped_for_budget:
+        print(
+            "Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
+            file=sys.stderr,
+        )
+        return exitcodes.BUDGET
+    return exitcodes.OK
 
 
 @app.command("score")
@@ -302,18 +284,15 @@ def score_command(
 ) -> int:
     """Per-condition means, the weighted score and the release gate (exit 1 when it fails)."""
 
-    def body() -> int:
-        from .runs import score as scoring
+    from .runs import score as scoring
 
-        rows = scoring.read_rows(scores)
-        if key is not None:
-            rows = scoring.apply_key(rows, scoring.read_rows(key))
-        results = scoring.read_rows(checks) if checks is not None else None
-        summary = scoring.summarize(rows, scoring.parse_weights(weights), results)
-        print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
-        return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
-
-    return exitcodes.guarded(body)
+    rows = scoring.read_rows(scores)
+    if key is not None:
+        rows = scoring.apply_key(rows, scoring.read_rows(key))
+    results = scoring.read_rows(checks) if checks is not None else None
+    summary = scoring.summarize(rows, scoring.parse_weights(weights), results)
+    print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
 
 
 @app.command("blind")
@@ -325,17 +304,14 @@ def blind_command(
 ) -> int:
     """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
 
-    def body() -> int:
-        from .output import write_all_atomically
-        from .runs import score as scoring
-        from .runs.blind import blind
+    from .output import write_all_atomically
+    from .runs import score as scoring
+    from .runs.blind import blind
 
-        rows, keyed = blind(scoring.read_rows(responses), seed)
-        write_all_atomically({sheet: jsonl.text(rows), key: jsonl.text(keyed)})
-        print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}.", file=sys.stderr)
-        return exitcodes.OK
-
-    return exitcodes.guarded(body)
+    rows, keyed = blind(scoring.read_rows(responses), seed)
+    write_all_atomically({sheet: jsonl.text(rows), key: jsonl.text(keyed)})
+    print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}.", file=sys.stderr)
+    return exitcodes.OK
 
 
 @app.command(
@@ -348,20 +324,14 @@ def lint_command(ctx: typer.Context) -> int:
     return lint_main(list(ctx.args))
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: returns the exit code instead of raising SystemExit."""
+def main(argv: list[str]) -> int:
+    """Run one typer command; errors propagate to the boundary in entry.main."""
     try:
         result = app(args=argv, prog_name="adhd-evals", standalone_mode=False)
     except typer.Exit as exc:  # --help, --version
-        return exc.exit_code
-    except typer.Abort:
-        return 130
+        return int(exc.exit_code)
+    except typer.Abort as exc:  # Ctrl-C at a prompt
+        raise KeyboardInterrupt from exc
     except typer.TyperException as exc:  # a usage error: bad option, missing argument
-        print(f"adhd-evals: {exc.format_message()}", file=sys.stderr)
-        print("Try 'adhd-evals --help'.", file=sys.stderr)
-        return exitcodes.USAGE
+        raise UsageError(f"{exc.format_message()}\nTry 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import sys
 
+from .boundary import guard
+
 
 def main(argv: list[str] | None = None) -> int:
+    """Run `adhd-evals ARGS...` and return its exit code; the one error boundary."""
     args = sys.argv[1:] if argv is None else argv
+    return guard(lambda: _dispatch(args))
+
+
+def _dispatch(args: list[str]) -> int:
     if args[:1] == ["lint"]:
         from .lint.cli import main as lint_main
 

@@ -1,35 +1,75 @@
-"""Errors a user can cause that are not refusals of a source file."""
+"""Everything a user or a file can cause is a `UserError`, carrying its exit code.
+
+One boundary (`boundary.guard`, applied once in `entry.main`) turns a
+UserError into its message and code; anything else is a bug.
+"""
 
 from __future__ import annotations
 
+from . import exitcodes
 
-class UsageError(Exception):
+
+class UserError(Exception):
+    """A mistake in the command line or an input: a message and an exit code, never a traceback."""
+
+    exit_code = exitcodes.FAILED
+
+    def lines(self) -> list[str]:
+        """What the boundary prints on stderr."""
+        return [f"adhd-evals: {self}"]
+
+
+class UsageError(UserError):
     """The command line asks for something that cannot be done."""
 
+    exit_code = exitcodes.USAGE
 
-class OutputError(Exception):
+
+class OutputError(UserError):
     """The output cannot be written, or writing it would lose a person's work."""
 
+    exit_code = exitcodes.OUTPUT
 
-class CatalogInvalid(Exception):
+    def lines(self) -> list[str]:
+        return [*super().lines(), "Nothing was written."]
+
+
+class _Listed(UserError):
+    """Carries every problem found, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+    def lines(self) -> list[str]:
+        return list(self.problems)
+
+
+class CatalogInvalid(_Listed):
     """A five-field catalog breaks its rules; carries every problem found."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+    exit_code = exitcodes.FAILED
 
 
-class InputInvalid(Exception):
+class InputInvalid(_Listed):
     """An input file (responses, a catalog being read) breaks its rules; every problem listed."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+    exit_code = exitcodes.INPUT
 
 
-class SuiteBroken(Exception):
+class SuiteBroken(UserError):
     """The check module cannot be imported: a syntax error, or an exception at import."""
 
+    exit_code = exitcodes.SUITE
 
-class RunnerFailed(Exception):
+    def lines(self) -> list[str]:
+        return [f"adhd-evals: the check module does not import: {self}"]
+
+
+class RunnerFailed(UserError):
     """A runner call failed after every retry; the message says how, without the prompt."""
+
+    exit_code = exitcodes.RUNNER
+
+    def lines(self) -> list[str]:
+        return [*super().lines(), "Rows already written are kept; rerun the same command to resume."]

@@ -33,7 +33,7 @@ PEAK = (
 # Runs the real CLI, then reports the process's peak memory on stderr.
 CLI = (
     "import resource, sys\n"
-    "from adhd_evals.cli import main\n"
+    "from adhd_evals.entry import main\n"
     "code = main(sys.argv[1:])\n" + PEAK + "sys.exit(code)\n"
 )
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 from adhd_evals.entry import main as entry_main
 from adhd_evals.importing import dialect
 from adhd_evals.importing.importer import import_source

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from adhd_evals.cli import main
+from adhd_evals.entry import main
 from adhd_evals.importing import dialect
 from conftest import FIXTURES
 

@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import jsonl
+from .. import exitcodes, jsonl
+from ..errors import UserError
 
 if TYPE_CHECKING:
     from .dialect import Dialect
@@ -148,7 +149,7 @@ class RefusalCode(str, enum.Enum):
 
 
 @dataclass
-class Refusal(Exception):
+class Refusal(UserError):
     """A source that does not match its format; nothing may be written.
 
     Carries everything the message needs so callers (the CLI, lint, tests)
@@ -197,6 +198,14 @@ class Refusal(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]  # one code per refusal
+        return exitcodes.REFUSAL[self.code.value]
+
+    def lines(self) -> list[str]:
+        hint = [f"hint: {self.hint}"] if self.hint else []
+        return [f"adhd-evals: refused ({self.code.value}): {self.message}", *hint, "Nothing was written."]
 
 
 def describe(value: Any, *, limit: int = 60) -> str:

@@ -8,11 +8,10 @@ import os
 import sys
 from pathlib import Path
 
+from ..exitcodes import FAILED, OK, USAGE
 from ..problem import Problem
 from ..text import printable
 from . import FORMATS, LintReport, LintUsageError, lint_paths
-
-OK, FAILED, USAGE = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,0 +1,52 @@
+"""The one error boundary (as pre-commit's error_handler): applied once, in entry.main."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable
+
+from . import exitcodes
+from .errors import UserError
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def guard(action: Callable[[], int]) -> int:
+    """Run a command; a user's mistake becomes its message and code, a bug a report."""
+    try:
+        return action()
+    except UserError as exc:
+        for line in exc.lines():
+            _err(line)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _err("adhd-evals: interrupted.")
+        return exitcodes.INTERRUPTED
+    except Exception as exc:  # a bug: say so in one line, keep the traceback for the report
+        _err(
+            f"adhd-evals: internal error ({type(exc).__name__}); this is a bug in adhd-evals, "
+            "please report it with the file below."
+        )
+        _err(f"The traceback is in {_save_traceback()}")
+        return exitcodes.INTERNAL
+
+
+def _save_traceback() -> str:
+    try:
+        with tempfile.NamedTemporaryFile(
+            "w",
+            prefix="adhd-evals-crash-",
+            suffix=".txt",
+            delete=False,
+            encoding="utf-8",
+            errors="backslashreplace",
+        ) as f:
+            traceback.print_exc(file=f)
+            return f.name
+    except OSError:
+        traceback.print_exc()
+        return "the lines above (no file could be written)"

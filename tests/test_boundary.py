@@ -1,0 +1,52 @@
+"""The one error boundary: a user's mistake is a message and its code; a bug is exit 70
+with a one-line request for a report and the traceback saved to a file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+from adhd_evals.errors import UsageError
+from adhd_evals.importing import importer
+
+
+def test_a_bug_is_an_internal_error_with_a_saved_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(importer, "read_source", broken)
+    source = tmp_path / "evals.json"
+    source.write_text('{"evals": []}')
+    code = main(["import", "--format", "evals-json", str(source)])
+    err = capsys.readouterr().err
+    assert code == exitcodes.INTERNAL == 70
+    assert "internal error (ZeroDivisionError)" in err and "please report it" in err
+    assert "Traceback" not in err
+    saved = Path(re.search(r"The traceback is in (\S+)", err).group(1))  # type: ignore[union-attr]
+    assert "ZeroDivisionError: boom" in saved.read_text()
+    saved.unlink()
+
+
+def test_a_user_error_is_its_message_and_code(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise UsageError("--risk must be one of low, medium, high, not 'x'")
+
+    monkeypatch.setattr(importer, "read_source", refuse)
+    assert main(["import", "--format", "evals-json", "x.json"]) == exitcodes.USAGE
+    assert capsys.readouterr().err == "adhd-evals: --risk must be one of low, medium, high, not 'x'\n"
+
+
+def test_ctrl_c_is_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importer, "read_source", interrupted)
+    assert main(["import", "--format", "evals-json", "x.json"]) == 130
+    assert "Traceback" not in capsys.readouterr().err
