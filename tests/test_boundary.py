@@ -33,8 +33,9 @@ def test_a_bug_is_an_internal_error_with_a_saved_traceback(
     saved.unlink()
 
 
-def test_a_user_error_is_its_message_and_code(monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_user_error_is_its_message_and_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise UsageError("--risk must be one of low, medium, high, not 'x'")
 

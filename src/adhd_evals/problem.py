@@ -7,6 +7,7 @@ use the same class without them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"
@@ -28,3 +29,12 @@ class Problem:
         """`path:line[:column]: message`, as validate prints it."""
         where = f"{path}:{self.line}" + (f":{self.column}" if self.column else "")
         return f"{where}: {self.message}"
+
+
+class Finding(NamedTuple):
+    """What a lint rule yields: where and what. The engine stamps the rule's code
+    and severity on it, so a rule cannot report under another rule's name."""
+
+    line: int
+    column: int
+    message: str

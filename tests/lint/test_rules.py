@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from adhd_evals.lint import lint_paths
 from adhd_evals.lint.catalog import fast_ok, read_row
-from adhd_evals.lint.rules import CATALOG_RULES
+from adhd_evals.lint.rules import CATALOG_RULES, RULES, table
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}'
 
@@ -155,10 +156,17 @@ def test_refusal_wording_matches_import(tmp_path: Path) -> None:
     assert problem.message == caught.value.body
 
 
-def test_every_rule_module_documents_itself() -> None:
-    for rule in CATALOG_RULES:
-        assert rule.ID and rule.NAME and rule.DESCRIPTION and rule.SEVERITY in ("error", "warning")
-        assert "Passing" in (rule.__doc__ or "") and "Failing" in (rule.__doc__ or "")
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_module_documents_itself(code: str) -> None:
+    """Code, name and severity declared; the docstring says what, why, and shows both cases."""
+    rule = RULES[code]
+    assert re.fullmatch(r"[EW]\d{3}", rule.ID) and re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.NAME)
+    assert ("error" if rule.ID.startswith("E") else "warning") == rule.SEVERITY
+    paragraphs = (rule.__doc__ or "").strip().split("\n\n")
+    assert paragraphs[0].startswith(f"{rule.ID} {rule.NAME}: ")
+    assert len(paragraphs) >= 3  # what it finds; why it matters; the examples
+    assert "Passing" in paragraphs[-1] or "Passing" in paragraphs[-2]
+    assert "Failing" in (rule.__doc__ or "")
 
 
 rows = st.fixed_dictionaries(
@@ -212,3 +220,29 @@ def test_lint_never_crashes_on_arbitrary_lines(lines: list[bytes]) -> None:
 
     _cases, problems, _ = lint_stream(io.BytesIO(b"\n".join(lines)))
     assert all(p.line >= 1 and p.column >= 1 and p.code for p in problems)
+
+
+def test_readme_rule_table_is_made_from_the_rules() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert table() in readme, "README's rule table differs from the rules; paste this:\n" + table()
+
+
+def test_select_and_ignore_by_code_and_prefix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from adhd_evals.entry import main
+
+    catalog = tmp_path / "cases.jsonl"
+    catalog.write_text(
+        '{"id": "a", "category": "c", "prompt": "p", "risk": "bad", "criteria": []}\n', encoding="utf-8"
+    )
+    assert main(["lint", str(catalog)]) == 1
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()[:-1]] == ["E107", "E108"]
+    assert main(["lint", "--ignore", "E107", str(catalog)]) == 1
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()[:-1]] == ["E108"]
+    assert main(["lint", "--ignore", "E107,E108", str(catalog)]) == 0
+    capsys.readouterr()
+    assert main(["lint", "--select", "E10", "--ignore", "E108", str(catalog)]) == 1
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()[:-1]] == ["E107"]
+    assert main(["lint", "--select", "W", str(catalog)]) == 0
+    capsys.readouterr()
+    assert main(["lint", "--select", "Z1", str(catalog)]) == 2
+    assert "no lint code starts with Z1" in capsys.readouterr().err

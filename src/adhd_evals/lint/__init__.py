@@ -40,6 +40,16 @@ class LintReport:
     def warnings(self) -> int:
         return sum(p.severity == WARNING for p in self.problems)
 
+    def only(self, select: list[str], ignore: list[str]) -> LintReport:
+        """The report keeping problems whose code starts with a selected prefix (all
+        when none is given) and with no ignored one (`E1`, `W`, `W202`, `Case`)."""
+        kept = [
+            p
+            for p in self.problems
+            if (not select or p.code.startswith(tuple(select))) and not p.code.startswith(tuple(ignore))
+        ]
+        return LintReport(self.files, self.cases, kept)
+
 
 class LintUsageError(Exception):
     """A path that does not exist, or a file whose format cannot be told."""
@@ -150,11 +160,11 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     module = path.parent / "checks.py"
     if module.is_file() and seen:
         from .module import lint_module
-        from .rules import case_without_checks
+        from .rules import case_without_checks, stamp
 
         _, registered = lint_module(module)
         if registered is not None:
-            problems += case_without_checks.check(seen, registered)
+            problems += stamp(case_without_checks, case_without_checks.check(seen, registered))
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 from ..importing.model import RISKS
 from ..importing.sourcetext import DuplicateKey, _unique_pairs
 from ..problem import Problem
-from .rules import CATALOG_RULES, Row
+from .rules import CATALOG_RULES, Row, stamp
 from .rules.bundled_criterion import BUNDLED
 
 
@@ -86,7 +86,7 @@ def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], dict[str, int]]:
                 pass  # the rules below say what is wrong
         row = read_row(number, raw)
         for rule in CATALOG_RULES:
-            problems.extend(rule.check(row, states[rule.ID]))
+            problems += stamp(rule, rule.check(row, states[rule.ID]))
     return cases, problems, seen
 
 

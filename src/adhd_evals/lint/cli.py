@@ -35,6 +35,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="report only these codes or prefixes (E1, W, W202, Case); repeatable or comma-separated",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="never report these codes or prefixes; repeatable or comma-separated",
+    )
+    parser.add_argument(
         "--dialect",
         type=Path,
         default=None,
@@ -67,6 +81,19 @@ def summary(report: LintReport) -> str:
         f"case{'s' * (report.cases != 1)}: {report.errors} error{'s' * (report.errors != 1)}, "
         f"{report.warnings} warning{'s' * (report.warnings != 1)}."
     )
+
+
+def _codes(values: list[str]) -> list[str]:
+    """--select/--ignore values: comma-separated, each a code or the prefix of one."""
+    from ..importing.model import RefusalCode
+    from .rules import RULES
+
+    known = [*RULES, *(code.value for code in RefusalCode)]
+    codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
+    unknown = [code for code in codes if not any(k.startswith(code) for k in known)]
+    if unknown:
+        raise LintUsageError(f"no lint code starts with {', '.join(unknown)} (see the README's rule table)")
+    return codes
 
 
 def exit_code(report: LintReport, strict: bool) -> int:
@@ -103,7 +130,8 @@ def main(argv: list[str]) -> int:
             print("The dialect file is not valid: nothing else was checked.")
             return FAILED
     try:
-        report = lint_paths(args.paths, forced=args.format_of, dialect=dialect)
+        select, ignore = _codes(args.select), _codes(args.ignore)
+        report = lint_paths(args.paths, forced=args.format_of, dialect=dialect).only(select, ignore)
     except LintUsageError as exc:
         print(f"adhd-evals lint: {exc}", file=sys.stderr)
         return USAGE

@@ -6,9 +6,9 @@ import ast
 from pathlib import Path
 
 from ..importing.registrations import registered_ids
-from ..problem import Problem
+from ..problem import Finding, Problem
 from .placeholders import find_placeholders
-from .rules import module_syntax, unwritten_placeholder
+from .rules import module_syntax, stamp, unwritten_placeholder
 
 
 def lint_module(path: Path) -> tuple[list[Problem], set[str] | None]:
@@ -16,9 +16,12 @@ def lint_module(path: Path) -> tuple[list[Problem], set[str] | None]:
     try:
         source = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        return [Problem(1, 1, module_syntax.ID, f"not UTF-8: invalid byte at offset {exc.start}")], None
+        finding = Finding(1, 1, f"not UTF-8: invalid byte at offset {exc.start}")
+        return stamp(module_syntax, [finding]), None
     try:
         tree = ast.parse(source, str(path))
     except SyntaxError as exc:
-        return [module_syntax.from_error(exc)], None
-    return list(unwritten_placeholder.check(find_placeholders(tree))), registered_ids(tree)
+        return stamp(module_syntax, [module_syntax.from_error(exc)]), None
+    return stamp(unwritten_placeholder, unwritten_placeholder.check(find_placeholders(tree))), registered_ids(
+        tree
+    )

@@ -14,13 +14,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import WARNING, Problem
+from ...problem import WARNING, Finding
 from ._position import column_of
+from ._row import Row
 
 ID = "W201"
 NAME = "bundled-criterion"
 SEVERITY = WARNING
-DESCRIPTION = "a criterion that bundles two checks with 'and <verb>'"
 VERBS = (
     "acts",
     "answers",
@@ -51,17 +51,15 @@ VERBS = (
 BUNDLED = re.compile(r"\band (?:also |then )?(?:" + "|".join(VERBS) + r")\b", re.IGNORECASE)
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     criteria = row.value.get("criteria")
     if isinstance(criteria, list):
         for index, item in enumerate(criteria):
             if isinstance(item, str) and BUNDLED.search(item):
-                yield Problem(
+                yield Finding(
                     row.number,
                     column_of(row.text, "criteria"),
-                    ID,
                     f'criteria[{index}] bundles two checks with "and": split it',
-                    WARNING,
                 )

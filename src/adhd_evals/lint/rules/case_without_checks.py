@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import WARNING, Problem
+from ...problem import WARNING, Finding
 
 ID = "W202"
 NAME = "case-without-checks"
 SEVERITY = WARNING
-DESCRIPTION = "a catalog case with no checks in the check module beside it"
 
 
-def check(seen: dict[str, int], registered: set[str]) -> Iterator[Problem]:
+def check(seen: dict[str, int], registered: set[str]) -> Iterator[Finding]:
     for case_id, line in seen.items():
         if case_id not in registered:
-            yield Problem(
-                line, 1, ID, f'case "{case_id}" has no checks in the check module beside it', WARNING
-            )
+            yield Finding(line, 1, f'case "{case_id}" has no checks in the check module beside it')

@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import Problem
+from ...problem import ERROR, Finding
+from ._row import Row
 
 ID = "E109"
 NAME = "duplicate-key"
-SEVERITY = "error"
-DESCRIPTION = "a key that appears twice in one JSON object"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if row.duplicate_key is not None and row.text is not None:
         column = _second_occurrence(row.text, row.duplicate_key)
-        yield Problem(row.number, column, ID, f'duplicate key "{row.duplicate_key}" in one object')
+        yield Finding(row.number, column, f'duplicate key "{row.duplicate_key}" in one object')
 
 
 def _second_occurrence(text: str, key: str) -> int:

@@ -1,5 +1,8 @@
 """E108 empty-criteria: criteria is a non-empty list, and no criterion is empty.
 
+A case with no criterion cannot fail, so it can never tell a good answer from a
+bad one.
+
 Passing: `{"criteria": ["Answers 102."], ...}`
 Failing: `{"criteria": [], ...}` or `{"criteria": ["Answers 102.", ""], ...}`.
 """
@@ -9,22 +12,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import Problem
+from ...problem import ERROR, Finding
 from ._position import column_of
+from ._row import Row
 
 ID = "E108"
 NAME = "empty-criteria"
-SEVERITY = "error"
-DESCRIPTION = "an empty criteria list, or an empty criterion"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     criteria = row.value.get("criteria")
     if criteria == []:
-        yield Problem(row.number, column_of(row.text, "criteria"), ID, "criteria is an empty list")
+        yield Finding(row.number, column_of(row.text, "criteria"), "criteria is an empty list")
     elif isinstance(criteria, list):
         for index, item in enumerate(criteria):
             if isinstance(item, str) and not item.strip():
-                yield Problem(row.number, column_of(row.text, "criteria"), ID, f"criteria[{index}] is empty")
+                yield Finding(row.number, column_of(row.text, "criteria"), f"criteria[{index}] is empty")

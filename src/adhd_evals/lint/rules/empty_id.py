@@ -1,4 +1,7 @@
-"""E105 empty-id: a case id is a non-empty string.
+"""E105 empty-id: id, category and prompt are non-empty strings (not blank).
+
+An empty id cannot be searched for or paired across runs; an empty category or
+prompt sends nothing meaningful to the model.
 
 Passing: `{"id": "direct-answer", ...}`
 Failing: `{"id": "", ...}` or `{"id": "  ", ...}`.
@@ -10,19 +13,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...importing.model import TEXT_FIELDS
-from ...problem import Problem
+from ...problem import ERROR, Finding
 from ._position import column_of
+from ._row import Row
 
 ID = "E105"
 NAME = "empty-id"
-SEVERITY = "error"
-DESCRIPTION = "an id, category or prompt that is an empty string"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     for name in TEXT_FIELDS:
         value = row.value.get(name)
         if isinstance(value, str) and not value.strip():
-            yield Problem(row.number, column_of(row.text, name), ID, f"{name} is empty")
+            yield Finding(row.number, column_of(row.text, name), f"{name} is empty")

@@ -1,5 +1,8 @@
 """E101 invalid-json: every non-blank catalog line is one JSON value.
 
+A line no JSON reader can parse is a case no tool can run; every reader skips or
+stops at it differently.
+
 Passing: `{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}`
 Failing: `{"id": "a",` (the decoder's message and column are reported).
 """
@@ -9,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import Problem
+from ...problem import ERROR, Finding
+from ._row import Row
 
 ID = "E101"
 NAME = "invalid-json"
-SEVERITY = "error"
-DESCRIPTION = "a line that is not valid JSON"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if row.parse_error is not None:
-        yield Problem(row.number, row.parse_column, ID, f"invalid JSON: {row.parse_error}")
+        yield Finding(row.number, row.parse_column, f"invalid JSON: {row.parse_error}")

@@ -1,5 +1,8 @@
 """E103 missing-field: a case has all five fields (id, category, prompt, risk, criteria).
 
+The runner, the scorer and i-have-adhd's validator each need all five; a case
+without one is refused or silently skipped downstream.
+
 Passing: `{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}`
 Failing: `{"id": "a", "category": "c", "turns": ["hi"], "risk": "low", "criteria": ["x"]}`
 (no `prompt`).
@@ -11,16 +14,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...importing.model import FIELDS
-from ...problem import Problem
+from ...problem import ERROR, Finding
+from ._row import Row
 
 ID = "E103"
 NAME = "missing-field"
-SEVERITY = "error"
-DESCRIPTION = "a case without one of id, category, prompt, risk, criteria"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if row.parsed and isinstance(row.value, dict):
         missing = [name for name in FIELDS if name not in row.value]
         if missing:
-            yield Problem(row.number, 1, ID, f"missing fields: {', '.join(missing)}")
+            yield Finding(row.number, 1, f"missing fields: {', '.join(missing)}")

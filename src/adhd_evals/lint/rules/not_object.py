@@ -1,5 +1,7 @@
 """E102 not-object: every catalog line is a JSON object.
 
+Every tool reads a case by its keys; a bare string or list has none.
+
 Passing: `{"id": "a", ...}`
 Failing: `["a", "b"]` or `"a case"`.
 """
@@ -9,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import Problem
+from ...problem import ERROR, Finding
+from ._row import Row
 
 ID = "E102"
 NAME = "not-object"
-SEVERITY = "error"
-DESCRIPTION = "a line that is JSON but not an object"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if row.parsed and not isinstance(row.value, dict):
-        yield Problem(row.number, 1, ID, "expected a JSON object")
+        yield Finding(row.number, 1, "expected a JSON object")

@@ -1,5 +1,8 @@
 """E107 risk-value: risk is low, medium or high.
 
+Risk decides how a case is weighed in a release review; a value outside the
+three the validator knows is refused there.
+
 Passing: `{"risk": "medium", ...}`
 Failing: `{"risk": "severe", ...}` or `{"risk": "High", ...}`.
 """
@@ -10,19 +13,19 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...importing.model import RISKS
-from ...problem import Problem
+from ...problem import ERROR, Finding
 from ._position import column_of
+from ._row import Row
 
 ID = "E107"
 NAME = "risk-value"
-SEVERITY = "error"
-DESCRIPTION = "a risk other than low, medium or high"
+SEVERITY = ERROR
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if row.parsed and isinstance(row.value, dict) and "risk" in row.value:
         risk = row.value["risk"]
         if isinstance(risk, str) and risk not in RISKS:
-            yield Problem(
-                row.number, column_of(row.text, "risk"), ID, f'risk must be low, medium or high, not "{risk}"'
+            yield Finding(
+                row.number, column_of(row.text, "risk"), f'risk must be low, medium or high, not "{risk}"'
             )

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ...problem import WARNING, Problem
+from ...problem import WARNING, Finding
 from ..placeholders import Placeholder
 
 ID = "W203"
 NAME = "unwritten-placeholder"
 SEVERITY = WARNING
-DESCRIPTION = "an unwritten(...) placeholder left in a check module"
 
 
-def check(placeholders: Iterable[Placeholder]) -> Iterator[Problem]:
+def check(placeholders: Iterable[Placeholder]) -> Iterator[Finding]:
     for found in placeholders:
         text = (found.criterion or "?").replace("\n", " ")
         text = text if len(text) <= 70 else text[:67] + "..."
-        yield Problem(
-            found.line, found.column, ID, f"unwritten check for case {found.case_id}: {text}", WARNING
-        )
+        yield Finding(found.line, found.column, f"unwritten check for case {found.case_id}: {text}")

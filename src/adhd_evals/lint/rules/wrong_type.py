@@ -1,5 +1,8 @@
 """E104 wrong-type: id, category, prompt and risk are strings; criteria is a list of strings.
 
+A number where an id belongs, or one string where a list of criteria belongs,
+breaks the tools that read the catalog (or quietly iterates over characters).
+
 Passing: `{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}`
 Failing: `{"id": 7, ...}` or `{"criteria": "x", ...}`.
 """
@@ -10,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...importing.model import TEXT_FIELDS
-from ...problem import Problem
+from ...problem import ERROR, Finding
 from ._position import column_of
+from ._row import Row
 
 ID = "E104"
 NAME = "wrong-type"
-SEVERITY = "error"
-DESCRIPTION = "a field of the wrong JSON type"
+SEVERITY = ERROR
 _TYPE_NAMES = {
     dict: "an object",
     list: "a list",
@@ -28,7 +31,7 @@ _TYPE_NAMES = {
 }
 
 
-def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
+def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     for name in (*TEXT_FIELDS, "risk"):
@@ -38,14 +41,13 @@ def check(row: Any, state: dict[str, Any]) -> Iterator[Problem]:
     if "criteria" in row.value and not isinstance(criteria, list):
         yield _problem(row, "criteria", "a list of strings")
     elif isinstance(criteria, list) and any(not isinstance(item, str) for item in criteria):
-        yield Problem(
+        yield Finding(
             row.number,
             column_of(row.text, "criteria"),
-            ID,
             "criteria: expected a list of strings, found an item that is not a string",
         )
 
 
-def _problem(row: Any, name: str, expected: str) -> Problem:
+def _problem(row: Any, name: str, expected: str) -> Finding:
     actual = _TYPE_NAMES.get(type(row.value[name]), type(row.value[name]).__name__)
-    return Problem(row.number, column_of(row.text, name), ID, f"{name}: expected {expected}, found {actual}")
+    return Finding(row.number, column_of(row.text, name), f"{name}: expected {expected}, found {actual}")
