@@ -1,17 +1,8 @@
-"""Shared test plumbing: fixture discovery, golden regeneration, the corpus."""
+"""pytest plumbing only: options and fixtures (shared helpers live in tests/helpers.py)."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -26,43 +17,3 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def regen_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--regen-golden"))
-
-
-@dataclass(frozen=True)
-class Fixture:
-    format: str
-    folder: Path
-    meta: dict[str, Any]
-
-    @property
-    def source(self) -> Path:
-        return self.folder / self.meta["source"]
-
-    @property
-    def display(self) -> str:
-        """The source as a user in the repository root would type it."""
-        return self.source.relative_to(ROOT).as_posix()
-
-    @property
-    def name(self) -> str:
-        return f"{self.format}/{self.folder.name}"
-
-    def dialect(self) -> Any:
-        """The fixture's dialect, shown by its name as a user in its folder would type it."""
-        if "dialect" not in self.meta:
-            return None
-        from adhd_evals.importing.dialect import load
-
-        return load(self.folder / self.meta["dialect"], self.meta["dialect"])
-
-
-def fixtures(kind: str) -> list[Fixture]:
-    found = []
-    for meta_file in sorted(FIXTURES.glob(f"*/{kind}/*/fixture.json")):
-        folder = meta_file.parent
-        found.append(Fixture(folder.parent.parent.name, folder, json.loads(meta_file.read_text())))
-    return found
-
-
-def fixture_params(kind: str) -> list[Any]:
-    return [pytest.param(f, id=f.name) for f in fixtures(kind)]

@@ -10,7 +10,7 @@ import pytest
 from adhd_evals.catalog import validate_lines
 from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal
-from conftest import CORPUS
+from helpers import CORPUS
 
 pytestmark = pytest.mark.corpus
 FORMATS = {"evals-json": "evals-json", "yaml": "yaml", "evalflow": "evalflow"}

@@ -14,7 +14,7 @@ import pytest
 
 from adhd_evals.catalog import case_problems, validate_lines
 from adhd_evals.importing.importer import import_source
-from conftest import Fixture, fixture_params
+from helpers import Fixture, fixture_params
 
 
 @pytest.mark.parametrize("fixture", fixture_params("good"))

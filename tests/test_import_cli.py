@@ -12,7 +12,7 @@ import pytest
 from adhd_evals.entry import main
 from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal, RefusalCode
-from conftest import ROOT, fixtures
+from helpers import ROOT, fixtures
 
 DIALECTS = next(f for f in fixtures("good") if f.name == "evals-json/dialects")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adhd_evals.importing.importer import import_source
 from adhd_evals.lint.placeholders import find_placeholders
-from conftest import fixtures
+from helpers import fixtures
 
 DIALECTS = next(f for f in fixtures("good") if f.name == "evals-json/dialects")
 

@@ -10,7 +10,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.importing.model import Refusal, RefusalCode
-from conftest import Fixture, fixture_params, fixtures
+from helpers import Fixture, fixture_params, fixtures
 
 PREVIOUS = {"cases.jsonl": '{"id": "keep-me"}\n', "checks.py": "# hand-written, keep me\n"}
 

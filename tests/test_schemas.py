@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from adhd_evals.catalog import case_problems
 from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal
-from conftest import ROOT, Fixture, fixture_params
+from helpers import ROOT, Fixture, fixture_params
 
 SCHEMAS = ROOT / "schemas"
 SOURCE_SCHEMA = {"evals-json": "evals-json", "yaml": "yaml-case", "evalflow": "evalflow-dataset"}

@@ -8,7 +8,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from conftest import CORPUS
+from helpers import CORPUS
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}\n'
 

@@ -12,7 +12,7 @@ from adhd_evals.catalog import validate_lines
 from adhd_evals.importing import dialect
 from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal
-from conftest import CORPUS
+from helpers import CORPUS
 
 DIALECT = Path(__file__).resolve().parent.parent / "corpus" / "evals-json.dialect.yaml"
 FOLDER = CORPUS / "evals-json"

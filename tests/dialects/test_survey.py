@@ -16,7 +16,7 @@ import pytest
 
 from adhd_evals.entry import main
 from adhd_evals.importing import dialect
-from conftest import FIXTURES
+from helpers import FIXTURES
 
 FOLDERS = sorted(p.parent for p in (FIXTURES / "survey").glob("*/fixture.json"))
 

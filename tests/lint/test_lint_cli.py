@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.entry import main
-from conftest import CORPUS
+from helpers import CORPUS
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
 BAD = GOOD + GOOD.replace('"low"', '"severe"').replace('"a"', '"b"')

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
 pytestmark = pytest.mark.skipif(
@@ -56,27 +56,23 @@ def _try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_hook_passes_on_good_case_files(tmp_path: Path, home: Path) -> None:
-    done = _try_repo(_repo(tmp_path, {"evals/cases.jsonl": GOOD, "README.md": "not linted\n"}), home)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Passed" in done.stdout
-
-
-def test_hook_fails_on_a_bad_catalog_and_says_where(tmp_path: Path, home: Path) -> None:
+def test_the_real_pre_commit_runs_the_hook_and_says_where(tmp_path: Path, home: Path) -> None:
+    """One real `pre-commit try-repo` (it builds the hook's environment: the slow part,
+    done once per run); everything else about the hook is tested in-process below."""
     bad = GOOD + GOOD.replace('"low"', '"severe"').replace('"a"', '"b"')
-    done = _try_repo(_repo(tmp_path, {"evals/cases.jsonl": bad}), home)
-    assert done.returncode == 1
-    assert "Failed" in done.stdout
-    assert "evals/cases.jsonl:2:53: E107" in done.stdout
-
-
-def test_hook_fails_on_a_bad_yaml_case(tmp_path: Path, home: Path) -> None:
     done = _try_repo(
         _repo(
             tmp_path,
-            {"evals/cases.jsonl": GOOD, "tests/agent_tasks/t.yaml": "name: n\ntask: t\nmax_steps: ten\n"},
+            {
+                "evals/cases.jsonl": bad,
+                "tests/agent_tasks/t.yaml": "name: n\ntask: t\nmax_steps: ten\n",
+                "README.md": "not linted\n",
+            },
         ),
         home,
     )
     assert done.returncode == 1
+    assert "Failed" in done.stdout
+    assert "evals/cases.jsonl:2:53: E107" in done.stdout
     assert "t.yaml:3:12: CaseFileNotYamlCase" in done.stdout
+    assert "README.md" not in done.stdout
