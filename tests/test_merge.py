@@ -120,7 +120,7 @@ def test_vanished_case_is_kept_and_reported_then_pruned_on_request(tmp_path: Pat
     assert "gone from the source but kept in the check module: notes-2" in capsys.readouterr().err
     assert "@check('notes-2', 'Mentions dark mode')" in (out / "checks.py").read_text()
     assert main(["import", "--format", "evals-json", str(source), "--out", str(out), "--prune"]) == 0
-    assert "Removed 1 vanished cases" in capsys.readouterr().err
+    assert "Removed 1 vanished case from" in capsys.readouterr().err
     assert "notes-2" not in (out / "checks.py").read_text()
 
 

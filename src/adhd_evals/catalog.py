@@ -2,7 +2,7 @@
 
 The rules are i-have-adhd's `validate_cases` (required fields, non-empty
 unique string ids, risk in low/medium/high, non-empty criteria list) plus
-what DESIGN.md states of the other fields: category and prompt non-empty
+what the README states of the other fields: category and prompt non-empty
 strings, every criterion a non-empty string.
 """
 

@@ -14,6 +14,10 @@ from .catalog import validate_file
 from .errors import CatalogInvalid, UsageError
 from .importing.importer import import_source
 from .importing.summary import import_summary
+from .text import plural
+
+# typer 0.29 prints "<bool>" beside every flag, which reads as if it took a value.
+FLAG = " "
 
 app = typer.Typer(
     add_completion=False,
@@ -21,6 +25,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     help="Turn eval case files into one five-field catalog you can lint, run and score.",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        print(f"adhd-evals {version('adhd-evals')}")
+        raise typer.Exit(exitcodes.OK)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", metavar=FLAG, callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Turn eval case files into one five-field catalog you can lint, run and score."""
 
 
 class Format(str, enum.Enum):
@@ -47,7 +68,10 @@ def import_command(
         None, "--category", help="Category for every case (default: from the source)."
     ),
     prune: bool = typer.Option(
-        False, "--prune", help="Remove from the check module the cases that are gone from the source."
+        False,
+        "--prune",
+        metavar=FLAG,
+        help="Remove from the check module the cases that are gone from the source.",
     ),
     dialect: Path | None = typer.Option(
         None,
@@ -106,7 +130,7 @@ def survey_command(
         text, added = survey.draft(found, _existing(out))
         write_all_atomically({out: text})
         print(
-            f"Wrote {out}: {added} new rule{'' if added == 1 else 's'} with choices left open.",
+            f"Wrote {out}: {plural(added, 'new rule')} with choices left open.",
             file=sys.stderr,
         )
     return exitcodes.OK
@@ -134,7 +158,8 @@ def validate_command(
     count, problems = validate_file(cases)
     if problems:
         raise CatalogInvalid(
-            [p.render(str(cases)) for p in problems] + [f"{len(problems)} problems in {count} cases."]
+            [p.render(str(cases)) for p in problems]
+            + [f"{plural(len(problems), 'problem')} in {plural(count, 'case')}."]
         )
     if count == 0:
         raise CatalogInvalid([f"{cases}: no cases in the catalog."])
@@ -150,7 +175,7 @@ def check_command(
     cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
     suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="The check module."),
     output: Path | None = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
-    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the summary as JSON."),
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten."""
 
@@ -180,7 +205,7 @@ def plan_command(
     cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
     trials: int = typer.Option(3, "--trials", min=1, help="Trials per case."),
     include_comparator: bool = typer.Option(
-        False, "--include-comparator", help="Add the comparator condition."
+        False, "--include-comparator", metavar=FLAG, help="Add the comparator condition."
     ),
 ) -> int:
     """Print the paired run matrix as JSONL."""
@@ -210,7 +235,9 @@ def run_command(
     condition_skill: Path | None = typer.Option(
         None, "--condition-skill", help="The skill file candidate and comparator wrap the task with."
     ),
-    case: list[str] | None = typer.Option(None, "--case", help="Only this case id (repeatable)."),
+    case: list[str] | None = typer.Option(
+        None, "--case", metavar="ID", help="Only this case id (repeatable)."
+    ),
     trials: int = typer.Option(3, "--trials", help="Trials per case."),
     retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
     backoff: float = typer.Option(
@@ -220,7 +247,7 @@ def run_command(
         25.0, "--budget-usd", help="Stop once this much is spent (counting earlier runs into the same file)."
     ),
     allow_unmetered: bool = typer.Option(
-        False, "--allow-unmetered", help="Allow a response format that reports no cost."
+        False, "--allow-unmetered", metavar=FLAG, help="Allow a response format that reports no cost."
     ),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Calls run at once."),
     timeout: float | None = typer.Option(
@@ -280,7 +307,7 @@ def score_command(
     weights: str | None = typer.Option(
         None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the reference's JSON summary."),
+    as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the reference's JSON summary."),
 ) -> int:
     """Per-condition means, the weighted score and the release gate (exit 1 when it fails)."""
 

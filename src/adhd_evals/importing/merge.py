@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import OutputError
+from ..text import plural
 from .checkgen import MARKER, Unit, assemble, fingerprint, region, units
 from .model import ImportResult
 from .registrations import registered_in
@@ -59,20 +60,22 @@ class MergeReport:
     def lines(self) -> list[str]:
         out = []
         if self.kept_edited:
-            out.append(f"Kept {len(self.kept_edited)} hand-edited parts of the check module as they are.")
+            out.append(
+                f"Kept {plural(len(self.kept_edited), 'hand-edited part')} of the check module as they are."
+            )
         if self.kept_orphans:
             out.append(
-                f"Kept {len(self.kept_orphans)} hand-edited checks whose criterion is no longer "
+                f"Kept {plural(len(self.kept_orphans), 'hand-edited check')} whose criterion is no longer "
                 "in the source; delete them when they are not needed."
             )
         if self.vanished_cases:
             out.append(
-                f"{len(self.vanished_cases)} cases are gone from the source but kept in the check "
+                f"{plural(len(self.vanished_cases), 'case')} gone from the source but kept in the check "
                 "module: " + ", ".join(self.vanished_cases) + ". Re-import with --prune to remove them."
             )
         if self.pruned_cases:
             out.append(
-                f"Removed {len(self.pruned_cases)} vanished cases from the check module (--prune): "
+                f"Removed {plural(len(self.pruned_cases), 'vanished case')} from the check module (--prune): "
                 + ", ".join(self.pruned_cases)
                 + "."
             )

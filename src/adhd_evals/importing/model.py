@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import exitcodes, jsonl
 from ..errors import UserError
+from ..text import plural
 
 if TYPE_CHECKING:
     from .dialect import Dialect
@@ -217,7 +218,7 @@ def describe(value: Any, *, limit: int = 60) -> str:
     if isinstance(value, list):
         if not value:
             return "an empty list"
-        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}"
+        return f"a list of {plural(len(value), 'item')}"
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..text import plural
 from .dialect import VOCABULARY, WHOLE_FILE
 from .formats._common import compact, jsonable
 from .formats._typed import shape_of
@@ -199,19 +200,19 @@ def _today(key: str, item: dict[str, Any]) -> str:
 def report(found: Survey) -> list[str]:
     read = len(found.files) - len(found.unreadable)
     lines = [
-        f"Surveyed {_n(len(found.files), 'file')} ({found.format}): {read} read, "
-        f"{len(found.unreadable)} unreadable, {_n(found.cases, 'case')}."
+        f"Surveyed {plural(len(found.files), 'file')} ({found.format}): {read} read, "
+        f"{len(found.unreadable)} unreadable, {plural(found.cases, 'case')}."
     ]
     lines += [f"  unreadable: {message}" for _, message in found.unreadable]
     lines.append("Case lists:")
     for where, files in found.lists.most_common():
         lines.append(
-            f"  {_list_name(where):<24} {_n(files, 'file')}, {_n(found.list_cases[where], 'case')}"
+            f"  {_list_name(where):<24} {plural(files, 'file')}, {plural(found.list_cases[where], 'case')}"
             f"  {_list_today(found.format, where)}"
         )
     for shown in found.no_list:
         lines.append(f"  no case list: {shown}")
-    lines.append(f"Case keys (of {_n(found.cases, 'case')}):")
+    lines.append(f"Case keys (of {plural(found.cases, 'case')}):")
     for key, count in found.case_keys.most_common():
         lines.append(f"  {key:<24} {count:>6}  {_key_today(found.format, key)}")
     if found.lookalike_prompts:
@@ -222,7 +223,7 @@ def report(found: Survey) -> list[str]:
         )
     if found.without_id:
         lines.append(
-            f"  {_n(found.without_id, 'case')} with no id: refused today; declare cases.id "
+            f"  {plural(found.without_id, 'case')} with no id: refused today; declare cases.id "
             '(a key, or "#" to number them)'
         )
     lines.append("Assertion objects:")
@@ -234,10 +235,6 @@ def report(found: Survey) -> list[str]:
     if found.strings:
         lines.append(f"Strings in criteria lists: {found.strings} (prose: placeholders)")
     return lines
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _list_name(where: str) -> str:
@@ -311,7 +308,7 @@ def _new_tree(found: Survey) -> Any:
     tree["adhd-evals-dialect"] = 1
     tree["format"] = found.format
     tree.yaml_set_start_comment(
-        f"Draft dialect written by 'adhd-evals survey' from {_n(len(found.files), 'file')}.\n"
+        f"Draft dialect written by 'adhd-evals survey' from {plural(len(found.files), 'file')}.\n"
         "Each typed assertion shape below is one rule. Choose its check (one of the vocabulary:\n"
         f"{', '.join(VOCABULARY)})\n"
         "and, for a check that compares text, whether letter case matters (case: sensitive |\n"
@@ -389,4 +386,4 @@ def _entry(shape: Shape, mapping: Any) -> Any:
 
 def _about(found: Survey, shape: Shape) -> str:
     example = compact({k: shape.selector.get(k, "...") for k in shape.keys})
-    return f"{_n(shape.count, 'object')} like {example}, e.g. {shape.example}\ntoday: {shape.today}"
+    return f"{plural(shape.count, 'object')} like {example}, e.g. {shape.example}\ntoday: {shape.today}"

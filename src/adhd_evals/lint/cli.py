@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..exitcodes import FAILED, OK, USAGE
 from ..problem import Problem
-from ..text import printable
+from ..text import plural, printable
 from . import FORMATS, LintReport, LintUsageError, lint_paths
 
 
@@ -77,9 +77,8 @@ def summary(report: LintReport) -> str:
     if report.files == 0:
         return "No case files found: nothing was checked."
     return (
-        f"Checked {report.files} file{'s' * (report.files != 1)} and {report.cases} "
-        f"case{'s' * (report.cases != 1)}: {report.errors} error{'s' * (report.errors != 1)}, "
-        f"{report.warnings} warning{'s' * (report.warnings != 1)}."
+        f"Checked {plural(report.files, 'file')} and {plural(report.cases, 'case')}: "
+        f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}."
     )
 
 

@@ -1,6 +1,6 @@
 """skill-creator `evals.json`: {"skill_name", "evals": [{"id", "prompt", ...}]}.
 
-Mapping (see DESIGN.md): `id` and `prompt` are strict; the assertion list is
+Mapping (see the README, "How each format maps"): `id` and `prompt` are strict; the assertion list is
 read under either spelling; documented `content_contains_*` objects become
 mechanical checks; everything else a person must judge becomes a placeholder,
 carrying the source object verbatim when it has more than a `text`.

@@ -1,0 +1,50 @@
+"""Each concept has one home: a grep over src/ finds its literal in one module only."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import ROOT
+
+SRC = ROOT / "src" / "adhd_evals"
+
+
+def _where(pattern: str) -> list[str]:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if re.search(pattern, path.read_text(encoding="utf-8")):
+            found.append(path.relative_to(SRC).as_posix())
+    return found
+
+
+@pytest.mark.parametrize(
+    ("concept", "pattern", "home"),
+    [
+        ("risk values", r'"low",\s*"medium",\s*"high"', "importing/model.py"),
+        ("catalog field names", r'"id",\s*"category",\s*"prompt"', "importing/model.py"),
+        ("conditions", r'"baseline",\s*"candidate",\s*"comparator"', "runs/rubric.py"),
+        ("metrics", r'"correctness"\s*:\s*0', "runs/rubric.py"),
+        ("the marker text", r'"# adhd-evals: "', "importing/checkgen.py"),
+        ("escaping unprintable text", r"\.isprintable\(\)", "text.py"),
+        ("text tables", r"\.ljust\(", "text.py"),
+        ("JSONL lines", r"^def line\(row", "jsonl.py"),
+        ("JSONL written by hand", r'dumps\([^\n]*\)\s*\+\s*"\\n"', None),
+        ("the line-break escapes", r"0x2028", "jsonl.py"),
+        ("finding @check registrations", r'func\.(id|value) == "check"', "importing/registrations.py"),
+        ("the problem value", r"^class Problem\b", "problem.py"),
+        ("exit code numbers", r"^INTERNAL = ", "exitcodes.py"),
+        ("plurals", r"""'s'\}|"s" \*|'s' \*""", None),
+    ],
+)
+def test_one_home(concept: str, pattern: str, home: str | None) -> None:
+    found = _where(rf"(?m){pattern}")
+    assert found == ([home] if home else []), f"{concept} has these homes: {found}"
+
+
+@pytest.mark.parametrize("command", ["cli.py", "entry.py", "boundary.py", "lint/cli.py"])
+def test_commands_return_named_exit_codes(command: str) -> None:
+    """Only exitcodes.py spells exit-code numbers; the modules that end commands name them."""
+    text = (SRC / command).read_text(encoding="utf-8")
+    assert not re.search(r"(?m)return \d+$|sys\.exit\(\d|exit_code=\d", text)
