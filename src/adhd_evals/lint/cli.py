@@ -7,10 +7,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..exitcodes import FAILED, OK, USAGE
+from ..importing.dialect import Dialect
 from ..problem import Problem
 from ..text import plural, printable
+
+if TYPE_CHECKING:
+    from ..importing.dialect import Dialect
 from . import FORMATS, LintReport, LintUsageError, lint_paths
 
 
@@ -101,55 +106,55 @@ def exit_code(report: LintReport, strict: bool) -> int:
     return OK
 
 
+class _BadDialect(Exception):
+    """A --dialect file that cannot be used: nothing can be linted as the team means it."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _dialect(path: Path | None) -> Dialect | None:
+    if path is None:
+        return None
+    from ..importing.dialect import load
+    from ..importing.model import Refusal
+
+    try:
+        return load(path)
+    except Refusal as refusal:
+        where = (refusal.line or 1, refusal.column or 1)
+        raise _BadDialect(Problem(*where, refusal.code.value, refusal.body, path=refusal.file)) from refusal
+
+
+def _json(report: LintReport, code: int) -> str:
+    counts = {"files": report.files, "cases": report.cases, "errors": report.errors}
+    counts |= {"warnings": report.warnings, "exit_code": code}
+    return json.dumps(
+        {**counts, "problems": [vars(p) for p in report.problems]}, indent=2, ensure_ascii=False
+    )
+
+
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse's own usage error or --help
         return USAGE if exc.code else OK
-    style = args.output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    dialect = None
-    if args.dialect is not None:
-        from ..importing.dialect import load
-        from ..importing.model import Refusal
-
-        try:
-            dialect = load(args.dialect)
-        except Refusal as refusal:  # nothing can be linted as the team means it
-            print(
-                _text(
-                    Problem(
-                        refusal.line or 1,
-                        refusal.column or 1,
-                        refusal.code.value,
-                        refusal.body,
-                        path=refusal.file,
-                    )
-                )
-            )
-            print("The dialect file is not valid: nothing else was checked.")
-            return FAILED
     try:
         select, ignore = _codes(args.select), _codes(args.ignore)
-        report = lint_paths(args.paths, forced=args.format_of, dialect=dialect).only(select, ignore)
+        report = lint_paths(args.paths, forced=args.format_of, dialect=_dialect(args.dialect))
     except LintUsageError as exc:
         print(f"adhd-evals lint: {exc}", file=sys.stderr)
         return USAGE
+    except _BadDialect as exc:
+        print(_text(exc.problem))
+        print("The dialect file is not valid: nothing else was checked.")
+        return FAILED
+    report = report.only(select, ignore)
     code = exit_code(report, args.strict)
+    style = args.output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if style == "json":
-        print(
-            json.dumps(
-                {
-                    "files": report.files,
-                    "cases": report.cases,
-                    "errors": report.errors,
-                    "warnings": report.warnings,
-                    "exit_code": code,
-                    "problems": [vars(p) for p in report.problems],
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
+        print(_json(report, code))
         return code
     render = _github if style == "github" else _text
     for problem in report.problems:

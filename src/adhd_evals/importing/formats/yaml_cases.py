@@ -315,17 +315,7 @@ def _case(
 ) -> Case:
     shape = dialect.cases if dialect is not None else CaseShape()
     name_key = next((k for k in shape.id if k in data), (shape.id or ("name",))[0])
-    name = require_text(refuse, data, name_key, case="(file)", at=(name_key,))
-    label = f'case "{name}"'
-    case_id = slug(name)
-    if not case_id:
-        raise refuse(
-            case=label,
-            field_path=name_key,
-            at=(name_key,),
-            expected="a name with at least one letter or digit",
-            actual=describe(name),
-        )
+    case_id, label = _case_id(refuse, data, name_key)
     task_key = next((k for k in shape.prompt if k in data), (shape.prompt or ("task",))[0])
     prompt = require_text(refuse, data, task_key, case=label, at=(task_key,))
     checks, empty = _judge_context(refuse, data, label)
@@ -342,23 +332,44 @@ def _case(
         )
         if more:  # the no-criteria placeholder gives way to what the dialect found
             checks, empty = ([] if empty else checks) + more, False
-    for key, value in data.items():
-        if key in (name_key, task_key, "judge_context", *roots):
-            continue
-        if key == "max_steps" and (not isinstance(value, int) or isinstance(value, bool)):
-            raise refuse(
-                case=label,
-                field_path="max_steps",
-                at=("max_steps",),
-                expected="an integer",
-                actual=describe(jsonable(value)),
-            )
-        remark = "a step budget for agent runs; adhd-evals does not enforce it" if key == "max_steps" else ""
-        shown = key if isinstance(key, str) else describe(jsonable(key))
-        notes.append(note(refuse, shown, jsonable(value), case=label, at=(shown,), remark=remark))
+    taken = {name_key, task_key, "judge_context", *roots}
+    notes += [_note(refuse, key, value, label) for key, value in data.items() if key not in taken]
     return Case(
         case_id, category, prompt, risk, tuple(checks), tuple(notes), origin=display, had_no_criteria=empty
     )
+
+
+def _case_id(refuse: Refuser, data: dict[Any, Any], key: str) -> tuple[str, str]:
+    """The id (the name, slugged) and the case's label for messages."""
+    name = require_text(refuse, data, key, case="(file)", at=(key,))
+    label = f'case "{name}"'
+    case_id = slug(name)
+    if not case_id:
+        raise refuse(
+            case=label,
+            field_path=key,
+            at=(key,),
+            expected="a name with at least one letter or digit",
+            actual=describe(name),
+        )
+    return case_id, label
+
+
+_STEPS_REMARK = "a step budget for agent runs; adhd-evals does not enforce it"
+
+
+def _note(refuse: Refuser, key: Any, value: Any, label: str) -> Note:
+    if key == "max_steps" and (not isinstance(value, int) or isinstance(value, bool)):
+        raise refuse(
+            case=label,
+            field_path="max_steps",
+            at=("max_steps",),
+            expected="an integer",
+            actual=describe(jsonable(value)),
+        )
+    shown = key if isinstance(key, str) else describe(jsonable(key))
+    remark = _STEPS_REMARK if key == "max_steps" else ""
+    return note(refuse, shown, jsonable(value), case=label, at=(shown,), remark=remark)
 
 
 def _judge_context(refuse: Refuser, data: dict[Any, Any], label: str) -> tuple[list[Check], bool]:
