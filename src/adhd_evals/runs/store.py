@@ -60,14 +60,14 @@ class Store:
     def _count(self, row: Any) -> None:
         if not isinstance(row, dict):
             return
-        key = (row.get("case_id"), row.get("trial"), row.get("condition"), row.get("runner"))
+        case_id, trial, condition, runner = (row.get(k) for k in ("case_id", "trial", "condition", "runner"))
         if (
-            isinstance(key[0], str)
-            and type(key[1]) is int
-            and isinstance(key[2], str)
-            and isinstance(key[3], str)
+            isinstance(case_id, str)
+            and type(trial) is int
+            and isinstance(condition, str)
+            and isinstance(runner, str)
         ):
-            self.done.add(key)  # type: ignore[arg-type]
+            self.done.add((case_id, trial, condition, runner))
         cost = row.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             budget_key = (str(row.get("condition")), str(row.get("runner")))

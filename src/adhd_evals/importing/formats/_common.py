@@ -129,7 +129,7 @@ def require_text(
 ) -> str:
     value = obj.get(key)
     problem = text_problem(value)
-    if problem is not None:
+    if problem is not None or not isinstance(value, str):
         raise refuse(
             case=case,
             field_path=field_path or key,
@@ -138,7 +138,7 @@ def require_text(
             actual=actual_of(obj, key),
             hint=hint,
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 def jsonable(value: Any) -> Any:

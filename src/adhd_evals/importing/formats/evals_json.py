@@ -328,11 +328,9 @@ def _case_id(
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{id_prefix}-{value}"
     problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
-    if problem:
+    if problem or not isinstance(value, str):
         raise refuse(case=label, field_path=key, at=(*at, key), expected=problem, actual=actual_of(raw, key))
-    if value.isdigit():  # type: ignore[union-attr]
-        return f"{id_prefix}-{value}"
-    return value  # type: ignore[return-value]
+    return f"{id_prefix}-{value}" if value.isdigit() else value
 
 
 def _prompt(refuse: Refuser, raw: dict[str, Any], key: str, label: str, at: tuple[str | int, ...]) -> str:
