@@ -120,7 +120,7 @@ def stub_answer(prompt: str) -> str:
     return f"Stub answer {digest}: a deterministic stand-in for a model's reply."
 
 
-def run(request: RunRequest, *, progress_stream: TextIO = sys.stderr) -> RunSummary:
+def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSummary:
     check_request(request)
     cases = load_cases(request.cases)
     unknown = sorted(set(request.case_ids) - {case["id"] for case in cases})
@@ -141,7 +141,13 @@ def run(request: RunRequest, *, progress_stream: TextIO = sys.stderr) -> RunSumm
                     pending.append((case, trial))
         budget = Budget(request.budget_usd, store.spent.get((request.condition, request.runner.name), 0.0))
         _run_all(
-            request, pending, instructions, store, budget, summary, Progress(len(pending), progress_stream)
+            request,
+            pending,
+            instructions,
+            store,
+            budget,
+            summary,
+            Progress(len(pending), progress_stream or sys.stderr),
         )
         summary.spent = budget.spent
     finally:
