@@ -6,7 +6,7 @@ whose text still has its fingerprint is untouched: the generator owns it and
 regenerates it from the new source without parsing it. A region whose text
 changed was edited by a person: it is kept verbatim, marker and all, so the
 next re-import still sees it as edited. Only those edited or orphaned regions
-are read with libcst (to learn which cases they register); the proven-
+are read with ast (to learn which cases they register); the proven-
 untouched rest is never parsed. Text after the last marker is the person's
 too, and stays at the end.
 
