@@ -82,61 +82,61 @@ def unwritten(criterion: str) -> bool:
 # expected_output: "A short, grouped list: features, fixes."
 # files: ["prs/2.4.md"]
 #   (fixture files are not copied into the catalog: the prompt may refer to files the model will not see)
-# adhd-evals: case fcccad3a a569fca85129b1ba
+# adhd-evals: case 57d288517fb5b69b a569fca85129b1ba
 
 
 @check('release-notes-1', 'Groups changes under Features and Fixes')
 def check_release_notes_1_571679(answer: str) -> bool:
     return unwritten('Groups changes under Features and Fixes')
-# adhd-evals: check fcccad3a.571679 96bf326791d604d8
+# adhd-evals: check 57d288517fb5b69b.37702fc07ce04163 96bf326791d604d8
 
 
 @check('release-notes-1', 'Mentions dark mode')
 def check_release_notes_1_22498d(answer: str) -> bool:
     return unwritten('Mentions dark mode')
-# adhd-evals: check fcccad3a.22498d 8e781f413a9cab82
+# adhd-evals: check 57d288517fb5b69b.b25ca282a3eb1ccd 8e781f413a9cab82
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-2
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case 2
-# adhd-evals: case 70fce563 3cd1d0e1d755f097
+# adhd-evals: case 32308198b125a116 3cd1d0e1d755f097
 
 
 @check('release-notes-2', 'Names the removed --legacy flag')
 def check_release_notes_2_13498a(answer: str) -> bool:
     return contains_all(answer, ['--legacy', 'removed'])
-# adhd-evals: check 70fce563.13498a 293d2fed8fd496b6
+# adhd-evals: check 32308198b125a116.108b9ba14e27eb61 293d2fed8fd496b6
 
 
 @check('release-notes-2', 'Points readers at the migration guide')
 def check_release_notes_2_614d84(answer: str) -> bool:
     return contains_any(answer, ['migration guide', 'MIGRATING.md'])
-# adhd-evals: check 70fce563.614d84 4acab139f324af6e
+# adhd-evals: check 32308198b125a116.39edbe415ad3e074 4acab139f324af6e
 
 
 @check('release-notes-2', 'Mentions none of: "TODO", "lorem ipsum"')
 def check_release_notes_2_2dd373(answer: str) -> bool:
     return contains_none(answer, ['TODO', 'lorem ipsum'])
-# adhd-evals: check 70fce563.2dd373 1dee8d7aa9239fc5
+# adhd-evals: check 32308198b125a116.1a421356e4ccb059 1dee8d7aa9239fc5
 
 
 @check('release-notes-2', 'Warns before the breaking change list')
 def check_release_notes_2_3cb88a(answer: str) -> bool:
     return unwritten('Warns before the breaking change list')
-# adhd-evals: check 70fce563.3cb88a 145e5647391c449b
+# adhd-evals: check 32308198b125a116.86c7588561012b4c 145e5647391c449b
 
 
 @check('release-notes-2', 'Keeps each entry to one line')
 def check_release_notes_2_2c8c0b(answer: str) -> bool:
     return unwritten('{"id": "a5", "text": "Keeps each entry to one line"}')
-# adhd-evals: check 70fce563.2c8c0b 0065b15c87c7fa83
+# adhd-evals: check 32308198b125a116.9dab34402b2b795c 0065b15c87c7fa83
 
 
 @check('release-notes-2', 'Links every pull request')
 def check_release_notes_2_2bab28(answer: str) -> bool:
     return unwritten('{"text": "Links every pull request", "passed": null, "evidence": ""}')
-# adhd-evals: check 70fce563.2bab28 f3aa1a650fe5d9a8
+# adhd-evals: check 32308198b125a116.da0b1f73b1c41594 f3aa1a650fe5d9a8
 
 
 # ----------------------------------------------------------------------------
@@ -146,65 +146,65 @@ def check_release_notes_2_2bab28(answer: str) -> bool:
 # files: [{"path": "prs/2.4.1.md", "purpose": "the one merged PR"}]
 #   (fixture files are not copied into the catalog: the prompt may refer to files the model will not see)
 # owner: "docs-team"
-# adhd-evals: case b52e67ec bd0b15139db269f3
+# adhd-evals: case cea313bd3f27c639 bd0b15139db269f3
 
 
 @check('hotfix-notes', '{"type": "contains_any", "values": ["updater", "update loop"]}')
 def check_hotfix_notes_012474(answer: str) -> bool:
     return unwritten('{"type": "contains_any", "values": ["updater", "update loop"]}')
-# adhd-evals: check b52e67ec.012474 95f395afe5bedbf0
+# adhd-evals: check cea313bd3f27c639.5060e3b749f1cc50 95f395afe5bedbf0
 
 
 @check('hotfix-notes', 'Cites the issue number')
 def check_hotfix_notes_baae0f(answer: str) -> bool:
     return unwritten('{"text": "Cites the issue number", "type": "regex", "pattern": "#\\\\d+"}')
-# adhd-evals: check b52e67ec.baae0f 50039293963c993c
+# adhd-evals: check cea313bd3f27c639.aac3dc8cbb0f6798 50039293963c993c
 
 
 @check('hotfix-notes', 'Reads like a changelog entry')
 def check_hotfix_notes_5464ca(answer: str) -> bool:
     return unwritten('{"id": "c3", "text": "Reads like a changelog entry", "kind": "process_check"}')
-# adhd-evals: check b52e67ec.5464ca 77a1130a842414a9
+# adhd-evals: check cea313bd3f27c639.7b0e63167269618a 77a1130a842414a9
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-7
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case "7"
 # expected_output: "日本語での要約"
-# adhd-evals: case 158a4bf6 bbe2bedb9e6418c3
+# adhd-evals: case 346bd76a00f56b8d bbe2bedb9e6418c3
 
 
 @check('release-notes-7', 'The source case states no criteria: decide what a good answer must show and write this check.')
 def check_release_notes_7_87171e(answer: str) -> bool:
     return unwritten('The source case states no criteria: decide what a good answer must show and write this check.')
-# adhd-evals: check 158a4bf6.87171e b063bed8c7e9206c
+# adhd-evals: check 346bd76a00f56b8d.066e5b24015e3d70 b063bed8c7e9206c
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-8
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case 8
-# adhd-evals: case 65347eb3 61c6b8742f166823
+# adhd-evals: case 15124d46bdee94d8 61c6b8742f166823
 
 
 @check('release-notes-8', 'The source case states no criteria: decide what a good answer must show and write this check.')
 def check_release_notes_8_87171e(answer: str) -> bool:
     return unwritten('The source case states no criteria: decide what a good answer must show and write this check.')
-# adhd-evals: check 65347eb3.87171e cd1312c3c80ff6bd
+# adhd-evals: check 15124d46bdee94d8.066e5b24015e3d70 cd1312c3c80ff6bd
 
 
 # ----------------------------------------------------------------------------
 # case release-notes-9
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case 9
-# adhd-evals: case 876ffca6 7002839ad3539a13
+# adhd-evals: case b81115d8e3d0e734 7002839ad3539a13
 
 
 @check('release-notes-9', 'Keeps the """ and the # in the quote\u2029intact')
 def check_release_notes_9_0ab3a3(answer: str) -> bool:
     return unwritten('Keeps the """ and the # in the quote\u2029intact')
-# adhd-evals: check 876ffca6.0ab3a3 a31701301c411e61
+# adhd-evals: check b81115d8e3d0e734.2d9090996a83a792 a31701301c411e61
 
 
 @check('release-notes-9', 'Does not add \\n escapes')
 def check_release_notes_9_3f3a22(answer: str) -> bool:
     return unwritten('Does not add \\n escapes')
-# adhd-evals: check 876ffca6.3f3a22 58967213e0ec01bd
+# adhd-evals: check b81115d8e3d0e734.b5f6358a2c6c5fb7 58967213e0ec01bd

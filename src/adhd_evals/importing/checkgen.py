@@ -86,6 +86,7 @@ def unwritten(criterion: str) -> bool:
 '''
 
 _RULE = "# " + "-" * 76
+MARKER = "# adhd-evals: "  # begins every marker line; nothing else may begin so
 
 
 @functools.cache
@@ -118,8 +119,19 @@ def literal(value: Any) -> str:
 
 
 def comment(text: str, prefix: str = "# ") -> list[str]:
-    """Comment lines for `text`: split on its own newlines, each line escaped."""
-    return [(prefix + printable(line)).rstrip() for line in text.split("\n")]
+    """Comment lines for `text`: split on its own newlines, each line escaped.
+
+    The merge trusts `# adhd-evals:` lines, so source text can never write one:
+    the colon of "adhd-evals:" is escaped wherever it appears (as \\x3a).
+    """
+    return [(prefix + _unforgeable(printable(line))).rstrip() for line in text.split("\n")]
+
+
+_MARKER_WORD = MARKER[2:].rstrip(" ")  # "adhd-evals:"
+
+
+def _unforgeable(line: str) -> str:
+    return line.replace(_MARKER_WORD, _MARKER_WORD[:-1] + "\\x3a") if _MARKER_WORD in line else line
 
 
 def note_text(note: Note) -> str:
@@ -153,9 +165,6 @@ def call(check: Check) -> str:
     return f"{check.kind.value}(answer{args}{keywords})"
 
 
-MARKER = "# adhd-evals: "
-
-
 @dataclass(frozen=True)
 class Unit:
     """One generator-owned piece of the module, closed by its marker line.
@@ -169,13 +178,17 @@ class Unit:
     kind: str  # "preamble", "case" or "check"
     key: str
     text: str
+    legacy_key: str = ""  # the 32-bit key of modules written before keys were 64 bits wide
 
     @property
     def marker(self) -> str:
         return f"{MARKER}{self.kind} {self.key} {fingerprint(self.text)}"
 
 
-def short_hash(text: str, size: int = 4) -> str:
+KEY_BYTES = 8  # 64-bit keys: a collision in a million-case catalog has odds below 1 in 10^7
+
+
+def short_hash(text: str, size: int = KEY_BYTES) -> str:
     return hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
 
 
@@ -184,7 +197,7 @@ def fingerprint(text: str) -> str:
 
 
 def case_units(case: Case, stem: str) -> list[Unit]:
-    case_key = short_hash(case.id)
+    case_key, legacy_case = short_hash(case.id), short_hash(case.id, 4)
     lines = [_RULE, *comment(f"case {case.id}")]
     if case.origin:
         lines += comment(f"from {case.origin}")
@@ -192,12 +205,14 @@ def case_units(case: Case, stem: str) -> list[Unit]:
         lines += comment(note_text(kept))
         if kept.remark:
             lines += comment(f"({kept.remark})", prefix="#   ")
-    units = [Unit("case", case_key, "\n".join(lines))]
+    units = [Unit("case", case_key, "\n".join(lines), legacy_case)]
     seen: dict[str, int] = {}
     for item in case.checks:
-        criterion_key = short_hash(item.criterion, 3)
-        seen[criterion_key] = seen.get(criterion_key, 0) + 1
-        suffix = criterion_key + (f"_{seen[criterion_key]}" if seen[criterion_key] > 1 else "")
+        key, short = short_hash(item.criterion), short_hash(item.criterion, 3)  # short: names
+        seen[key] = seen.get(key, 0) + 1
+        seen[short] = seen.get(short, 0) + 1
+        again = f"_{seen[key]}" if seen[key] > 1 else ""
+        suffix = short + (f"_{seen[short]}" if seen[short] > 1 else "")
         text = "\n".join(
             [
                 f"@check({literal(case.id)}, {literal(item.criterion)})",
@@ -205,7 +220,7 @@ def case_units(case: Case, stem: str) -> list[Unit]:
                 f"    return {call(item)}",
             ]
         )
-        units.append(Unit("check", f"{case_key}.{suffix}", text))
+        units.append(Unit("check", f"{case_key}.{key}{again}", text, f"{legacy_case}.{suffix}"))
     return units
 
 

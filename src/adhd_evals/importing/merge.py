@@ -82,13 +82,39 @@ class MergeReport:
         return out
 
 
+def _refuse_disorder(text: str, regions: list[Region], starts: list[int]) -> None:
+    """Markers the merge cannot trust: a repeated key, or one out of the order the
+    generator writes (the preamble first and only once; checks after a case)."""
+    seen: set[tuple[str, str]] = set()
+    cases_seen = False
+    for index, (found, start) in enumerate(zip(regions, starts, strict=True)):
+        problem = None
+        if (found.kind, found.key) in seen:
+            problem = f"repeats the key of an earlier {found.kind} marker"
+        elif (index == 0) != (found.kind == "preamble"):
+            problem = "is out of order (the preamble's marker comes first, and only once)"
+        elif found.kind == "check" and not cases_seen:
+            problem = "is out of order (a check's marker comes after a case's marker)"
+        if problem:
+            line = text.count("\n", 0, start) + 1
+            raise OutputError(
+                f"the existing check module's marker on line {line} {problem}; "
+                "markers are written by adhd-evals: restore it, or move checks.py aside"
+            )
+        seen.add((found.kind, found.key))
+        cases_seen = cases_seen or found.kind == "case"
+
+
 def split(text: str) -> tuple[list[Region], str]:
     """The regions of a module, and the text after its last marker."""
     regions: list[Region] = []
+    starts: list[int] = []
     start = 0
     for match in _MARKER_LINE.finditer(text):
         regions.append(Region(match.group(1), match.group(2), text[start : match.start()], match.group(0)))
+        starts.append(match.start())
         start = match.end() + 1
+    _refuse_disorder(text, regions, starts)
     return regions, text[start:]
 
 
@@ -112,9 +138,13 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False) -> tuple[
     report = MergeReport()
     fresh = units(result)
     old_by_key = {r.key: r for r in old}
-    new_keys = {u.key for u in fresh}
-    new_cases = {u.key.split(".", 1)[0] for u in fresh if u.kind != "preamble"}
-    parts = [_choose(unit, old_by_key.get(unit.key), index == 0, report) for index, unit in enumerate(fresh)]
+    # A module written before keys were 64 bits wide is matched by its old keys.
+    new_keys = {key for u in fresh for key in (u.key, u.legacy_key) if key}
+    new_cases = {key.split(".", 1)[0] for key in new_keys if key != "-"}
+    parts = [
+        _choose(unit, old_by_key.get(unit.key) or old_by_key.get(unit.legacy_key or unit.key), i == 0, report)
+        for i, unit in enumerate(fresh)
+    ]
     leftovers = _leftovers(old, new_keys, new_cases, prune, report)
     merged = assemble(parts + leftovers) + trailing
     # What the generator wrote is safe by construction; only what a person wrote can break
@@ -128,9 +158,12 @@ def _choose(unit: Unit, previous: Region | None, first: bool, report: MergeRepor
     if previous is None:
         report.added += 1
     elif not previous.untouched:
-        report.kept_edited.append(previous.key)
-        report.kept_markers.add(previous.marker)
-        return previous.text, previous.marker
+        # Kept as the person left it; a 32-bit key of an older module becomes today's key
+        # (the fingerprint stays, so the region still reads as edited next time).
+        marker = previous.marker.replace(f" {previous.key} ", f" {unit.key} ", 1)
+        report.kept_edited.append(unit.key)
+        report.kept_markers.add(marker)
+        return previous.text, marker
     else:
         report.regenerated += 1
     return region(unit, first=first), unit.marker
