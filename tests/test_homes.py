@@ -30,7 +30,8 @@ def _where(pattern: str) -> list[str]:
         ("escaping unprintable text", r"\.isprintable\(\)", "text.py"),
         ("text tables", r"\.ljust\(", "text.py"),
         ("JSONL lines", r"^def line\(row", "jsonl.py"),
-        ("JSONL written by hand", r'dumps\([^\n]*\)\s*\+\s*"\\n"', None),
+        # a JSON line written outside jsonl.py (an indented JSON document is not a line)
+        ("JSONL written by hand", r'dumps\((?![^\n]*indent=)[^\n]*\)\s*\+\s*"\\n"', None),
         ("the line-break escapes", r"0x2028", "jsonl.py"),
         ("finding @check registrations", r'func\.(id|value) == "check"', "importing/registrations.py"),
         ("the problem value", r"^class Problem\b", "problem.py"),

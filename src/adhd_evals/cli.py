@@ -101,6 +101,11 @@ def import_command(
         print(line, file=sys.stderr)
     for line in outcome.merge_report.lines() if outcome.merge_report else []:
         print(line, file=sys.stderr)
+    if outcome.repaired:
+        print(
+            f"Repaired: {outcome.repaired.removesuffix(': rerun it')}; both files are rewritten now.",
+            file=sys.stderr,
+        )
     if outcome.written:
         print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
     else:
@@ -182,6 +187,7 @@ def check_command(
     from .output import write_all_atomically
     from .runs import check as checking
 
+    checking.refuse_torn_pair(cases, suite)
     ids = checking.catalog_ids(cases)
     loaded = checking.load_suite(suite)
     run = checking.run_checks(checking.read_responses(responses), loaded, ids)

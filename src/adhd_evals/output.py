@@ -1,27 +1,55 @@
-"""Writing files so that a reader never sees half of one."""
+"""Writing files so that a reader never sees half of one, nor half of a pair.
+
+Each file is written to a temporary sibling, flushed, then renamed into place
+(atomic on POSIX). Temporary files carry a recognisable name holding the
+writer's pid, so the next write into the folder removes what a killed writer
+left behind. A pair that must change together (the catalog and its check
+module) gets a manifest for the length of the renames: written before the
+first, holding the old and the new hashes, removed after the last. While it
+exists, the pair must match one set or the other; so a kill between the two
+renames is detected and named, never silent (people editing checks.py later
+change nothing: the manifest is gone by then).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
+import signal
 import tempfile
 from pathlib import Path
 
 from .errors import OutputError
 
+TEMP_MARK = ".adhd-evals-tmp-"
+MANIFEST = ".adhd-evals-written.json"
+# Tests kill the writer at a named step to prove every step leaves a sane state.
+_KILL_AT = "ADHD_EVALS_TEST_KILL_AT"
 
-def write_all_atomically(files: dict[Path, str]) -> None:
-    """Write every file to a temporary sibling first, then rename each into place.
+
+def write_all_atomically(files: dict[Path, str], *, paired: bool = False) -> None:
+    """Write every file, then rename each into place; with `paired`, record the pair.
 
     A failure while writing leaves every target as it was. The renames come
-    last and are each atomic; they can only fail if the directory changes
-    under us between the two, which is reported.
+    last and are each atomic.
     """
+    for folder in {target.parent for target in files}:
+        remove_stale_temps(folder)
     temps: list[tuple[Path, Path]] = []
     try:
         for target, text in files.items():
             temps.append((_write_temp(target, text), target))
-        for temp, target in temps:
+        _step("written")
+        if paired:
+            _write_manifest(files)
+            _step("manifest")
+        for number, (temp, target) in enumerate(temps, start=1):
             os.replace(temp, target)
+            _step(f"renamed-{number}")
+        if paired:
+            (next(iter(files)).parent / MANIFEST).unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from exc
     finally:
@@ -29,9 +57,15 @@ def write_all_atomically(files: dict[Path, str]) -> None:
             temp.unlink(missing_ok=True)
 
 
+def _step(name: str) -> None:
+    if os.environ.get(_KILL_AT) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _write_temp(target: Path, text: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    prefix = f".{target.name}{TEMP_MARK}{os.getpid()}-"
+    handle, name = tempfile.mkstemp(prefix=prefix, dir=target.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
@@ -45,3 +79,67 @@ def _write_temp(target: Path, text: str) -> Path:
     else:
         os.chmod(name, 0o644)
     return Path(name)
+
+
+def remove_stale_temps(folder: Path) -> list[Path]:
+    """Remove temporary files a killed writer left in `folder` (never a live writer's)."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for path in folder.glob(f".*{TEMP_MARK}*"):
+            pid = path.name.split(TEMP_MARK, 1)[1].split("-", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _current(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _write_manifest(files: dict[Path, str]) -> None:
+    folder = next(iter(files)).parent
+    old = {t.name: _digest(_current(t)) for t in files}
+    new = {t.name: _digest(text.encode("utf-8")) for t, text in files.items()}
+    text = json.dumps({"old": old, "new": new}, indent=2, sort_keys=True) + "\n"
+    temp = _write_temp(folder / MANIFEST, text)
+    os.replace(temp, folder / MANIFEST)
+
+
+def torn(folder: Path) -> str | None:
+    """Why the pair in `folder` is not from one write (None when it is: no write was
+    interrupted, or the interrupted one left both files old or both new)."""
+    recorded = _current(folder / MANIFEST)
+    if recorded is None:
+        return None
+    try:
+        sets = json.loads(recorded)
+        names = sorted(sets["new"])
+    except (ValueError, KeyError, TypeError):
+        return f"{folder / MANIFEST} is not a manifest adhd-evals wrote; delete it and import again"
+    actual = {name: _digest(_current(folder / name)) for name in names}
+    if actual in (sets["new"], sets["old"]):
+        return None
+    return (
+        f"{' and '.join(str(folder / n) for n in names)} are not from one import "
+        "(an import into this folder was interrupted): rerun it"
+    )

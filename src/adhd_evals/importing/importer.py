@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..catalog import catalog_text
 from ..errors import OutputError, UsageError
-from ..output import write_all_atomically
+from ..output import torn, write_all_atomically
 from . import checkgen
 from .dialect import Dialect
 from .formats import READERS, ReadOptions
@@ -29,6 +29,7 @@ class ImportOutcome:
     written: tuple[Path, ...] = ()
     merge_report: MergeReport | None = None
     module_text: str | None = None  # what was written; None until needed
+    repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
 
     @property
     def module(self) -> str:
@@ -120,9 +121,10 @@ def import_source(
         return outcome
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
+    outcome.repaired = torn(out) if out.is_dir() else None
     outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, prune)
     targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: outcome.module_text}
-    write_all_atomically(targets)
+    write_all_atomically(targets, paired=True)
     outcome.written = tuple(targets)
     return outcome
 

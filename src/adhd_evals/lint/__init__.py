@@ -160,8 +160,9 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     module = path.parent / "checks.py"
     if module.is_file() and seen:
         from .module import lint_module
-        from .rules import case_without_checks, stamp
+        from .rules import case_without_checks, stamp, torn_pair
 
+        problems += stamp(torn_pair, torn_pair.check(path.parent))
         _, registered = lint_module(module)
         if registered is not None:
             problems += stamp(case_without_checks, case_without_checks.check(seen, registered))

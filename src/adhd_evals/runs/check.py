@@ -20,7 +20,8 @@ from typing import Any
 
 from .. import jsonl
 from ..catalog import load_valid, read_object_rows
-from ..errors import SuiteBroken, UsageError
+from ..errors import InputInvalid, SuiteBroken, UsageError
+from ..output import torn
 from ..text import table
 
 STATUSES = ("pass", "fail", "unwritten", "error")
@@ -142,6 +143,12 @@ def _response_problems(row: dict[str, Any]) -> list[str]:
     if isinstance(row.get("trial"), int) and not isinstance(row["trial"], bool) and row["trial"] < 1:
         problems.append("trial must be 1 or more")
     return problems
+
+
+def refuse_torn_pair(cases: Path, suite: Path) -> None:
+    """A catalog and module written by one import must not be half old, half new."""
+    if cases.parent == suite.parent and (problem := torn(cases.parent)):
+        raise InputInvalid([f"adhd-evals: {problem}"])
 
 
 def catalog_ids(path: Path) -> list[str]:

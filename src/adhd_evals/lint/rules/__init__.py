@@ -30,6 +30,7 @@ from . import (
     module_syntax,
     not_object,
     risk_value,
+    torn_pair,
     unwritten_placeholder,
     wrong_type,
 )
@@ -62,7 +63,7 @@ CATALOG_RULES: list[CatalogRule] = [
     empty_criteria,
     bundled_criterion,
 ]
-MODULE_RULES: list[Rule] = [case_without_checks, unwritten_placeholder, module_syntax]
+MODULE_RULES: list[Rule] = [case_without_checks, unwritten_placeholder, module_syntax, torn_pair]
 # Every rule, by code: the catalog's and the check module's.
 RULES: dict[str, Rule] = {
     rule.ID: rule for rule in sorted([*CATALOG_RULES, *MODULE_RULES], key=lambda r: r.ID)
