@@ -9,10 +9,12 @@ from collections.abc import Callable
 
 from . import exitcodes
 from .errors import UserError
+from .text import printable
 
 
 def _err(line: str) -> None:
-    print(line, file=sys.stderr)
+    # A message quotes source text: whatever it holds, it prints as one readable line.
+    print(printable(line), file=sys.stderr)
 
 
 def guard(action: Callable[[], int]) -> int:

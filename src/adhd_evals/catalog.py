@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import InputInvalid, UsageError
 from .importing.model import FIELDS, RISKS, TEXT_FIELDS, Case
+from .importing.sourcetext import long_number_column, too_long_number
 from .problem import Problem
 
 
@@ -76,6 +77,11 @@ def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem 
             yield number, json.loads(line), None
         except json.JSONDecodeError as exc:
             yield number, None, _problem(number, f"invalid JSON: {exc.msg}", exc.colno)
+        except RecursionError:
+            yield number, None, _problem(number, "invalid JSON: nesting too deep to read", 1)
+        except ValueError as exc:  # a number past Python's digit limit
+            message = f"invalid JSON: {too_long_number(line, exc)}"
+            yield number, None, _problem(number, message, long_number_column(line))
 
 
 def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:

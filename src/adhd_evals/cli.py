@@ -223,7 +223,12 @@ def plan_command(
     for trial in range(1, trials + 1):
         for case in loaded:
             for condition in conditions:
-                print(jsonl.line({"case_id": case["id"], "trial": trial, "condition": condition}))
+                # ASCII, as the reference writes it (and printable on any terminal encoding)
+                print(
+                    jsonl.line(
+                        {"case_id": case["id"], "trial": trial, "condition": condition}, ensure_ascii=True
+                    )
+                )
     return exitcodes.OK
 
 
@@ -321,7 +326,7 @@ def score_command(
 
     rows = scoring.read_rows(scores)
     if key is not None:
-        rows = scoring.apply_key(rows, scoring.read_rows(key))
+        rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_rows(checks) if checks is not None else None
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results)
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
@@ -338,10 +343,10 @@ def blind_command(
     """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
 
     from .output import write_all_atomically
-    from .runs import score as scoring
     from .runs.blind import blind
+    from .runs.check import read_responses
 
-    rows, keyed = blind(scoring.read_rows(responses), seed)
+    rows, keyed = blind(read_responses(responses), seed)
     write_all_atomically({sheet: jsonl.text(rows), key: jsonl.text(keyed)})
     print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}.", file=sys.stderr)
     return exitcodes.OK

@@ -201,7 +201,7 @@ def _refuse_broken(pieces: list[str], merged: str) -> None:
             if piece.strip():
                 compile(piece, "checks.py", "exec", dont_inherit=True)
         return
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
     try:
         compile(merged, "checks.py", "exec", dont_inherit=True)
@@ -210,6 +210,17 @@ def _refuse_broken(pieces: list[str], merged: str) -> None:
             f"the merged check module would not compile (line {exc.lineno}: {exc.msg}); "
             "the existing checks.py likely has a syntax error there: fix it and import again"
         ) from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # a NUL byte; nesting past the compiler
+        raise OutputError(
+            f"the merged check module would not compile ({_why(exc)}); "
+            "fix the existing checks.py and import again"
+        ) from exc
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return "an expression nested too deeply for Python's compiler"
 
 
 __all__ = ["MARKER", "MergeReport", "merge", "split"]

@@ -11,7 +11,9 @@ import codecs
 import json
 import json.decoder
 import json.scanner
-from collections.abc import Callable
+import re
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +102,19 @@ def load_json(text: str, display: str) -> Any:
         raise Refusal(
             RefusalCode.NOT_JSON, display, "is not JSON", actual="nesting too deep to read"
         ) from exc
+    except ValueError as exc:  # a number past Python's digit limit
+        found = _LONG_NUMBER.search(text)
+        line, column = _line_col(text, found.start()) if found else (None, None)
+        path = _path_of(text, found.start()) if found else None
+        raise Refusal(
+            RefusalCode.NOT_JSON,
+            display,
+            "is not JSON",
+            field_path=path,
+            actual=too_long_number(text, exc),
+            line=line,
+            column=column,
+        ) from exc
 
 
 def too_deep(value: Any, limit: int = MAX_NOTE_DEPTH) -> bool:
@@ -185,59 +200,80 @@ def locate(text: str, path: tuple[str | int, ...]) -> tuple[int | None, int | No
     return _line_col(text, _offset(text, path))
 
 
-def _duplicate_position(text: str, key: str) -> tuple[int | None, int | None]:
-    """Where the value of the second occurrence of a duplicated key starts.
+Step = str | int
 
-    A small iterative walk (no recursion, so any nesting depth): objects keep
-    the keys they have seen, scalars are skipped with the C scanner.
+
+def _values(text: str) -> Iterator[tuple[tuple[Step, ...], int, bool]]:
+    """(path, offset, repeats an earlier key of its object) for every value, in order.
+
+    A small iterative walk (no recursion, so any nesting depth): containers are
+    entered, scalars are skipped with the C scanner. Text after a syntax error
+    ends the walk quietly (the fast path has reported it).
     """
-    frames: list[set[str] | None] = []  # a set per open object, None per open array
-    index, expect_value = _skip_blank(text, 0), True
+    path: list[Step] = []
+    seen: list[set[str] | None] = []  # per open container: an object's keys, None for an array
+    index = _skip_blank(text, 0)
+    repeated = False
     try:
         while index < len(text):
-            if expect_value:
-                opener = text[index]
-                if opener in "{[":
-                    frames.append(set() if opener == "{" else None)
-                    index = _skip_blank(text, index + 1)
-                    if text[index] in "}]":
-                        frames.pop()
-                        index, expect_value = index + 1, False
-                    elif opener == "{":
-                        index, found = _key(text, index, key, frames[-1])
-                        if found:
-                            return _line_col(text, index)
-                    continue
-                _, index = _SCAN(text, index)
-                expect_value = False
-                continue
-            index = _skip_blank(text, index)
-            if not frames:
-                break
-            if text[index] == ",":
+            yield tuple(path), index, repeated
+            if text[index] in "{[":
+                seen.append(set() if text[index] == "{" else None)
                 index = _skip_blank(text, index + 1)
-                seen = frames[-1]
-                expect_value = True
-                if seen is not None:
-                    index, found = _key(text, index, key, seen)
-                    if found:
-                        return _line_col(text, index)
-            else:  # a closing bracket ends the innermost container, itself a value
-                frames.pop()
+                if text[index] not in "}]":
+                    index, repeated = _enter(text, index, path, seen[-1])
+                    continue
+                seen.pop()
+                index += 1
+            else:
+                _, index = _SCAN(text, index)
+            while True:  # after a value: the next sibling, or close containers
+                index = _skip_blank(text, index)
+                if not seen:
+                    return
+                if text[index] == ",":
+                    previous = path.pop()
+                    following = previous + 1 if isinstance(previous, int) else 0
+                    index, repeated = _enter(text, _skip_blank(text, index + 1), path, seen[-1], following)
+                    break
+                seen.pop()
+                path.pop()
                 index += 1
     except (ValueError, IndexError):
-        pass
+        return
+
+
+def _enter(
+    text: str, index: int, path: list[Step], seen: set[str] | None, position: int = 0
+) -> tuple[int, bool]:
+    """Step into the next child: read an object's `"key":`, or number an array's item."""
+    if seen is None:
+        path.append(position)
+        return index, False
+    name, index = _scanstring(text, index + 1)
+    path.append(name)
+    repeated = name in seen
+    seen.add(name)
+    return _skip_blank(text, _skip_blank(text, index) + 1), repeated
+
+
+def _duplicate_position(text: str, key: str) -> tuple[int | None, int | None]:
+    """Where the value of the second occurrence of a duplicated key starts."""
+    for path, offset, repeated in _values(text):
+        if repeated and path and path[-1] == key:
+            return _line_col(text, offset)
     return None, None
 
 
-def _key(text: str, index: int, wanted: str, seen: set[str] | None) -> tuple[int, bool]:
-    """Read one `"key":`; returns the value's offset and whether it repeats `wanted`."""
-    name, index = _scanstring(text, index + 1)
-    index = _skip_blank(text, _skip_blank(text, index) + 1)
-    repeated = seen is not None and name == wanted and name in seen
-    if seen is not None:
-        seen.add(name)
-    return index, repeated
+def _path_of(text: str, offset: int) -> str | None:
+    """The field path (`evals[3].id`) of the value starting at `offset`."""
+    for path, start, _ in _values(text):
+        if start == offset:
+            return (
+                "".join(f"[{s}]" if isinstance(s, int) else (f".{s}" if i else s) for i, s in enumerate(path))
+                or "(top level)"
+            )
+    return None
 
 
 # ---- lines of values at C speed, for survey's examples ----------------------
@@ -280,3 +316,29 @@ class Lines:
                         index = _skip_blank(self.text, index + 1)
             self._items[list_path] = starts
         return self._items[list_path]
+
+
+# ---- numbers past Python's digit limit ---------------------------------------
+#
+# Python refuses to turn a string of more than 4,300 digits into an int (a
+# guard against quadratic time): json.loads and PyYAML then raise a bare
+# ValueError. Readers turn it into a refusal that says where the number is.
+
+_LONG_NUMBER = re.compile(r"-?\d{4301,}")
+
+
+def long_number_column(line: str) -> int:
+    """1-based column of the first over-long number in one line (1 if none)."""
+    found = _LONG_NUMBER.search(line)
+    return found.start() + 1 if found else 1
+
+
+def too_long_number(text: str, exc: ValueError) -> str:
+    """The message for a ValueError from decoding `text` (a long number, usually)."""
+    found = _LONG_NUMBER.search(text)
+    if found is None:
+        return str(exc)
+    return (
+        f"a number of {len(found.group().lstrip('-')):,} digits "
+        f"(Python reads whole numbers of up to {sys.get_int_max_str_digits():,})"
+    )

@@ -23,7 +23,7 @@ from ..text import plural
 from .dialect import VOCABULARY, WHOLE_FILE
 from .formats._common import compact, jsonable
 from .formats._typed import shape_of
-from .formats.evals_json import _OTHER_SHAPES, _PROMPT_LOOKALIKES, KINDS, LIST_KEYS
+from .formats.evals_json import _OTHER_SHAPES, _PROMPT_LOOKALIKES, LIST_KEYS, documented_kind
 from .model import Refusal, RefusalCode
 from .sourcetext import Lines, decode_utf8, read_bytes
 
@@ -187,7 +187,7 @@ def _scalar(value: Any) -> bool:
 def _today(key: str, item: dict[str, Any]) -> str:
     if key not in LIST_KEYS:
         return "note (outside the assertion list)"
-    if item.get("kind") in KINDS:
+    if documented_kind(item) is not None:
         return "converted (the documented content_contains_* kind)"
     if "text" in item:
         return "placeholder (its text is the criterion)"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..importing.model import RISKS
-from ..importing.sourcetext import DuplicateKey, _unique_pairs
+from ..importing.sourcetext import DuplicateKey, _unique_pairs, long_number_column, too_long_number
 from ..problem import Problem
 from .rules import CATALOG_RULES, Row, stamp
 from .rules.bundled_criterion import BUNDLED
@@ -62,9 +62,15 @@ def read_row(number: int, raw: bytes) -> Row:
     except json.JSONDecodeError as exc:
         return Row(number, text, None, parse_error=exc.msg, parse_column=exc.colno, bom=bom)
     except DuplicateKey as exc:  # keep linting the row as a last-key-wins reader sees it
-        return Row(number, text, json.loads(text), duplicate_key=exc.key, bom=bom)
+        try:
+            return Row(number, text, json.loads(text), duplicate_key=exc.key, bom=bom)
+        except json.JSONDecodeError as later:  # and the line breaks JSON after the duplicate too
+            return Row(number, text, None, parse_error=later.msg, parse_column=later.colno, bom=bom)
     except RecursionError:
         return Row(number, text, None, parse_error="nesting too deep", bom=bom)
+    except ValueError as exc:  # an integer past Python's digit limit
+        column = long_number_column(text)
+        return Row(number, text, None, parse_error=too_long_number(text, exc), parse_column=column, bom=bom)
 
 
 def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], dict[str, int]]:

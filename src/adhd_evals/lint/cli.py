@@ -64,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _text(problem: Problem) -> str:
-    return f"{problem.path}:{problem.line}:{problem.column}: {problem.code} {printable(problem.message)}"
+    return f"{printable(problem.path)}:{problem.line}:{problem.column}: {problem.code} {printable(problem.message)}"
 
 
 def _github(problem: Problem) -> str:
@@ -74,7 +74,7 @@ def _github(problem: Problem) -> str:
         .replace("\r", "%0D")
         .replace("\n", "%0A")
     )
-    path = problem.path.replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
+    path = printable(problem.path).replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
     return f"::{level} file={path},line={problem.line},col={problem.column}::{message}"
 
 
@@ -131,8 +131,16 @@ def _json(report: LintReport, code: int) -> str:
     counts = {"files": report.files, "cases": report.cases, "errors": report.errors}
     counts |= {"warnings": report.warnings, "exit_code": code}
     return json.dumps(
-        {**counts, "problems": [vars(p) for p in report.problems]}, indent=2, ensure_ascii=False
+        {**counts, "problems": [_printable_fields(p) for p in report.problems]}, indent=2, ensure_ascii=False
     )
+
+
+def _printable_fields(problem: Problem) -> dict[str, object]:
+    """A problem for JSON output: texts from files (paths, messages) made printable, so
+    a lone surrogate or a non-UTF-8 file name cannot stop the output."""
+    fields = dict(vars(problem))
+    fields["path"], fields["message"] = printable(problem.path), printable(problem.message)
+    return fields
 
 
 def main(argv: list[str]) -> int:

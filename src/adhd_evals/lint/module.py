@@ -22,6 +22,11 @@ def lint_module(path: Path) -> tuple[list[Problem], set[str] | None]:
         tree = ast.parse(source, str(path))
     except SyntaxError as exc:
         return stamp(module_syntax, [module_syntax.from_error(exc)]), None
+    except (ValueError, RecursionError, MemoryError) as exc:  # a NUL byte; nesting past the parser
+        why = (
+            str(exc) if isinstance(exc, ValueError) else "an expression nested too deeply for Python's parser"
+        )
+        return stamp(module_syntax, [Finding(1, 1, f"cannot parse: {why}")]), None
     return stamp(unwritten_placeholder, unwritten_placeholder.check(find_placeholders(tree))), registered_ids(
         tree
     )

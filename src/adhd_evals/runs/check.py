@@ -23,9 +23,9 @@ from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, SuiteBroken, UsageError
 from ..output import torn
 from ..text import table
+from .rows import response_problems
 
 STATUSES = ("pass", "fail", "unwritten", "error")
-RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
 Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
 
 
@@ -130,19 +130,7 @@ def _track_unwritten(module: ModuleType) -> list[int]:
 
 def read_responses(path: Path) -> list[dict[str, Any]]:
     """Response rows as the runner writes them; every bad row is named by line."""
-    return read_object_rows(path, _response_problems, what="responses file")
-
-
-def _response_problems(row: dict[str, Any]) -> list[str]:
-    problems = []
-    for name, kind in RESPONSE_FIELDS.items():
-        value = row.get(name)
-        if not isinstance(value, kind) or isinstance(value, bool):
-            word = "an integer" if kind is int else "a string"
-            problems.append(f"{name} must be {word}" + ("" if name in row else " (missing)"))
-    if isinstance(row.get("trial"), int) and not isinstance(row["trial"], bool) and row["trial"] < 1:
-        problems.append("trial must be 1 or more")
-    return problems
+    return read_object_rows(path, response_problems, what="responses file")
 
 
 def refuse_torn_pair(cases: Path, suite: Path) -> None:

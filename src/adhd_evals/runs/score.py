@@ -17,6 +17,7 @@ from typing import Any
 from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
 from ..text import table as text_table
+from .rows import LABELLED_FIELDS, field_problems, key_problems
 from .rubric import CONDITIONS, WEIGHTS
 
 
@@ -40,6 +41,11 @@ def parse_weights(text: str | None) -> dict[str, float]:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     return read_object_rows(path)
+
+
+def read_key(path: Path) -> list[dict[str, Any]]:
+    """The key `blind` wrote; every bad row named by line."""
+    return read_object_rows(path, key_problems, what="key file")
 
 
 def score_problems(row: dict[str, Any], index: int, weights: dict[str, float]) -> list[str]:
@@ -164,6 +170,10 @@ def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[d
     lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
     mapped, problems = [], []
     for index, row in enumerate(scores, start=1):
+        wrong = field_problems(row, LABELLED_FIELDS)
+        if wrong:
+            problems += [f"Score row {index}: {p}" for p in wrong]
+            continue
         label = (row.get("case_id"), row.get("trial"), row.get("condition"))
         if label not in lookup:
             problems.append(

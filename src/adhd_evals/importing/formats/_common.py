@@ -23,11 +23,12 @@ NO_CRITERIA = "The source case states no criteria: decide what a good answer mus
 ReadAll = Callable[[Path, str, "ReadOptions", bool], tuple[list[Case], list[Refusal]]]
 
 
-def strict(read_all: ReadAll) -> Callable[..., list[Case]]:
+def strict(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..., list[Case]]:
     """The import's reader: the first refusal stops it."""
 
     def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
         cases, refusals = read_all(source, display, options, False)
+        refusals += unwritable(cases, display, code, reason)
         if refusals:
             raise refusals[0]
         return cases
@@ -35,7 +36,7 @@ def strict(read_all: ReadAll) -> Callable[..., list[Case]]:
     return read
 
 
-def collecting(read_all: ReadAll) -> Callable[..., tuple[int, list[Refusal]]]:
+def collecting(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..., tuple[int, list[Refusal]]]:
     """Lint's reader: every refusal in the source, and how many cases it read."""
 
     def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
@@ -43,9 +44,32 @@ def collecting(read_all: ReadAll) -> Callable[..., tuple[int, list[Refusal]]]:
             cases, refusals = read_all(source, display, options, True)
         except Refusal as refusal:  # the source as a whole is not of its format
             return 0, [refusal]
-        return len(cases) + len(refusals), refusals
+        return len(cases) + len(refusals), refusals + unwritable(cases, display, code, reason)
 
     return problems
+
+
+def unwritable(cases: list[Case], display: str, code: RefusalCode, reason: str) -> list[Refusal]:
+    """Cases holding text no UTF-8 catalog can: a lone surrogate (half a UTF-16 pair)
+    in an id, a category, a prompt or a criterion, however it got there."""
+    found = []
+    for case in cases:
+        fields = [("id", case.id), ("category", case.category), ("prompt", case.prompt)]
+        fields += [(f"criteria[{i}]", c.criterion) for i, c in enumerate(case.checks)]
+        bad = next((name for name, text in fields if has_lone_surrogate(text)), None)
+        if bad is not None:
+            found.append(
+                Refusal(
+                    code,
+                    case.origin.split(", case")[0] if case.origin else display,
+                    reason,
+                    case=f"case {case.id!r}",
+                    field_path=bad,
+                    expected="text that UTF-8 can hold",
+                    actual="a lone surrogate (half of a UTF-16 pair)",
+                )
+            )
+    return found
 
 
 @dataclass(frozen=True)

@@ -91,8 +91,12 @@ def _read(
     return cases, refusals
 
 
-read = strict(_read)  # the import: the first refusal stops it
-problems = collecting(_read)  # lint: every refusal in the dataset, not only the first
+read = strict(
+    _read, RefusalCode.NOT_EVALFLOW, "is not an evalflow dataset"
+)  # the import: the first refusal stops it
+problems = collecting(
+    _read, RefusalCode.NOT_EVALFLOW, "is not an evalflow dataset"
+)  # lint: every refusal in the dataset, not only the first
 
 
 def _test_cases(refuse: Refuser, data: Any) -> list[Any]:

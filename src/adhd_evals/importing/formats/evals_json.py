@@ -53,6 +53,14 @@ _OTHER_SHAPES = {
     "should_trigger": "a trigger-eval file (should_trigger lists), not cases with prompts",
     "results": "a results file (results of a run), not cases",
 }
+
+
+def documented_kind(item: dict[str, Any]) -> CheckKind | None:
+    """The check a documented `content_contains_*` kind names (a list or object kind names none)."""
+    kind = item.get("kind")
+    return KINDS.get(kind) if isinstance(kind, str) else None
+
+
 _PROMPT_LOOKALIKES = ("input", "query", "prompt_sequence", "brief", "task", "question")
 FILES_REMARK = (
     "fixture files are not copied into the catalog: the prompt may refer to files the model will not see"
@@ -96,8 +104,12 @@ def _read(
     return cases, refusals
 
 
-read = strict(_read)  # the import: the first refusal stops it
-problems = collecting(_read)  # lint: every refusal in the file, not only the first
+read = strict(
+    _read, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
+)  # the import: the first refusal stops it
+problems = collecting(
+    _read, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
+)  # lint: every refusal in the file, not only the first
 
 
 def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[Any], str]:
@@ -298,7 +310,7 @@ class _Reading:
             return converted(self.refuse, rule, item, label, path, at)
         check = _assertion(self.refuse, item, label, path, at)
         notes: list[Note] = []
-        if isinstance(item, dict) and item.get("kind") in KINDS:
+        if isinstance(item, dict) and documented_kind(item) is not None:
             # Keys beside text/kind/needles do not change the check; keep them.
             notes = [
                 note(self.refuse, f"{path}.{extra}", value, case=label, at=(*at, extra))
@@ -352,7 +364,7 @@ def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str 
         raise refuse(
             case=label, field_path=path, at=at, expected="a string or an object", actual=describe(item)
         )
-    if item.get("kind") in KINDS:
+    if documented_kind(item) is not None:
         return _documented(refuse, item, label, path, at)
     verbatim = compact(item)
     if "text" in item:
@@ -377,7 +389,7 @@ def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str 
 def _documented(
     refuse: Refuser, item: dict[str, Any], label: str, path: str, at: tuple[str | int, ...]
 ) -> Check:
-    kind = KINDS[item["kind"]]
+    kind = KINDS[item["kind"]]  # documented_kind() said so
     needles = item.get("needles")
     if not isinstance(needles, list) or not needles or any(text_problem(n) for n in needles):
         raise refuse(

@@ -17,7 +17,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..dialect import CaseShape, Dialect
 from ..model import Case, Check, Note, Refusal, RefusalCode, describe
-from ..sourcetext import decode_utf8, read_bytes
+from ..sourcetext import decode_utf8, read_bytes, too_long_number
 from ._common import (
     ReadOptions,
     Refuser,
@@ -120,8 +120,10 @@ def colliding_names(files: list[Path]) -> list[Refusal]:
     return found
 
 
-read = strict(_read)  # the import: the first refusal stops it
-problems = collecting(_read)  # lint: every bad file of a directory, not only the first
+read = strict(_read, RefusalCode.NOT_YAML_CASE, NOT_CASE)  # the import: the first refusal stops it
+problems = collecting(
+    _read, RefusalCode.NOT_YAML_CASE, NOT_CASE
+)  # lint: every bad file of a directory, not only the first
 
 
 def _files(source: Path, display: str) -> tuple[list[Path], list[str]]:
@@ -287,8 +289,32 @@ def _construct(text: str, root: Node, display: str) -> Any:
         raise _yaml_refusal(display, exc) from exc
     except RecursionError as exc:
         raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML, actual="nesting too deep to read") from exc
+    except ValueError as exc:  # a whole number past Python's digit limit
+        raise _long_number(text, root, display, exc) from exc
     finally:
         loader.dispose()
+
+
+def _long_number(text: str, root: Node, display: str, exc: ValueError) -> Refusal:
+    """Name the scalar whose digits Python refuses, by its key path and position."""
+    stack: list[tuple[Node, str]] = [(root, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, ScalarNode) and node.tag.endswith(":int") and len(node.value) > 4300:
+            return Refusal(
+                RefusalCode.NOT_YAML,
+                display,
+                NOT_YAML,
+                field_path=path or "(top level)",
+                actual=too_long_number(node.value, exc),
+                line=node.start_mark.line + 1,
+                column=node.start_mark.column + 1,
+            )
+        if isinstance(node, MappingNode):
+            stack += [(v, f"{path}.{k.value}" if path else str(k.value)) for k, v in reversed(node.value)]
+        elif isinstance(node, SequenceNode):
+            stack += [(v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node.value)))]
+    return Refusal(RefusalCode.NOT_YAML, display, NOT_YAML, actual=str(exc))
 
 
 def locate_node(root: Node, at: tuple[str | int, ...]) -> tuple[int | None, int | None]:
