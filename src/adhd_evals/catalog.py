@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import InputInvalid, UsageError
+from .files import check_readable
 from .importing.model import FIELDS, RISKS, TEXT_FIELDS, Case
 from .importing.sourcetext import long_number_column, too_long_number
 from .problem import Problem
@@ -109,8 +110,19 @@ def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
     return count, problems
 
 
+def open_rows(path: Path, what: str = "file") -> BinaryIO:
+    """A row file opened for streaming; never a FIFO, a device or a file past --max-bytes."""
+    if not path.exists():
+        raise UsageError(f"{path}: no such {what}")
+    try:
+        check_readable(path)
+        return path.open("rb")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+
+
 def validate_file(path: Path) -> tuple[int, list[Problem]]:
-    with path.open("rb") as stream:
+    with open_rows(path, "catalog file") as stream:
         return validate_lines(stream)
 
 
@@ -118,11 +130,9 @@ def read_object_rows(
     path: Path, row_problems: Callable[[dict[str, Any]], list[str]] | None = None, *, what: str = "file"
 ) -> list[dict[str, Any]]:
     """Every row of a JSONL file of objects; all bad rows are named by line, then refused."""
-    if not path.is_file():
-        raise UsageError(f"{path}: no such {what}")
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
-    with path.open("rb") as stream:
+    with open_rows(path, what) as stream:
         for number, row, problem in iter_rows(stream):
             if problem is not None:
                 problems.append(problem.render(str(path)))
@@ -138,7 +148,7 @@ def read_object_rows(
 
 def load_valid(path: Path) -> list[dict[str, Any]]:
     """A catalog's cases, refused with every problem when it breaks the five-field rules."""
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"{path}: no such catalog (pass --cases)")
     _, problems = validate_file(path)
     if problems:

@@ -12,6 +12,7 @@ import typer
 from . import exitcodes, jsonl
 from .catalog import validate_file
 from .errors import CatalogInvalid, UsageError
+from .files import DEFAULT_MAX_BYTES, set_max_bytes
 from .importing.importer import import_source
 from .importing.summary import import_summary
 from .text import plural
@@ -78,8 +79,12 @@ def import_command(
         "--dialect",
         help="A dialect file: what your typed assertions and case shapes mean (draft one with 'adhd-evals survey').",
     ),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
     """Import a case file into the five-field catalog and its check module."""
+    set_max_bytes(max_bytes)
 
     from .importing import dialect as dialects
 
@@ -121,8 +126,12 @@ def survey_command(
     sources: list[Path] = typer.Argument(..., help="Case files, or folders to search for them."),
     format: Format = typer.Option(..., "--format", "-f", help="evals-json or yaml."),
     out: Path | None = typer.Option(None, "--out", help="Write (or extend) a draft dialect file here."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
     """List every shape your case files use, and draft a dialect that says what they mean."""
+    set_max_bytes(max_bytes)
 
     from .importing import survey
     from .output import write_all_atomically
@@ -155,11 +164,13 @@ def _existing(path: Path) -> str | None:
 @app.command("validate")
 def validate_command(
     cases: Path = typer.Argument(Path("evals/cases.jsonl"), help="The five-field catalog."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
     """Check a five-field catalog and print every problem with its line."""
+    set_max_bytes(max_bytes)
 
-    if not cases.is_file():
-        raise UsageError(f"{cases}: no such catalog file")
     count, problems = validate_file(cases)
     if problems:
         raise CatalogInvalid(
@@ -181,8 +192,12 @@ def check_command(
     suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="The check module."),
     output: Path | None = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the summary as JSON."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten."""
+    set_max_bytes(max_bytes)
 
     from .output import write_all_atomically
     from .runs import check as checking
@@ -319,8 +334,12 @@ def score_command(
         None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
     ),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the reference's JSON summary."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
     """Per-condition means, the weighted score and the release gate (exit 1 when it fails)."""
+    set_max_bytes(max_bytes)
 
     from .runs import score as scoring
 
@@ -339,8 +358,12 @@ def blind_command(
     sheet: Path = typer.Option(..., "--sheet", help="The judging sheet to write (JSONL)."),
     key: Path = typer.Option(..., "--key", help="The key file to write (keep it from the judges)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffled label order."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
     """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
+    set_max_bytes(max_bytes)
 
     from .output import write_all_atomically
     from .runs.blind import blind

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..files import NotAFile, read_limited
 from .model import Refusal, RefusalCode
 
 # Deeper than this, a note is refused: nothing a person wrote by hand is this
@@ -25,17 +26,19 @@ MAX_NOTE_DEPTH = 64
 
 
 def read_bytes(path: Path, display: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual="no such file") from None
-    except IsADirectoryError:
+    if path.is_dir():
         raise Refusal(
             RefusalCode.FILE_UNREADABLE,
             display,
             "cannot be read",
             actual="it is a directory, and this format reads one file",
-        ) from None
+        )
+    try:
+        return read_limited(path)
+    except FileNotFoundError:
+        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual="no such file") from None
+    except NotAFile as exc:
+        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=str(exc)) from None
     except OSError as exc:
         raise Refusal(
             RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=exc.strerror or str(exc)

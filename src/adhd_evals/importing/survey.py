@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..files import walk
 from ..text import plural
 from .dialect import VOCABULARY, WHOLE_FILE
 from .formats._common import compact, jsonable
@@ -90,11 +91,7 @@ def _files(fmt: str, sources: list[Path], displays: list[str], found: Survey) ->
         if not source.is_dir():
             files.append((source, shown))
             continue
-        try:
-            inside = sorted(p for p in source.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
-        except OSError as exc:
-            found.unreadable.append((shown, f"{shown} cannot be listed ({exc.strerror or exc})"))
-            continue
+        inside = [p for p in walk(source) if p.suffix.lower() in suffixes]
         files += [(p, str(Path(shown) / p.relative_to(source))) for p in inside]
     return files
 

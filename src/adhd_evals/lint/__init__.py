@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..files import read_limited, walk
 from ..importing.checkgen import MARKER
 from ..problem import ERROR, WARNING, Problem
 
@@ -55,15 +56,24 @@ class LintUsageError(Exception):
     """A path that does not exist, or a file whose format cannot be told."""
 
 
+def _head(path: Path) -> bytes:
+    """A file's bytes for telling its format; nothing when it must not be read (lint
+    then reports it when it reads the file for real)."""
+    try:
+        return read_limited(path)
+    except OSError:
+        return b""
+
+
 def format_of(path: Path, *, explicit: bool) -> str | None:
     """The format of a file by name, then by shape; None to pass it over."""
     name = path.name.lower()
     if name.endswith(".jsonl"):
         return "catalog"
     if name.endswith(".py"):
-        return "module" if explicit or MODULE_MARKER in path.read_bytes() else None
+        return "module" if explicit or MODULE_MARKER in _head(path) else None
     if name.endswith((".yaml", ".yml")):
-        return "yaml" if explicit or _YAML_CASE.search(path.read_bytes()) else None
+        return "yaml" if explicit or _YAML_CASE.search(_head(path)) else None
     if name == "dataset.json":
         return "evalflow"
     if name == "evals.json":
@@ -75,8 +85,8 @@ def format_of(path: Path, *, explicit: bool) -> str | None:
 
 def _json_shape(path: Path) -> str:
     try:
-        data = json.loads(path.read_bytes())
-    except ValueError:
+        data = json.loads(_head(path))
+    except (ValueError, RecursionError):
         return "evals-json"  # the reader reports the syntax error with its position
     if isinstance(data, dict) and "test_cases" in data and "version" in data:
         return "evalflow"
@@ -89,7 +99,7 @@ def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:
         if not path.exists():
             raise LintUsageError(f"{path}: no such file or directory")
         if path.is_dir():
-            for child in sorted(_walk(path)):
+            for child in walk(path, _SKIP_DIRS):
                 kind = forced or format_of(child, explicit=False)
                 if kind:
                     found.append((child, kind))
@@ -99,17 +109,6 @@ def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:
                 raise LintUsageError(f"{path}: cannot tell its format; pass --format-of")
             found.append((path, kind))
     return found
-
-
-def _walk(folder: Path) -> list[Path]:
-    files = []
-    for child in folder.iterdir():
-        if child.is_dir():
-            if child.name not in _SKIP_DIRS:
-                files += _walk(child)
-        elif child.is_file():
-            files.append(child)
-    return files
 
 
 def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect | None = None) -> LintReport:

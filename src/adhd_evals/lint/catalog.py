@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..files import check_readable
 from ..importing.model import RISKS
 from ..importing.sourcetext import DuplicateKey, _unique_pairs, long_number_column, too_long_number
 from ..problem import Problem
@@ -97,5 +98,13 @@ def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], dict[str, int]]:
 
 
 def lint_catalog(path: Path) -> tuple[int, list[Problem], dict[str, int]]:
-    with path.open("rb") as stream:
-        return lint_stream(stream)
+    try:
+        check_readable(path)
+        with path.open("rb") as stream:
+            return lint_stream(stream)
+    except OSError as exc:  # not a regular file, past --max-bytes, or unreadable
+        return 0, [Problem(1, 1, "CaseFileUnreadable", f"{path.name} cannot be read: {_reason(exc)}")], {}
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)

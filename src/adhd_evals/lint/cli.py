@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..exitcodes import FAILED, OK, USAGE
+from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..importing.dialect import Dialect
 from ..problem import Problem
 from ..text import plural, printable
@@ -52,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="CODE",
         help="never report these codes or prefixes; repeatable or comma-separated",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=int,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="report, unread, any file larger than this (default 256 MiB)",
     )
     parser.add_argument(
         "--dialect",
@@ -148,6 +156,7 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse's own usage error or --help
         return USAGE if exc.code else OK
+    set_max_bytes(args.max_bytes)
     try:
         select, ignore = _codes(args.select), _codes(args.ignore)
         report = lint_paths(args.paths, forced=args.format_of, dialect=_dialect(args.dialect))

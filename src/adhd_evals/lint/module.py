@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from ..files import read_limited
 from ..importing.registrations import registered_ids
 from ..problem import Finding, Problem
 from .placeholders import find_placeholders
@@ -14,7 +15,10 @@ from .rules import module_syntax, stamp, unwritten_placeholder
 def lint_module(path: Path) -> tuple[list[Problem], set[str] | None]:
     """Problems in a module, and the case ids it registers (None when it does not parse)."""
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_limited(path).decode("utf-8")
+    except OSError as exc:  # not a regular file, past --max-bytes, or unreadable
+        finding = Finding(1, 1, f"cannot be read: {exc.strerror or exc}")
+        return stamp(module_syntax, [finding]), None
     except UnicodeDecodeError as exc:
         finding = Finding(1, 1, f"not UTF-8: invalid byte at offset {exc.start}")
         return stamp(module_syntax, [finding]), None

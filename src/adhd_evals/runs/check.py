@@ -21,6 +21,7 @@ from typing import Any
 from .. import jsonl
 from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, SuiteBroken, UsageError
+from ..files import check_readable
 from ..output import torn
 from ..text import table
 from .rows import response_problems
@@ -88,8 +89,12 @@ class CheckRun:
 
 def load_suite(path: Path) -> Suite:
     """Import the check module by path; a module that will not import is named by line."""
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"{path}: no such check module")
+    try:
+        check_readable(path)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
     spec = importlib.util.spec_from_file_location("adhd_evals_suite", path)
     if spec is None or spec.loader is None:
         raise SuiteBroken(f"{path}: cannot be loaded as a Python module")

@@ -1,0 +1,93 @@
+"""Reading files that may not be files: bounded, regular only, walks that cannot loop.
+
+A FIFO would block a read forever, /dev/zero would fill memory, a 2 GB file
+would be read whole before its refusal, and two symlinks to `.` make a
+naive walk exponential. Every reader and walker goes through here.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+_limit = DEFAULT_MAX_BYTES
+
+
+def set_max_bytes(limit: int) -> None:
+    """The size past which a file is refused unread (`--max-bytes`)."""
+    global _limit
+    _limit = limit
+
+
+def max_bytes() -> int:
+    return _limit
+
+
+class NotAFile(OSError):
+    """A path that must not be read: not a regular file, or past the size limit."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):  # fmt: skip
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_readable(path: Path) -> int:
+    """The file's size; raises NotAFile for what must not be read."""
+    info = path.stat()  # follows a symlink to what it names
+    if not stat.S_ISREG(info.st_mode):
+        raise NotAFile(f"it is {_kind(info.st_mode)}, not a regular file")
+    if info.st_size > _limit:
+        raise NotAFile(f"it is {info.st_size:,} bytes, past the limit of {_limit:,} (--max-bytes)")
+    return info.st_size
+
+
+def read_limited(path: Path) -> bytes:
+    """The whole file, refused rather than read when it is not a bounded regular file."""
+    check_readable(path)
+    with path.open("rb") as stream:
+        data = stream.read(_limit + 1)
+    if len(data) > _limit:  # it grew while we read it
+        raise NotAFile(f"it grew past the limit of {_limit:,} bytes (--max-bytes) while being read")
+    return data
+
+
+def walk(root: Path, skip: Iterable[str] = ()) -> list[Path]:
+    """Regular files under `root`, sorted; directories named in `skip` are not entered.
+
+    Symlinks met inside the walk are not followed: what one points to inside
+    the root is reached directly, and what lies outside it is not the walk's
+    (so two links to `.` cost nothing, and no link leads out). A resolved-path
+    set guards against a folder reached twice all the same (bind mounts).
+    """
+    skipped = set(skip)
+    seen = {root.resolve()}
+    found: list[Path] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False) and entry.name not in skipped:
+                    real = Path(entry.path).resolve()
+                    if real not in seen:
+                        seen.add(real)
+                        pending.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    found.append(Path(entry.path))
+            except OSError:  # vanished while we looked
+                continue
+    return sorted(found)
