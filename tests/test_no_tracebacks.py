@@ -62,7 +62,7 @@ CASES = [
      ["lint", "FILE"], 1, "cases.jsonl:1:73: E101 invalid JSON: a number of 5,000 digits"),
     ("a 5,000-digit number in a catalog (validate)", "cases.jsonl",
      '{"id":"a","category":"c","prompt":"p","risk":"low","criteria":["x"],"n":' + LONG + "}\n",
-     ["validate", "FILE"], 1, "cases.jsonl:1:73: invalid JSON: a number of 5,000 digits"),
+     ["validate", "FILE"], 1, "cases.jsonl:1:73: E101 invalid JSON: a number of 5,000 digits"),
     ("a 5,000-digit id in evals.json", "evals.json", '{"skill_name":"s","evals":[{"id":' + LONG + ',"prompt":"p"}]}',
      ["import", "--format", "evals-json", "FILE"], 12, "evals[0].id: a number of 5,000 digits (Python reads whole numbers of up to 4,300) (line 1, column 34)"),
     ("a 5,000-digit max_steps in YAML", "task.yaml", "name: n\ntask: t\nmax_steps: " + LONG + "\n",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
@@ -26,64 +28,68 @@ def test_valid_catalog(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert code == exitcodes.OK and out == "Evaluation cases are valid.\n"
 
 
+# Each bad second line, and what validate says of it (the lint rules' words and
+# positions, written by hand: GOOD's value of "risk" starts at column 53, its
+# "criteria" list at 72).
 @pytest.mark.parametrize(
-    ("line", "message"),
+    ("line", "expected"),
     [
-        pytest.param('{"id": "b"', "invalid JSON", id="invalid-json"),
-        pytest.param('["not", "an", "object"]', "expected a JSON object", id="not-object"),
-        pytest.param(
-            '{"id": "b", "category": "c", "risk": "low", "criteria": ["x"]}',
-            "missing fields: prompt",
-            id="missing",
-        ),
-        pytest.param(GOOD.strip().replace('"a"', '""'), "id must be a non-empty string", id="empty-id"),
-        pytest.param(GOOD.strip().replace('"a"', "7"), "id must be a non-empty string", id="int-id"),
-        pytest.param(
-            GOOD.strip().replace('"low"', '"severe"'), "risk must be low, medium, or high", id="risk"
-        ),
-        pytest.param(
-            GOOD.strip().replace('["x"]', "[]"), "criteria must be a non-empty list", id="empty-criteria"
-        ),
-        pytest.param(
-            GOOD.strip().replace('["x"]', '["x", ""]'),
-            "criteria[1] must be a non-empty string",
-            id="empty-criterion",
-        ),
-        pytest.param(
-            GOOD.strip().replace('"p"', '" "'), "prompt must be a non-empty string", id="blank-prompt"
-        ),
-        pytest.param(GOOD.strip(), 'duplicate case id "a" (first on line 1)', id="duplicate-id"),
+        pytest.param('{"id": "b"', "cases.jsonl:2:11: E101 invalid JSON: Expecting ',' delimiter", id="invalid-json"),
+        pytest.param('["not", "an", "object"]', "cases.jsonl:2:1: E102 expected a JSON object", id="not-object"),
+        pytest.param('{"id": "b", "category": "c", "risk": "low", "criteria": ["x"]}',
+                     "cases.jsonl:2:1: E103 missing fields: prompt", id="missing"),
+        pytest.param(GOOD.strip().replace('"a"', '""'), "cases.jsonl:2:8: E105 id is empty", id="empty-id"),
+        pytest.param(GOOD.strip().replace('"a"', "7"), "cases.jsonl:2:8: E104 id: expected a string, found a number",
+                     id="int-id"),
+        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('"low"', '"severe"'),
+                     'cases.jsonl:2:53: E107 risk must be low, medium or high, not "severe"', id="risk"),
+        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('["x"]', "[]"),
+                     "cases.jsonl:2:72: E108 criteria is an empty list", id="empty-criteria"),
+        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('["x"]', '["x", ""]'),
+                     "cases.jsonl:2:78: E108 criteria[1] is empty", id="empty-criterion"),  # the item itself
+        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('"p"', '" "'), "cases.jsonl:2:40: E105 prompt is empty",
+                     id="blank-prompt"),
+        pytest.param(GOOD.strip(), 'cases.jsonl:2:8: E106 duplicate id "a": line 1 has it too', id="duplicate-id"),
     ],
-)
+)  # fmt: skip
 def test_each_problem_is_reported_with_its_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, expected: str
 ) -> None:
     code, _, err = _validate(tmp_path, GOOD + line + "\n", capsys)
     assert code == exitcodes.FAILED
-    assert "cases.jsonl:2" in err and message in err
+    assert err.splitlines()[0].endswith(expected)
+    assert err.splitlines()[-1] == "1 problem in 2 cases."
 
 
 def test_every_error_not_only_the_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = GOOD + '{"id": ""}\n' + "oops\n" + GOOD
     code, _, err = _validate(tmp_path, text, capsys)
     assert code == exitcodes.FAILED
-    assert ":2: missing fields" in err and ":3:1: invalid JSON" in err and ":4: duplicate case id" in err
-    assert "3 problems in 4 cases." in err
+    lines = [line.split("cases.jsonl", 1)[1] for line in err.splitlines()[:-1]]
+    assert lines == [
+        ":2:1: E103 missing fields: category, prompt, risk, criteria",
+        ":2:8: E105 id is empty",
+        ":3:1: E101 invalid JSON: Expecting value",
+        ':4:8: E106 duplicate id "a": line 1 has it too',
+    ]
+    assert err.splitlines()[-1] == "4 problems in 4 cases."
 
 
 def test_invalid_utf8_line_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _validate(tmp_path, GOOD.encode() + b'{"id": "caf\xe9"}\n', capsys)
-    assert code == exitcodes.FAILED and ":2:" in err and "invalid UTF-8" in err
+    assert code == exitcodes.FAILED and "cases.jsonl:2:12: E110 invalid UTF-8 at byte 12 of the line" in err
 
 
-def test_bom_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, _ = _validate(tmp_path, b"\xef\xbb\xbf" + GOOD.encode(), capsys)
-    assert code == exitcodes.OK
+def test_a_bom_is_refused_as_the_reference_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _validate(tmp_path, b"\xef\xbb\xbf" + GOOD.encode(), capsys)
+    assert code == exitcodes.FAILED and "cases.jsonl:1:1: E110 byte-order mark" in err
 
 
 def test_empty_catalog_is_not_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _validate(tmp_path, "\n", capsys)
-    assert code == exitcodes.FAILED and "no cases" in err
+    assert code == exitcodes.FAILED and "cases.jsonl:1:1: E113 the catalog has no cases" in err
 
 
 def test_missing_catalog_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,3 +107,46 @@ def test_corpus_catalogs(path: Path | None, capsys: pytest.CaptureFixture[str]) 
         assert code == exitcodes.FAILED and "missing fields: prompt" in err
     else:
         assert code == exitcodes.OK, err
+
+
+# ---- validate and lint agree: one home for the catalog rules ----------------------
+
+_ROWS = [
+    GOOD.strip(),
+    GOOD.strip().replace('"a"', '"b"'),
+    GOOD.strip().replace('"low"', '"High"'),
+    GOOD.strip().replace('"a"', '" "'),
+    '{"id": "c", "id": "d", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}',
+    '{"id": "e", "category": "c", "prompt": "p\u2028q", "risk": "low", "criteria": ["x"]}',
+    '{"id": "f", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x", ""]}',
+    "[1, 2]",
+    "{",
+    "",
+    "   ",
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    rows=st.lists(st.sampled_from(_ROWS), max_size=6),
+    separators=st.lists(
+        st.sampled_from(["\n", "\r\n", "\r", "\x0c", "\u2028", "\n\n"]), min_size=6, max_size=6
+    ),
+    bom=st.booleans(),
+)
+def test_validate_and_lint_agree(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+                                 rows: list[str], separators: list[str], bom: bool) -> None:  # fmt: skip
+    text = "".join(row + separators[i] for i, row in enumerate(rows))
+    path = tmp_path_factory.mktemp("agree") / "cases.jsonl"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+    validated = main(["validate", str(path)])
+    said = capsys.readouterr().err.splitlines()
+    linted = main(["lint", "--select", "E", str(path)])
+    found = capsys.readouterr().out.splitlines()
+
+    def positions(lines: list[str]) -> list[tuple[str, str, str]]:
+        return [tuple(line[len(str(path)) + 1 :].split(" ", 1)[0].split(":")[:2]) + (line.split(" ")[1],)
+                for line in lines if line.startswith(str(path))]  # type: ignore[misc]  # fmt: skip
+
+    assert (validated == 0) == (linted == 0)
+    assert positions(said) == positions(found)

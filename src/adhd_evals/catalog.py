@@ -15,9 +15,9 @@ from typing import Any, BinaryIO
 
 from .errors import InputInvalid, UsageError
 from .files import check_readable
-from .importing.model import FIELDS, RISKS, TEXT_FIELDS, Case
+from .importing.model import Case
 from .importing.sourcetext import long_number_column, too_long_number
-from .problem import Problem
+from .problem import ERROR, Problem
 
 
 def _problem(line: int, message: str, column: int = 0) -> Problem:
@@ -28,31 +28,11 @@ def catalog_text(cases: Iterable[Case]) -> str:
     return "".join(case.catalog_line() + "\n" for case in cases)
 
 
-def _nonempty_string(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
 def case_problems(row: dict[str, Any]) -> list[str]:
-    """Every rule one catalog row breaks (uniqueness is the file's concern)."""
-    missing = [name for name in FIELDS if name not in row]
-    if missing:
-        return [f"missing fields: {', '.join(missing)}"]
-    problems = []
-    for name in TEXT_FIELDS:
-        if not _nonempty_string(row[name]):
-            problems.append(f"{name} must be a non-empty string")
-    if row["risk"] not in RISKS:
-        problems.append("risk must be low, medium, or high")
-    criteria = row["criteria"]
-    if not isinstance(criteria, list) or not criteria:
-        problems.append("criteria must be a non-empty list")
-    else:
-        problems += [
-            f"criteria[{i}] must be a non-empty string"
-            for i, item in enumerate(criteria)
-            if not _nonempty_string(item)
-        ]
-    return problems
+    """Every rule one catalog row breaks (uniqueness is the file's concern): the lint rules'."""
+    from .lint.catalog import row_problems
+
+    return [p.message for p in row_problems(row)]
 
 
 def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem | None]]:
@@ -86,28 +66,12 @@ def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem 
 
 
 def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
-    """Check a catalog streamed line by line; returns (cases seen, problems)."""
-    first_line: dict[str, int] = {}
-    problems: list[Problem] = []
-    count = 0
-    for number, row, parse_problem in iter_rows(lines):
-        count += 1
-        if parse_problem is not None:
-            problems.append(parse_problem)
-            continue
-        if not isinstance(row, dict):
-            problems.append(_problem(number, "expected a JSON object"))
-            continue
-        problems += [_problem(number, message) for message in case_problems(row)]
-        case_id = row.get("id")
-        if isinstance(case_id, str) and case_id:
-            if case_id in first_line:
-                problems.append(
-                    _problem(number, f'duplicate case id "{case_id}" (first on line {first_line[case_id]})')
-                )
-            else:
-                first_line[case_id] = number
-    return count, problems
+    """A catalog's cases and its errors, by the lint rules (warnings are lint's alone)."""
+    from .lint.catalog import lint_lines
+
+    raw = (line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line for line in lines)
+    count, problems, _ = lint_lines(raw)
+    return count, sorted((p for p in problems if p.severity == ERROR), key=lambda p: (p.line, p.column))
 
 
 def open_rows(path: Path, what: str = "file") -> BinaryIO:

@@ -177,8 +177,6 @@ def validate_command(
             [p.render(str(cases)) for p in problems]
             + [f"{plural(len(problems), 'problem')} in {plural(count, 'case')}."]
         )
-    if count == 0:
-        raise CatalogInvalid([f"{cases}: no cases in the catalog."])
     print("Evaluation cases are valid.")
     return exitcodes.OK
 

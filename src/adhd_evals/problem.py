@@ -28,7 +28,7 @@ class Problem:
     def render(self, path: str) -> str:
         """`path:line[:column]: message`, as validate prints it."""
         where = f"{path}:{self.line}" + (f":{self.column}" if self.column else "")
-        return f"{where}: {self.message}"
+        return f"{where}: {self.code + ' ' if self.code else ''}{self.message}"
 
 
 class Finding(NamedTuple):

@@ -46,7 +46,7 @@ def _lint(tmp_path: Path, name: str, content: str | bytes) -> list[tuple[str, in
         ),
         pytest.param(
             GOOD.replace('"a"', '"b"').replace('"Answers 102."', '"Answers 102.", " "'),
-            ("E108", 2, 72),
+            ("E108", 2, 89),  # the " " item itself: the list opens at 72, "Answers 102." takes 73-86
             id="E108-empty-criterion",
         ),
         pytest.param(
@@ -56,7 +56,7 @@ def _lint(tmp_path: Path, name: str, content: str | bytes) -> list[tuple[str, in
         ),
         pytest.param(
             GOOD.replace('"a"', '"b"').replace("Answers 102.", "Finds the bug and gives the fix."),
-            ("W201", 2, 72),
+            ("W201", 2, 73),  # criteria[0], just inside the list's bracket at 72
             id="W201-bundled-criterion",
         ),
     ],

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import codecs
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..files import check_readable
 from ..importing.model import RISKS
 from ..importing.sourcetext import DuplicateKey, _unique_pairs, long_number_column, too_long_number
-from ..problem import Problem
-from .rules import CATALOG_RULES, Row, stamp
+from ..problem import ERROR, Problem
+from .rules import CATALOG_RULES, Row, empty_catalog, stamp
 from .rules.bundled_criterion import BUNDLED
 
 
@@ -76,11 +77,16 @@ def read_row(number: int, raw: bytes) -> Row:
 
 def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], dict[str, int]]:
     """(cases, problems, id -> line) for a catalog stream; memory holds only the ids."""
+    return lint_lines(stream)
+
+
+def lint_lines(lines: Iterable[bytes]) -> tuple[int, list[Problem], dict[str, int]]:
+    """The catalog rules, the one home of what a valid catalog is (validate uses them too)."""
     states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
     seen: dict[str, int] = states["E106"].setdefault("seen", {})
     problems: list[Problem] = []
     cases = 0
-    for number, raw in enumerate(stream, start=1):
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         cases += 1
@@ -94,7 +100,17 @@ def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], dict[str, int]]:
         row = read_row(number, raw)
         for rule in CATALOG_RULES:
             problems += stamp(rule, rule.check(row, states[rule.ID]))
+    problems += stamp(empty_catalog, empty_catalog.check(cases))
     return cases, problems, seen
+
+
+def row_problems(row: dict[str, Any]) -> list[Problem]:
+    """The errors the catalog rules find in one row on its own (not a duplicate id)."""
+    text = json.dumps(row, ensure_ascii=False)
+    found = Row(1, text, row)
+    states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
+    problems = [p for rule in CATALOG_RULES for p in stamp(rule, rule.check(found, states[rule.ID]))]
+    return [p for p in problems if p.severity == ERROR]
 
 
 def lint_catalog(path: Path) -> tuple[int, list[Problem], dict[str, int]]:

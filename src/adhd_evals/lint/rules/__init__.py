@@ -22,6 +22,7 @@ from . import (
     case_without_checks,
     duplicate_id,
     duplicate_key,
+    empty_catalog,
     empty_criteria,
     empty_id,
     encoding,
@@ -63,7 +64,13 @@ CATALOG_RULES: list[CatalogRule] = [
     empty_criteria,
     bundled_criterion,
 ]
-MODULE_RULES: list[Rule] = [case_without_checks, unwritten_placeholder, module_syntax, torn_pair]
+MODULE_RULES: list[Rule] = [
+    case_without_checks,
+    unwritten_placeholder,
+    module_syntax,
+    torn_pair,
+    empty_catalog,
+]
 # Every rule, by code: the catalog's and the check module's.
 RULES: dict[str, Rule] = {
     rule.ID: rule for rule in sorted([*CATALOG_RULES, *MODULE_RULES], key=lambda r: r.ID)

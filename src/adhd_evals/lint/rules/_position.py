@@ -1,20 +1,17 @@
-"""Columns inside one catalog line, found only when a problem needs one."""
+"""Columns inside one catalog line, found only when a problem needs one.
+
+The line is walked with the JSON scanner along the path (never a text search,
+which a prompt quoting `"risk":` would fool).
+"""
 
 from __future__ import annotations
 
-import json
+from ...importing.sourcetext import locate
 
 
-def column_of(text: str | None, key: str) -> int:
-    """1-based column of the value of `key` in a one-line JSON object (1 if not found)."""
+def column_of(text: str | None, key: str, *more: str | int) -> int:
+    """1-based column of the value at `key` (then `more` steps: an index into a list)
+    in a one-line JSON object; the deepest value that exists, 1 for an empty line."""
     if not text:
         return 1
-    quoted = json.dumps(key) + ":"
-    at = text.find(quoted)
-    if at < 0:
-        at = text.find(json.dumps(key))
-        return at + 1 if at >= 0 else 1
-    at += len(quoted)
-    while at < len(text) and text[at] in " \t":
-        at += 1
-    return at + 1
+    return locate(text, (key, *more))[1] or 1

@@ -60,6 +60,6 @@ def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
             if isinstance(item, str) and BUNDLED.search(item):
                 yield Finding(
                     row.number,
-                    column_of(row.text, "criteria"),
+                    column_of(row.text, "criteria", index),
                     f'criteria[{index}] bundles two checks with "and": split it',
                 )

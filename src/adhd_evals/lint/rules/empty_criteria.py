@@ -30,4 +30,6 @@ def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     elif isinstance(criteria, list):
         for index, item in enumerate(criteria):
             if isinstance(item, str) and not item.strip():
-                yield Finding(row.number, column_of(row.text, "criteria"), f"criteria[{index}] is empty")
+                yield Finding(
+                    row.number, column_of(row.text, "criteria", index), f"criteria[{index}] is empty"
+                )
