@@ -181,3 +181,26 @@ def test_invalid_response_rows_are_all_named(project: Path, capsys: pytest.Captu
     assert code == exitcodes.INPUT
     assert ":2: trial must be an integer" in err and ":2: response must be a string (missing)" in err
     assert ":3:1: invalid JSON" in err
+
+
+def test_the_default_suite_is_not_run_from_outside_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "checks.py").write_text("raise SystemExit('this code must not run')\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "evals").symlink_to(elsewhere)  # evals/checks.py leads out of the project
+    (project / "responses.jsonl").write_text("")
+    monkeypatch.chdir(project)
+    assert main(["check", "responses.jsonl", "--cases", str(elsewhere / "none.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert f"resolves to {elsewhere / 'checks.py'}, outside this project" in err
+    assert f"--suite {elsewhere / 'checks.py'}" in err
+
+
+def test_check_help_says_it_runs_the_modules_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.replace("│", " ").split())  # rich draws boxes around help
+    assert "check RUNS ITS PYTHON CODE" in text and "check imports it and runs its code" in text

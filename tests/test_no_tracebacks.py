@@ -244,3 +244,33 @@ def test_fuzz_row_files(tmp_path_factory: pytest.TempPathFactory, capsys: pytest
     _run(["score", str(path)], capsys)
     _run(["score", str(path), "--key", str(path)], capsys)
     _run(["check", str(path), "--cases", str(path), "--suite", str(folder / "none.py")], capsys)
+
+
+# ---- messages that help ---------------------------------------------------------
+
+
+def test_lint_carries_the_import_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "evals.json"
+    path.write_text('{"skill_name": "s", "cases": [{"id": 1, "prompt": "p"}]}')
+    assert main(["lint", str(path)]) == 1
+    assert '(hint: found a "cases" list where evals-json has "evals")' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "content", "hint"),
+    [
+        ("yaml", "evals.json", '{"skill_name": "s", "evals": [{"id": 1, "prompt": "p"}]}',
+         "hint: evals.json looks like an evals.json: try --format evals-json"),
+        ("evalflow", "evals.json", '{"skill_name": "s", "evals": [{"id": 1, "prompt": "p"}]}',
+         "evals.json looks like an evals.json: try --format evals-json"),
+        ("evals-json", "task.yaml", "name: n\ntask: t\n", "task.yaml looks like a YAML case file: try --format yaml"),
+        ("evals-json", "cases.jsonl", '{"id": "a"}\n{"id": "b"}\n',
+         "cases.jsonl looks like a five-field catalog (JSONL): it is not a source to import"),
+    ],
+)  # fmt: skip
+def test_a_wrong_format_names_the_one_the_file_looks_like(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          fmt: str, name: str, content: str, hint: str) -> None:  # fmt: skip
+    path = tmp_path / name
+    path.write_text(content)
+    assert main(["import", "--format", fmt, str(path)]) >= 10
+    assert hint in capsys.readouterr().err

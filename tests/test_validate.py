@@ -150,3 +150,14 @@ def test_validate_and_lint_agree(tmp_path_factory: pytest.TempPathFactory, capsy
 
     assert (validated == 0) == (linted == 0)
     assert positions(said) == positions(found)
+
+
+def test_validate_on_an_evals_json_says_so_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "evals.json"
+    path.write_text('{\n  "skill_name": "s",\n  "evals": [\n    {"id": 1, "prompt": "p"}\n  ]\n}\n')
+    assert main(["validate", str(path)]) == exitcodes.FAILED
+    err = capsys.readouterr().err
+    assert err == (
+        f"{path} is not a five-field catalog (JSONL, one case per line): it looks like an evals.json; "
+        f"use adhd-evals lint {path}, or adhd-evals import --format evals-json {path}\n"
+    )

@@ -172,6 +172,8 @@ def validate_command(
     set_max_bytes(max_bytes)
 
     count, problems = validate_file(cases)
+    if problems and (other := _other_format(cases)):
+        raise CatalogInvalid([other])
     if problems:
         raise CatalogInvalid(
             [p.render(str(cases)) for p in problems]
@@ -181,25 +183,58 @@ def validate_command(
     return exitcodes.OK
 
 
+def _other_format(path: Path) -> str | None:
+    """One line for a file that is not a JSONL catalog at all (not one per line of it)."""
+    import json as json_module
+
+    from .lint import format_of
+
+    looks = format_of(path, explicit=True)
+    if looks in ("evals-json", "evalflow"):
+        try:
+            json_module.loads(path.read_bytes())
+        except (ValueError, RecursionError, OSError):
+            return None  # not one JSON document either: the problems by line say more
+    elif looks not in ("yaml", "module"):
+        return None
+    what = {"evals-json": "an evals.json", "evalflow": "an evalflow dataset", "yaml": "a YAML case file",
+            "module": "a check module"}[looks]  # fmt: skip
+    use = f"adhd-evals lint {path}" + (
+        f", or adhd-evals import --format {looks} {path}" if looks != "module" else ""
+    )
+    return f"{path} is not a five-field catalog (JSONL, one case per line): it looks like {what}; use {use}"
+
+
 @app.command("check")
 def check_command(
     responses: Path = typer.Argument(
         ..., help="Response rows (case_id, trial, condition, runner, response) as JSONL."
     ),
     cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
-    suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="The check module."),
+    suite: Path | None = typer.Option(
+        None,
+        "--suite",
+        help="The check module (default evals/checks.py). check RUNS ITS PYTHON CODE: "
+        "point it only at a module you trust.",
+    ),
     output: Path | None = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the summary as JSON."),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
 ) -> int:
-    """Run every response through its case's checks; fails while anything fails or is unwritten."""
+    """Run every response through its case's checks; fails while anything fails or is unwritten.
+
+    The check module is Python: check imports it and runs its code. Without
+    --suite it reads evals/checks.py only when that file lies inside the
+    current folder (not through a link to somewhere else).
+    """
     set_max_bytes(max_bytes)
 
     from .output import write_all_atomically
     from .runs import check as checking
 
+    suite = suite if suite is not None else checking.default_suite()
     checking.refuse_torn_pair(cases, suite)
     ids = checking.catalog_ids(cases)
     loaded = checking.load_suite(suite)

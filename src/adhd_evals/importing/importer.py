@@ -16,7 +16,7 @@ from .dialect import Dialect
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate
 from .merge import MergeReport, merge
-from .model import DEFAULT_RISK, RISKS, ImportResult
+from .model import DEFAULT_RISK, RISKS, ImportResult, Refusal, RefusalCode
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"
@@ -61,7 +61,10 @@ def read_source(
     shown = display if display is not None else str(source)
     options = ReadOptions(risk=risk or DEFAULT_RISK, category=category, dialect=dialect)
     with _collector_paused():
-        cases = reader(source, display=shown, options=options)
+        try:
+            cases = reader(source, display=shown, options=options)
+        except Refusal as refusal:
+            raise _with_format_hint(refusal, fmt, source) from None
     for case in cases:  # a category taken from a folder name is the one unchecked text
         if has_lone_surrogate(case.category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
@@ -91,6 +94,25 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+_LOOKS = {"evals-json": "an evals.json", "evalflow": "an evalflow dataset", "yaml": "a YAML case file",
+          "catalog": "a five-field catalog (JSONL)", "module": "a check module"}  # fmt: skip
+
+
+def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
+    """A file refused for its shape under one --format may be another format's file: say which."""
+    if refusal.code in (RefusalCode.FILE_UNREADABLE, RefusalCode.DIRECTORY_UNREADABLE):
+        return refusal
+    from ..lint import format_of
+
+    looks = format_of(source, explicit=True) if source.is_file() else None
+    if looks is None or looks == fmt:
+        return refusal
+    advice = f"try --format {looks}" if looks in READERS else "it is not a source to import"
+    looks_like = f"{source.name} looks like {_LOOKS[looks]}: {advice}"
+    refusal.hint = f"{refusal.hint}; {looks_like}" if refusal.hint else looks_like
+    return refusal
 
 
 def render_module(result: ImportResult) -> str:

@@ -20,6 +20,7 @@ from ..problem import ERROR, WARNING, Problem
 
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
+    from ..importing.model import Refusal
 
 FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
@@ -174,4 +175,9 @@ def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, l
 
     options = ReadOptions(risk="medium", dialect=dialect)
     cases, refusals = PROBLEMS[kind](path, display=path.name, options=options)
-    return cases, [Problem(r.line or 1, r.column or 1, r.code.value, r.body) for r in refusals]
+    return cases, [Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r)) for r in refusals]
+
+
+def _with_hint(refusal: Refusal) -> str:
+    """The import's words, hint included: the hook shows what the import would say."""
+    return refusal.body + (f" (hint: {refusal.hint})" if refusal.hint else "")

@@ -138,6 +138,22 @@ def read_responses(path: Path) -> list[dict[str, Any]]:
     return read_object_rows(path, response_problems, what="responses file")
 
 
+DEFAULT_SUITE = Path("evals/checks.py")
+
+
+def default_suite() -> Path:
+    """evals/checks.py, refused when it resolves outside the current folder: `check` runs
+    the module's code, and code from elsewhere must be named on purpose (--suite)."""
+    here = Path.cwd().resolve()
+    real = DEFAULT_SUITE.resolve()
+    if DEFAULT_SUITE.exists() and here not in real.parents:
+        raise UsageError(
+            f"{DEFAULT_SUITE} resolves to {real}, outside this project ({here}); check runs a check "
+            f"module's Python code, so name it on purpose: --suite {real}"
+        )
+    return DEFAULT_SUITE
+
+
 def refuse_torn_pair(cases: Path, suite: Path) -> None:
     """A catalog and module written by one import must not be half old, half new."""
     if cases.parent == suite.parent and (problem := torn(cases.parent)):
