@@ -207,6 +207,8 @@ def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
 
 def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
     """The first of the dialect's alternatives the case has (else the first)."""
+    if len(keys) == 1:
+        return keys[0]
     return next((key for key in keys if key in raw or key == NUMBERED), keys[0])
 
 
