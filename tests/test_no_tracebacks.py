@@ -274,3 +274,20 @@ def test_a_wrong_format_names_the_one_the_file_looks_like(tmp_path: Path, capsys
     path.write_text(content)
     assert main(["import", "--format", fmt, str(path)]) >= 10
     assert hint in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("case_id", ["a"], "Score row 1: case_id must be a string"),
+    ("trial", [1], "Score row 1: trial must be an integer"),
+    ("condition", ["baseline"], "Score row 1: condition must be a string"),
+])  # fmt: skip
+def test_score_rows_with_lists_where_ids_belong(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                field: str, value: Any, message: str) -> None:  # fmt: skip
+    metrics = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), 3)
+    rows = [{"case_id": "a", "trial": 1, "condition": c, **metrics, "blocker": False, "notes": ""}
+            for c in ("baseline", "candidate")]  # fmt: skip
+    rows[0][field] = value
+    path = tmp_path / "scores.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, output = _run(["score", str(path)], capsys)
+    assert code == exitcodes.INPUT and message in output

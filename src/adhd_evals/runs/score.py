@@ -53,7 +53,9 @@ def score_problems(row: dict[str, Any], index: int, weights: dict[str, float]) -
     missing = [name for name in required if name not in row]
     if missing:
         return [f"Score row {index}: missing fields: {', '.join(missing)}"]
-    problems = []
+    problems = [f"Score row {index}: {p}" for p in field_problems(row, LABELLED_FIELDS)]
+    if problems:  # a list where an id belongs cannot be paired or grouped
+        return problems
     if row["condition"] not in CONDITIONS:
         problems.append(f"Score row {index}: unsupported condition {row['condition']!r}")
     for metric in weights:
