@@ -225,8 +225,34 @@ def test_fuzz_yaml(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.Capt
 row_keys = st.sampled_from(["id", "category", "prompt", "risk", "criteria", "case_id", "trial", "condition",
                             "runner", "response", "label", "correctness", "autonomy", "actionability",
                             "safety", "concision", "blocker", "notes"])  # fmt: skip
-rows = st.dictionaries(
-    row_keys, values | st.sampled_from(["baseline", "candidate", "A", 1, 3, "low"]), max_size=12
+_METRICS = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), 3)
+TEMPLATES = [  # valid rows of each kind the commands read; the fuzzer breaks one field at a time
+    {"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]},
+    {"case_id": "a", "trial": 1, "condition": "baseline", "runner": "stub", "response": "r"},
+    {"case_id": "a", "trial": 1, "condition": "candidate", "runner": "stub", "response": "r"},
+    {"case_id": "a", "trial": 1, "condition": "baseline", **_METRICS, "blocker": False, "notes": ""},
+    {"case_id": "a", "trial": 1, "condition": "candidate", **_METRICS, "blocker": True, "notes": ""},
+    {"case_id": "a", "trial": 1, "condition": "A", **_METRICS, "blocker": False, "notes": ""},
+    {"case_id": "a", "trial": 1, "label": "A", "condition": "baseline"},
+]
+
+
+def _broken(template: dict[str, Any], key: str, value: Any, drop: bool) -> dict[str, Any]:
+    row = dict(template)
+    if drop:
+        row.pop(key, None)
+    else:
+        row[key] = value
+    return row
+
+
+near_valid = st.builds(_broken, st.sampled_from(TEMPLATES), row_keys, values, st.booleans())
+rows = (
+    near_valid
+    | st.sampled_from(TEMPLATES)
+    | st.dictionaries(
+        row_keys, values | st.sampled_from(["baseline", "candidate", "A", 1, 3, "low"]), max_size=12
+    )
 )
 row_lines = st.lists(rows.map(_dump) | st.sampled_from(["", "{", "[1]", "\ufeff{}", '{"a":1,"a":2}', LONG]),
                      max_size=5)  # fmt: skip
