@@ -10,11 +10,8 @@ from pathlib import Path
 import typer
 
 from . import exitcodes, jsonl
-from .catalog import validate_file
 from .errors import CatalogInvalid, UsageError
 from .files import DEFAULT_MAX_BYTES, set_max_bytes
-from .importing.importer import import_source
-from .importing.summary import import_summary
 from .text import plural
 
 # typer 0.29 prints "<bool>" beside every flag, which reads as if it took a value.
@@ -87,6 +84,8 @@ def import_command(
     set_max_bytes(max_bytes)
 
     from .importing import dialect as dialects
+    from .importing.importer import import_source
+    from .importing.summary import import_summary
 
     declared = dialects.load(dialect) if dialect is not None else None
     outcome = import_source(
@@ -170,6 +169,8 @@ def validate_command(
 ) -> int:
     """Check a five-field catalog and print every problem with its line."""
     set_max_bytes(max_bytes)
+
+    from .catalog import validate_file
 
     count, problems = validate_file(cases)
     if problems and (other := _other_format(cases)):
@@ -312,6 +313,12 @@ def run_command(
     timeout: float | None = typer.Option(
         None, "--timeout", help="Seconds one call may take before it counts as failed."
     ),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="With --allow-unmetered: the most calls (attempts) this run makes."
+    ),
+    max_output_bytes: int = typer.Option(
+        16 * 1024 * 1024, "--max-output-bytes", help="End a call that prints more than this."
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
@@ -332,6 +339,8 @@ def run_command(
         jobs,
         timeout,
         backoff,
+        max_calls,
+        max_output_bytes,
     )
     summary = run(request)
     if summary.repaired_bytes:
@@ -341,10 +350,19 @@ def run_command(
             file=sys.stderr,
         )
     print(
-        f"Ran {summary.ran} calls, skipped {summary.skipped} already in {output}; "
-        f"spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
+        f"Ran {plural(summary.ran, 'case')} ({plural(summary.calls, 'call')}), skipped {summary.skipped} "
+        f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
         file=sys.stderr,
     )
+    if allow_unmetered:
+        cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
+        print(
+            f"Unmetered: the CLI reports no cost, so the budget cannot stop this run; {cap}.", file=sys.stderr
+        )
+    if summary.stopped_for_calls:
+        print("Call cap reached: stopped before every row ran. Rerun with a larger --max-calls to finish.",
+              file=sys.stderr)  # fmt: skip
+        return exitcodes.BUDGET
     if summary.stopped_for_budget:
         print(
             "Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",

@@ -73,3 +73,20 @@ class RunnerFailed(UserError):
 
     def lines(self) -> list[str]:
         return [*super().lines(), "Rows already written are kept; rerun the same command to resume."]
+
+
+class Stopped(UserError):
+    """A run stopped by a signal: no new call started, in-flight ones ended, rows kept."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def lines(self) -> list[str]:
+        return [*super().lines(), "Rows already written are kept; rerun the same command to resume."]
+
+
+class Busy(UserError):
+    """Another run holds the output file's lock."""
+
+    exit_code = exitcodes.USAGE

@@ -12,7 +12,8 @@ SUITE = 5  # a check module that does not import
 RUNNER = 6  # a model CLI failed after its retries
 BUDGET = 7  # the run stopped because the budget was spent; rerun with more to finish
 INTERNAL = 70  # a bug in adhd-evals (sysexits' EX_SOFTWARE): never 1, which means "a check failed"
-INTERRUPTED = 130  # Ctrl-C
+INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+TERMINATED = 143  # SIGTERM (128 + 15)
 REFUSAL = {  # one code per refusal, so scripts can tell them apart
     "CaseFileUnreadable": 10,
     "CaseDirectoryUnreadable": 11,

@@ -282,7 +282,9 @@ def bench_runs(calls: int, repeat: int) -> None:
             )
         )
         config = work / "runners.json"
-        config.write_text(json.dumps({"fake": {"command": [str(fake)], "response_format": "claude-json"}}))
+        # As claude's own runner is configured: it is told its share of the budget (--max-budget-usd).
+        spec = {"command": [str(fake)], "response_format": "claude-json", "budget_flag": "--max-budget-usd"}
+        config.write_text(json.dumps({"fake": spec}))
         bare_code = (
             "import subprocess, sys\n"
             f"for n in range({calls}): subprocess.run([sys.argv[1], 'Q' + str(n)], capture_output=True)\n"
@@ -323,7 +325,7 @@ def bench_runs(calls: int, repeat: int) -> None:
         print(f"{'runner overhead per call':<44} {(serial[0] - bare[0]) / calls * 1000:7.2f} ms")
         print(
             f"{'run --jobs 8':<44} {parallel[0]:7.3f} s   speed-up over --jobs 1: "
-            f"{serial[0] / parallel[0]:5.2f}x   target >= 6x"
+            f"{serial[0] / parallel[0]:5.2f}x   target >= 7x"
         )
 
 

@@ -1,8 +1,11 @@
 """A small fake model CLI for runner tests: answers in each response format,
-fails N times before succeeding, reports cost, sleeps, or hangs.
+fails N times before succeeding, reports cost (honouring a budget flag), sleeps,
+hangs, floods, spawns a grandchild, reads its prompt from stdin, and appends
+every call to a file so tests can count them.
 
-    fake_cli.py [--format text|claude-json|codex-jsonl] [--cost USD] [--fail-times N --state FILE]
-                [--sleep S] [--hang] [--max-budget USD] PROMPT
+    fake_cli.py [--format text|claude-json|codex-jsonl] [--cost USD|nan] [--fail-times N --state FILE]
+                [--sleep S] [--hang] [--max-budget USD] [--calls FILE] [--grandchild MARKER]
+                [--flood BYTES] [--stdin] [PROMPT]
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,14 +23,24 @@ from pathlib import Path
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--format", default="text")
-    parser.add_argument("--cost", type=float, default=None)
+    parser.add_argument("--cost", default=None)
     parser.add_argument("--fail-times", type=int, default=0)
     parser.add_argument("--state", type=Path, default=None)
     parser.add_argument("--sleep", type=float, default=0.0)
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--max-budget", type=float, default=None)
-    parser.add_argument("prompt")
+    parser.add_argument("--calls", type=Path, default=None)
+    parser.add_argument("--grandchild", default=None)
+    parser.add_argument("--flood", type=int, default=0)
+    parser.add_argument("--stdin", action="store_true")
+    parser.add_argument("prompt", nargs="?", default="")
     args = parser.parse_args()
+    prompt = sys.stdin.read() if args.stdin else args.prompt
+    if args.calls is not None:  # one line per call, appended whole (O_APPEND)
+        with args.calls.open("a") as calls:
+            calls.write(json.dumps({"pid": os.getpid(), "prompt": prompt, "budget": args.max_budget}) + "\n")
+    if args.grandchild:  # a process of its own group that outlives nothing it should
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", args.grandchild])
     if args.hang:
         time.sleep(3600)
     if args.fail_times and args.state is not None:
@@ -35,14 +50,20 @@ def main() -> int:
             print(f"upstream overloaded (attempt {count + 1})", file=sys.stderr)
             return 3
     time.sleep(args.sleep)
-    digest = hashlib.sha256(args.prompt.encode()).hexdigest()[:8]
-    text = f"answer {digest}" + (" <task> seen" if "<task>" in args.prompt else "")
+    if args.flood:
+        sys.stdout.write("x" * args.flood)
+        return 0
+    digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
+    text = f"answer {digest}" + (" <task> seen" if "<task>" in prompt else "")
     if args.max_budget is not None:
         text += f" budget={args.max_budget:.4f}"
+    cost = None if args.cost is None else float(args.cost)
+    if cost is not None and args.max_budget is not None:
+        cost = min(cost, args.max_budget)  # a CLI that honours its budget flag never spends past it
     if args.format == "claude-json":
         payload = {"result": text, "usage": {"input_tokens": 10, "output_tokens": 5}}
-        if args.cost is not None:
-            payload["total_cost_usd"] = args.cost
+        if cost is not None:
+            payload["total_cost_usd"] = cost
         print(json.dumps(payload))
     elif args.format == "codex-jsonl":
         print(json.dumps({"type": "item.completed", "item": {"type": "agent_message", "text": text}}))

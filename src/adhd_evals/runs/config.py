@@ -11,6 +11,8 @@ from ..errors import UsageError
 
 FORMATS = ("text", "claude-json", "codex-jsonl")
 STUB = "stub"
+PROMPT = "{prompt}"  # a command element the prompt replaces (so a config can put `--` before it)
+PROMPT_VIA = ("argv", "stdin")
 
 
 @dataclass(frozen=True)
@@ -19,11 +21,34 @@ class Runner:
     command: tuple[str, ...]
     response_format: str = "text"
     budget_flag: str | None = None
+    prompt_via: str = "argv"
 
     @property
     def metered(self) -> bool:
         """Whether its responses report dollar cost (the stub reports 0)."""
         return self.name == STUB or self.response_format == "claude-json"
+
+    @property
+    def placed(self) -> bool:
+        """Whether the config says where the prompt goes (a `{prompt}` element, or stdin)."""
+        return self.prompt_via == "stdin" or PROMPT in self.command
+
+    def invocation(self, prompt: str, budget: float | None) -> tuple[list[str], str | None]:
+        """(argv, stdin text) for one call: the budget flag after the command, as the
+        reference places it; the prompt last, at `{prompt}`, or on stdin."""
+        base = list(self.command)
+        flag = [self.budget_flag, f"{budget:.4f}"] if self.budget_flag and budget is not None else []
+        if self.prompt_via == "stdin":
+            return [*base, *flag], prompt
+        if PROMPT in base:
+            at = base.index(PROMPT)
+            options_end = base.index("--") if "--" in base[:at] else at  # the flag is an option
+            return [*base[:options_end], *flag, *base[options_end:at], prompt, *base[at + 1 :]], None
+        return [*base, *flag, prompt], None
+
+    def shown(self) -> str:
+        """The command for messages: never the prompt."""
+        return " ".join(self.command)
 
 
 def load_runner(name: str, config: Path | None) -> Runner:
@@ -54,4 +79,9 @@ def _runner(name: str, spec: Any, config: Path) -> Runner:
     budget_flag = spec.get("budget_flag")
     if budget_flag is not None and not isinstance(budget_flag, str):
         raise UsageError(f"{where}: budget_flag must be a string")
-    return Runner(name, tuple(command), response_format, budget_flag)
+    prompt_via = spec.get("prompt_via", "argv")
+    if prompt_via not in PROMPT_VIA:
+        raise UsageError(f"{where}: prompt_via must be one of {', '.join(PROMPT_VIA)}")
+    if command.count(PROMPT) > 1 or (PROMPT in command and prompt_via == "stdin"):
+        raise UsageError(f"{where}: the prompt goes in one place: one {PROMPT} element, or prompt_via stdin")
+    return Runner(name, tuple(command), response_format, budget_flag, prompt_via)

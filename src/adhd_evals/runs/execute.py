@@ -1,21 +1,36 @@
-"""`adhd-evals run`: call a model CLI for each (case, trial), concurrently, resumably."""
+"""`adhd-evals run`: call a model CLI for each (case, trial), concurrently, resumably.
+
+Money and processes (the README's "Where adhd-evals differs" table says where
+this goes beyond i-have-adhd's run_evals.py):
+- a call starts only with its share of the budget reserved; a runner with a
+  `budget_flag` is told at most that share, so what calls may spend never sums
+  past `--budget-usd`;
+- a stop (a fatal failure, the budget, Ctrl-C, SIGTERM) starts nothing new and
+  ends in-flight calls with their process groups (see process.py);
+- one writer per output file (an advisory lock naming the holder's pid).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
-import shlex
-import subprocess
+import math
+import os
+import signal
 import sys
-import tempfile
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from .. import exitcodes
 from ..catalog import load_valid
-from ..errors import RunnerFailed, UsageError
+from ..errors import Busy, RunnerFailed, Stopped, UsageError
+from . import process
 from .config import STUB, Runner
 from .prompts import condition_prompt, skill_text
 from .responses import ResponseUnreadable, parse
@@ -38,6 +53,8 @@ class RunRequest:
     jobs: int = 1
     timeout: float | None = None
     backoff: float = 1.0
+    max_calls: int | None = None
+    max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
 
 
 @dataclass
@@ -45,8 +62,10 @@ class RunSummary:
     ran: int = 0
     skipped: int = 0
     failed_attempts: int = 0
+    calls: int = 0
     spent: float = 0.0
     stopped_for_budget: bool = False
+    stopped_for_calls: bool = False
     repaired_bytes: int = 0
 
 
@@ -54,35 +73,96 @@ def load_cases(path: Path) -> list[dict[str, Any]]:
     return load_valid(path)
 
 
+def _finite(value: float | None, *, positive: bool) -> bool:
+    return value is not None and math.isfinite(value) and (value > 0 if positive else value >= 0)
+
+
 def check_request(request: RunRequest) -> None:
     if request.condition not in CONDITIONS:
         raise UsageError(f"--condition must be one of {', '.join(CONDITIONS)}")
-    if not request.budget_usd > 0:
-        raise UsageError("--budget-usd must be greater than 0")
+    if not _finite(request.budget_usd, positive=True):
+        raise UsageError("--budget-usd must be a number greater than 0")
+    if not _finite(request.backoff, positive=False):
+        raise UsageError("--backoff must be a number of seconds, 0 or more")
+    if request.timeout is not None and not _finite(request.timeout, positive=True):
+        raise UsageError("--timeout must be a number of seconds greater than 0")
     if request.trials < 1 or request.jobs < 1 or request.retries < 0:
         raise UsageError("--trials and --jobs must be at least 1, --retries at least 0")
+    if request.max_output_bytes < 1 or (request.max_calls is not None and request.max_calls < 1):
+        raise UsageError("--max-output-bytes and --max-calls must be at least 1")
     if not request.runner.metered and not request.allow_unmetered:
         raise UsageError(
             f"the {request.runner.response_format!r} response format never reports dollar "
             "cost; rerun with --allow-unmetered only when the provider has a separate hard "
-            "spending cap"
+            "spending cap (and --max-calls N to cap the calls)"
         )
 
 
 class Budget:
-    """Spend shared by the workers; no call starts once the remaining budget is spent."""
+    """Money shared by the workers, reserved before each call and settled after it.
 
-    def __init__(self, limit: float, spent: float) -> None:
-        self.limit, self.spent = limit, spent
-        self._lock = threading.Lock()
+    With a budget flag, a call reserves an equal share of what is unreserved
+    among the calls that may still start, and the CLI is told that share, so
+    the reservations never sum past the limit. Without one, the CLI cannot be
+    told, so a call reserves the most any call has cost so far, and until one
+    has reported a cost only one call runs at a time. `--max-calls` caps calls
+    (every attempt counts) for runs that report no cost at all.
+    """
 
-    def remaining(self) -> float:
-        with self._lock:
-            return self.limit - self.spent
+    def __init__(self, limit: float, spent: float, jobs: int, flagged: bool, max_calls: int | None) -> None:
+        self.limit, self.spent, self.jobs, self.flagged = limit, spent, jobs, flagged
+        self.max_calls, self.calls = max_calls, 0
+        self.reserved = 0.0
+        self.in_flight = 0
+        self.dearest: float | None = None
+        self._changed = threading.Condition()
 
-    def add(self, cost: float) -> None:
-        with self._lock:
-            self.spent += cost
+    def reserve(self, stop: threading.Event) -> float | None:
+        """A share for one call, or None when nothing more may start (the budget, the cap, a stop)."""
+        with self._changed:
+            while True:
+                if stop.is_set() or self.spent >= self.limit:
+                    return None
+                if self.max_calls is not None and self.calls >= self.max_calls:
+                    return None
+                free = self.limit - self.spent - self.reserved
+                share = self._share(free)
+                if share is not None:
+                    self.reserved += share
+                    self.in_flight += 1
+                    self.calls += 1
+                    return share
+                if self.in_flight == 0:
+                    return None  # too little left for one more call
+                self._changed.wait(timeout=process.POLL_S)
+
+    def _share(self, free: float) -> float | None:
+        if free <= 0:
+            return None
+        if self.flagged:
+            return free / (self.jobs - self.in_flight)
+        if self.dearest is not None and self.dearest <= free:
+            return self.dearest  # what calls have cost so far (free calls, 0, run at once too)
+        if self.in_flight == 0:
+            return free  # alone, a call may spend what is left (as the reference's does)
+        return None
+
+    def settle(self, share: float, cost: float | None) -> None:
+        with self._changed:
+            self.reserved -= share
+            self.in_flight -= 1
+            if cost is not None:
+                self.spent += cost
+                self.dearest = max(self.dearest or 0.0, cost)
+            self._changed.notify_all()
+
+    def exhausted(self) -> bool:
+        with self._changed:
+            return self.spent >= self.limit or self.limit - self.spent - self.reserved <= 0
+
+    def capped(self) -> bool:
+        with self._changed:
+            return self.max_calls is not None and self.calls >= self.max_calls
 
 
 class Progress:
@@ -127,57 +207,115 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
     if unknown:
         raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
     instructions = skill_text(request.condition, request.skill)
-    store = Store.open(request.output)
-    summary = RunSummary(repaired_bytes=store.repaired_bytes)
-    try:
-        pending = []
-        for trial in range(1, request.trials + 1):
-            for case in cases:
-                if request.case_ids and case["id"] not in request.case_ids:
-                    continue
-                if (case["id"], trial, request.condition, request.runner.name) in store.done:
-                    summary.skipped += 1
-                else:
-                    pending.append((case, trial))
-        budget = Budget(request.budget_usd, store.spent.get((request.condition, request.runner.name), 0.0))
-        _run_all(
-            request,
-            pending,
-            instructions,
-            store,
-            budget,
-            summary,
-            Progress(len(pending), progress_stream or sys.stderr),
-        )
-        summary.spent = budget.spent
-    finally:
-        store.close()
+    with _only_writer(request.output):
+        store = Store.open(request.output)
+        summary = RunSummary(repaired_bytes=store.repaired_bytes)
+        try:
+            pending = _pending(request, cases, store, summary, instructions)
+            spent = store.spent.get((request.condition, request.runner.name), 0.0)
+            budget = Budget(request.budget_usd, spent, request.jobs, bool(request.runner.budget_flag),
+                            request.max_calls if request.allow_unmetered else None)  # fmt: skip
+            progress = Progress(len(pending), progress_stream or sys.stderr)
+            with _signals_stop() as stop:
+                _run_all(request, pending, store, budget, summary, progress, stop)
+            summary.spent, summary.calls = budget.spent, budget.calls
+        finally:
+            store.close()
     return summary
 
 
-def _run_all(
-    request: RunRequest,
-    pending: list[tuple[dict[str, Any], int]],
-    instructions: str | None,
-    store: Store,
-    budget: Budget,
-    summary: RunSummary,
-    progress: Progress,
-) -> None:
-    stop = threading.Event()
-    lock = threading.Lock()
+def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, summary: RunSummary,
+             instructions: str | None) -> list[tuple[dict[str, Any], int, str]]:  # fmt: skip
+    """(case, trial, prompt) still to run; every prompt checked before the first call."""
+    pending = []
+    for trial in range(1, request.trials + 1):
+        for case in cases:
+            if request.case_ids and case["id"] not in request.case_ids:
+                continue
+            if (case["id"], trial, request.condition, request.runner.name) in store.done:
+                summary.skipped += 1
+                continue
+            prompt = condition_prompt(case["prompt"], instructions)
+            _check_prompt(request.runner, case["id"], prompt)
+            pending.append((case, trial, prompt))
+    return pending
 
-    def work(case: dict[str, Any], trial: int) -> None:
-        if stop.is_set():
+
+def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
+    if "\x00" in prompt:
+        raise UsageError(f"case {case_id!r}: its prompt holds a NUL character, which no command line or "
+                         "CLI reads intact; remove it from the catalog")  # fmt: skip
+    if prompt.startswith("-") and runner.command and not runner.placed:
+        raise UsageError(
+            f"case {case_id!r}: its prompt begins with '-', which runner {runner.name!r} would read as an "
+            'option; in runners.json put "--", "{prompt}" at the end of its command, or set '
+            '"prompt_via": "stdin"'
+        )
+
+
+@contextlib.contextmanager
+def _only_writer(output: Path) -> Iterator[None]:
+    """An advisory lock beside the output: a second run on the same file refuses at once."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    lock = output.with_name(output.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            raise Busy(f"{output} is being written by another run (pid {holder}); "
+                       "wait for it, or write to another --output") from None  # fmt: skip
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+        with contextlib.suppress(OSError):
+            lock.unlink()
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _signals_stop() -> Iterator[threading.Event]:
+    """SIGINT and SIGTERM set the stop (in-flight calls end with their groups); the run
+    then raises Stopped with 130 or 143. Off the main thread, signals stay as they are."""
+    stop = threading.Event()
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def handle(signum: int, frame: object) -> None:
+        received.append(signum)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        terminated = received[0] == signal.SIGTERM
+        raise Stopped("stopped by " + ("SIGTERM" if terminated else "Ctrl-C") + ": no new call started, "
+                      "calls in flight were ended",
+                      exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED)  # fmt: skip
+
+
+def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int, str]], store: Store,
+             budget: Budget, summary: RunSummary, progress: Progress, stop: threading.Event) -> None:  # fmt: skip
+    lock = threading.Lock()
+    failures: list[BaseException] = []
+
+    def work(case: dict[str, Any], trial: int, prompt: str) -> None:
+        try:
+            row, failed = _one_call(request, case, trial, prompt, budget, stop)
+        except BaseException as exc:  # the first failure stops everything before any other call starts
+            stop.set()
+            failures.append(exc)
             return
-        remaining = budget.remaining()
-        if remaining <= 0:
-            with lock:
-                summary.stopped_for_budget = True
+        if row is None:  # nothing more may start: the budget, the cap, or a stop
             return
-        prompt = condition_prompt(case["prompt"], instructions)
-        row, failed = _one_call(request, case, trial, prompt, remaining)
-        budget.add(row["cost_usd"] or 0.0)
         store.append(row)
         with lock:
             summary.ran += 1
@@ -187,26 +325,27 @@ def _run_all(
         )
 
     with ThreadPoolExecutor(max_workers=request.jobs) as pool:
-        futures = [pool.submit(work, case, trial) for case, trial in pending]
-        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-        failure = next((f.exception() for f in done if f.exception() is not None), None)
-        if failure is not None:
-            stop.set()
-            for future in futures:
-                future.cancel()
-            raise failure
+        futures = [pool.submit(work, case, trial, prompt) for case, trial, prompt in pending]
+        while not all(f.done() for f in futures):  # the main thread stays free for signals
+            wait(futures, timeout=process.POLL_S * 4)
+    incomplete = summary.ran < len(pending)
+    summary.stopped_for_budget = incomplete and budget.exhausted()
+    summary.stopped_for_calls = incomplete and budget.capped()
+    if failures:
+        raise failures[0]
 
 
-def _one_call(
-    request: RunRequest, case: dict[str, Any], trial: int, prompt: str, remaining: float
-) -> tuple[dict[str, Any], int]:
+def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str, budget: Budget,
+              stop: threading.Event) -> tuple[dict[str, Any] | None, int]:  # fmt: skip
     started = time.monotonic()
     cost: float | None
     if request.runner.name == STUB and not request.runner.command:
-        text, usage, cost = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0
-        failed = 0
+        text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
     else:
-        (text, usage, cost), failed = _call_with_retries(request, prompt, remaining)
+        result = _call_with_retries(request, prompt, budget, stop)
+        if result is None:
+            return None, 0
+        (text, usage, cost), failed = result
     row = {
         "case_id": case["id"],
         "trial": trial,
@@ -220,58 +359,53 @@ def _one_call(
     return row, failed
 
 
-def _call_with_retries(
-    request: RunRequest, prompt: str, remaining: float
-) -> tuple[tuple[str, dict[str, Any], float | None], int]:
+def _call_with_retries(request: RunRequest, prompt: str, budget: Budget, stop: threading.Event
+                       ) -> tuple[tuple[str, dict[str, Any], float | None], int] | None:  # fmt: skip
+    """A response, None when nothing more may start, or RunnerFailed after the last retry."""
     runner = request.runner
-    invocation = list(runner.command)
-    if runner.budget_flag:
-        invocation += [runner.budget_flag, f"{remaining:.4f}"]
-    shown = shlex.join(invocation)  # the command without the prompt, for messages
     last = ""
     for attempt in range(request.retries + 1):
-        if attempt:
-            time.sleep(min(request.backoff * 2 ** (attempt - 1), 30.0))
-        code, out, err = _call([*invocation, prompt], request.timeout)
-        if code == 0:
-            try:
-                text, usage, cost = parse(out, runner.response_format)
-            except ResponseUnreadable as exc:
-                last = f"{exc}\n{_tail(out)}"
-                continue
-            if cost is None and not request.allow_unmetered:
-                raise RunnerFailed(
-                    f"runner {runner.name!r} ({shown}) did not report dollar cost; rerun with "
-                    "--allow-unmetered only when the provider has a separate hard spending cap"
-                )
-            return (text, usage, cost), attempt
-        last = (f"timed out after {request.timeout} s" if code is None else f"exit code {code}") + (
-            f"; last output:\n{_tail(err or out)}" if (err or out).strip() else ""
-        )
+        if attempt and stop.wait(min(request.backoff * 2 ** (attempt - 1), 30.0)):
+            return None
+        share = budget.reserve(stop)
+        if share is None:
+            return None
+        cost: float | None = None
+        try:
+            argv, stdin_text = runner.invocation(prompt, share)
+            outcome = process.call(argv, stdin_text=stdin_text, timeout=request.timeout,
+                                   max_output=request.max_output_bytes, stop=stop)  # fmt: skip
+            if outcome.ended == "stop":
+                return None
+            if outcome.code == 0:
+                try:
+                    text, usage, cost = parse(outcome.out, runner.response_format)
+                except ResponseUnreadable as exc:
+                    last = f"{exc}\n{_tail(outcome.out)}"
+                    continue
+                if cost is None and not request.allow_unmetered:
+                    raise RunnerFailed(
+                        f"runner {runner.name!r} ({runner.shown()}) did not report dollar cost; rerun with "
+                        "--allow-unmetered only when the provider has a separate hard spending cap"
+                    )
+                return (text, usage, cost), attempt
+            last = _failure(outcome, request)
+        finally:
+            budget.settle(share, cost)
     raise RunnerFailed(
-        f"runner {runner.name!r} failed after {request.retries + 1} attempts (command: {shown}): {last}"
+        f"runner {runner.name!r} failed after {request.retries + 1} attempts (command: {runner.shown()}): {last}"
     )
 
 
-def _call(argv: list[str], timeout: float | None) -> tuple[int | None, str, str]:
-    """One call in an empty scratch folder, so the CLI cannot adopt this checkout as context."""
-    with tempfile.TemporaryDirectory(prefix="adhd-evals-run-") as cwd:
-        try:
-            done = subprocess.run(
-                argv,
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            return None, out, ""
-        except OSError as exc:
-            return 127, "", f"cannot start {argv[0]}: {exc.strerror or exc}"
-    return done.returncode, done.stdout, done.stderr
+def _failure(outcome: process.Outcome, request: RunRequest) -> str:
+    if outcome.ended == "timeout":
+        what = f"timed out after {request.timeout} s (its process group was ended)"
+    elif outcome.ended == "output":
+        what = f"printed more than {request.max_output_bytes:,} bytes (--max-output-bytes); it was ended"
+    else:
+        what = f"exit code {outcome.code}"
+    tail = outcome.err or outcome.out
+    return what + (f"; last output:\n{_tail(tail)}" if tail.strip() else "")
 
 
 def _tail(text: str, lines: int = 12) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 
@@ -15,19 +16,27 @@ def parse(output: str, response_format: str) -> tuple[str, dict[str, Any], float
         if response_format == "text":
             return output.strip(), {}, None
         if response_format == "claude-json":
-            return _claude(output)
+            return _usage_checked(*_claude(output))
         if response_format == "codex-jsonl":
-            return _codex(output)
-    except (ValueError, AttributeError, TypeError) as exc:
+            return _usage_checked(*_codex(output))
+    except (ValueError, AttributeError, TypeError, RecursionError) as exc:
         raise ResponseUnreadable(f"output is not {response_format}: {exc}") from exc
     raise ResponseUnreadable(f"unknown response format {response_format!r}")
+
+
+def _usage_checked(text: str, usage: Any, cost: float | None) -> tuple[str, dict[str, Any], float | None]:
+    if not isinstance(usage, dict):  # the row's usage is an object, as the reference reads it
+        raise ValueError(f"usage is {usage!r}, not an object")
+    return text, usage, cost
 
 
 def _claude(output: str) -> tuple[str, dict[str, Any], float | None]:
     payload, _ = json.JSONDecoder().raw_decode(output.lstrip())
     cost = payload.get("total_cost_usd")
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or cost < 0):
-        raise ValueError(f"total_cost_usd is {cost!r}")
+    if cost is not None and (
+        isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost) or cost < 0
+    ):  # NaN would stop the budget from ever stopping the run
+        raise ValueError(f"total_cost_usd is {cost!r}, not a finite number of dollars, 0 or more")
     return str(payload.get("result", "")).strip(), payload.get("usage") or {}, cost
 
 

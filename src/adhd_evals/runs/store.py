@@ -90,7 +90,8 @@ class Store:
 
 
 def _repair_torn_tail(path: Path) -> int:
-    """Cut a last line that has no newline (a killed writer's); returns bytes removed."""
+    """Cut a torn last line (a killed writer's); returns bytes removed. A last line that is a
+    whole row but lacks its newline is kept and the newline added."""
     if not path.exists() or path.stat().st_size == 0:
         return 0
     with path.open("rb+") as stream:
@@ -109,5 +110,17 @@ def _repair_torn_tail(path: Path) -> int:
                 keep = start + at + 1
                 break
             keep = start
+        stream.seek(keep)
+        if _whole_row(stream.read(size - keep)):  # complete, only its newline is missing (as the
+            stream.seek(size)  # reference writes a row, then a newline): keep it, add the newline
+            stream.write(b"\n")
+            return 0
         stream.truncate(keep)
         return size - keep
+
+
+def _whole_row(data: bytes) -> bool:
+    try:
+        return isinstance(json.loads(data), dict)
+    except (ValueError, RecursionError):
+        return False
