@@ -33,7 +33,11 @@ def _where(pattern: str) -> list[str]:
         # a JSON line written outside jsonl.py (an indented JSON document is not a line)
         ("JSONL written by hand", r'dumps\((?![^\n]*indent=)[^\n]*\)\s*\+\s*"\\n"', None),
         ("the line-break escapes", r"0x2028", "jsonl.py"),
-        ("finding @check registrations", r'func\.(id|value) == "check"', "importing/registrations.py"),
+        (
+            "finding @check registrations",
+            r'(?:func\.(id|value) == |DECORATOR = )"check"',
+            "importing/registrations.py",
+        ),
         ("the problem value", r"^class Problem\b", "problem.py"),
         ("exit code numbers", r"^INTERNAL = ", "exitcodes.py"),
         ("plurals", r"""'s'\}|"s" \*|'s' \*""", None),

@@ -36,7 +36,7 @@ def test_out_writes_both_files_and_a_rerun_changes_nothing(tmp_path: Path) -> No
     args = ["import", "--format", "evals-json", str(DIALECTS.source), "--out", str(out)]
     assert main(args) == 0
     first = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert sorted(first) == ["cases.jsonl", "checks.py"]
+    assert sorted(first) == [".adhd-evals-sources.json", "cases.jsonl", "checks.py"]
     assert main(args) == 0
     assert {p.name: p.read_bytes() for p in out.iterdir()} == first
 

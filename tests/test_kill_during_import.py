@@ -18,7 +18,7 @@ from adhd_evals.output import MANIFEST, TEMP_MARK
 
 OLD = {"skill_name": "s", "evals": [{"id": 1, "prompt": "old prompt", "assertions": ["Old criterion"]}]}
 NEW = {"skill_name": "s", "evals": [{"id": 1, "prompt": "new prompt", "assertions": ["New criterion"]}]}
-STEPS = ["written", "manifest", "renamed-1", "renamed-2"]
+STEPS = ["written", "manifest", "renamed-1", "renamed-2", "renamed-3"]
 
 
 def _import(source: Path, out: Path, kill_at: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -48,12 +48,14 @@ def test_a_kill_at_each_step_is_consistent_or_named_then_repaired(
     state = _state(out)
     # By hand, from the order of the steps: temps are written, then the manifest,
     # then cases.jsonl is renamed, then checks.py.
+    # (then the record of sources, the third file of the write, whose change is invisible here)
     expected_state = {"written": ("old", "old"), "manifest": ("old", "old"),
-                      "renamed-1": ("new", "old"), "renamed-2": ("new", "new")}[step]  # fmt: skip
+                      "renamed-1": ("new", "old"), "renamed-2": ("new", "new"),
+                      "renamed-3": ("new", "new")}[step]  # fmt: skip
     assert state == expected_state
     # what the killed writer left: its temporary files, and the manifest once written
-    temps, manifest = {"written": (2, False), "manifest": (2, True),
-                       "renamed-1": (1, True), "renamed-2": (0, True)}[step]  # fmt: skip
+    temps, manifest = {"written": (3, False), "manifest": (3, True), "renamed-1": (2, True),
+                       "renamed-2": (1, True), "renamed-3": (0, True)}[step]  # fmt: skip
     assert len(leftovers) == temps and (out / MANIFEST).exists() == manifest
     responses = tmp_path / "responses.jsonl"
     responses.write_text('{"case_id": "s-1", "trial": 1, "condition": "baseline", "runner": "stub", '
@@ -73,5 +75,6 @@ def test_a_kill_at_each_step_is_consistent_or_named_then_repaired(
     assert repaired.returncode == 0
     assert ("Repaired:" in repaired.stderr) == (state[0] != state[1])
     assert _state(out) == ("new", "new")
-    assert sorted(p.name for p in out.iterdir()) == ["cases.jsonl", "checks.py"]  # no temp, no manifest
+    # no temporary file, no manifest: the catalog, the module and the record of sources
+    assert sorted(p.name for p in out.iterdir()) == [".adhd-evals-sources.json", "cases.jsonl", "checks.py"]
     assert not (out / MANIFEST).exists()

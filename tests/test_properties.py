@@ -54,7 +54,7 @@ def _outcome_is_whole(fmt: str, source: Path, out: Path) -> None:
     count, problems = validate_lines(outcome.catalog.splitlines())
     assert problems == [] and count == len(outcome.result.cases)
     compile(outcome.module, "checks.py", "exec")
-    assert sorted(p.name for p in out.iterdir()) == ["cases.jsonl", "checks.py"]
+    assert sorted(p.name for p in out.iterdir()) == [".adhd-evals-sources.json", "cases.jsonl", "checks.py"]
 
 
 def _check_json(fmt: str, document: dict[str, Any]) -> None:

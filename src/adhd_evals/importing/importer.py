@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import difflib
 import gc
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..catalog import catalog_text
 from ..errors import OutputError, UsageError
+from ..files import walk
 from ..output import torn, write_all_atomically
 from . import checkgen
 from .dialect import Dialect
@@ -29,6 +34,8 @@ class ImportOutcome:
     written: tuple[Path, ...] = ()
     merge_report: MergeReport | None = None
     module_text: str | None = None  # what was written; None until needed
+    dropped: list[str] = dataclasses.field(default_factory=list)  # ids that left the catalog
+    diffs: list[str] = dataclasses.field(default_factory=list)  # a dry run's unified diffs
     repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
 
     @property
@@ -121,37 +128,167 @@ def render_module(result: ImportResult) -> str:
         return checkgen.render(result)
 
 
-def import_source(
-    fmt: str,
-    source: Path,
-    *,
-    out: Path | None = None,
-    risk: str | None = None,
-    category: str | None = None,
-    display: str | None = None,
-    prune: bool = False,
-    dialect: Dialect | None = None,
-) -> ImportOutcome:
-    """Read, render, and (with `out`) write both files atomically; nothing on refusal.
+SOURCES_NAME = ".adhd-evals-sources.json"  # what a folder was built from
+_FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
+
+
+@dataclass(frozen=True)
+class Request:
+    """What an import is asked to do, beyond reading: where to write, and how."""
+
+    out: Path | None = None
+    prune: bool = False
+    replace: bool = False
+    dry_run: bool = False
+
+
+def expand(fmt: str, sources: list[Path]) -> list[Path]:
+    """The files (or yaml case folders) the sources name: for evals-json and evalflow,
+    a folder means every evals.json (dataset.json) beneath it, sorted."""
+    name = _FILE_NAMES.get(fmt)
+    found: list[Path] = []
+    for source in sources:
+        if name is None or not source.is_dir():
+            found.append(source)
+            continue
+        beneath = [p for p in walk(source) if p.name == name]
+        if not beneath:
+            raise Refusal(RefusalCode.DIRECTORY_EMPTY, str(source), "has nothing to import",
+                          expected=f"at least one {name} beneath it", actual="none")  # fmt: skip
+        found += beneath
+    return found
+
+
+def read_sources(
+    fmt: str, sources: list[Path], *, display: str | None = None, **options: Any
+) -> ImportResult:
+    """Every source into one model; ids that collide across sources are refused naming both."""
+    files = expand(fmt, sources)
+    if len(files) == 1:
+        return read_source(fmt, files[0], display=display, **options)
+    results = [read_source(fmt, path, **options) for path in files]
+    owner: dict[str, tuple[str, str]] = {}
+    for result in results:
+        for case in result.cases:
+            if case.id in owner:
+                _, first_case = owner[case.id]
+                raise Refusal(_NOT_CODE[fmt], result.source, "cannot join the catalog", case=case.origin,
+                              field_path="id", expected="an id no other source has",
+                              actual=f'"{case.id}", which {first_case} has too')  # fmt: skip
+            owner[case.id] = (result.source, case.origin or result.source)  # "file, case 3"
+    first = results[0]
+    return dataclasses.replace(first, source=", ".join(r.source for r in results),
+                               cases=tuple(c for r in results for c in r.cases),
+                               sources=tuple(r.source for r in results))  # fmt: skip
+
+
+_NOT_CODE = {"evals-json": RefusalCode.NOT_EVALS_JSON, "yaml": RefusalCode.NOT_YAML_CASE,
+             "evalflow": RefusalCode.NOT_EVALFLOW}  # fmt: skip
+
+
+def import_source(fmt: str, source: Path, *, out: Path | None = None, prune: bool = False,
+                  **options: Any) -> ImportOutcome:  # fmt: skip
+    """One source: see import_sources."""
+    return import_sources(fmt, [source], Request(out=out, prune=prune), **options)
+
+
+def import_sources(fmt: str, sources: list[Path], request: Request = Request(), *, display: str | None = None,
+                   **options: Any) -> ImportOutcome:  # fmt: skip
+    """Read, render, and (with `out`) write the catalog, the module and the record of
+    sources atomically; nothing on refusal, nothing at all on a dry run.
 
     When `out` already holds a check module, the new one is merged into it
-    (see merge.py): nothing a person wrote there is lost.
+    (see merge.py): nothing a person wrote there is lost. A folder built from
+    other sources is refused unless `replace`; every case that leaves the
+    catalog is listed.
     """
-    result = read_source(fmt, source, risk=risk, category=category, display=display, dialect=dialect)
+    result = read_sources(fmt, sources, display=display, **options)
     outcome = ImportOutcome(result, catalog_text(result.cases))
+    out = request.out
     if out is None:
         return outcome
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
+    record = _sources_record(fmt, sources)
+    _refuse_other_sources(out, record, request.replace)
     outcome.repaired = torn(out) if out.is_dir() else None
-    outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, prune)
-    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: outcome.module_text}
+    previous = _catalog_ids(out / CATALOG_NAME)
+    outcome.dropped = [case_id for case_id in previous if case_id not in {c.id for c in result.cases}]
+    outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, request.prune,
+                                                             _catalog_prompts(out / CATALOG_NAME))  # fmt: skip
+    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: outcome.module_text,
+               out / SOURCES_NAME: record}  # fmt: skip
+    if request.dry_run:
+        outcome.diffs = [_diff(path, text) for path, text in targets.items() if path.name != SOURCES_NAME]
+        return outcome
     write_all_atomically(targets, paired=True)
-    outcome.written = tuple(targets)
+    outcome.written = (out / CATALOG_NAME, out / MODULE_NAME)
     return outcome
 
 
-def _module_text(path: Path, result: ImportResult, prune: bool) -> tuple[str, MergeReport | None]:
+def _sources_record(fmt: str, sources: list[Path]) -> str:
+    listed = [{"path": str(s), "resolved": str(s.resolve())} for s in sources]
+    return json.dumps({"format": fmt, "sources": listed}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _refuse_other_sources(out: Path, record: str, replace: bool) -> None:
+    """A re-import naming other sources than the folder was built from would drop cases."""
+    try:
+        recorded = json.loads((out / SOURCES_NAME).read_text(encoding="utf-8"))
+        before = {s["resolved"]: s["path"] for s in recorded["sources"]}
+    except FileNotFoundError:
+        return  # a new folder, or one written before folders recorded their sources
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise OutputError(f"{out / SOURCES_NAME} cannot be read ({exc}); restore it or delete it") from exc
+    now = {s["resolved"]: s["path"] for s in json.loads(record)["sources"]}
+    if set(before) == set(now) or replace:
+        return
+    missing = [path for resolved, path in before.items() if resolved not in now]
+    added = [path for resolved, path in now.items() if resolved not in before]
+    raise OutputError(
+        f"{out} was built from {', '.join(before.values())}; this import names "
+        + (f"none of {', '.join(missing)}" if missing else "them")
+        + (f" and adds {', '.join(added)}" if added else "")
+        + ", so cases would leave the catalog. Name every source, or pass --replace to rebuild the "
+        "folder from these sources alone (it lists each case it drops)"
+    )
+
+
+def _catalog_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of an existing catalog, read leniently (it is about to be replaced)."""
+    rows = []
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        with contextlib.suppress(ValueError, RecursionError):
+            row = json.loads(line)
+            if isinstance(row, dict) and isinstance(row.get("id"), str):
+                rows.append(row)
+    return rows
+
+
+def _catalog_ids(path: Path) -> list[str]:
+    return [row["id"] for row in _catalog_rows(path)]
+
+
+def _catalog_prompts(path: Path) -> dict[str, str]:
+    return {row["id"]: row["prompt"] for row in _catalog_rows(path) if isinstance(row.get("prompt"), str)}
+
+
+def _diff(path: Path, text: str) -> str:
+    try:
+        before = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        before = ""
+    lines = difflib.unified_diff(before.splitlines(keepends=True), text.splitlines(keepends=True),
+                                 fromfile=f"{path} (now)", tofile=f"{path} (after the import)")  # fmt: skip
+    return "".join(lines)
+
+
+def _module_text(path: Path, result: ImportResult, prune: bool,
+                 prompts: dict[str, str]) -> tuple[str, MergeReport | None]:  # fmt: skip
     """Fresh text, or the existing module merged with the new source."""
     try:
         existing = path.read_text(encoding="utf-8")
@@ -160,4 +297,4 @@ def _module_text(path: Path, result: ImportResult, prune: bool) -> tuple[str, Me
     except (OSError, UnicodeDecodeError) as exc:
         raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
     with _collector_paused():
-        return merge(existing, result, prune=prune)
+        return merge(existing, result, prune=prune, old_prompts=prompts)

@@ -56,9 +56,13 @@ class MergeReport:
     vanished_cases: list[str] = field(default_factory=list)  # case ids kept although gone
     pruned_cases: list[str] = field(default_factory=list)
     kept_markers: set[str] = field(default_factory=set)  # markers of regions kept as a person left them
+    retargeted: list[str] = field(default_factory=list)  # edited checks moved to a reworded criterion
 
     def lines(self) -> list[str]:
         out = []
+        if self.retargeted:
+            out.append(f"Retargeted {plural(len(self.retargeted), 'check')}: edited checks now follow their "
+                       "reworded criteria (their bodies unchanged).")  # fmt: skip
         if self.kept_edited:
             out.append(
                 f"Kept {plural(len(self.kept_edited), 'hand-edited part')} of the check module as they are."
@@ -127,8 +131,10 @@ def _case_label(region_: Region, by_case: dict[str, list[Region]]) -> str:
     return first[len("# case ") :] or region_.case_key
 
 
-def merge(existing: str, result: ImportResult, *, prune: bool = False) -> tuple[str, MergeReport]:
-    """The new module text, keeping every region a person edited."""
+def merge(existing: str, result: ImportResult, *, prune: bool = False,
+          old_prompts: dict[str, str] | None = None) -> tuple[str, MergeReport]:  # fmt: skip
+    """The new module text, keeping every region a person edited (and moving an edited
+    check to its criterion when the source reworded it: see retarget.py)."""
     old, trailing = split(existing)
     if not old:  # not a module this tool wrote: never guess, never overwrite
         raise OutputError(
@@ -141,17 +147,98 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False) -> tuple[
     # A module written before keys were 64 bits wide is matched by its old keys.
     new_keys = {key for u in fresh for key in (u.key, u.legacy_key) if key}
     new_cases = {key.split(".", 1)[0] for key in new_keys if key != "-"}
+    previous = {u.key: old_by_key.get(u.key) or old_by_key.get(u.legacy_key or u.key) for u in fresh}
+    moves = _retargets(old, fresh, previous, new_keys, result, old_prompts or {})
     parts = [
-        _choose(unit, old_by_key.get(unit.key) or old_by_key.get(unit.legacy_key or unit.key), i == 0, report)
+        _moved(unit, moves[unit.key], report)
+        if unit.key in moves
+        else _choose(unit, previous[unit.key], i == 0, report)
         for i, unit in enumerate(fresh)
     ]
-    leftovers = _leftovers(old, new_keys, new_cases, prune, report)
+    consumed = {region.key for region, _ in moves.values()}
+    leftovers = _leftovers([r for r in old if r.key not in consumed], new_keys, new_cases, prune, report)
     merged = assemble(parts + leftovers) + trailing
     # What the generator wrote is safe by construction; only what a person wrote can break
     # the module, so only that is compiled (a 50,000-case module is never parsed whole).
     written_by_people = [text for text, marker in parts if marker in report.kept_markers]
     _refuse_broken([*written_by_people, *(text for text, _ in leftovers), trailing], merged)
     return merged, report
+
+
+def _retargets(old: list[Region], fresh: list[Unit], previous: dict[str, Region | None], new_keys: set[str],
+               result: ImportResult, old_prompts: dict[str, str]) -> dict[str, tuple[Region, str]]:  # fmt: skip
+    """Fresh check units -> (an edited orphan, its retargeted text), where the match is sure."""
+    from .retarget import Old, criterion_of, pair, retarget
+
+    legacy_case = {u.legacy_key.split(".", 1)[0]: u.key.split(".", 1)[0] for u in fresh if u.legacy_key}
+    old_cases: dict[str, list[Region]] = {}
+    for found in old:
+        if found.kind == "check":
+            old_cases.setdefault(legacy_case.get(found.case_key, found.case_key), []).append(found)
+    new_cases: dict[str, list[Unit]] = {}
+    for unit in fresh:
+        if unit.kind == "check":
+            new_cases.setdefault(unit.key.split(".", 1)[0], []).append(unit)
+    pairs = _moved_cases(old_cases, new_cases, result, old_prompts)
+    pairs |= {key: key for key in new_cases if key in old_cases}
+    moves: dict[str, tuple[Region, str]] = {}
+    for new_case, old_case in pairs.items():
+        regions, units_ = old_cases.get(old_case, []), new_cases[new_case]
+        olds = []
+        for position, found in enumerate(regions):
+            if found.key not in new_keys and not found.untouched:
+                case_id, criterion = criterion_of(found.text)
+                olds.append(Old(found.key, case_id, criterion, position))
+        open_units = [(u.key, u.criterion, i) for i, u in enumerate(units_) if previous[u.key] is None]
+        by_key = {u.key: u for u in units_}
+        for old_key, unit_key in pair(olds, open_units, len(regions), len(units_)).items():
+            orphan = next(r for r in regions if r.key == old_key)
+            unit = by_key[unit_key]
+            text = retarget(orphan.text, unit.case_id, unit.criterion, unit.name)
+            if text is not None:
+                moves[unit_key] = (orphan, text)
+    return moves
+
+
+def _moved_cases(old_cases: dict[str, list[Region]], new_cases: dict[str, list[Unit]], result: ImportResult,
+                 old_prompts: dict[str, str]) -> dict[str, str]:  # fmt: skip
+    """New case key -> old case key, for a case whose id changed but whose prompt did not."""
+    from .retarget import criterion_of
+
+    gone = {key for key in old_cases if key not in new_cases}
+    if not gone or not old_prompts:
+        return {}
+    old_by_prompt: dict[str, list[str]] = {}
+    for key in gone:
+        ids = {case_id for r in old_cases[key] if (case_id := criterion_of(r.text)[0]) is not None}
+        prompt = old_prompts.get(ids.pop()) if len(ids) == 1 else None
+        if prompt is not None:
+            old_by_prompt.setdefault(prompt, []).append(key)
+    new_by_prompt: dict[str, list[str]] = {}
+    for case in result.cases:
+        new_key = next((u.key.split(".", 1)[0] for u in new_cases.get(_case_key(case.id), [])), None)
+        if new_key is not None and new_key not in old_cases:
+            new_by_prompt.setdefault(case.prompt, []).append(new_key)
+    return {
+        new[0]: old_by_prompt[prompt][0]
+        for prompt, new in new_by_prompt.items()
+        if len(new) == 1 and len(old_by_prompt.get(prompt, [])) == 1
+    }
+
+
+def _case_key(case_id: str) -> str:
+    from .checkgen import short_hash
+
+    return short_hash(case_id)
+
+
+def _moved(unit: Unit, move: tuple[Region, str], report: MergeReport) -> tuple[str, str]:
+    """An edited check retargeted to its reworded criterion: still the person's (edited)."""
+    region, text = move
+    marker = f"{MARKER}check {unit.key} {region.marker.rsplit(' ', 1)[1]}"
+    report.retargeted.append(unit.key)
+    report.kept_markers.add(marker)
+    return text, marker
 
 
 def _choose(unit: Unit, previous: Region | None, first: bool, report: MergeReport) -> tuple[str, str]:

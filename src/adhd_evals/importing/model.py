@@ -114,6 +114,12 @@ class ImportResult:
     risk: str
     risk_was_default: bool
     dialect: Dialect | None = None
+    sources: tuple[str, ...] = ()  # each source, when there were several
+
+    @property
+    def origin(self) -> str:
+        """Where the cases came from, for the module's header and the summary."""
+        return self.source if len(self.sources) < 2 else f"{len(self.sources)} sources"
 
     @property
     def converted(self) -> int:

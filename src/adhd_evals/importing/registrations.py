@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+DECORATOR = "check"  # the name a check module registers its checks with
+
 
 def registration(function: ast.FunctionDef) -> tuple[str | None, str | None] | None:
     """(case id, criterion) of a function's `@check(...)`, None when it has none.
@@ -19,7 +21,7 @@ def registration(function: ast.FunctionDef) -> tuple[str | None, str | None] | N
         if (
             isinstance(decorator, ast.Call)
             and isinstance(decorator.func, ast.Name)
-            and decorator.func.id == "check"
+            and decorator.func.id == DECORATOR
             and decorator.args
         ):
             case_id, criterion = (

@@ -11,7 +11,7 @@ from .model import ImportResult
 def import_summary(result: ImportResult) -> list[str]:
     cases = len(result.cases)
     lines = [
-        f"Read {plural(cases, 'case')} from {result.source} ({result.format}), "
+        f"Read {plural(cases, 'case')} from {result.origin} ({result.format}), "
         f"converted {plural(result.converted, 'assertion')} into checks."
     ]
     if result.unconverted:
@@ -32,6 +32,8 @@ def import_summary(result: ImportResult) -> list[str]:
         )
     else:
         lines.append(f"Risk: {result.risk} for every case (from --risk).")
+    if len(result.sources) > 1:
+        lines += [f"  {source}" for source in result.sources]
     lines += _dialect_lines(result)
     lines.append(f"Kept {plural(result.notes, 'source field')} as notes in the check module.")
     with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)

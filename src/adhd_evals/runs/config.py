@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,9 @@ class Runner:
         """(argv, stdin text) for one call: the budget flag after the command, as the
         reference places it; the prompt last, at `{prompt}`, or on stdin."""
         base = list(self.command)
-        flag = [self.budget_flag, f"{budget:.4f}"] if self.budget_flag and budget is not None else []
+        # rounded down: a share printed as 0.0417 for 0.041666... would let calls sum past the budget
+        told = math.floor(budget * 10_000) / 10_000 if budget is not None else None
+        flag = [self.budget_flag, f"{told:.4f}"] if self.budget_flag and told is not None else []
         if self.prompt_via == "stdin":
             return [*base, *flag], prompt
         if PROMPT in base:

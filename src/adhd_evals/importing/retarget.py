@@ -1,0 +1,121 @@
+"""Hand-written checks follow their criteria when the source rewords them.
+
+When a re-import finds a check a person edited whose criterion is gone, and
+a fresh criterion of the same case that is recognisably the same one, the
+edited check is retargeted: a libcst codemod rewrites its `@check(...)`
+arguments and its function name and leaves the body, its comments and its
+formatting byte for byte. Recognisably the same means one of, and only
+unambiguously (one candidate each way; else the check stays an orphan, kept
+and reported, as before):
+- the same text once whitespace, letter case and punctuation are normalised;
+- the only reworded criterion of a case whose other criteria kept their
+  places (one edited orphan, one fresh criterion, at the same position, in
+  a case with as many criteria as before).
+A case whose id changed but whose prompt did not (in the catalog beside the
+module) is the same case: its edited checks move to the new id the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .checkgen import literal
+from .registrations import DECORATOR, registration
+
+_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
+_SPACE = re.compile(r"\s+")
+
+
+def normalized(text: str) -> str:
+    return _SPACE.sub(" ", _PUNCTUATION.sub("", text.casefold())).strip()
+
+
+@dataclass(frozen=True)
+class Old:
+    """A check region of the existing module: where it sits in its case, and what it says."""
+
+    key: str
+    case_id: str | None
+    criterion: str | None
+    position: int
+
+
+def criterion_of(text: str) -> tuple[str | None, str | None]:
+    """(case id, criterion) a region registers, read with ast; (None, None) if unreadable."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found = registration(node)
+            if found is not None:
+                return found
+    return None, None
+
+
+def pair(orphans: list[Old], fresh: list[tuple[str, str, int]], old_count: int,
+         new_count: int) -> dict[str, str]:  # fmt: skip
+    """Orphan keys -> fresh unit keys, only where the match is unambiguous.
+
+    `fresh` holds (unit key, criterion, position) of criteria with no region yet.
+    """
+    pairs: dict[str, str] = {}
+    by_text: dict[str, list[str]] = {}
+    for key, criterion, _ in fresh:
+        by_text.setdefault(normalized(criterion), []).append(key)
+    orphan_texts: dict[str, list[str]] = {}
+    for old in orphans:
+        if old.criterion is not None:
+            orphan_texts.setdefault(normalized(old.criterion), []).append(old.key)
+    for text, keys in orphan_texts.items():
+        if len(keys) == 1 and len(by_text.get(text, [])) == 1:
+            pairs[keys[0]] = by_text[text][0]
+    left = [o for o in orphans if o.key not in pairs]
+    open_fresh = [f for f in fresh if f[0] not in pairs.values()]
+    in_place = len(left) == 1 and len(open_fresh) == 1 and old_count == new_count
+    if in_place and left[0].position == open_fresh[0][2]:
+        pairs[left[0].key] = open_fresh[0][0]
+    return pairs
+
+
+class _Retarget(cst.CSTTransformer):
+    def __init__(self, case_id: str, criterion: str, name: str) -> None:
+        self.case_id, self.criterion, self.name = case_id, criterion, name
+        self.done = False
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        decorators = []
+        found = False
+        for decorator in updated.decorators:
+            call = decorator.decorator
+            if (not found and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                    and call.func.value == DECORATOR and len(call.args) >= 2):  # fmt: skip
+                args = [
+                    call.args[0].with_changes(value=cst.SimpleString(literal(self.case_id))),
+                    call.args[1].with_changes(value=cst.SimpleString(literal(self.criterion))),
+                    *call.args[2:],
+                ]
+                decorator = decorator.with_changes(decorator=call.with_changes(args=args))
+                found = True
+            decorators.append(decorator)
+        if not found:
+            return updated
+        self.done = True
+        return updated.with_changes(decorators=decorators, name=cst.Name(self.name))
+
+
+def retarget(text: str, case_id: str, criterion: str, name: str) -> str | None:
+    """The region with its @check arguments and function name rewritten; None if it cannot be."""
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return None
+    changer = _Retarget(case_id, criterion, name)
+    rewritten = module.visit(changer)
+    return rewritten.code if changer.done else None
