@@ -19,6 +19,8 @@ from .importing.model import Case
 from .importing.sourcetext import long_number_column, too_long_number
 from .problem import ERROR, Problem
 
+SOURCES_RECORD = ".adhd-evals-sources.json"  # beside a catalog: the sources it was imported from
+
 
 def _problem(line: int, message: str, column: int = 0) -> Problem:
     return Problem(line, column, "", message)

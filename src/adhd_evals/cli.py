@@ -56,7 +56,11 @@ class Risk(str, enum.Enum):
 
 @app.command("import")
 def import_command(
-    source: Path = typer.Argument(..., help="The evals.json, YAML file or folder, or dataset.json."),
+    sources: list[Path] = typer.Argument(
+        ...,
+        help="evals.json files (a folder: every evals.json beneath it), YAML case files or folders, "
+        "or dataset.json files.",
+    ),
     format: Format = typer.Option(..., "--format", "-f", help="The source format."),
     out: Path | None = typer.Option(
         None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."
@@ -76,28 +80,41 @@ def import_command(
         "--dialect",
         help="A dialect file: what your typed assertions and case shapes mean (draft one with 'adhd-evals survey').",
     ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        metavar=FLAG,
+        help="Rebuild --out from these sources alone (lists each case dropped).",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", metavar=FLAG, help="Print what would change (with diffs); write nothing."
+    ),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
 ) -> int:
-    """Import a case file into the five-field catalog and its check module."""
+    """Import case files into the five-field catalog and its check module."""
     set_max_bytes(max_bytes)
 
     from .importing import dialect as dialects
-    from .importing.importer import import_source
+    from .importing.importer import Request, import_sources
     from .importing.summary import import_summary
 
     declared = dialects.load(dialect) if dialect is not None else None
-    outcome = import_source(
+    if dry_run and out is None:
+        raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
+    outcome = import_sources(
         format.value,
-        source,
-        out=out,
+        sources,
+        Request(out=out, prune=prune, replace=replace, dry_run=dry_run),
         risk=risk.value if risk else None,
         category=category,
-        prune=prune,
         dialect=declared,
     )
-    if out is None:  # the catalog is UTF-8 whatever the terminal's locale says
+    if dry_run:
+        for diff in outcome.diffs:
+            print(diff, end="")
+    elif out is None:  # the catalog is UTF-8 whatever the terminal's locale says
         sys.stdout.flush()
         sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
         sys.stdout.buffer.flush()
@@ -110,7 +127,12 @@ def import_command(
             f"Repaired: {outcome.repaired.removesuffix(': rerun it')}; both files are rewritten now.",
             file=sys.stderr,
         )
-    if outcome.written:
+    if outcome.dropped:
+        print(f"{plural(len(outcome.dropped), 'case')} left the catalog: {', '.join(outcome.dropped)}.",
+              file=sys.stderr)  # fmt: skip
+    if dry_run:
+        print("Dry run: nothing was written.", file=sys.stderr)
+    elif outcome.written:
         print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
     else:
         print(

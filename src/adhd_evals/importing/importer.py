@@ -128,8 +128,7 @@ def render_module(result: ImportResult) -> str:
         return checkgen.render(result)
 
 
-SOURCES_NAME = ".adhd-evals-sources.json"  # what a folder was built from
-_FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
+SOURCES_NAME = SOURCES_RECORD_FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
 
 
 @dataclass(frozen=True)

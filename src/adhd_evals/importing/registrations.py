@@ -35,10 +35,17 @@ def registration(function: ast.FunctionDef) -> tuple[str | None, str | None] | N
     return None
 
 
-def registered_ids(tree: ast.Module) -> set[str]:
-    """Every case id a module registers at its top level."""
-    found = (registration(node) for node in tree.body if isinstance(node, ast.FunctionDef))
-    return {reg[0] for reg in found if reg is not None and reg[0] is not None}
+def registered_ids(tree: ast.Module) -> dict[str, int]:
+    """Every case id a module registers at its top level, with the line of its first check."""
+    lines: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found = registration(node)
+            if found is not None and found[0] is not None:
+                lines.setdefault(
+                    found[0], node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                )
+    return lines
 
 
 def registered_in(text: str) -> list[str]:

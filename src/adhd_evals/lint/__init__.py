@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..catalog import SOURCES_RECORD
 from ..files import read_limited, walk
 from ..importing.checkgen import MARKER
 from ..problem import ERROR, WARNING, Problem
@@ -160,12 +161,18 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     module = path.parent / "checks.py"
     if module.is_file() and seen:
         from .module import lint_module
-        from .rules import case_without_checks, stamp, torn_pair
+        from .rules import case_without_checks, orphan_case, stamp, torn_pair
 
         problems += stamp(torn_pair, torn_pair.check(path.parent))
         _, registered = lint_module(module)
         if registered is not None:
             problems += stamp(case_without_checks, case_without_checks.check(seen, registered))
+            problems += [p.at(str(module)) for p in stamp(orphan_case, orphan_case.check(registered, seen))]
+    record = path.parent / SOURCES_RECORD
+    if record.is_file():
+        from .rules import source_gone, stamp
+
+        problems += [p.at(str(record)) for p in stamp(source_gone, source_gone.check(record))]
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 

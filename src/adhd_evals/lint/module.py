@@ -12,7 +12,7 @@ from .placeholders import find_placeholders
 from .rules import module_syntax, stamp, unwritten_placeholder
 
 
-def lint_module(path: Path) -> tuple[list[Problem], set[str] | None]:
+def lint_module(path: Path) -> tuple[list[Problem], dict[str, int] | None]:
     """Problems in a module, and the case ids it registers (None when it does not parse)."""
     try:
         source = read_limited(path).decode("utf-8")

@@ -30,7 +30,9 @@ from . import (
     missing_field,
     module_syntax,
     not_object,
+    orphan_case,
     risk_value,
+    source_gone,
     torn_pair,
     unwritten_placeholder,
     wrong_type,
@@ -70,6 +72,8 @@ MODULE_RULES: list[Rule] = [
     module_syntax,
     torn_pair,
     empty_catalog,
+    orphan_case,
+    source_gone,
 ]
 # Every rule, by code: the catalog's and the check module's.
 RULES: dict[str, Rule] = {

@@ -18,7 +18,7 @@ NAME = "case-without-checks"
 SEVERITY = WARNING
 
 
-def check(seen: dict[str, int], registered: set[str]) -> Iterator[Finding]:
+def check(seen: dict[str, int], registered: dict[str, int]) -> Iterator[Finding]:
     for case_id, line in seen.items():
         if case_id not in registered:
             yield Finding(line, 1, f'case "{case_id}" has no checks in the check module beside it')
