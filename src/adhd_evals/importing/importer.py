@@ -128,7 +128,8 @@ def render_module(result: ImportResult) -> str:
         return checkgen.render(result)
 
 
-SOURCES_NAME = SOURCES_RECORD_FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
+SOURCES_NAME = SOURCES_RECORD
+_FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
 
 
 @dataclass(frozen=True)
