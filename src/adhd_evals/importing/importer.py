@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..catalog import catalog_text
+from ..catalog import SOURCES_RECORD, catalog_text
 from ..errors import OutputError, UsageError
 from ..files import walk
 from ..output import torn, write_all_atomically
