@@ -156,7 +156,11 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False,
         for i, unit in enumerate(fresh)
     ]
     consumed = {region.key for region, _ in moves.values()}
-    leftovers = _leftovers([r for r in old if r.key not in consumed], new_keys, new_cases, prune, report)
+    # A renamed case whose checks moved leaves nothing of a person's behind: its untouched
+    # comments go with it (an edited piece would stay, as ever).
+    moved_from = {region.case_key for region, _ in moves.values()} - new_cases
+    remaining = [r for r in old if r.key not in consumed and not (r.case_key in moved_from and r.untouched)]
+    leftovers = _leftovers(remaining, new_keys, new_cases, prune, report)
     merged = assemble(parts + leftovers) + trailing
     # What the generator wrote is safe by construction; only what a person wrote can break
     # the module, so only that is compiled (a 50,000-case module is never parsed whole).

@@ -121,7 +121,7 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
         cases, problems = lint_file(path, kind, dialect if dialect and dialect.format == kind else None)
         report.files += 1
         report.cases += cases
-        report.problems += [p.at(str(path)) for p in problems]
+        report.problems += [p if p.path else p.at(str(path)) for p in problems]
     report.problems += _yaml_collisions([path for path, kind in found if kind == "yaml"])
     return report
 
