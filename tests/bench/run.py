@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -457,6 +457,71 @@ def bench_dialect(cases: int, repeat: int) -> None:
         )
 
 
+TREE_FLOOR = (
+    "import json, sys\n"
+    "from pathlib import Path\n"
+    "for path in sorted(Path(sys.argv[1]).rglob('evals.json')):\n"
+    "    json.loads(path.read_text(encoding='utf-8'))\n"
+)
+
+
+def bench_sources(repeat: int) -> None:
+    """Many sources: a 500-skill tree against json.load of every file; re-import of a
+    10,000-case module with 100 edited checks whose criteria were reworded, against ast.parse."""
+    import ast
+
+    from adhd_evals.importing.importer import Request, import_sources
+
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        tree = work / "skills"
+        for skill in range(500):
+            folder = tree / f"skill-{skill:03d}" / "evals"
+            folder.mkdir(parents=True)
+            evals = [{"id": n + 1, "prompt": f"Skill {skill}, case {n}: migrate service {n} and explain.",
+                      "assertions": [f"Explains step {n}", "Keeps it short"]} for n in range(50)]  # fmt: skip
+            (folder / "evals.json").write_text(
+                json.dumps({"skill_name": f"skill-{skill:03d}", "evals": evals})
+            )
+        floor = timed([py, "-c", TREE_FLOOR, str(tree)], repeat)
+        report("json.loads of 500 evals.json (25,000 cases)", floor, None, "(floor)")
+        report(
+            "import evals-json of the 500-skill tree",
+            timed([py, "-c", CLI, "import", "--format", "evals-json", str(tree)], repeat),
+            floor,
+            "<= 3x",
+        )
+
+        source = work / "one" / "evals" / "evals.json"
+        source.parent.mkdir(parents=True)
+        cases = [{"id": n + 1, "prompt": f"Case {n}", "assertions": [f"Criterion {n} a", f"Criterion {n} b"]}
+                 for n in range(10_000)]  # fmt: skip
+        source.write_text(json.dumps({"skill_name": "one", "evals": cases}))
+        out = work / "evals"
+        import_sources("evals-json", [source], Request(out=out))
+        module = out / "checks.py"
+        text = module.read_text()
+        for n in range(0, 10_000, 100):  # 100 checks written by hand
+            text = text.replace(
+                f"    return unwritten('Criterion {n} a')", f"    return 'v{n}' in answer  # mine", 1
+            )
+        module.write_text(text)
+        for n in range(0, 10_000, 100):  # and their criteria reworded upstream
+            cases[n]["assertions"][0] = f"Criterion {n} a, reworded"
+        source.write_text(json.dumps({"skill_name": "one", "evals": cases}))
+        edited = text
+
+        def reimport() -> None:
+            module.write_text(edited)
+            outcome = import_sources("evals-json", [source], Request(out=out))
+            assert outcome.merge_report is not None and len(outcome.merge_report.retargeted) == 100
+
+        ours = best_of(repeat, reimport)
+        parse = best_of(repeat, lambda: ast.parse(edited))
+        line("re-import, 100 reworded edited checks retargeted", ours, parse, "<= 3x (floor: ast.parse)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -466,8 +531,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--lint-rows", type=int, default=200_000)
     parser.add_argument("--run-calls", type=int, default=200)
-    parser.add_argument("--only", choices=["import", "module", "lint", "runs", "dialect"], default=None)
+    parser.add_argument(
+        "--only", choices=["import", "module", "lint", "runs", "dialect", "sources"], default=None
+    )
     args = parser.parse_args()
+    if args.only in (None, "sources"):
+        bench_sources(args.repeat)
     if args.only in (None, "dialect"):
         bench_dialect(args.cases, args.repeat)
     if args.only in (None, "runs"):

@@ -166,7 +166,8 @@ def read_sources(
     files = expand(fmt, sources)
     if len(files) == 1:
         return read_source(fmt, files[0], display=display, **options)
-    results = [read_source(fmt, path, **options) for path in files]
+    with _collector_paused():  # once for all sources: resuming it per file collects 500 times
+        results = [read_source(fmt, path, **options) for path in files]
     owner: dict[str, tuple[str, str]] = {}
     for result in results:
         for case in result.cases:
@@ -213,7 +214,8 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
     _refuse_other_sources(out, record, request.replace)
     outcome.repaired = torn(out) if out.is_dir() else None
     previous = _catalog_ids(out / CATALOG_NAME)
-    outcome.dropped = [case_id for case_id in previous if case_id not in {c.id for c in result.cases}]
+    now = {case.id for case in result.cases}
+    outcome.dropped = [case_id for case_id in previous if case_id not in now]
     outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, request.prune,
                                                              _catalog_prompts(out / CATALOG_NAME))  # fmt: skip
     targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: outcome.module_text,
