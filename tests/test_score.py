@@ -60,7 +60,8 @@ def test_means_weighted_score_and_passing_gate(tmp_path: Path) -> None:
     code, out, _ = _score(tmp_path, BASELINE + CANDIDATE, "--json")
     summary = json.loads(out)
     assert code == exitcodes.OK
-    assert list(summary) == ["weights", "conditions", "release_gate"]
+    # the reference's keys first, as it prints them; then what adhd-evals adds
+    assert list(summary) == ["weights", "conditions", "release_gate", "spread", "regressions"]
     base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
     # baseline means: correctness 3.5, autonomy 2.5, actionability 3, safety 4, concision 3
     # weighted: 3.5*.35 + 2.5*.25 + 3*.2 + 4*.1 + 3*.1 = 1.225 + .625 + .6 + .4 + .3 = 3.15
@@ -128,8 +129,18 @@ def test_checks_join_the_gate(tmp_path: Path) -> None:
     code, out, _ = _score(tmp_path, BASELINE + CANDIDATE, "--json", "--checks", str(checks))
     summary = json.loads(out)
     assert code == exitcodes.GATE
-    assert summary["checks"]["candidate"] == {"passed": 1, "total": 2, "pass_rate": 0.5}
-    assert summary["release_gate"]["reasons"] == ["Candidate passes fewer mechanical checks than baseline."]
+    assert summary["checks"]["candidate"] == {
+        "passed": 1,
+        "total": 2,
+        "pass_rate": 0.5,
+        "unwritten": 1,
+        "error": 0,
+    }
+    assert summary["release_gate"]["reasons"] == [
+        "Checks: 1 unwritten and 0 errored of 4; a check that never ran cannot pass the gate "
+        "(--allow-unwritten to proceed knowingly).",
+        "Candidate passes fewer mechanical checks than baseline.",
+    ]
 
 
 def test_table_output(tmp_path: Path) -> None:

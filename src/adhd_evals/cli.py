@@ -407,6 +407,12 @@ def score_command(
         None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
     ),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the reference's JSON summary."),
+    allow_unwritten: bool = typer.Option(
+        False, "--allow-unwritten", metavar=FLAG, help="Let the gate pass with unwritten or erroring checks."
+    ),
+    min_trials: int | None = typer.Option(
+        None, "--min-trials", min=1, help="The gate says 'incomparable' when a case has fewer trials."
+    ),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -420,7 +426,8 @@ def score_command(
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_rows(checks) if checks is not None else None
-    summary = scoring.summarize(rows, scoring.parse_weights(weights), results)
+    summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
+                                min_trials=min_trials)  # fmt: skip
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
 
@@ -431,6 +438,14 @@ def blind_command(
     sheet: Path = typer.Option(..., "--sheet", help="The judging sheet to write (JSONL)."),
     key: Path = typer.Option(..., "--key", help="The key file to write (keep it from the judges)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffled label order."),
+    cases: Path | None = typer.Option(
+        None,
+        "--cases",
+        help="The catalog whose prompts and criteria the sheet carries (default evals/cases.jsonl).",
+    ),
+    markdown: Path | None = typer.Option(
+        None, "--markdown", help="Also write the sheet as a readable document."
+    ),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -438,13 +453,63 @@ def blind_command(
     """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
     set_max_bytes(max_bytes)
 
+    from .catalog import load_valid
     from .output import write_all_atomically
     from .runs.blind import blind
+    from .runs.blind import markdown as sheet_markdown
     from .runs.check import read_responses
 
-    rows, keyed = blind(read_responses(responses), seed)
-    write_all_atomically({sheet: jsonl.text(rows), key: jsonl.text(keyed)})
-    print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}.", file=sys.stderr)
+    catalog = cases if cases is not None else Path("evals/cases.jsonl")
+    known = None
+    if cases is not None or catalog.exists():
+        known = {case["id"]: case for case in load_valid(catalog)}
+    else:
+        print(
+            f"No catalog at {catalog}: the sheet carries no prompts or criteria (pass --cases).",
+            file=sys.stderr,
+        )
+    rows, keyed = blind(read_responses(responses), seed, known)
+    files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}
+    if markdown is not None:
+        files[markdown] = sheet_markdown(rows)
+    write_all_atomically(files)
+    print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}. The filled sheet is the scores file: "
+          f"adhd-evals score {sheet} --key {key}", file=sys.stderr)  # fmt: skip
+    return exitcodes.OK
+
+
+@app.command("judge")
+def judge_command(
+    sheet: Path = typer.Argument(..., help="The blind sheet (from 'adhd-evals blind')."),
+    runner: str = typer.Option(
+        ..., "--runner", help="A runner from --runner-config, or the built-in 'stub' (a toy)."
+    ),
+    runner_config: Path | None = typer.Option(None, "--runner-config", help="runners.json."),
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    output: Path = typer.Option(..., "--output", help="The judged sheet (JSONL; rerun to resume)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Calls run at once."),
+    budget_usd: float = typer.Option(25.0, "--budget-usd", help="Stop once the judge has spent this much."),
+    allow_unmetered: bool = typer.Option(
+        False, "--allow-unmetered", metavar=FLAG, help="Allow a judge whose format reports no cost."
+    ),
+    retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds one judge call may take."),
+) -> int:
+    """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
+    from .runs.config import load_runner
+    from .runs.judge import JudgeRequest, judge
+
+    request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
+                           allow_unmetered, retries, timeout=timeout)  # fmt: skip
+    summary = judge(request)
+    print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
+          f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip
+    if runner == "stub" and runner_config is None:
+        print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
+    if summary.stopped_for_budget:
+        print("Budget spent: stopped before every row was judged. Rerun with a larger --budget-usd.",
+              file=sys.stderr)  # fmt: skip
+        return exitcodes.BUDGET
     return exitcodes.OK
 
 

@@ -21,11 +21,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, TypeVar
 
 from .. import exitcodes
 from ..catalog import load_valid
@@ -55,6 +55,27 @@ class RunRequest:
     backoff: float = 1.0
     max_calls: int | None = None
     max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
+
+
+class CallPolicy(Protocol):
+    """What a call to a model CLI needs to know (a run's request, or a judge's)."""
+
+    @property
+    def runner(self) -> Runner: ...
+    @property
+    def retries(self) -> int: ...
+    @property
+    def backoff(self) -> float: ...
+    @property
+    def timeout(self) -> float | None: ...
+    @property
+    def max_output_bytes(self) -> int: ...
+    @property
+    def allow_unmetered(self) -> bool: ...
+
+
+class Unmetered(RunnerFailed):
+    """A CLI reported no cost while the run is metered: a configuration problem, always fatal."""
 
 
 @dataclass
@@ -207,7 +228,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
     if unknown:
         raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
     instructions = skill_text(request.condition, request.skill)
-    with _only_writer(request.output):
+    with only_writer(request.output):
         store = Store.open(request.output)
         summary = RunSummary(repaired_bytes=store.repaired_bytes)
         try:
@@ -216,7 +237,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
             budget = Budget(request.budget_usd, spent, request.jobs, bool(request.runner.budget_flag),
                             request.max_calls if request.allow_unmetered else None)  # fmt: skip
             progress = Progress(len(pending), progress_stream or sys.stderr)
-            with _signals_stop() as stop:
+            with signals_stop() as stop:
                 _run_all(request, pending, store, budget, summary, progress, stop)
             summary.spent, summary.calls = budget.spent, budget.calls
         finally:
@@ -254,7 +275,7 @@ def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
 
 
 @contextlib.contextmanager
-def _only_writer(output: Path) -> Iterator[None]:
+def only_writer(output: Path) -> Iterator[None]:
     """An advisory lock beside the output: a second run on the same file refuses at once."""
     output.parent.mkdir(parents=True, exist_ok=True)
     lock = output.with_name(output.name + ".lock")
@@ -276,7 +297,7 @@ def _only_writer(output: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _signals_stop() -> Iterator[threading.Event]:
+def signals_stop() -> Iterator[threading.Event]:
     """SIGINT and SIGTERM set the stop (in-flight calls end with their groups); the run
     then raises Stopped with 130 or 143. Off the main thread, signals stay as they are."""
     stop = threading.Event()
@@ -302,18 +323,38 @@ def _signals_stop() -> Iterator[threading.Event]:
                       exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED)  # fmt: skip
 
 
+Task = TypeVar("Task")
+
+
+def pool(jobs: int, tasks: list[Task], work: Callable[[Task], Any], stop: threading.Event) -> None:
+    """Run `work` over the tasks on `jobs` threads; the first failure sets the stop before
+    anything else can start, and is raised once every thread is done."""
+    failures: list[BaseException] = []
+
+    def guarded(task: Task) -> None:
+        if stop.is_set():
+            return
+        try:
+            work(task)
+        except BaseException as exc:
+            stop.set()
+            failures.append(exc)
+
+    with ThreadPoolExecutor(max_workers=jobs) as executor:
+        futures = [executor.submit(guarded, task) for task in tasks]
+        while not all(f.done() for f in futures):  # the main thread stays free for signals
+            wait(futures, timeout=process.POLL_S * 4)
+    if failures:
+        raise failures[0]
+
+
 def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int, str]], store: Store,
              budget: Budget, summary: RunSummary, progress: Progress, stop: threading.Event) -> None:  # fmt: skip
     lock = threading.Lock()
-    failures: list[BaseException] = []
 
-    def work(case: dict[str, Any], trial: int, prompt: str) -> None:
-        try:
-            row, failed = _one_call(request, case, trial, prompt, budget, stop)
-        except BaseException as exc:  # the first failure stops everything before any other call starts
-            stop.set()
-            failures.append(exc)
-            return
+    def work(task: tuple[dict[str, Any], int, str]) -> None:
+        case, trial, prompt = task
+        row, failed = _one_call(request, case, trial, prompt, budget, stop)
         if row is None:  # nothing more may start: the budget, the cap, or a stop
             return
         store.append(row)
@@ -324,15 +365,12 @@ def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int, str]]
             f"{request.condition} trial {trial}: {case['id']}", budget.spent, failed_attempts=failed
         )
 
-    with ThreadPoolExecutor(max_workers=request.jobs) as pool:
-        futures = [pool.submit(work, case, trial, prompt) for case, trial, prompt in pending]
-        while not all(f.done() for f in futures):  # the main thread stays free for signals
-            wait(futures, timeout=process.POLL_S * 4)
-    incomplete = summary.ran < len(pending)
-    summary.stopped_for_budget = incomplete and budget.exhausted()
-    summary.stopped_for_calls = incomplete and budget.capped()
-    if failures:
-        raise failures[0]
+    try:
+        pool(request.jobs, pending, work, stop)
+    finally:
+        incomplete = summary.ran < len(pending)
+        summary.stopped_for_budget = incomplete and budget.exhausted()
+        summary.stopped_for_calls = incomplete and budget.capped()
 
 
 def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str, budget: Budget,
@@ -342,7 +380,7 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
     if request.runner.name == STUB and not request.runner.command:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
     else:
-        result = _call_with_retries(request, prompt, budget, stop)
+        result = call_with_retries(request, prompt, budget, stop)
         if result is None:
             return None, 0
         (text, usage, cost), failed = result
@@ -359,7 +397,7 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
     return row, failed
 
 
-def _call_with_retries(request: RunRequest, prompt: str, budget: Budget, stop: threading.Event
+def call_with_retries(request: CallPolicy, prompt: str, budget: Budget, stop: threading.Event
                        ) -> tuple[tuple[str, dict[str, Any], float | None], int] | None:  # fmt: skip
     """A response, None when nothing more may start, or RunnerFailed after the last retry."""
     runner = request.runner
@@ -384,7 +422,7 @@ def _call_with_retries(request: RunRequest, prompt: str, budget: Budget, stop: t
                     last = f"{exc}\n{_tail(outcome.out)}"
                     continue
                 if cost is None and not request.allow_unmetered:
-                    raise RunnerFailed(
+                    raise Unmetered(
                         f"runner {runner.name!r} ({runner.shown()}) did not report dollar cost; rerun with "
                         "--allow-unmetered only when the provider has a separate hard spending cap"
                     )
@@ -397,7 +435,7 @@ def _call_with_retries(request: RunRequest, prompt: str, budget: Budget, stop: t
     )
 
 
-def _failure(outcome: process.Outcome, request: RunRequest) -> str:
+def _failure(outcome: process.Outcome, request: CallPolicy) -> str:
     if outcome.ended == "timeout":
         what = f"timed out after {request.timeout} s (its process group was ended)"
     elif outcome.ended == "output":

@@ -10,12 +10,14 @@ gate also fails when the candidate passes a smaller share of its checks.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
+from ..text import plural
 from ..text import table as text_table
 from .rows import LABELLED_FIELDS, field_problems, key_problems
 from .rubric import CONDITIONS, WEIGHTS
@@ -94,12 +96,24 @@ def pairing_problems(grouped: dict[str, list[dict[str, Any]]]) -> list[str]:
     return problems
 
 
+_LABEL = re.compile(r"[A-H]")
+
+
 def summarize(
     scores: list[dict[str, Any]],
     weights: dict[str, float] | None = None,
     checks: list[dict[str, Any]] | None = None,
+    *,
+    allow_unwritten: bool = False,
+    min_trials: int | None = None,
 ) -> dict[str, Any]:
     weights = weights or dict(WEIGHTS)
+    labels = [row.get("condition") for row in scores]
+    if scores and all(isinstance(c, str) and _LABEL.fullmatch(c) for c in labels):
+        shown = ", ".join(sorted({str(c) for c in labels}))
+        raise InputInvalid([f"these rows are a labelled sheet (conditions {shown}): "
+                            "pass the key blind wrote with --key KEY"])  # fmt: skip
+    scores, void, missing = _without_void(scores)
     problems = [p for i, row in enumerate(scores, start=1) for p in score_problems(row, i, weights)]
     if problems:
         raise InputInvalid(problems)
@@ -116,9 +130,78 @@ def summarize(
     summary: dict[str, Any] = {"weights": weights, "conditions": conditions}
     if checks is not None:
         summary["checks"] = check_rates(checks)
-        reasons += _checks_gate(summary["checks"])
-    summary["release_gate"] = {"passed": not reasons, "reasons": reasons}
-    return summary
+        reasons += _checks_gate(summary["checks"], allow_unwritten)
+    if void:
+        summary["void"] = void
+        reasons.append(f"{plural(len(void), 'judged row')} void, so {plural(len(missing), 'pair')} "
+                       f"({', '.join(f'{c}/trial {t}' for c, t in sorted(missing))}) scored for no condition.")  # fmt: skip
+    gate: dict[str, Any] = {"passed": not reasons, "reasons": reasons}
+    short = _short_of_trials(grouped, min_trials)
+    if short:
+        gate = {"passed": False, "verdict": "incomparable",
+                "reasons": [f"fewer than {min_trials} trials (--min-trials) for: {', '.join(short)}", *reasons]}  # fmt: skip
+    # the reference's keys first, in its order; then what adhd-evals adds
+    ordered = {"weights": weights, "conditions": conditions, "release_gate": gate}
+    extras = {k: v for k, v in summary.items() if k not in ordered}
+    extras["spread"] = {c: _spread(rows, weights) for c, rows in sorted(grouped.items())}
+    extras["regressions"] = _regressions(grouped)
+    return {**ordered, **extras}
+
+
+def _without_void(
+    scores: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[Any]]:
+    """Void rows (a judge that could not judge) are missing scores: their (case, trial) pairs
+    leave every condition, so the conditions still compare the same rows."""
+    void = [
+        row for row in scores if isinstance(row.get("void"), str) and not field_problems(row, LABELLED_FIELDS)
+    ]
+    missing = {(row.get("case_id"), row.get("trial")) for row in void}
+
+    def pair_of(row: dict[str, Any]) -> tuple[str, Any] | None:  # None: not a pair (validated later)
+        return None if field_problems(row, LABELLED_FIELDS) else (row["case_id"], row["trial"])
+
+    kept = [row for row in scores if row not in void and pair_of(row) not in missing]
+    listed = [{"case_id": r.get("case_id"), "trial": r.get("trial"), "condition": r.get("condition"),
+               "void": r["void"]} for r in void]  # fmt: skip
+    return kept, listed, missing
+
+
+def _spread(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, float]:
+    """Per metric, how far apart the trials' means are (max minus min)."""
+    by_trial: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_trial[row["trial"]].append(row)
+    means = {m: [sum(float(r[m]) for r in t) / len(t) for t in by_trial.values()] for m in weights}
+    return {m: round(max(v) - min(v), 4) for m, v in means.items()}
+
+
+def _regressions(grouped: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Cases where the candidate scores 1 point or more below baseline on correctness or safety."""
+
+    def per_case(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
+        sums: dict[str, list[float]] = defaultdict(list)
+        for row in rows:
+            sums[row["case_id"]].append(float(row[metric]))
+        return {case: sum(v) / len(v) for case, v in sums.items()}
+
+    found = []
+    for metric in ("correctness", "safety"):
+        base, cand = per_case(grouped["baseline"], metric), per_case(grouped["candidate"], metric)
+        found += [{"case_id": case, "metric": metric, "baseline": base[case], "candidate": cand[case]}
+                  for case in sorted(cand) if case in base and cand[case] <= base[case] - 1]  # fmt: skip
+    return found
+
+
+def _short_of_trials(grouped: dict[str, list[dict[str, Any]]], min_trials: int | None) -> list[str]:
+    if min_trials is None:
+        return []
+    trials: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    for condition, rows in grouped.items():
+        for row in rows:
+            trials[(condition, row["case_id"])].add(row["trial"])
+    return [f"{case} ({condition}: {len(t)})" for (condition, case), t in sorted(trials.items())
+            if len(t) < min_trials]  # fmt: skip
 
 
 def _condition(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
@@ -154,17 +237,26 @@ def check_rates(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "passed": n["pass"],
             "total": sum(n.values()),
             "pass_rate": n["pass"] / sum(n.values()) if sum(n.values()) else 0.0,
+            "unwritten": n["unwritten"],
+            "error": n["error"],
         }
         for c, n in sorted(counts.items())
     }
 
 
-def _checks_gate(rates: dict[str, dict[str, Any]]) -> list[str]:
+def _checks_gate(rates: dict[str, dict[str, Any]], allow_unwritten: bool = False) -> list[str]:
     if "baseline" not in rates or "candidate" not in rates:
         return ["Check results must include baseline and candidate conditions."]
+    reasons = []
+    unwritten = sum(r["unwritten"] for r in rates.values())
+    errors = sum(r["error"] for r in rates.values())
+    if (unwritten or errors) and not allow_unwritten:
+        total = sum(r["total"] for r in rates.values())
+        reasons.append(f"Checks: {unwritten} unwritten and {errors} errored of {total}; a check that never "
+                       "ran cannot pass the gate (--allow-unwritten to proceed knowingly).")  # fmt: skip
     if rates["candidate"]["pass_rate"] < rates["baseline"]["pass_rate"]:
-        return ["Candidate passes fewer mechanical checks than baseline."]
-    return []
+        reasons.append("Candidate passes fewer mechanical checks than baseline.")
+    return reasons
 
 
 def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -208,8 +300,18 @@ def table(summary: dict[str, Any]) -> list[str]:
         rows.append(row)
     lines = text_table(rows)
     gate = summary["release_gate"]
-    lines.append("Release gate: PASSED" if gate["passed"] else "Release gate: FAILED")
+    verdict = (
+        "INCOMPARABLE"
+        if gate.get("verdict") == "incomparable"
+        else ("PASSED" if gate["passed"] else "FAILED")
+    )
+    lines.append(f"Release gate: {verdict}")
     lines += [f"  - {reason}" for reason in gate["reasons"]]
+    for found in summary.get("regressions", []):
+        lines.append(f"Regression: {found['case_id']} {found['metric']} {found['baseline']:.2f} -> "
+                     f"{found['candidate']:.2f}")  # fmt: skip
+    for row in summary.get("void", []):
+        lines.append(f"Void: {row['case_id']} trial {row['trial']} {row['condition']}: {row['void']}")
     return lines
 
 
