@@ -513,6 +513,32 @@ def judge_command(
     return exitcodes.OK
 
 
+@app.command("agree")
+def agree_command(
+    judged: Path = typer.Argument(..., help="The sheet the judge filled ('adhd-evals judge --output')."),
+    human: Path = typer.Argument(..., help="The same sheet, filled by a person (a sample is enough)."),
+    min_kappa: float | None = typer.Option(
+        None, "--min-kappa", help="Exit 1 when any metric's weighted kappa is below this (or undefined)."
+    ),
+    as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the figures as JSON."),
+) -> int:
+    """How far a judge agrees with a person: exact agreement, mean difference, weighted kappa."""
+    from .runs import agree
+    from .runs import score as scoring
+
+    found = agree.agreement(scoring.read_rows(judged), scoring.read_rows(human))
+    print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
+    if min_kappa is not None:
+        low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
+        if low:
+            print(
+                f"Below --min-kappa {min_kappa}: {', '.join(low)}; do not trust the judge there.",
+                file=sys.stderr,
+            )
+            return exitcodes.FAILED
+    return exitcodes.OK
+
+
 @app.command(
     "lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False
 )

@@ -1,0 +1,95 @@
+"""`adhd-evals agree JUDGED HUMAN`: how far a judge agrees with a person, metric by metric.
+
+On the rows both scored (same case, trial and label; void rows left out):
+exact agreement, mean absolute difference and quadratic-weighted Cohen's
+kappa per metric (ratings 1-5), blocker agreement, and criterion verdict
+agreement where both gave verdicts. Score a sample by hand, measure, then
+trust the judge only on the metrics where it agrees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InputInvalid
+from .rubric import METRICS
+
+CATEGORIES = (1, 2, 3, 4, 5)
+
+
+def weighted_kappa(first: Sequence[int], second: Sequence[int]) -> float | None:
+    """Quadratic-weighted Cohen's kappa over ratings 1-5; None when it is undefined
+    (no rows, or both raters constant so no disagreement is possible by chance)."""
+    n = len(first)
+    if n == 0:
+        return None
+    k = len(CATEGORIES)
+    observed = [[0.0] * k for _ in range(k)]
+    for a, b in zip(first, second, strict=True):
+        observed[a - 1][b - 1] += 1
+    rows = [sum(observed[i]) for i in range(k)]
+    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
+    weight = [[(i - j) ** 2 / (k - 1) ** 2 for j in range(k)] for i in range(k)]
+    seen = sum(weight[i][j] * observed[i][j] for i in range(k) for j in range(k)) / n
+    chance = sum(weight[i][j] * rows[i] * cols[j] for i in range(k) for j in range(k)) / (n * n)
+    if chance == 0:
+        return None
+    return 1 - seen / chance
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return (row.get("case_id"), row.get("trial"), row.get("condition"))
+
+
+def _scored(row: dict[str, Any]) -> bool:
+    return "void" not in row and all(isinstance(row.get(m), int) and not isinstance(row.get(m), bool)
+                                     and 1 <= row[m] <= 5 for m in METRICS)  # fmt: skip
+
+
+def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict[str, Any]:
+    people = {_key(r): r for r in human if _scored(r)}
+    pairs = [(r, people[_key(r)]) for r in judged if _scored(r) and _key(r) in people]
+    if not pairs:
+        raise InputInvalid(
+            ["no row was scored by both the judge and the person (same case, trial and label)"]
+        )
+    metrics = {}
+    for metric in METRICS:
+        a, b = [j[metric] for j, _ in pairs], [h[metric] for _, h in pairs]
+        metrics[metric] = {
+            "exact": sum(x == y for x, y in zip(a, b, strict=True)) / len(pairs),
+            "mean_abs_diff": sum(abs(x - y) for x, y in zip(a, b, strict=True)) / len(pairs),
+            "kappa": weighted_kappa(a, b),
+        }
+    blockers = [(j.get("blocker"), h.get("blocker")) for j, h in pairs]
+    verdicts = [
+        (v["verdict"], w["verdict"])
+        for j, h in pairs
+        for v in (j.get("criteria") or []) if isinstance(v, dict)
+        for w in (h.get("criteria") or []) if isinstance(w, dict) and w.get("criterion") == v.get("criterion")
+    ]  # fmt: skip
+    return {
+        "rows": len(pairs),
+        "metrics": metrics,
+        "blocker_agreement": sum(x == y for x, y in blockers) / len(blockers),
+        "criteria": {
+            "pairs": len(verdicts),
+            "agreement": (sum(x == y for x, y in verdicts) / len(verdicts)) if verdicts else None,
+        },
+    }
+
+
+def table(found: dict[str, Any]) -> list[str]:
+    from ..text import table as text_table
+
+    rows = [["metric", "exact", "mean |diff|", "kappa"]]
+    for metric, m in found["metrics"].items():
+        kappa = "-" if m["kappa"] is None else f"{m['kappa']:.3f}"
+        rows.append([metric, f"{m['exact']:.0%}", f"{m['mean_abs_diff']:.2f}", kappa])
+    lines = [f"Agreement on {found['rows']} rows scored by both:", *text_table(rows)]
+    lines.append(f"blocker agreement: {found['blocker_agreement']:.0%}")
+    criteria = found["criteria"]
+    if criteria["agreement"] is not None:
+        lines.append(f"criterion verdicts: {criteria['agreement']:.0%} of {criteria['pairs']}")
+    return lines
