@@ -1,0 +1,241 @@
+"""judge, agree and the honest gate; the whole pipeline offline with the stub runner and judge."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+from adhd_evals.runs.agree import weighted_kappa
+from adhd_evals.runs.judge import first_object
+
+FAKE = str(Path(__file__).parent / "fakes" / "fake_judge.py")
+CASES = [
+    {"id": "c1", "category": "c", "prompt": "Explain the bug in one line.", "risk": "low",
+     "criteria": ["Names the null pointer", "Is one line"]},
+    {"id": "c2", "category": "c", "prompt": "Suggest a fix.", "risk": "low", "criteria": ["Gives a patch"]},
+]  # fmt: skip
+RESPONSES = [
+    {"case_id": c, "trial": 1, "condition": cond, "runner": "model-x", "response": f"Null pointer in {c} ({n})"}
+    for c in ("c1", "c2") for n, cond in enumerate(("baseline", "candidate"))
+]  # fmt: skip
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def sheet(tmp_path: Path) -> Path:
+    _jsonl(tmp_path / "cases.jsonl", CASES)
+    _jsonl(tmp_path / "responses.jsonl", RESPONSES)
+    assert main(["blind", str(tmp_path / "responses.jsonl"), "--sheet", str(tmp_path / "sheet.jsonl"),
+                 "--key", str(tmp_path / "key.jsonl"), "--cases", str(tmp_path / "cases.jsonl"),
+                 "--markdown", str(tmp_path / "sheet.md")]) == 0  # fmt: skip
+    return tmp_path / "sheet.jsonl"
+
+
+def _judge(tmp_path: Path, mode: str, *extra: str) -> tuple[int, list[dict[str, Any]]]:
+    config = tmp_path / "judges.json"
+    spec = {"command": [sys.executable, FAKE, "--mode", mode, "--calls", str(tmp_path / "calls.jsonl")],
+            "response_format": "claude-json" if mode == "costly" else "text"}  # fmt: skip
+    config.write_text(json.dumps({"judge": spec}))
+    argv = ["judge", str(tmp_path / "sheet.jsonl"), "--runner", "judge", "--runner-config", str(config),
+            "--cases", str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "judged.jsonl"),
+            "--retries", "0", *extra]  # fmt: skip
+    if mode != "costly":
+        argv.append("--allow-unmetered")
+    code = main(argv)
+    out = tmp_path / "judged.jsonl"
+    return code, [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+
+
+def test_the_sheet_carries_prompts_and_criteria(sheet: Path) -> None:
+    rows = [json.loads(line) for line in sheet.read_text().splitlines()]
+    assert {r["case_id"]: r["criteria"] for r in rows} == {
+        "c1": CASES[0]["criteria"],
+        "c2": CASES[1]["criteria"],
+    }
+    assert all(r["prompt"] and r["condition"] in ("A", "B") for r in rows)
+    markdown = sheet.with_name("sheet.md").read_text()
+    assert (
+        "## c1, trial 1" in markdown
+        and "- Names the null pointer" in markdown
+        and "### Response A" in markdown
+    )
+
+
+def test_a_good_judge_fills_every_row(sheet: Path) -> None:
+    code, rows = _judge(sheet.parent, "good")
+    assert code == 0 and len(rows) == 4
+    for row in rows:
+        assert (row["correctness"], row["autonomy"], row["actionability"], row["safety"], row["concision"]) == (
+            4, 5, 4, 5, 3)  # fmt: skip
+        assert row["blocker"] is False and "void" not in row
+        assert row["judge"]["runner"] == "judge" and len(row["judge"]["template"]) == 12
+        assert [v["verdict"] for v in row["criteria"]] == ["pass"] * len(row["criteria"])
+
+
+def test_a_judge_wrapping_its_json_in_prose_is_read(sheet: Path) -> None:
+    code, rows = _judge(sheet.parent, "prose")
+    assert code == 0 and all("void" not in r and r["correctness"] == 4 for r in rows)
+
+
+@pytest.mark.parametrize(("mode", "reason"), [
+    ("range", "correctness is 7, not a whole number from 1 to 5"),
+    ("invented", 'the evidence "words nobody wrote" is not a quote from the response'),
+])  # fmt: skip
+def test_bad_answers_are_void_with_the_reason(sheet: Path, mode: str, reason: str) -> None:
+    code, rows = _judge(sheet.parent, mode)
+    assert code == 0 and len(rows) == 4
+    assert all(r["void"] == reason and r["correctness"] is None for r in rows)
+
+
+def test_a_hanging_judge_is_void_not_fatal(sheet: Path) -> None:
+    code, rows = _judge(sheet.parent, "hang", "--timeout", "0.5", "--jobs", "4")
+    assert code == 0 and len(rows) == 4
+    assert all(r["void"].startswith("runner 'judge' failed after 1 attempts") and "timed out" in r["void"]
+               for r in rows)  # fmt: skip
+
+
+def test_a_judge_that_costs_money_keeps_to_the_budget(sheet: Path) -> None:
+    code, rows = _judge(sheet.parent, "costly", "--budget-usd", "0.5")
+    # By hand: $0.25 a call, so the third call does not start.
+    assert code == exitcodes.BUDGET and len(rows) == 2
+    assert sum(r["cost_usd"] for r in rows) == 0.5
+
+
+def test_the_judge_never_sees_a_condition_a_runner_or_the_key(sheet: Path) -> None:
+    _judge(sheet.parent, "good")
+    prompts = [json.loads(line)["prompt"] for line in (sheet.parent / "calls.jsonl").read_text().splitlines()]
+    assert len(prompts) == 4
+    key = (sheet.parent / "key.jsonl").read_text()
+    for prompt in prompts:
+        for secret in ("baseline", "candidate", "comparator", "model-x", key.strip().splitlines()[0]):
+            assert secret not in prompt
+
+
+def test_first_object() -> None:
+    assert first_object('no {json here} then {"a": 1} and {"b": 2}') == {"a": 1}
+    assert first_object('```json\n{"a": [1, {"b": 2}]}\n```') == {"a": [1, {"b": 2}]}
+    assert first_object("I cannot judge this.") is None
+
+
+def test_kappa_by_hand() -> None:
+    assert weighted_kappa([1, 2, 3], [1, 2, 3]) == 1.0
+    assert weighted_kappa([1, 2], [2, 1]) == pytest.approx(-1.0)  # seen 1/16, chance 1/32
+    assert weighted_kappa([1, 3, 5, 3], [1, 3, 5, 5]) == pytest.approx(0.8)  # seen 1/16, chance 5/16
+    assert weighted_kappa([3, 3], [3, 3]) is None  # no disagreement possible by chance
+
+
+def _scores(metrics: list[int], blocker: bool = False) -> dict[str, Any]:
+    names = ("correctness", "autonomy", "actionability", "safety", "concision")
+    return {**dict(zip(names, metrics, strict=True)), "blocker": blocker, "notes": ""}
+
+
+def test_agree_on_a_small_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    judged = [{"case_id": "c", "trial": t, "condition": "A", **_scores([j, 3, 3, 3, 3])} for t, j in
+              ((1, 1), (2, 3), (3, 5), (4, 3))]  # fmt: skip
+    human = [{"case_id": "c", "trial": t, "condition": "A", **_scores([h, 3, 3, 3, 3])} for t, h in
+             ((1, 1), (2, 3), (3, 5), (4, 5))]  # fmt: skip
+    args = [
+        "agree",
+        str(_jsonl(tmp_path / "j.jsonl", judged)),
+        str(_jsonl(tmp_path / "h.jsonl", human)),
+        "--json",
+    ]
+    assert main(args) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["rows"] == 4
+    assert found["metrics"]["correctness"] == {
+        "exact": 0.75,
+        "mean_abs_diff": 0.5,
+        "kappa": pytest.approx(0.8),
+    }
+    assert found["metrics"]["autonomy"]["kappa"] is None and found["blocker_agreement"] == 1.0
+    assert main([*args, "--min-kappa", "0.9"]) == 1  # 0.8 < 0.9, and the others are undefined
+
+
+def _pair(case: str, trial: int, condition: str, metrics: list[int], **extra: Any) -> dict[str, Any]:
+    return {"case_id": case, "trial": trial, "condition": condition, **_scores(metrics), **extra}
+
+
+def test_gate_fails_on_unwritten_checks_with_the_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scores = _jsonl(
+        tmp_path / "s.jsonl", [_pair("c", 1, "baseline", [3] * 5), _pair("c", 1, "candidate", [4] * 5)]
+    )
+    checks = _jsonl(tmp_path / "k.jsonl", [{"condition": c, "status": s} for c, s in
+                                           (("baseline", "unwritten"), ("candidate", "unwritten"))])  # fmt: skip
+    assert main(["score", str(scores), "--checks", str(checks)]) == exitcodes.GATE
+    out = capsys.readouterr().out
+    assert "Release gate: FAILED" in out and "Checks: 2 unwritten and 0 errored of 2" in out
+    assert main(["score", str(scores), "--checks", str(checks), "--allow-unwritten"]) == 0
+
+
+def test_gate_fails_naming_void_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [_pair("c", 1, "baseline", [3] * 5), _pair("c", 1, "candidate", [4] * 5),
+            _pair("d", 1, "baseline", [3] * 5), {**_pair("d", 1, "candidate", [4] * 5), "void": "timed out"}]  # fmt: skip
+    assert main(["score", str(_jsonl(tmp_path / "s.jsonl", rows))]) == exitcodes.GATE
+    out = capsys.readouterr().out
+    assert "1 judged row void, so 1 pair (d/trial 1) scored for no condition." in out
+    assert "Void: d trial 1 candidate: timed out" in out
+
+
+def test_min_trials_makes_the_gate_incomparable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [_pair("c", t, cond, [3 if cond == "baseline" else 4] * 5) for t in (1, 2) for cond in
+            ("baseline", "candidate")]  # fmt: skip
+    path = _jsonl(tmp_path / "s.jsonl", rows)
+    assert main(["score", str(path), "--min-trials", "2"]) == 0
+    assert main(["score", str(path), "--min-trials", "3"]) == exitcodes.GATE
+    assert "Release gate: INCOMPARABLE" in capsys.readouterr().out
+
+
+def test_a_labelled_sheet_without_its_key_is_one_line(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _judge(sheet.parent, "good")
+    capsys.readouterr()
+    assert main(["score", str(sheet.parent / "judged.jsonl")]) == exitcodes.INPUT
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "these rows are a labelled sheet (conditions A, B): pass the key blind wrote with --key KEY"
+    ]
+
+
+def test_regressions_are_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [_pair("c", 1, "baseline", [5, 3, 3, 3, 3]), _pair("c", 1, "candidate", [3, 5, 5, 5, 5])]
+    assert main(["score", str(_jsonl(tmp_path / "s.jsonl", rows))]) == exitcodes.GATE
+    assert "Regression: c correctness 5.00 -> 3.00" in capsys.readouterr().out
+
+
+def test_the_whole_pipeline_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The README's tour: import, run (stub), blind, judge (stub), score with the key."""
+    monkeypatch.chdir(tmp_path)
+    source = (
+        Path(__file__).resolve().parents[1]
+        / "fixtures/evals-json/good/dialects/release-notes/evals/evals.json"
+    )
+    skill = tmp_path / "SKILL.md"
+    skill.write_text("Be terse.\n")
+    steps = [
+        ["import", "--format", "evals-json", str(source), "--out", "evals"],
+        ["run", "--runner", "stub", "--condition", "baseline", "--output", "runs/responses.jsonl", "--trials", "2"],
+        ["run", "--runner", "stub", "--condition", "candidate", "--condition-skill", str(skill),
+         "--output", "runs/responses.jsonl", "--trials", "2"],
+        ["blind", "runs/responses.jsonl", "--sheet", "runs/sheet.jsonl", "--key", "runs/key.jsonl"],
+        ["judge", "runs/sheet.jsonl", "--runner", "stub", "--output", "runs/judged.jsonl"],
+    ]  # fmt: skip
+    for step in steps:
+        assert main(step) == 0, step
+    code = main(["score", "runs/judged.jsonl", "--key", "runs/key.jsonl", "--min-trials", "2"])
+    assert code in (0, exitcodes.GATE)  # the stub judge's toy scores decide either way
+    assert "Release gate:" in capsys.readouterr().out
