@@ -234,6 +234,16 @@ TEMPLATES = [  # valid rows of each kind the commands read; the fuzzer breaks on
     {"case_id": "a", "trial": 1, "condition": "candidate", **_METRICS, "blocker": True, "notes": ""},
     {"case_id": "a", "trial": 1, "condition": "A", **_METRICS, "blocker": False, "notes": ""},
     {"case_id": "a", "trial": 1, "label": "A", "condition": "baseline"},
+    {
+        "case_id": "a",
+        "trial": 1,
+        "condition": "A",
+        "response": "r",
+        **_METRICS,
+        "blocker": False,
+        "notes": "",
+        "void": "timed out",
+    },
 ]
 
 
@@ -270,6 +280,11 @@ def test_fuzz_row_files(tmp_path_factory: pytest.TempPathFactory, capsys: pytest
     _run(["score", str(path)], capsys)
     _run(["score", str(path), "--key", str(path)], capsys)
     _run(["check", str(path), "--cases", str(path), "--suite", str(folder / "none.py")], capsys)
+    _run(["agree", str(path), str(path)], capsys)
+    _run(
+        ["judge", str(path), "--runner", "stub", "--cases", str(path), "--output", str(folder / "j.jsonl")],
+        capsys,
+    )
 
 
 # ---- messages that help ---------------------------------------------------------

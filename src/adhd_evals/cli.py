@@ -524,9 +524,8 @@ def agree_command(
 ) -> int:
     """How far a judge agrees with a person: exact agreement, mean difference, weighted kappa."""
     from .runs import agree
-    from .runs import score as scoring
 
-    found = agree.agreement(scoring.read_rows(judged), scoring.read_rows(human))
+    found = agree.agreement(agree.read_scored(judged), agree.read_scored(human))
     print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
     if min_kappa is not None:
         low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]

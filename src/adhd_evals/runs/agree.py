@@ -10,9 +10,12 @@ trust the judge only on the metrics where it agrees.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from ..catalog import read_object_rows
 from ..errors import InputInvalid
+from .rows import LABELLED_FIELDS, field_problems
 from .rubric import METRICS
 
 CATEGORIES = (1, 2, 3, 4, 5)
@@ -36,6 +39,11 @@ def weighted_kappa(first: Sequence[int], second: Sequence[int]) -> float | None:
     if chance == 0:
         return None
     return 1 - seen / chance
+
+
+def read_scored(path: Path) -> list[dict[str, Any]]:
+    """A filled sheet; rows whose case, trial or label are not what a sheet holds are named."""
+    return read_object_rows(path, lambda row: field_problems(row, LABELLED_FIELDS), what="sheet")
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
