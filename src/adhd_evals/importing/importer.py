@@ -7,6 +7,7 @@ import dataclasses
 import difflib
 import gc
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,7 +211,7 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
         return outcome
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
-    record = _sources_record(fmt, sources)
+    record = _sources_record(fmt, sources, out)
     _refuse_other_sources(out, record, request.replace)
     outcome.repaired = torn(out) if out.is_dir() else None
     previous = _catalog_ids(out / CATALOG_NAME)
@@ -228,8 +229,11 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
     return outcome
 
 
-def _sources_record(fmt: str, sources: list[Path]) -> str:
-    listed = [{"path": str(s), "resolved": str(s.resolve())} for s in sources]
+def _sources_record(fmt: str, sources: list[Path], out: Path) -> str:
+    """Each source as given and as found from the folder (relative: the record travels with
+    a checkout, wherever it is cloned)."""
+    base = out.resolve()
+    listed = [{"path": str(s), "resolved": os.path.relpath(s.resolve(), base)} for s in sources]
     return json.dumps({"format": fmt, "sources": listed}, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -31,6 +31,6 @@ def check(record: Path) -> Iterator[Finding]:
         return
     for index, source in enumerate(sources):
         resolved = source.get("resolved") if isinstance(source, dict) else None
-        if isinstance(resolved, str) and not Path(resolved).exists():
+        if isinstance(resolved, str) and not (record.parent / resolved).exists():  # relative to the folder
             line, column = locate(text, ("sources", index, "path"))
             yield Finding(line or 1, column or 1, f"the recorded source {source.get('path')} is gone")
