@@ -17,3 +17,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def regen_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--regen-golden"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Compiled check modules go to a cache of the test run's, not the user's."""
+    import os
+
+    os.environ.setdefault("ADHD_EVALS_CACHE", str(tmp_path_factory.mktemp("compiled")))

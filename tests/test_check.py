@@ -204,3 +204,37 @@ def test_check_help_says_it_runs_the_modules_code(capsys: pytest.CaptureFixture[
     assert main(["check", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.replace("│", " ").split())  # rich draws boxes around help
     assert "check RUNS ITS PYTHON CODE" in text and "check imports it and runs its code" in text
+
+
+def test_the_compiled_module_is_cached_in_the_users_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adhd_evals.runs import check as checking
+
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    module = folder / "checks.py"
+    module.write_text("CHECKS = {}\n")
+    folder.chmod(0o555)  # a read-only checkout: no __pycache__ beside it
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("ADHD_EVALS_CACHE", str(tmp_path / "cache"))
+    compiles: list[str] = []
+    real = compile
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        compiles.append(str(args[1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checking, "compile", counting, raising=False)
+    try:
+        checking.load_suite(module)
+        checking.load_suite(module)  # the same bytes: from the cache
+        assert compiles == [str(module)]
+        module.chmod(0o644)
+        folder.chmod(0o755)
+        module.write_text("CHECKS = {'a': []}\n")  # new bytes: compiled again
+        assert checking.load_suite(module).registry == {"a": []}
+        assert compiles == [str(module), str(module)]
+        assert len(list((tmp_path / "cache").iterdir())) == 2
+    finally:
+        folder.chmod(0o755)

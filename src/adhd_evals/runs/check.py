@@ -9,13 +9,17 @@ error     it raised, or returned something other than a bool (recorded; the
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib.util
+import marshal
+import os
 import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 from .. import jsonl
@@ -100,12 +104,42 @@ def load_suite(path: Path) -> Suite:
         raise SuiteBroken(f"{path}: cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
+        exec(compiled(path), module.__dict__)
     except SyntaxError as exc:
         raise SuiteBroken(f"{path}:{exc.lineno}:{exc.offset or 0}: syntax error: {exc.msg}") from exc
     except Exception as exc:
         raise SuiteBroken(f"{_where(exc, path)}: {type(exc).__name__} while importing: {exc}") from exc
     return Suite(_registry(module, path), _track_unwritten(module))
+
+
+def cache_dir() -> Path:
+    """Where compiled check modules are kept: the user's cache, as pre-commit keeps its own
+    (so a read-only checkout or PYTHONDONTWRITEBYTECODE does not cost a compile per run)."""
+    override = os.environ.get("ADHD_EVALS_CACHE")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "adhd-evals" / "compiled"
+
+
+def compiled(path: Path) -> CodeType:
+    """The module's code, from the cache when its bytes (and this Python) were compiled before."""
+    source = path.read_bytes()
+    key = hashlib.sha256(importlib.util.MAGIC_NUMBER + str(path.resolve()).encode() + b"\0" + source)
+    cached = cache_dir() / f"{key.hexdigest()}.code"
+    try:
+        code = marshal.loads(cached.read_bytes())
+        if isinstance(code, CodeType):
+            return code
+    except (OSError, ValueError, EOFError, TypeError):
+        pass  # not cached yet, or a damaged entry: compile again
+    code = compile(source, str(path), "exec", dont_inherit=True)
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs speed
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        temp.write_bytes(marshal.dumps(code))
+        os.replace(temp, cached)
+    return code
 
 
 def _where(exc: BaseException, path: Path) -> str:
