@@ -91,14 +91,22 @@ def test_directories_are_walked_by_name_and_shape(tmp_path: Path, capsys: pytest
     assert "Checked 2 files and 2 cases" in capsys.readouterr().out
 
 
-def test_lint_does_not_import_heavy_modules(tmp_path: Path) -> None:
-    path = _write(tmp_path, GOOD)
+@pytest.mark.parametrize("kind", ["catalog", "evals.json"])
+def test_lint_does_not_import_heavy_modules(tmp_path: Path, kind: str) -> None:
+    """The hook path: neither typer, pydantic, libcst, jsonschema, ruamel.yaml nor PyYAML."""
+    if kind == "catalog":
+        path = _write(tmp_path, GOOD)
+    else:
+        path = tmp_path / "evals" / "evals.json"
+        path.parent.mkdir()
+        path.write_text('{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": ["x"]}]}')
     code = (
         "import sys; from adhd_evals.entry import main; main(['lint', sys.argv[1]]); "
-        "heavy = [m for m in ('libcst', 'jsonschema', 'ruamel', 'typer', 'yaml') if m in sys.modules]; "
+        "heavy = [m for m in ('libcst', 'jsonschema', 'ruamel', 'typer', 'yaml', 'pydantic') if m in sys.modules]; "
         "print(heavy)"
     )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert "Checked 1 file and 1 case: 0 errors" in done.stdout
     assert done.stdout.strip().endswith("[]")
 
 

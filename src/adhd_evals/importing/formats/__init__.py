@@ -1,39 +1,58 @@
 """The explicit registry of source formats.
 
-Adding a format is one module with `NAME` and `read`, one line here, and one
-folder of golden fixtures under `fixtures/<name>/`.
+Adding a format is one module with `NAME`, `read` and `problems`, one line in
+`MODULES`, and one folder of golden fixtures under `fixtures/<name>/`. A
+format's module is imported when it is first used, so linting an evals.json
+never imports PyYAML (the pre-commit hook runs on every commit).
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..model import Case, Refusal
-from . import evalflow, evals_json, yaml_cases
 from ._common import ReadOptions
+
+MODULES = {"evals-json": "evals_json", "yaml": "yaml_cases", "evalflow": "evalflow"}
 
 
 class Reader(Protocol):
     def __call__(self, source: Path, *, display: str, options: ReadOptions) -> list[Case]: ...
 
 
-READERS: dict[str, Reader] = {
-    evals_json.NAME: evals_json.read,
-    yaml_cases.NAME: yaml_cases.read,
-    evalflow.NAME: evalflow.read,
-}
-
-
 class ProblemFinder(Protocol):
     def __call__(self, source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]: ...
 
 
-# For lint: every refusal a source holds, not only the first.
-PROBLEMS: dict[str, ProblemFinder] = {
-    evals_json.NAME: evals_json.problems,
-    yaml_cases.NAME: yaml_cases.problems,
-    evalflow.NAME: evalflow.problems,
-}
+T = TypeVar("T")
 
-__all__ = ["PROBLEMS", "READERS", "ReadOptions", "Reader"]
+
+class _Registry(Mapping[str, T], Generic[T]):
+    """Format name -> the module's `attribute`, the module imported on first use."""
+
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __getitem__(self, name: str) -> T:
+        module: Any = importlib.import_module(f"{__name__}.{MODULES[name]}")
+        found: T = getattr(module, self.attribute)
+        return found
+
+    def __contains__(self, name: object) -> bool:  # without importing the module
+        return name in MODULES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(MODULES)
+
+    def __len__(self) -> int:
+        return len(MODULES)
+
+
+READERS: Mapping[str, Reader] = _Registry("read")
+# For lint: every refusal a source holds, not only the first.
+PROBLEMS: Mapping[str, ProblemFinder] = _Registry("problems")
+
+__all__ = ["MODULES", "PROBLEMS", "READERS", "ProblemFinder", "ReadOptions", "Reader"]
