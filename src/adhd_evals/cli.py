@@ -98,7 +98,7 @@ def import_command(
 
     from .importing import dialect as dialects
     from .importing.importer import Request, import_sources
-    from .importing.summary import import_summary
+    from .importing.summary import outcome_lines
 
     declared = dialects.load(dialect) if dialect is not None else None
     if dry_run and out is None:
@@ -118,27 +118,7 @@ def import_command(
         sys.stdout.flush()
         sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
         sys.stdout.buffer.flush()
-    for line in import_summary(outcome.result):
-        print(line, file=sys.stderr)
-    for line in outcome.merge_report.lines() if outcome.merge_report else []:
-        print(line, file=sys.stderr)
-    if outcome.repaired:
-        print(
-            f"Repaired: {outcome.repaired.removesuffix(': rerun it')}; both files are rewritten now.",
-            file=sys.stderr,
-        )
-    if outcome.dropped:
-        print(f"{plural(len(outcome.dropped), 'case')} left the catalog: {', '.join(outcome.dropped)}.",
-              file=sys.stderr)  # fmt: skip
-    if dry_run:
-        print("Dry run: nothing was written.", file=sys.stderr)
-    elif outcome.written:
-        print("Wrote " + " and ".join(str(p) for p in outcome.written) + ".", file=sys.stderr)
-    else:
-        print(
-            "The catalog went to stdout; pass --out DIR to write it with its check module.",
-            file=sys.stderr,
-        )
+    print("\n".join(outcome_lines(outcome, dry_run=dry_run)), file=sys.stderr)
     return exitcodes.OK
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from ..text import plural
 from .model import ImportResult
+
+if TYPE_CHECKING:
+    from .importer import ImportOutcome
 
 
 def import_summary(result: ImportResult) -> list[str]:
@@ -65,4 +69,25 @@ def _dialect_lines(result: ImportResult) -> list[str]:
             f"'adhd-evals survey --format {result.format} SOURCE --out dialect.yaml' "
             "drafts a dialect that says what they mean."
         )
+    return lines
+
+
+def outcome_lines(outcome: ImportOutcome, *, dry_run: bool = False) -> list[str]:
+    """Everything an import says after the catalog: the summary, the merge, what left."""
+    lines = import_summary(outcome.result)
+    lines += outcome.merge_report.lines() if outcome.merge_report else []
+    if outcome.repaired:
+        lines.append(
+            f"Repaired: {outcome.repaired.removesuffix(': rerun it')}; both files are rewritten now."
+        )
+    if outcome.dropped:
+        lines.append(
+            f"{plural(len(outcome.dropped), 'case')} left the catalog: {', '.join(outcome.dropped)}."
+        )
+    if dry_run:
+        lines.append("Dry run: nothing was written.")
+    elif outcome.written:
+        lines.append("Wrote " + " and ".join(str(p) for p in outcome.written) + ".")
+    else:
+        lines.append("The catalog went to stdout; pass --out DIR to write it with its check module.")
     return lines
