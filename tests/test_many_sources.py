@@ -5,6 +5,7 @@ Re-import tests are written before/after, inline, in the style of LibCST's codem
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -178,7 +179,11 @@ def _evals(spec: list[tuple[Any, str, list[str]]]) -> list[dict[str, Any]]:
     return [{"id": i, "prompt": p, "assertions": c} for i, p, c in spec]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "60")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(steps=st.lists(cases, min_size=2, max_size=4), edit_at=st.integers(0, 50))
 def test_no_edited_body_is_ever_lost(tmp_path_factory: pytest.TempPathFactory, steps: list[Any],
                                      edit_at: int) -> None:  # fmt: skip

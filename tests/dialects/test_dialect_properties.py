@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,11 @@ sources = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(declared=dialects, source=sources)
 def test_any_dialect_with_any_source_imports_or_refuses(
     tmp_path: Path, declared: dict[str, Any], source: Any
