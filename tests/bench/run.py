@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import shutil
 import statistics
 import subprocess
@@ -42,7 +43,7 @@ JSON_FLOOR = (
     "with open(sys.argv[1], encoding='utf-8') as f: data = json.load(f)\n"
     "out = sys.stdout\n"
     "for case in data['evals']:\n"
-    "    criteria = [a if isinstance(a, str) else a['text'] for a in case['assertions']]\n"
+    "    criteria = [a if isinstance(a, str) else a.get('text') or json.dumps(a) for a in case['assertions']]\n"
     "    out.write(json.dumps({'id': str(case['id']), 'category': data['skill_name'],\n"
     "        'prompt': case['prompt'], 'risk': 'medium', 'criteria': criteria},\n"
     "        ensure_ascii=False) + '\\n')\n" + PEAK
@@ -522,6 +523,81 @@ def bench_sources(repeat: int) -> None:
         line("re-import, 100 reworded edited checks retargeted", ours, parse, "<= 3x (floor: ast.parse)")
 
 
+_WORDS = (
+    "migrate",
+    "service",
+    "config",
+    "explain",
+    "release",
+    "notes",
+    "version",
+    "check",
+    "answer",
+    "deploy",
+)
+_FOREIGN = ("café", "naïve", "東京", "データ", "설정", "Größe", "résumé", "проверка", "日本語", "übersicht")
+
+
+def realistic_evals_json(path: Path, count: int, seed: int = 7) -> None:
+    """Cases as real files carry them: prompts of 200-2,000 characters with about 6% non-ASCII
+    words, string and object assertions mixed (seeded, so every run measures the same input)."""
+    rng = random.Random(seed)
+
+    def text(low: int, high: int) -> str:
+        words: list[str] = []
+        size = rng.randint(low, high)
+        while sum(len(w) + 1 for w in words) < size:
+            words.append(rng.choice(_FOREIGN) if rng.random() < 0.06 else rng.choice(_WORDS))
+        return " ".join(words)
+
+    cases = []
+    for n in range(count):
+        assertions: list[object] = [text(20, 80) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.4:
+            assertions.append({"text": text(20, 60), "type": "behavioral"})
+        if rng.random() < 0.2:
+            assertions.append({"type": "contains", "value": rng.choice(_WORDS)})
+        cases.append({"id": n + 1, "prompt": text(200, 2000), "expected_output": text(40, 200),
+                      "assertions": assertions})  # fmt: skip
+    path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, ensure_ascii=False), encoding="utf-8")
+
+
+def bench_realistic(repeat: int) -> None:
+    """Import of realistic text (issue 15's inputs) against json.load + json.dumps, and the
+    start-up of every command on a tiny input against `python -c pass`."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for count in (10_000, 50_000):
+            source = work / f"real-{count}.json"
+            realistic_evals_json(source, count)
+            floor = timed([py, "-c", JSON_FLOOR, str(source)], repeat)
+            report(f"json.load + json.dumps, {count} realistic cases", floor, None, "(floor)")
+            report("  import to stdout", timed([py, "-c", CLI, "import", "--format", "evals-json", str(source)],
+                                              repeat), floor, "<= 2x (issue 15)")  # fmt: skip
+            out = work / f"out-{count}"
+            report("  import --out", timed(
+                [py, "-c", CLI, "import", "--format", "evals-json", str(source), "--out", str(out)], repeat,
+                before=lambda out=out: shutil.rmtree(out, ignore_errors=True)), floor, "<= 3x (issue 15)")  # type: ignore[misc]  # fmt: skip
+        tiny = work / "tiny.json"
+        realistic_evals_json(tiny, 3)
+        tiny_out = work / "tiny-out"
+        subprocess.run([py, "-m", "adhd_evals", "import", "--format", "evals-json", str(tiny), "--out",
+                        str(tiny_out)], capture_output=True, check=True)  # fmt: skip
+        bare = timed([py, "-c", "pass"], repeat * 3)
+        report("python -c pass", bare, None, "(floor)")
+        commands = {
+            "lint (catalog)": ["lint", str(tiny_out / "cases.jsonl")],
+            "validate": ["validate", str(tiny_out / "cases.jsonl")],
+            "import (3 cases)": ["import", "--format", "evals-json", str(tiny)],
+            "plan": ["plan", "--cases", str(tiny_out / "cases.jsonl"), "--trials", "1"],
+            "--version": ["--version"],
+        }
+        for label, argv in commands.items():
+            report(f"  start-up: {label}", timed([py, "-m", "adhd_evals", *argv], repeat * 3), bare,
+                   "<= 6x and 150 ms (lint 100 ms)")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -532,9 +608,13 @@ def main() -> None:
     parser.add_argument("--lint-rows", type=int, default=200_000)
     parser.add_argument("--run-calls", type=int, default=200)
     parser.add_argument(
-        "--only", choices=["import", "module", "lint", "runs", "dialect", "sources"], default=None
+        "--only",
+        choices=["import", "module", "lint", "runs", "dialect", "sources", "realistic"],
+        default=None,
     )
     args = parser.parse_args()
+    if args.only in (None, "realistic"):
+        bench_realistic(args.repeat)
     if args.only in (None, "sources"):
         bench_sources(args.repeat)
     if args.only in (None, "dialect"):
