@@ -54,8 +54,10 @@ def unwritable(cases: list[Case], display: str, code: RefusalCode, reason: str) 
     in an id, a category, a prompt or a criterion, however it got there."""
     found = []
     for case in cases:
-        if all(map(str.isascii, (case.id, case.category, case.prompt, *(c.criterion for c in case.checks)))):
-            continue  # the common case: ASCII holds no surrogate
+        if not has_lone_surrogate(
+            "".join((case.id, case.category, case.prompt, *(c.criterion for c in case.checks)))
+        ):
+            continue  # the common case: one check of all its text at once
         fields = [("id", case.id), ("category", case.category), ("prompt", case.prompt)]
         fields += [(f"criteria[{i}]", c.criterion) for i, c in enumerate(case.checks)]
         bad = next((name for name, text in fields if has_lone_surrogate(text)), None)
