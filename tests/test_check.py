@@ -238,3 +238,27 @@ def test_the_compiled_module_is_cached_in_the_users_cache(
         assert len(list((tmp_path / "cache").iterdir())) == 2
     finally:
         folder.chmod(0o755)
+
+
+def test_junit_counts_match_check_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xml.etree.ElementTree as ET
+
+    rows = [
+        _row("rel-1", "The --legacy flag is gone."),
+        _row("rel-1", "TODO <b>&</b>\x01", "candidate"),
+        _row("rel-2", "anything"),
+    ]
+    junit = project / "junit.xml"
+    assert _check(project, rows, "--junit", str(junit), "--json") == exitcodes.FAILED
+    summary = json.loads(capsys.readouterr().out)["conditions"]
+    root = ET.parse(junit).getroot()  # parses: the response's markup and control byte were escaped
+    cases = root.findall("./testsuite/testcase")
+    # By hand, as in the test above: 2 pass, 2 fail (candidate), 1 unwritten.
+    assert (
+        len(cases) == sum(c["pass"] + c["fail"] + c["unwritten"] + c["error"] for c in summary.values()) == 5
+    )
+    failures = [f.get("type") for f in root.iter("failure")]
+    assert sorted(failures) == ["fail", "fail", "unwritten"]
+    assert sum(c["fail"] + c["unwritten"] for c in summary.values()) == len(failures)
+    assert root.get("tests") == "5" and root.get("failures") == "3" and root.get("errors") == "0"
+    assert [s.get("name") for s in root.findall("./testsuite")] == ["rel-1", "rel-2"]

@@ -221,6 +221,7 @@ def check_command(
         "point it only at a module you trust.",
     ),
     output: Path | None = typer.Option(None, "--output", help="Write one result row per check as JSONL."),
+    junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML (a test case per check)."),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the summary as JSON."),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
@@ -244,6 +245,10 @@ def check_command(
     run = checking.run_checks(checking.read_responses(responses), loaded, ids)
     if output is not None:
         write_all_atomically({output: checking.results_text(run)})
+    if junit is not None:
+        from .runs.junit import junit as junit_xml
+
+        write_all_atomically({junit: junit_xml(run.results)})
     if as_json:
         print(json.dumps(checking.summary_json(run), indent=2, ensure_ascii=False))
     else:
