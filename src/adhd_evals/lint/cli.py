@@ -35,9 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--output-format",
-        choices=("text", "json", "github"),
+        choices=("text", "json", "github", "sarif"),
         default=None,
-        help="text (default), json, or github annotations (the default under GitHub Actions)",
+        help="text (default), json, sarif (SARIF 2.1.0), or github annotations (the default under GitHub Actions)",
     )
     parser.add_argument("--strict", action="store_true", help="fail on warnings too")
     parser.add_argument(
@@ -151,6 +151,19 @@ def _printable_fields(problem: Problem) -> dict[str, object]:
     return fields
 
 
+def _append_step_summary(report: LintReport, path: str) -> None:
+    """All problems for the run's summary page (GitHub shows only 10 annotations of a kind)."""
+    from .sarif import step_summary
+
+    try:
+        with open(path, "a", encoding="utf-8") as stream:
+            stream.write(step_summary(report.problems, summary(report)))
+    except OSError as exc:
+        print(
+            f"adhd-evals lint: cannot append to $GITHUB_STEP_SUMMARY ({exc.strerror or exc})", file=sys.stderr
+        )
+
+
 def main(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -170,8 +183,17 @@ def main(argv: list[str]) -> int:
     report = report.only(select, ignore)
     code = exit_code(report, args.strict)
     style = args.output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if os.environ.get("GITHUB_ACTIONS") == "true" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        _append_step_summary(report, os.environ["GITHUB_STEP_SUMMARY"])
     if style == "json":
         print(_json(report, code))
+        return code
+    if style == "sarif":
+        from importlib.metadata import version
+
+        from .sarif import sarif
+
+        print(sarif(report.problems, version("adhd-evals")))
         return code
     render = _github if style == "github" else _text
     for problem in report.problems:

@@ -1,0 +1,54 @@
+"""lint --output-format sarif validates against the official SARIF 2.1.0 schema; under
+GitHub Actions every problem also lands in $GITHUB_STEP_SUMMARY."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from adhd_evals.entry import main
+from helpers import ROOT
+
+SCHEMA = json.loads((ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}'
+
+
+def _files(tmp_path: Path) -> list[str]:
+    catalog = tmp_path / "cases.jsonl"
+    catalog.write_text(GOOD + "\n" + GOOD.replace('"low"', '"severe"').replace('"a"', '"b"') + "\n")
+    source = tmp_path / "evals.json"
+    source.write_text('{"skill_name": "s", "cases": [{"id": 1, "prompt": "p"}]}')
+    return [str(catalog), str(source)]
+
+
+def test_sarif_is_valid_and_carries_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--output-format", "sarif", *_files(tmp_path)]) == 1
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.Draft7Validator(SCHEMA).validate(log)
+    run = log["runs"][0]
+    rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
+    assert "E107" in rules and rules["E107"]["name"] == "risk-value"
+    assert rules["E107"]["shortDescription"]["text"] == "risk is low, medium or high."
+    results = [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]) for r in run["results"]]
+    # By hand: line 2's risk value starts at column 53; the evals.json refusal sits at 1:1.
+    assert results == [("E107", {"startLine": 2, "startColumn": 53}),
+                       ("CaseFileNotEvalsJson", {"startLine": 1, "startColumn": 1})]  # fmt: skip
+    for result in run["results"]:
+        assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+
+
+def test_step_summary_lists_every_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["lint", *_files(tmp_path)]) == 1
+    text = summary.read_text()
+    assert text.startswith("earlier step\n## adhd-evals lint\n")  # appended, never replaced
+    assert "Checked 2 files and 2 cases: 2 errors, 0 warnings." in text
+    assert '| 2 | 53 | E107 | risk must be low, medium or high, not "severe" |' in text
+    assert "| 1 | 1 | CaseFileNotEvalsJson |" in text
