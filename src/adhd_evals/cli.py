@@ -523,6 +523,52 @@ def agree_command(
     return exitcodes.OK
 
 
+class ReportFormat(str, enum.Enum):
+    HTML = "html"
+    MARKDOWN = "markdown"
+
+
+@app.command("report")
+def report_command(
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    responses: Path = typer.Option(..., "--responses", help="Response rows, as run wrote them."),
+    checks: Path | None = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
+    scores: Path | None = typer.Option(None, "--scores", help="Score rows (or a judged sheet with --key)."),
+    key: Path | None = typer.Option(
+        None, "--key", help="The key 'adhd-evals blind' wrote, for a labelled sheet."
+    ),
+    out: Path = typer.Option(..., "--out", help="Where to write the report (written whole, or not at all)."),
+    fmt: ReportFormat = typer.Option(
+        ReportFormat.HTML, "--format", help="html (one offline file) or markdown."
+    ),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
+) -> int:
+    """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
+    set_max_bytes(max_bytes)
+
+    from .catalog import load_valid
+    from .output import write_all_atomically
+    from .runs import report
+    from .runs import score as scoring
+    from .runs.check import read_responses
+
+    if key is not None and scores is None:
+        raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
+    inputs = report.Inputs(load_valid(cases), read_responses(responses))
+    inputs.checks = scoring.read_rows(checks) if checks is not None else None
+    if scores is not None:
+        rows = scoring.read_rows(scores)
+        inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
+        # the verdict is score's own: the same rows refused the same way
+        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks)
+    text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
+    write_all_atomically({out: text})
+    print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")
+    return exitcodes.OK
+
+
 @app.command(
     "lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False
 )

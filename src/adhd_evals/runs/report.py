@@ -1,0 +1,316 @@
+"""`adhd-evals report`: one self-contained HTML file people look at, or Markdown for CI.
+
+The HTML opens offline: inline CSS and inline SVG charts, no script, no font,
+no link to anywhere. Every text from cases, responses and scores goes through
+`html.escape` (a `<script>` in a response shows as text). The gate's verdict
+and reasons are `score`'s own, word for word.
+
+Charts are hand-written SVG: bars with whiskers are a few rectangles, and a
+charting library would put JavaScript (inlined, hundreds of kilobytes) into a
+page whose content is untrusted text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .rubric import CONDITIONS, METRICS, WEIGHTS
+
+COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
+MARKDOWN_LIMIT = 65_000
+
+
+@dataclass
+class Inputs:
+    cases: list[dict[str, Any]]
+    responses: list[dict[str, Any]]
+    checks: list[dict[str, Any]] | None = None
+    scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
+    summary: dict[str, Any] | None = None  # score.summarize's, when there are scores
+
+
+@dataclass
+class CaseView:
+    case: dict[str, Any]
+    deltas: dict[str, float] = field(default_factory=dict)  # candidate minus baseline, per metric
+    weighted_delta: float = 0.0
+    blockers: int = 0
+    failing: list[str] = field(default_factory=list)
+    unwritten: list[str] = field(default_factory=list)
+    responses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+# C0/C1 controls (but tab and newline), bidi overrides and isolates, zero-width marks:
+# shown as <U+XXXX> so a response cannot hide or reorder what a reader sees.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    return f"<U+{ord(match.group()):04X}>"
+
+
+def _e(text: Any) -> str:
+    return html.escape(_CONTROLS.sub(_visible, str(text)), quote=True)
+
+
+def case_views(inputs: Inputs) -> list[CaseView]:
+    """One view per case, the worst regression first."""
+    views = {case["id"]: CaseView(case) for case in inputs.cases}
+    for row in inputs.responses:
+        if row["case_id"] in views:
+            views[row["case_id"]].responses.setdefault(row["condition"], []).append(row)
+    for row in inputs.checks or []:
+        view = views.get(str(row.get("case_id")))
+        if view is not None and row.get("status") in ("fail", "error"):
+            view.failing.append(f"{row.get('criterion')} ({row.get('condition')}, {row.get('status')})")
+        elif view is not None and row.get("status") == "unwritten":
+            view.unwritten.append(f"{row.get('criterion')} ({row.get('condition')})")
+    means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for row in inputs.scores or []:
+        if isinstance(row.get("void"), str):
+            continue
+        for metric in METRICS:
+            if isinstance(row.get(metric), (int, float)):
+                means[(row["case_id"], row["condition"], metric)].append(float(row[metric]))
+        if row.get("blocker") is True and row["case_id"] in views and row["condition"] == "candidate":
+            views[row["case_id"]].blockers += 1
+    for case_id, view in views.items():
+        for metric in METRICS:
+            base, cand = means.get((case_id, "baseline", metric)), means.get((case_id, "candidate", metric))
+            if base and cand:
+                view.deltas[metric] = sum(cand) / len(cand) - sum(base) / len(base)
+        view.weighted_delta = sum(view.deltas.get(m, 0.0) * w for m, w in WEIGHTS.items())
+    return sorted(views.values(), key=lambda v: (v.weighted_delta, -v.blockers, v.case["id"]))
+
+
+def _trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """(condition, metric) -> (mean, lowest trial mean, highest trial mean)."""
+    per_trial: dict[tuple[str, str, Any], list[float]] = defaultdict(list)
+    for row in scores:
+        if isinstance(row.get("void"), str):
+            continue
+        for metric in METRICS:
+            if isinstance(row.get(metric), (int, float)):
+                per_trial[(row["condition"], metric, row["trial"])].append(float(row[metric]))
+    grouped: dict[tuple[str, str], list[float]] = defaultdict(list)
+    every: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for (condition, metric, _), values in per_trial.items():
+        grouped[(condition, metric)].append(sum(values) / len(values))
+        every[(condition, metric)] += values
+    return {k: (sum(every[k]) / len(every[k]), min(v), max(v)) for k, v in grouped.items()}
+
+
+# ---- HTML --------------------------------------------------------------------------
+
+
+def _metric_chart(scores: list[dict[str, Any]]) -> str:
+    spread = _trial_spread(scores)
+    conditions = [c for c in CONDITIONS if any(k[0] == c for k in spread)]
+    width, bar, gap = 720, 18, 34
+    height = 34 + len(METRICS) * (len(conditions) * bar + gap)
+    parts = [f'<svg class="chart" role="img" aria-label="Mean score per metric and condition" '
+             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">']  # fmt: skip
+    x0, scale = 130, (width - 170) / 5
+    for tick in range(1, 6):
+        x = x0 + tick * scale
+        parts.append(f'<line x1="{x:.1f}" y1="10" x2="{x:.1f}" y2="{height - 10}" class="grid"/>')
+        parts.append(f'<text x="{x:.1f}" y="{height - 1}" class="tick">{tick}</text>')
+    for i, condition in enumerate(conditions):
+        parts.append(f'<rect x="{x0 + i * 110}" y="0" width="10" height="10" fill="{COLOURS[condition]}"/>'
+                     f'<text x="{x0 + 14 + i * 110}" y="10" class="tick">{condition}</text>')  # fmt: skip
+    y = 24
+    for metric in METRICS:
+        parts.append(f'<text x="0" y="{y + bar:.1f}" class="label">{_e(metric)}</text>')
+        for condition in conditions:
+            mean, low, high = spread.get((condition, metric), (0.0, 0.0, 0.0))
+            parts.append(f'<rect x="{x0}" y="{y}" width="{mean * scale:.1f}" height="{bar - 4}" '
+                         f'fill="{COLOURS[condition]}"><title>{_e(condition)} {mean:.2f} '
+                         f'(trials {low:.2f}-{high:.2f})</title></rect>')  # fmt: skip
+            mid = y + (bar - 4) / 2
+            parts.append(f'<line x1="{x0 + low * scale:.1f}" y1="{mid:.1f}" x2="{x0 + high * scale:.1f}" '
+                         f'y2="{mid:.1f}" class="whisker"/>')  # fmt: skip
+            right = x0 + max(mean, high) * scale + 6  # past the whisker, not under it
+            parts.append(f'<text x="{right:.1f}" y="{y + bar - 6}" class="value">{mean:.2f}</text>')
+            y += bar
+        y += gap
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _bars(values: dict[str, float], top: float, label: str, fmt: str = "{:.3f}") -> str:
+    width, bar = 720, 26
+    height = 10 + len(values) * (bar + 8)
+    scale = (width - 260) / top if top else 0
+    parts = [f'<svg class="chart" role="img" aria-label="{_e(label)}" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}">']  # fmt: skip
+    for i, (name, value) in enumerate(values.items()):
+        y = 6 + i * (bar + 8)
+        parts.append(f'<text x="0" y="{y + bar - 8}" class="label">{_e(name)}</text>')
+        parts.append(f'<rect x="130" y="{y}" width="{value * scale:.1f}" height="{bar - 6}" '
+                     f'fill="{COLOURS.get(name, "#666")}"/>')  # fmt: skip
+        parts.append(
+            f'<text x="{136 + value * scale:.1f}" y="{y + bar - 8}" class="value">{fmt.format(value)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _check_chart(checks: list[dict[str, Any]]) -> str:
+    counts: dict[str, dict[str, int]] = defaultdict(
+        lambda: dict.fromkeys(("pass", "fail", "error", "unwritten"), 0)
+    )
+    for row in checks:
+        status = str(row.get("status"))
+        if status in ("pass", "fail", "error", "unwritten"):
+            counts[str(row.get("condition"))][status] += 1
+    colours = {"pass": "#2f7d4f", "fail": "#b03a2e", "error": "#6c3483", "unwritten": "#c9c9c9"}
+    width, bar = 720, 26
+    height = 30 + len(counts) * (bar + 8)
+    parts = [f'<svg class="chart" role="img" aria-label="Checks by condition" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}">']  # fmt: skip
+    for i, (condition, n) in enumerate(sorted(counts.items())):
+        total = sum(n.values()) or 1
+        y, x = 6 + i * (bar + 8), 130.0
+        parts.append(f'<text x="0" y="{y + bar - 8}" class="label">{_e(condition)}</text>')
+        for status in ("pass", "fail", "error", "unwritten"):
+            w = (width - 150) * n[status] / total
+            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar - 6}" fill="{colours[status]}">'
+                         f"<title>{status}: {n[status]}</title></rect>")  # fmt: skip
+            x += w
+    legend_y = height - 6
+    for i, status in enumerate(("pass", "fail", "error", "unwritten")):
+        parts.append(f'<rect x="{130 + i * 110}" y="{legend_y - 10}" width="10" height="10" fill="{colours[status]}"/>'
+                     f'<text x="{144 + i * 110}" y="{legend_y}" class="tick">{status}</text>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _gate_html(inputs: Inputs) -> str:
+    if inputs.summary is None:
+        why = "No scores were given: the gate needs them (report --scores SCORES)."
+        return (
+            f'<section class="gate none"><h2 id="verdict">Release gate: no verdict</h2><p>{why}</p></section>'
+        )
+    gate = inputs.summary["release_gate"]
+    verdict = (
+        "INCOMPARABLE"
+        if gate.get("verdict") == "incomparable"
+        else ("PASSED" if gate["passed"] else "FAILED")
+    )
+    reasons = "".join(f"<li>{_e(r)}</li>" for r in gate["reasons"])
+    return (f'<section class="gate {verdict.lower()}"><h2 id="verdict">Release gate: {verdict}</h2>'
+            f"<ul>{reasons}</ul></section>")  # fmt: skip
+
+
+def _case_html(view: CaseView) -> str:
+    case = view.case
+    deltas = " ".join(f"{m} {d:+.2f}" for m, d in view.deltas.items()) or "no scores"
+    criteria = "".join(f"<li>{_e(c)}</li>" for c in case["criteria"])
+    columns = []
+    for condition in CONDITIONS:
+        rows = sorted(view.responses.get(condition, []), key=lambda r: r["trial"])
+        if rows:
+            answers = "".join(f"<h5>trial {_e(r['trial'])}</h5><pre>{_e(r['response'])}</pre>" for r in rows)
+            columns.append(f'<div class="column"><h4>{_e(condition)}</h4>{answers}</div>')
+    checks = "".join(f'<li class="fail">{_e(f)}</li>' for f in view.failing)
+    checks += "".join(f'<li class="unwritten">{_e(u)}</li>' for u in view.unwritten)
+    return (
+        f'<tr id="case-{_e(case["id"])}"><td>{_e(case["id"])}</td><td>{view.weighted_delta:+.3f}</td>'
+        f"<td>{_e(deltas)}</td><td>{view.blockers}</td><td>{len(view.failing)}</td><td>{len(view.unwritten)}</td></tr>"
+        f'<tr class="detail"><td colspan="6"><details><summary>{_e(case["id"])}: prompt, criteria, responses'
+        f"</summary><h4>Prompt</h4><pre>{_e(case['prompt'])}</pre><h4>Criteria</h4><ul>{criteria}</ul>"
+        f"{f'<h4>Checks not passing</h4><ul>{checks}</ul>' if checks else ''}"
+        f'<div class="side">{"".join(columns)}</div></details></td></tr>'
+    )
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;color:#222}
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em}section.gate{padding:.6em 1em;border-radius:6px}
+section.passed{background:#e6f4ea}section.failed,section.incomparable{background:#fdecea}section.none{background:#f2f2f2}
+svg.chart{display:block;max-width:100%;height:auto}svg .grid{stroke:#ddd}svg .whisker{stroke:#111;stroke-width:2}
+svg .label{font-size:13px}svg .tick,svg .value{font-size:11px;fill:#444}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e5e5e5;padding:4px 6px;text-align:left;vertical-align:top}
+tr.detail td{border-bottom:2px solid #ccc}pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;padding:6px}
+.side{display:flex;gap:12px}.side .column{flex:1;min-width:0}li.fail{color:#b03a2e}li.unwritten{color:#777}
+"""
+
+
+def html_report(inputs: Inputs) -> str:
+    views = case_views(inputs)
+    parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">',
+             f"<title>adhd-evals report</title><style>{_CSS}</style></head><body>",
+             "<h1>adhd-evals report</h1>", _gate_html(inputs)]  # fmt: skip
+    if inputs.scores:
+        parts += ["<h2>Scores per metric</h2>",
+                  "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
+                  _metric_chart(inputs.scores)]  # fmt: skip
+        if inputs.summary is not None:
+            weighted = {c: v["weighted_score"] for c, v in inputs.summary["conditions"].items()}
+            parts += ["<h2>Weighted score</h2>", _bars(weighted, 5.0, "Weighted score per condition")]
+        judges = {(r["judge"].get("runner"), r["judge"].get("template")) for r in inputs.scores
+                  if isinstance(r.get("judge"), dict)}  # fmt: skip
+        if judges:
+            listed = ", ".join(
+                f"{_e(runner)} (prompt template {_e(template)})" for runner, template in sorted(judges)
+            )
+            parts.append(f"<h2>Judge</h2><p>Scores came from judge {listed}.</p>")
+        if inputs.summary is not None and inputs.summary.get("void"):
+            rows = "".join(f"<li>{_e(v['case_id'])} trial {_e(v['trial'])} {_e(v['condition'])}: {_e(v['void'])}</li>"
+                           for v in inputs.summary["void"])  # fmt: skip
+            parts.append(f"<h2>Void rows</h2><ul>{rows}</ul>")
+    if inputs.checks:
+        parts += ["<h2>Checks</h2><p>Unwritten checks (placeholders) are shown apart from failed ones.</p>",
+                  _check_chart(inputs.checks)]  # fmt: skip
+    parts.append("<h2>Cases, worst regression first</h2><table><thead><tr><th>case</th><th>weighted Δ</th>"
+                 "<th>Δ per metric (candidate − baseline)</th><th>blockers</th><th>failing checks</th>"
+                 "<th>unwritten</th></tr></thead><tbody>")  # fmt: skip
+    parts += [_case_html(view) for view in views]
+    parts.append("</tbody></table></body></html>\n")
+    return "".join(parts)
+
+
+# ---- Markdown -------------------------------------------------------------------------
+
+
+def _md(text: Any) -> str:
+    """One table cell: no line breaks, no pipes, no HTML."""
+    return html.escape(_CONTROLS.sub(_visible, " ".join(str(text).split()))).replace("|", "\\|")
+
+
+def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
+    lines = ["## adhd-evals report", ""]
+    if inputs.summary is None:
+        lines += ["**Release gate: no verdict.** No scores were given (report --scores SCORES).", ""]
+    else:
+        gate = inputs.summary["release_gate"]
+        verdict = (
+            "INCOMPARABLE"
+            if gate.get("verdict") == "incomparable"
+            else ("PASSED" if gate["passed"] else "FAILED")
+        )
+        lines += [f"**Release gate: {verdict}**", ""] + [f"- {_md(r)}" for r in gate["reasons"]] + [""]
+        conditions = inputs.summary["conditions"]
+        lines += ["| metric | " + " | ".join(conditions) + " |", "| --- |" + " ---: |" * len(conditions)]
+        for metric in [*METRICS, "weighted_score"]:
+            digits = 3 if metric == "weighted_score" else 2  # as score's table prints them
+            lines.append(
+                f"| {metric} | " + " | ".join(f"{c[metric]:.{digits}f}" for c in conditions.values()) + " |"
+            )
+        lines.append("")
+    views = [v for v in case_views(inputs) if v.deltas or v.failing or v.unwritten]
+    if views:
+        lines += ["### Worst cases", "", "| case | weighted Δ | blockers | failing checks | unwritten |",
+                  "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        lines += [f"| {_md(v.case['id'])} | {v.weighted_delta:+.3f} | {v.blockers} | {len(v.failing)} | "
+                  f"{len(v.unwritten)} |" for v in views]  # fmt: skip
+    text = "\n".join(lines) + "\n"
+    if len(text) <= limit:
+        return text
+    note = "\n_Cut here: the report is longer than 65,000 characters; the HTML report has every case._\n"
+    return text[: text.rfind("\n", 0, limit - len(note)) + 1] + note

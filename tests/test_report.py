@@ -1,0 +1,226 @@
+"""`adhd-evals report`: the golden Markdown, hostile text, refusals, and a real browser.
+
+The fixture run in fixtures/report was written by hand; its numbers were
+worked out from the rules (refund-2: correctness 5 -> 1, actionability 4 -> 2,
+safety 5 -> 1, concision 4 -> 5, so -4*.35 - 2*.2 - 4*.1 + 1*.1 = -2.100).
+Regenerate report.md only with `pytest --regen-golden`, then review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+from adhd_evals.runs.report import Inputs, markdown_report
+from helpers import FIXTURES
+
+RUN = FIXTURES / "report"
+CASE_IDS = ["greet-1", "refund-2", "sum-3"]
+
+
+def _args(out: Path, *extra: str) -> list[str]:
+    return ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
+            "--checks", str(RUN / "checks.jsonl"), "--scores", str(RUN / "scores.jsonl"), "--out", str(out), *extra]  # fmt: skip
+
+
+def test_markdown_matches_golden(tmp_path: Path, regen_golden: bool) -> None:
+    out = tmp_path / "report.md"
+    assert main(_args(out, "--format", "markdown")) == exitcodes.OK
+    if regen_golden:
+        (RUN / "report.md").write_text(out.read_text(encoding="utf-8"), encoding="utf-8")
+        pytest.skip("golden report regenerated: review the diff")
+    assert out.read_text(encoding="utf-8") == (RUN / "report.md").read_text(encoding="utf-8")
+
+
+def test_markdown_worst_case_first_with_hand_worked_deltas(tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    main(_args(out, "--format", "markdown"))
+    rows = [
+        line for line in out.read_text(encoding="utf-8").splitlines() if line.startswith("| ") and "-" in line
+    ]
+    cases = [r.split(" | ")[0][2:] for r in rows if r.split(" | ")[0][2:] in CASE_IDS]
+    assert cases == ["refund-2", "greet-1", "sum-3"]
+    assert "| refund-2 | -2.100 | 2 | 1 | 0 |" in rows
+    assert "| sum-3 | +1.200 | 0 | 0 | 2 |" in rows  # 2 unwritten, apart from failing
+
+
+def test_markdown_is_cut_with_a_note_past_65000_characters() -> None:
+    cases = [{"id": f"case-{i:05d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}
+             for i in range(3000)]  # fmt: skip
+    checks = [{"case_id": c["id"], "trial": 1, "condition": "candidate", "criterion": "x", "status": "unwritten"}
+              for c in cases]  # fmt: skip
+    text = markdown_report(Inputs(cases, [], checks=checks))
+    assert len(text) <= 65_000
+    assert text.rstrip().endswith("the HTML report has every case._")
+    assert "case-00000" in text and "case-02999" not in text
+    body = text.splitlines()[:-2]
+    assert all(line.startswith("|") or not line.startswith("| case-") for line in body)  # whole rows only
+
+
+def test_without_scores_there_is_no_verdict(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--out",
+        str(out),
+    ]
+    assert main(args) == exitcodes.OK
+    assert "Release gate: no verdict" in out.read_text(encoding="utf-8")
+
+
+def test_key_without_scores_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.html"
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
+            "--key", str(RUN / "scores.jsonl"), "--out", str(out)]  # fmt: skip
+    assert main(args) == exitcodes.USAGE
+    assert "--key" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_scores_score_refuses_are_refused_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labelled = tmp_path / "sheet.jsonl"
+    rows = [json.loads(line) for line in (RUN / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
+    labelled.write_text("".join(json.dumps({**r, "condition": "A"}) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "r.html"
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
+            "--scores", str(labelled), "--out", str(out)]  # fmt: skip
+    assert main(args) != exitcodes.OK
+    err = capsys.readouterr().err
+    assert "labelled sheet" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+# ---- hostile text ---------------------------------------------------------------------
+
+HOSTILE = (
+    '<script>alert(1)</script></script><img src=x onerror=alert(2)><a href="javascript:alert(3)">x</a>'
+    '<link rel=stylesheet href="https://evil.example/x.css"><iframe src="https://evil.example"></iframe>'
+    "\u202e\u0000\u200b\x1b[31m]]><!-- --><style>body{display:none}</style>"
+)
+
+
+class _Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _hostile_run(tmp_path: Path) -> Path:
+    case = {"id": "hostile-1", "category": "x", "prompt": HOSTILE, "risk": "low", "criteria": [HOSTILE]}
+    (tmp_path / "cases.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
+    responses = [{"case_id": "hostile-1", "trial": 1, "condition": c, "runner": "r", "response": HOSTILE}
+                 for c in ("baseline", "candidate")]  # fmt: skip
+    (tmp_path / "responses.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in responses), encoding="utf-8"
+    )
+    scores = [{"case_id": "hostile-1", "trial": 1, "condition": c, "correctness": 3, "autonomy": 3,
+               "actionability": 3, "safety": 3, "concision": 3, "blocker": False, "notes": HOSTILE}
+              for c in ("baseline", "candidate")]  # fmt: skip
+    (tmp_path / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in scores), encoding="utf-8")
+    checks = [
+        {"case_id": "hostile-1", "trial": 1, "condition": "candidate", "criterion": HOSTILE, "status": "fail"}
+    ]
+    (tmp_path / "checks.jsonl").write_text(json.dumps(checks[0]) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown"])
+def test_hostile_text_renders_as_text(tmp_path: Path, fmt: str) -> None:
+    run = _hostile_run(tmp_path)
+    out = tmp_path / f"report.{fmt}"
+    args = ["report", "--cases", str(run / "cases.jsonl"), "--responses", str(run / "responses.jsonl"),
+            "--scores", str(run / "scores.jsonl"), "--checks", str(run / "checks.jsonl"), "--out", str(out),
+            "--format", fmt]  # fmt: skip
+    assert main(args) == exitcodes.OK
+    parser = _Elements()
+    parser.feed(out.read_text(encoding="utf-8"))
+    names = [tag for tag, _ in parser.tags]
+    for forbidden in ("script", "img", "a", "link", "iframe", "object", "embed", "base", "form"):
+        assert forbidden not in names, forbidden
+    assert names.count("style") == (1 if fmt == "html" else 0)  # only the report's own
+    assert not any(name.startswith("on") for _, attrs in parser.tags for name in attrs)
+    assert not any("javascript:" in (value or "") for _, attrs in parser.tags for value in attrs.values())
+    if fmt == "html":
+        text = "".join(parser.text)
+        assert "<script>alert(1)</script>" in text  # shown, as text
+        assert "<U+202E>" in text and "<U+0000>" in text and "<U+001B>" in text  # controls made visible
+        assert "\u202e" not in text and "\x00" not in text
+
+
+# ---- a real browser ---------------------------------------------------------------------
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("Chromium is not installed here (.ci/run installs Debian's chromium with apt-get)")
+
+
+def _headless(browser: str, *args: str) -> subprocess.CompletedProcess[str]:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-extensions", "--no-first-run", "--window-size=1200,1600"]  # fmt: skip
+    return subprocess.run([browser, *flags, *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def _png_pixels(path: Path) -> tuple[int, int, bytes]:
+    """Width, height and raw (filtered) scanlines of an 8-bit PNG, from its IDAT chunks."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height = 8, b"", 0, 0
+    while pos < len(data):
+        (length,), kind = struct.unpack(">I", data[pos : pos + 4]), data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            width, height = struct.unpack(">II", body[:8])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    return width, height, zlib.decompress(idat)
+
+
+def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
+    browser = _chromium()
+    out = tmp_path / "report.html"
+    assert main(_args(out)) == exitcodes.OK
+    dom = _headless(browser, "--dump-dom", out.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "Release gate: FAILED" in dom.stdout
+    assert "Candidate has blocking safety or correctness findings." in dom.stdout
+    for case_id in CASE_IDS:
+        assert f'id="case-{case_id}"' in dom.stdout
+    assert dom.stdout.count("<svg") == 3  # metrics, weighted score, checks
+    # nothing in the file reaches out: no URL with a scheme, no CSS url()
+    assert not re.search(r"""(?:src|href|xlink:href|action)\s*=\s*["']?[a-z]+:""", dom.stdout, re.I)
+    assert "url(" not in dom.stdout and "@import" not in dom.stdout
+    shot = tmp_path / "shot.png"
+    taken = _headless(browser, f"--screenshot={shot}", out.as_uri())
+    assert taken.returncode == 0 and shot.exists(), taken.stderr[-2000:]
+    width, height, raw = _png_pixels(shot)
+    assert (width, height) == (1200, 1600)
+    # a blank page compresses to a handful of distinct bytes; charts and text give many
+    assert len(set(raw)) > 20
