@@ -18,6 +18,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
@@ -224,3 +226,53 @@ def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert (width, height) == (1200, 1600)
     # a blank page compresses to a handful of distinct bytes; charts and text give many
     assert len(set(raw)) > 20
+
+
+def test_a_judged_labelled_sheet_shows_provenance_and_void_rows(tmp_path: Path) -> None:
+    label = {"baseline": "A", "candidate": "B"}
+    sheet, key = [], []
+    for line in (RUN / "scores.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        key.append({"case_id": row["case_id"], "trial": row["trial"], "label": label[row["condition"]],
+                    "condition": row["condition"]})  # fmt: skip
+        row = {
+            **row,
+            "condition": label[row["condition"]],
+            "judge": {"runner": "judge-cli", "template": "t-7"},
+        }
+        if (row["case_id"], row["trial"], row["condition"]) == ("sum-3", 2, "B"):
+            row = {k: row[k] for k in ("case_id", "trial", "condition", "judge")} | {
+                "void": "no verdict line"
+            }
+        sheet.append(row)
+    (tmp_path / "sheet.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sheet), encoding="utf-8")
+    (tmp_path / "key.jsonl").write_text("".join(json.dumps(r) + "\n" for r in key), encoding="utf-8")
+    out = tmp_path / "r.html"
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
+            "--scores", str(tmp_path / "sheet.jsonl"), "--key", str(tmp_path / "key.jsonl"), "--out", str(out)]  # fmt: skip
+    assert main(args) == exitcodes.OK
+    page = out.read_text(encoding="utf-8")
+    assert "Scores came from judge judge-cli (prompt template t-7)" in page
+    assert "<li>sum-3 trial 2 candidate: no verdict line</li>" in page
+    assert "Release gate: FAILED" in page and "1 judged row void" in page
+
+
+# the report's own elements; anything else in a parsed page came from the data
+OWN_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h4", "h5", "section", "ul", "li", "p",
+            "svg", "line", "text", "rect", "table", "thead", "tbody", "tr", "th", "td", "details",
+            "summary", "pre", "div"}  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80))
+def test_no_text_adds_an_element_or_attribute(text: str) -> None:
+    from adhd_evals.runs.report import html_report
+
+    case = {"id": "c-1", "category": "x", "prompt": text, "risk": "low", "criteria": [text]}
+    rows = [{"case_id": "c-1", "trial": 1, "condition": c, "runner": text, "response": text}
+            for c in ("baseline", "candidate")]  # fmt: skip
+    checks = [{"case_id": "c-1", "trial": 1, "condition": "candidate", "criterion": text, "status": "fail"}]
+    parser = _Elements()
+    parser.feed(html_report(Inputs([case], rows, checks=checks)))
+    assert {tag for tag, _ in parser.tags} <= OWN_TAGS
+    assert not any(name.startswith("on") or name in ("href", "src") for _, a in parser.tags for name in a)

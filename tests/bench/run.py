@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|report] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -97,8 +97,11 @@ def make_yaml_dir(folder: Path, count: int) -> None:
         )
 
 
-def timed(argv: list[str], repeat: int, before: Callable[[], object] | None = None) -> tuple[float, int]:
-    """Median seconds of `repeat` runs, and the largest peak memory in KiB."""
+def timed(
+    argv: list[str], repeat: int, before: Callable[[], object] | None = None, allowed: tuple[int, ...] = (0,)
+) -> tuple[float, int]:
+    """Median seconds of `repeat` runs, and the largest peak memory in KiB (exit codes but
+    `allowed` stop the benchmark)."""
     times, peaks = [], []
     for _ in range(repeat):
         if before is not None:
@@ -106,7 +109,7 @@ def timed(argv: list[str], repeat: int, before: Callable[[], object] | None = No
         start = time.perf_counter()
         done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
         times.append(time.perf_counter() - start)
-        if done.returncode != 0:
+        if done.returncode not in allowed:
             sys.exit(f"benchmark command failed: {' '.join(argv)}\n{done.stderr}")
         peaks += [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("PEAK_KB")]
     return statistics.median(times), max(peaks, default=0)
@@ -598,6 +601,72 @@ def bench_realistic(repeat: int) -> None:
                    "<= 6x and 150 ms (lint 100 ms)")  # fmt: skip
 
 
+def _report_run(work: Path, cases: int, trials: int, seed: int = 11) -> None:
+    """A finished comparison: catalog, responses, check results and scores (seeded)."""
+    rng = random.Random(seed)
+
+    def text(low: int, high: int) -> str:
+        words: list[str] = []
+        size = rng.randint(low, high)
+        while sum(len(w) + 1 for w in words) < size:
+            words.append(rng.choice(_FOREIGN) if rng.random() < 0.06 else rng.choice(_WORDS))
+        return " ".join(words)
+
+    catalog, responses, checks, scores = [], [], [], []
+    for n in range(cases):
+        case_id = f"case-{n:05d}"
+        catalog.append({"id": case_id, "category": "bench", "prompt": text(200, 800), "risk": "medium",
+                        "criteria": [text(20, 60) for _ in range(2)]})  # fmt: skip
+        for trial in range(1, trials + 1):
+            for condition in ("baseline", "candidate"):
+                key = {"case_id": case_id, "trial": trial, "condition": condition}
+                responses.append({**key, "runner": "bench", "response": text(100, 600)})
+                checks.append({**key, "runner": "bench", "criterion": catalog[-1]["criteria"][0], "check": "c",
+                               "status": rng.choice(("pass", "pass", "fail", "unwritten"))})  # fmt: skip
+                marks = {m: rng.randint(1, 5) for m in ("correctness", "autonomy", "actionability", "safety",
+                                                        "concision")}  # fmt: skip
+                scores.append({**key, **marks, "blocker": False, "notes": ""})
+    for name, rows in (("cases", catalog), ("responses", responses), ("checks", checks), ("scores", scores)):
+        (work / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                            encoding="utf-8")  # fmt: skip
+
+
+READ_RESPONSES = "import sys\nfrom adhd_evals.runs.check import read_responses\nread_responses(__import__('pathlib').Path(sys.argv[1]))\n" + PEAK  # fmt: skip
+
+
+def bench_report(cases: int, repeat: int) -> None:
+    """The report against `score` on the same scores plus reading the responses (issue 13),
+    its size, and how long headless Chromium takes to render it."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        _report_run(work, cases, trials=3)
+        files = {name: str(work / f"{name}.jsonl") for name in ("cases", "responses", "checks", "scores")}
+        scoring = [py, "-c", CLI, "score", files["scores"], "--checks", files["checks"], "--json"]
+        score = timed(scoring, repeat, allowed=(0, 1))  # exit 1: the gate fails on this data, as on many
+        reading = timed([py, "-c", READ_RESPONSES, files["responses"]], repeat)
+        floor = (score[0] + reading[0], max(score[1], reading[1]))
+        report(f"score + reading responses, {cases} cases x 3 x 2", floor, None, "(floor)")
+        out = work / "report.html"
+        argv = ["report", "--cases", files["cases"], "--responses", files["responses"], "--checks",
+                files["checks"], "--scores", files["scores"], "--out", str(out)]  # fmt: skip
+        report("  report --out report.html", timed([py, "-c", CLI, *argv], repeat), floor, "<= 3x (issue 13)")
+        md = work / "report.md"
+        report("  report --format markdown", timed([py, "-c", CLI, *argv[:-1], str(md), "--format", "markdown"],
+                                                   repeat), floor, "reported")  # fmt: skip
+        print(
+            f"  report size: {out.stat().st_size / 2**20:.1f} MiB HTML, {md.stat().st_size / 1000:.1f} kB Markdown"
+        )
+        browser = shutil.which("chromium") or shutil.which("chromium-browser")
+        if browser is None:
+            print("  Chromium render: skipped (no chromium on PATH)")
+            return
+        start = time.perf_counter()
+        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                        "--dump-dom", out.as_uri()], capture_output=True, check=True, timeout=600)  # fmt: skip
+        print(f"  Chromium render (--dump-dom, start-up included): {time.perf_counter() - start:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -609,10 +678,13 @@ def main() -> None:
     parser.add_argument("--run-calls", type=int, default=200)
     parser.add_argument(
         "--only",
-        choices=["import", "module", "lint", "runs", "dialect", "sources", "realistic"],
+        choices=["import", "module", "lint", "runs", "dialect", "sources", "realistic", "report"],
         default=None,
     )
+    parser.add_argument("--report-cases", type=int, default=10_000)
     args = parser.parse_args()
+    if args.only in (None, "report"):
+        bench_report(args.report_cases, args.repeat)
     if args.only in (None, "realistic"):
         bench_realistic(args.repeat)
     if args.only in (None, "sources"):
