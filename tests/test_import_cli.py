@@ -95,3 +95,18 @@ def test_demo_catalog_in_evals_is_reproduced_byte_for_byte(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     for name in ("cases.jsonl", "checks.py"):
         assert (out / name).read_bytes() == (demo / name).read_bytes()
+
+
+def test_import_to_a_text_stream_stdout_writes_the_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Called from Python with stdout swapped for a StringIO (no .buffer): the catalog still arrives."""
+    import io
+
+    source = tmp_path / "evals.json"
+    source.write_text('{"skill_name": "s", "evals": [{"id": 1, "prompt": "Hi é", "assertions": ["Says hi"]}]}',
+                      encoding="utf-8")  # fmt: skip
+    captured = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", captured)
+    assert main(["import", "--format", "evals-json", str(source)]) == 0
+    assert json.loads(captured.getvalue())["prompt"] == "Hi é"

@@ -116,8 +116,12 @@ def import_command(
             print(diff, end="")
     elif out is None:  # the catalog is UTF-8 whatever the terminal's locale says
         sys.stdout.flush()
-        sys.stdout.buffer.write(outcome.catalog.encode("utf-8"))
-        sys.stdout.buffer.flush()
+        raw = getattr(sys.stdout, "buffer", None)  # absent when a caller swapped in a text stream
+        if raw is None:
+            sys.stdout.write(outcome.catalog)
+        else:
+            raw.write(outcome.catalog.encode("utf-8"))
+            raw.flush()
     print("\n".join(outcome_lines(outcome, dry_run=dry_run)), file=sys.stderr)
     return exitcodes.OK
 
