@@ -230,3 +230,20 @@ def test_lint_checks_that_catalog_module_and_sources_agree(
     # the record is indented JSON: the second source's "path" value sits on line 9, column 15
     assert f"{record}:9:15: E114 the recorded source {b} is gone" in lines
     assert exitcodes.FAILED == 1
+
+
+def test_a_large_tree_lists_twenty_sources_then_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for n in range(23):
+        folder = tmp_path / "skills" / f"s{n:02d}" / "evals"
+        folder.mkdir(parents=True)
+        (folder / "evals.json").write_text(
+            json.dumps({"skill_name": f"s{n:02d}", "evals": [{"id": 1, "prompt": "p", "assertions": ["a"]}]}),
+            encoding="utf-8",
+        )
+    assert main(["import", "--format", "evals-json", str(tmp_path / "skills")]) == 0
+    err = capsys.readouterr().err
+    assert "Read 23 cases from 23 sources" in err
+    assert "s19/evals/evals.json" in err and "s20/evals/evals.json" not in err
+    assert "  ... and 3 more" in err

@@ -37,7 +37,7 @@ def import_summary(result: ImportResult) -> list[str]:
     else:
         lines.append(f"Risk: {result.risk} for every case (from --risk).")
     if len(result.sources) > 1:
-        lines += [f"  {source}" for source in result.sources]
+        lines += _source_lines(result.sources)
     lines += _dialect_lines(result)
     lines.append(f"Kept {plural(result.notes, 'source field')} as notes in the check module.")
     with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
@@ -90,4 +90,14 @@ def outcome_lines(outcome: ImportOutcome, *, dry_run: bool = False) -> list[str]
         lines.append("Wrote " + " and ".join(str(p) for p in outcome.written) + ".")
     else:
         lines.append("The catalog went to stdout; pass --out DIR to write it with its check module.")
+    return lines
+
+
+SOURCES_SHOWN = 20  # a 500-skill tree would otherwise bury the summary under its paths
+
+
+def _source_lines(sources: tuple[str, ...]) -> list[str]:
+    lines = ["Sources:", *(f"  {source}" for source in sources[:SOURCES_SHOWN])]
+    if len(sources) > SOURCES_SHOWN:
+        lines.append(f"  ... and {len(sources) - SOURCES_SHOWN} more")
     return lines
