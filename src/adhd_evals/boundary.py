@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable
 
 from . import exitcodes
@@ -38,6 +36,10 @@ def guard(action: Callable[[], int]) -> int:
 
 
 def _save_traceback() -> str:
+    # imported here, not at the top: every command starts through this module, few crash
+    import tempfile
+    import traceback
+
     try:
         with tempfile.NamedTemporaryFile(
             "w",

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from ..exitcodes import FAILED, OK, USAGE
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
-from ..importing.dialect import Dialect
 from ..problem import Problem
 from ..text import plural, printable
 
