@@ -276,3 +276,16 @@ def test_no_text_adds_an_element_or_attribute(text: str) -> None:
     parser.feed(html_report(Inputs([case], rows, checks=checks)))
     assert {tag for tag, _ in parser.tags} <= OWN_TAGS
     assert not any(name.startswith("on") or name in ("href", "src") for _, a in parser.tags for name in a)
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown"])
+def test_rows_for_cases_the_catalog_lacks_are_named(tmp_path: Path, fmt: str) -> None:
+    responses = tmp_path / "responses.jsonl"
+    stray = {"case_id": "gone-9", "trial": 1, "condition": "baseline", "runner": "fake", "response": "x"}
+    responses.write_text((RUN / "responses.jsonl").read_text(encoding="utf-8") + json.dumps(stray) + "\n",
+                         encoding="utf-8")  # fmt: skip
+    out = tmp_path / "r.out"
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(responses), "--out", str(out),
+            "--format", fmt]  # fmt: skip
+    assert main(args) == exitcodes.OK
+    assert "Rows name 1 case the catalog lacks (gone-9)" in out.read_text(encoding="utf-8")

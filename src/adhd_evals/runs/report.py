@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text import plural
 from .rubric import CONDITIONS, METRICS, WEIGHTS
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
@@ -85,6 +86,22 @@ def case_views(inputs: Inputs) -> list[CaseView]:
                 view.deltas[metric] = sum(cand) / len(cand) - sum(base) / len(base)
         view.weighted_delta = sum(view.deltas.get(m, 0.0) * w for m, w in WEIGHTS.items())
     return sorted(views.values(), key=lambda v: (v.weighted_delta, -v.blockers, v.case["id"]))
+
+
+def outside_catalog(inputs: Inputs) -> list[str]:
+    """Case ids that rows name but the catalog lacks: shown, never silently left out."""
+    known = {case["id"] for case in inputs.cases}
+    rows = [*inputs.responses, *(inputs.checks or []), *(inputs.scores or [])]
+    return sorted({str(row.get("case_id")) for row in rows} - known)
+
+
+def _outside_note(inputs: Inputs) -> str:
+    outside = outside_catalog(inputs)
+    if not outside:
+        return ""
+    shown = ", ".join(outside[:20]) + (f" and {len(outside) - 20} more" if len(outside) > 20 else "")
+    return (f"Rows name {plural(len(outside), 'case')} the catalog lacks ({shown}): they count in the gate's "
+            "numbers, as in score, but have no entry in the table of cases.")  # fmt: skip
 
 
 def _trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float, float]]:
@@ -175,7 +192,9 @@ def _check_chart(checks: list[dict[str, Any]]) -> str:
     for i, (condition, n) in enumerate(sorted(counts.items())):
         total = sum(n.values()) or 1
         y, x = 6 + i * (bar + 8), 130.0
-        parts.append(f'<text x="0" y="{y + bar - 8}" class="label">{_e(condition)}</text>')
+        parts.append(
+            f'<text x="0" y="{y + bar - 8}" class="label">{_e(condition)} {n["pass"]}/{total}</text>'
+        )
         for status in ("pass", "fail", "error", "unwritten"):
             w = (width - 150) * n[status] / total
             parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar - 6}" fill="{colours[status]}">'
@@ -236,7 +255,7 @@ svg.chart{display:block;max-width:100%;height:auto}svg .grid{stroke:#ddd}svg .wh
 svg .label{font-size:13px}svg .tick,svg .value{font-size:11px;fill:#444}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e5e5e5;padding:4px 6px;text-align:left;vertical-align:top}
 tr.detail td{border-bottom:2px solid #ccc}pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;padding:6px}
-.side{display:flex;gap:12px}.side .column{flex:1;min-width:0}li.fail{color:#b03a2e}li.unwritten{color:#777}
+.warning{background:#fff4ce;padding:.5em 1em}.side{display:flex;gap:12px}.side .column{flex:1;min-width:0}li.fail{color:#b03a2e}li.unwritten{color:#777}
 """
 
 
@@ -246,6 +265,8 @@ def html_report(inputs: Inputs) -> str:
              '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">',
              f"<title>adhd-evals report</title><style>{_CSS}</style></head><body>",
              "<h1>adhd-evals report</h1>", _gate_html(inputs)]  # fmt: skip
+    if outside_catalog(inputs):
+        parts.append(f'<p class="warning">{_e(_outside_note(inputs))}</p>')
     if inputs.scores:
         parts += ["<h2>Scores per metric</h2>",
                   "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
@@ -303,6 +324,8 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
                 f"| {metric} | " + " | ".join(f"{c[metric]:.{digits}f}" for c in conditions.values()) + " |"
             )
         lines.append("")
+    if outside_catalog(inputs):
+        lines += [f"> {_md(_outside_note(inputs))}", ""]
     views = [v for v in case_views(inputs) if v.deltas or v.failing or v.unwritten]
     if views:
         lines += ["### Worst cases", "", "| case | weighted Δ | blockers | failing checks | unwritten |",
