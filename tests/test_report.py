@@ -289,3 +289,13 @@ def test_rows_for_cases_the_catalog_lacks_are_named(tmp_path: Path, fmt: str) ->
             "--format", fmt]  # fmt: skip
     assert main(args) == exitcodes.OK
     assert "Rows name 1 case the catalog lacks (gone-9)" in out.read_text(encoding="utf-8")
+
+
+def test_an_out_that_is_a_folder_is_refused_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
+            "--out", str(tmp_path)]  # fmt: skip
+    assert main(args) == exitcodes.OUTPUT
+    assert f"cannot write {tmp_path}: it is a directory" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -35,6 +35,9 @@ def write_all_atomically(files: dict[Path, str], *, paired: bool = False) -> Non
     A failure while writing leaves every target as it was. The renames come
     last and are each atomic.
     """
+    for target in files:
+        if target.is_dir():  # else the rename fails naming our temporary file, not the target
+            raise OutputError(f"cannot write {target}: it is a directory (name a file)")
     for folder in {target.parent for target in files}:
         remove_stale_temps(folder)
     temps: list[tuple[Path, Path]] = []
