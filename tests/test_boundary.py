@@ -51,3 +51,11 @@ def test_ctrl_c_is_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     monkeypatch.setattr(importer, "read_source", interrupted)
     assert main(["import", "--format", "evals-json", "x.json"]) == 130
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_usage_error_prints_its_hint_on_its_own_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--no-such-option"]) == exitcodes.USAGE
+    assert capsys.readouterr().err.splitlines() == [
+        "adhd-evals: No such option: --no-such-option",
+        "Try 'adhd-evals --help'.",
+    ]

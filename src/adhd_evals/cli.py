@@ -592,5 +592,5 @@ def main(argv: list[str]) -> int:
     except typer.Abort as exc:  # Ctrl-C at a prompt
         raise KeyboardInterrupt from exc
     except typer.TyperException as exc:  # a usage error: bad option, missing argument
-        raise UsageError(f"{exc.format_message()}\nTry 'adhd-evals --help'.") from exc
+        raise UsageError(exc.format_message(), hint="Try 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK

@@ -20,9 +20,16 @@ class UserError(Exception):
 
 
 class UsageError(UserError):
-    """The command line asks for something that cannot be done."""
+    """The command line asks for something that cannot be done; `hint` is a line of our own after it."""
 
     exit_code = exitcodes.USAGE
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def lines(self) -> list[str]:
+        return [*super().lines(), *([self.hint] if self.hint else [])]
 
 
 class OutputError(UserError):
