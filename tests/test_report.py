@@ -299,3 +299,17 @@ def test_an_out_that_is_a_folder_is_refused_by_name(
     assert main(args) == exitcodes.OUTPUT
     assert f"cannot write {tmp_path}: it is a directory" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_responses_under_a_condition_of_their_own_are_shown(tmp_path: Path) -> None:
+    responses = tmp_path / "responses.jsonl"
+    text = (RUN / "responses.jsonl").read_text(encoding="utf-8")
+    responses.write_text(
+        text.replace('"condition": "candidate"', '"condition": "variant-x"'), encoding="utf-8"
+    )
+    out = tmp_path / "r.html"
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(responses), "--out", str(out)]
+    assert main(args) == exitcodes.OK
+    page = out.read_text(encoding="utf-8")
+    assert page.count("<h4>variant-x</h4>") == 3  # one column per case
+    assert "Sure, refunded!" in page

@@ -230,7 +230,8 @@ def _case_html(view: CaseView) -> str:
     deltas = " ".join(f"{m} {d:+.2f}" for m, d in view.deltas.items()) or "no scores"
     criteria = "".join(f"<li>{_e(c)}</li>" for c in case["criteria"])
     columns = []
-    for condition in CONDITIONS:
+    others = sorted(set(view.responses) - set(CONDITIONS))  # a runner's own names are shown too, after ours
+    for condition in (*CONDITIONS, *others):
         rows = sorted(view.responses.get(condition, []), key=lambda r: r["trial"])
         if rows:
             answers = "".join(f"<h5>trial {_e(r['trial'])}</h5><pre>{_e(r['response'])}</pre>" for r in rows)
