@@ -69,7 +69,7 @@ def case_views(inputs: Inputs) -> list[CaseView]:
         if view is not None and row.get("status") in ("fail", "error"):
             view.failing.append(f"{row.get('criterion')} ({row.get('condition')}, {row.get('status')})")
         elif view is not None and row.get("status") == "unwritten":
-            view.unwritten.append(f"{row.get('criterion')} ({row.get('condition')})")
+            view.unwritten.append(f"{row.get('criterion')} ({row.get('condition')}, unwritten)")
     means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in inputs.scores or []:
         if isinstance(row.get("void"), str):
