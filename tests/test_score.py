@@ -189,3 +189,26 @@ def test_blind_sheet_and_key_round_trip(tmp_path: Path) -> None:
     code, out, _ = _score(tmp_path, judged, "--json", "--key", str(key))
     assert code == exitcodes.OK
     assert json.loads(out)["conditions"]["baseline"]["weighted_score"] == pytest.approx(3.15)
+
+
+@pytest.mark.parametrize(
+    ("row", "said"),
+    [
+        ({"status": "pass"}, "condition must be a string (missing)"),
+        ({"condition": ["baseline"], "status": "pass"}, "condition must be a string"),
+        ({"condition": "baseline"}, "status must be a string (missing)"),
+        (
+            {"condition": "baseline", "status": "passed"},
+            "status must be one of pass, fail, unwritten, error, not 'passed'",
+        ),
+    ],
+)
+def test_check_results_the_gate_cannot_count_are_refused_by_line(
+    tmp_path: Path, row: dict[str, Any], said: str
+) -> None:
+    good = {"condition": "baseline", "status": "pass"}
+    checks = _write(tmp_path / "results.jsonl", [good, row])
+    code, out, err = _score(tmp_path, BASELINE + CANDIDATE, "--checks", str(checks))
+    assert code == exitcodes.INPUT
+    assert f"results.jsonl:2: {said}" in err
+    assert out == "" and "results.jsonl:1" not in err

@@ -414,7 +414,7 @@ def score_command(
     rows = scoring.read_rows(scores)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
-    results = scoring.read_rows(checks) if checks is not None else None
+    results = scoring.read_results(checks) if checks is not None else None
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
                                 min_trials=min_trials)  # fmt: skip
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
@@ -561,7 +561,7 @@ def report_command(
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
     inputs = report.Inputs(load_valid(cases), read_responses(responses))
-    inputs.checks = scoring.read_rows(checks) if checks is not None else None
+    inputs.checks = scoring.read_results(checks) if checks is not None else None
     if scores is not None:
         rows = scoring.read_rows(scores)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows

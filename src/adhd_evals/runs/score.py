@@ -19,7 +19,7 @@ from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
 from ..text import plural
 from ..text import table as text_table
-from .rows import LABELLED_FIELDS, field_problems, key_problems
+from .rows import LABELLED_FIELDS, field_problems, key_problems, result_problems
 from .rubric import CONDITIONS, WEIGHTS
 
 
@@ -43,6 +43,11 @@ def parse_weights(text: str | None) -> dict[str, float]:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     return read_object_rows(path)
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """`check --output` rows; every row the gate could not count is named by line."""
+    return read_object_rows(path, result_problems, what="check results file")
 
 
 def read_key(path: Path) -> list[dict[str, Any]]:
