@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|report] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|report|check] [--lint-rows 200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -667,6 +668,57 @@ def bench_report(cases: int, repeat: int) -> None:
         print(f"  Chromium render (--dump-dom, start-up included): {time.perf_counter() - start:.2f} s")
 
 
+AST_FLOOR = "import ast, sys\nast.parse(open(sys.argv[1], encoding='utf-8').read())\n" + PEAK
+ROWS_FLOOR = (
+    "import json, sys\n"
+    "with open(sys.argv[1], encoding='utf-8') as f: rows = [json.loads(line) for line in f]\n" + PEAK
+)
+
+
+def bench_check_and_score(cases: int, repeat: int) -> None:
+    """`check` on cases x 3 trials against ast.parse of the module (issue 15: <= 1x, with the
+    compiled module cached), and `score` against json.loads of its rows."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        source = work / "real.json"
+        realistic_evals_json(source, cases)
+        out = work / "evals"
+        subprocess.run([py, "-m", "adhd_evals", "import", "--format", "evals-json", str(source), "--out", str(out)],
+                       capture_output=True, check=True)  # fmt: skip
+        ids = [
+            json.loads(line)["id"] for line in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
+        responses = work / "responses.jsonl"
+        rows = [{"case_id": i, "trial": t, "condition": "candidate", "runner": "bench", "response": f"answer {i}"}
+                for i in ids for t in (1, 2, 3)]  # fmt: skip
+        responses.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        env_cache = work / "cache"
+        os.environ["ADHD_EVALS_CACHE"] = str(env_cache)  # the children inherit it
+        floor = timed([py, "-c", AST_FLOOR, str(out / "checks.py")], repeat)
+        report(f"ast.parse of the check module, {cases} cases", floor, None, "(floor)")
+        argv = [py, "-c", CLI, "check", str(responses), "--cases", str(out / "cases.jsonl"), "--suite",
+                str(out / "checks.py")]  # fmt: skip
+        # exit 1: every criterion is still unwritten, as after any first import
+        report(f"  check, {len(rows)} responses (cache warm)", timed(argv, repeat, allowed=(0, 1)), floor,
+               "<= 1x (issue 15)")  # fmt: skip
+        shutil.rmtree(env_cache, ignore_errors=True)
+        report("  check, cache cold", timed(argv, 1, allowed=(0, 1)), floor, "reported")
+        scores = work / "scores.jsonl"
+        marks = {"correctness": 4, "autonomy": 4, "actionability": 4, "safety": 5, "concision": 4}
+        scored = [{"case_id": i, "trial": t, "condition": c, **marks, "blocker": False, "notes": ""}
+                  for i in ids for t in (1, 2, 3) for c in ("baseline", "candidate")]  # fmt: skip
+        scores.write_text("".join(json.dumps(r) + "\n" for r in scored), encoding="utf-8")
+        rfloor = timed([py, "-c", ROWS_FLOOR, str(scores)], repeat)
+        report(f"json.loads of {len(scored)} score rows", rfloor, None, "(floor)")
+        report(
+            "  score",
+            timed([py, "-c", CLI, "score", str(scores)], repeat, allowed=(0, 1)),
+            rfloor,
+            "reported",
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=50_000)
@@ -678,11 +730,13 @@ def main() -> None:
     parser.add_argument("--run-calls", type=int, default=200)
     parser.add_argument(
         "--only",
-        choices=["import", "module", "lint", "runs", "dialect", "sources", "realistic", "report"],
+        choices=["import", "module", "lint", "runs", "dialect", "sources", "realistic", "report", "check"],
         default=None,
     )
     parser.add_argument("--report-cases", type=int, default=10_000)
     args = parser.parse_args()
+    if args.only in (None, "check"):
+        bench_check_and_score(args.module_cases, args.repeat)
     if args.only in (None, "report"):
         bench_report(args.report_cases, args.repeat)
     if args.only in (None, "realistic"):
