@@ -313,3 +313,17 @@ def test_responses_under_a_condition_of_their_own_are_shown(tmp_path: Path) -> N
     page = out.read_text(encoding="utf-8")
     assert page.count("<h4>variant-x</h4>") == 3  # one column per case
     assert "Sure, refunded!" in page
+
+
+def test_odd_judge_provenance_is_shown_as_text(tmp_path: Path) -> None:
+    text = (RUN / "scores.jsonl").read_text(encoding="utf-8")
+    scores = tmp_path / "scores.jsonl"
+    scores.write_text(text.replace('"notes": ""', '"notes": "", "judge": {"runner": ["a"], "template": {"x": 1}}'),
+                      encoding="utf-8")  # fmt: skip
+    out = tmp_path / "r.html"
+    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
+            "--scores", str(scores), "--out", str(out)]  # fmt: skip
+    assert main(args) == exitcodes.OK
+    assert "Scores came from judge [&#x27;a&#x27;] (prompt template {&#x27;x&#x27;: 1})" in out.read_text(
+        encoding="utf-8"
+    )

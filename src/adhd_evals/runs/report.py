@@ -275,7 +275,8 @@ def html_report(inputs: Inputs) -> str:
         if inputs.summary is not None:
             weighted = {c: v["weighted_score"] for c, v in inputs.summary["conditions"].items()}
             parts += ["<h2>Weighted score</h2>", _bars(weighted, 5.0, "Weighted score per condition")]
-        judges = {(r["judge"].get("runner"), r["judge"].get("template")) for r in inputs.scores
+        # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set
+        judges = {(str(r["judge"].get("runner")), str(r["judge"].get("template"))) for r in inputs.scores
                   if isinstance(r.get("judge"), dict)}  # fmt: skip
         if judges:
             listed = ", ".join(
