@@ -239,10 +239,12 @@ def check_command(
     """
     set_max_bytes(max_bytes)
 
-    from .output import write_all_atomically
+    from .output import refuse_clobbering, write_all_atomically
     from .runs import check as checking
 
     suite = suite if suite is not None else checking.default_suite()
+    refuse_clobbering({"--output": output, "--junit": junit},
+                      {"responses file": responses, "catalog": cases, "check module": suite})  # fmt: skip
     checking.refuse_torn_pair(cases, suite)
     ids = checking.catalog_ids(cases)
     loaded = checking.load_suite(suite)
@@ -333,9 +335,12 @@ def run_command(
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
+    from .output import refuse_clobbering
     from .runs.config import load_runner
     from .runs.execute import RunRequest, run
 
+    refuse_clobbering({"--output": output}, {"catalog": cases, "runner config": runner_config,
+                                             "condition skill": condition_skill})  # fmt: skip
     request = RunRequest(
         load_runner(runner, runner_config),
         condition.value,
@@ -443,12 +448,14 @@ def blind_command(
     set_max_bytes(max_bytes)
 
     from .catalog import load_valid
-    from .output import write_all_atomically
+    from .output import refuse_clobbering, write_all_atomically
     from .runs.blind import blind
     from .runs.blind import markdown as sheet_markdown
     from .runs.check import read_responses
 
     catalog = cases if cases is not None else Path("evals/cases.jsonl")
+    refuse_clobbering({"--sheet": sheet, "--key": key, "--markdown": markdown},
+                      {"responses file": responses, "catalog": catalog})  # fmt: skip
     known = None
     if cases is not None or catalog.exists():
         known = {case["id"]: case for case in load_valid(catalog)}
@@ -485,8 +492,13 @@ def judge_command(
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds one judge call may take."),
 ) -> int:
     """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
+    from .output import refuse_clobbering
     from .runs.config import load_runner
     from .runs.judge import JudgeRequest, judge
+
+    refuse_clobbering(
+        {"--output": output}, {"sheet": sheet, "catalog": cases, "runner config": runner_config}
+    )
 
     request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
                            allow_unmetered, retries, timeout=timeout)  # fmt: skip
@@ -553,13 +565,15 @@ def report_command(
     set_max_bytes(max_bytes)
 
     from .catalog import load_valid
-    from .output import write_all_atomically
+    from .output import refuse_clobbering, write_all_atomically
     from .runs import report
     from .runs import score as scoring
     from .runs.check import read_responses
 
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
+    refuse_clobbering({"--out": out}, {"catalog": cases, "responses file": responses, "check results file": checks,
+                                       "scores file": scores, "key file": key})  # fmt: skip
     inputs = report.Inputs(load_valid(cases), read_responses(responses))
     inputs.checks = scoring.read_results(checks) if checks is not None else None
     if scores is not None:

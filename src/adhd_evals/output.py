@@ -60,6 +60,26 @@ def write_all_atomically(files: dict[Path, str], *, paired: bool = False) -> Non
             temp.unlink(missing_ok=True)
 
 
+def refuse_clobbering(outputs: dict[str, Path | None], inputs: dict[str, Path | None]) -> None:
+    """Refuse, before any work, two outputs naming one file or an output naming an input.
+
+    Either would lose a file: the second write replaces the first, and an
+    input would be replaced by what was computed from it.
+    """
+    written: dict[Path, str] = {}
+    for flag, path in outputs.items():
+        if path is None:
+            continue
+        real = path.resolve()
+        if real in written:
+            raise OutputError(f"{written[real]} and {flag} both name {path}: each needs a file of its own")
+        written[real] = flag
+    for flag, path in inputs.items():
+        if path is not None and path.resolve() in written:
+            raise OutputError(f"{written[path.resolve()]} {path} is the {flag} this command reads; "
+                              "writing it would replace it: name another file")  # fmt: skip
+
+
 def _step(name: str) -> None:
     if os.environ.get(_KILL_AT) == name:
         os.kill(os.getpid(), signal.SIGKILL)
