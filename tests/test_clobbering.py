@@ -16,6 +16,9 @@ from helpers import FIXTURES
 def run(tmp_path: Path) -> Path:
     for name in ("cases.jsonl", "responses.jsonl", "scores.jsonl", "checks.jsonl"):
         shutil.copy(FIXTURES / "report" / name, tmp_path / name)
+    (tmp_path / "evals.json").write_text(
+        '{"skill_name": "s", "evals": [{"id": 1, "prompt": "p"}]}', encoding="utf-8"
+    )
     return tmp_path
 
 
@@ -48,6 +51,10 @@ CASES = {
     "judge --output the sheet": (
         "judge {d}/scores.jsonl --runner stub --cases {d}/cases.jsonl --output {d}/scores.jsonl",
         "scores.jsonl", "--output {d}/scores.jsonl is the sheet this command reads",
+    ),
+    "survey --out its source": (
+        "survey --format evals-json {d}/evals.json --out {d}/evals.json",
+        "evals.json", "--out {d}/evals.json is the source this command reads",
     ),
 }  # fmt: skip
 

@@ -139,10 +139,12 @@ def survey_command(
     set_max_bytes(max_bytes)
 
     from .importing import survey
-    from .output import write_all_atomically
+    from .output import refuse_clobbering, write_all_atomically
 
     if format is Format.EVALFLOW:
         raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+    for source in sources:
+        refuse_clobbering({"--out": out}, {"source": source})
     found = survey.survey(format.value, sources)
     print("\n".join(survey.report(found)))
     if out is not None:
