@@ -20,6 +20,7 @@ from typing import Any
 
 from ..text import plural
 from .rubric import CONDITIONS, METRICS, WEIGHTS
+from .score import verdict_word
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
 MARKDOWN_LIMIT = 65_000
@@ -64,14 +65,24 @@ def case_views(inputs: Inputs) -> list[CaseView]:
     for row in inputs.responses:
         if row["case_id"] in views:
             views[row["case_id"]].responses.setdefault(row["condition"], []).append(row)
-    for row in inputs.checks or []:
-        view = views.get(str(row.get("case_id")))
-        if view is not None and row.get("status") in ("fail", "error"):
-            view.failing.append(f"{row.get('criterion')} ({row.get('condition')}, {row.get('status')})")
-        elif view is not None and row.get("status") == "unwritten":
-            view.unwritten.append(f"{row.get('criterion')} ({row.get('condition')}, unwritten)")
+    _add_checks(views, inputs.checks or [])
+    _add_scores(views, inputs.scores or [])
+    return sorted(views.values(), key=lambda v: (v.weighted_delta, -v.blockers, v.case["id"]))
+
+
+def _add_checks(views: dict[str, CaseView], checks: list[dict[str, Any]]) -> None:
+    for row in checks:
+        view, status = views.get(str(row.get("case_id"))), row["status"]
+        if view is not None and status in ("fail", "error"):
+            view.failing.append(f"{row.get('criterion')} ({row['condition']}, {status})")
+        elif view is not None and status == "unwritten":
+            view.unwritten.append(f"{row.get('criterion')} ({row['condition']}, unwritten)")
+
+
+def _add_scores(views: dict[str, CaseView], scores: list[dict[str, Any]]) -> None:
+    """Candidate blockers, and candidate-minus-baseline means per metric (void rows score nothing)."""
     means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    for row in inputs.scores or []:
+    for row in scores:
         if isinstance(row.get("void"), str):
             continue
         for metric in METRICS:
@@ -85,7 +96,6 @@ def case_views(inputs: Inputs) -> list[CaseView]:
             if base and cand:
                 view.deltas[metric] = sum(cand) / len(cand) - sum(base) / len(base)
         view.weighted_delta = sum(view.deltas.get(m, 0.0) * w for m, w in WEIGHTS.items())
-    return sorted(views.values(), key=lambda v: (v.weighted_delta, -v.blockers, v.case["id"]))
 
 
 def outside_catalog(inputs: Inputs) -> list[str]:
@@ -215,11 +225,7 @@ def _gate_html(inputs: Inputs) -> str:
             f'<section class="gate none"><h2 id="verdict">Release gate: no verdict</h2><p>{why}</p></section>'
         )
     gate = inputs.summary["release_gate"]
-    verdict = (
-        "INCOMPARABLE"
-        if gate.get("verdict") == "incomparable"
-        else ("PASSED" if gate["passed"] else "FAILED")
-    )
+    verdict = verdict_word(gate)
     reasons = "".join(f"<li>{_e(r)}</li>" for r in gate["reasons"])
     return (f'<section class="gate {verdict.lower()}"><h2 id="verdict">Release gate: {verdict}</h2>'
             f"<ul>{reasons}</ul></section>")  # fmt: skip
@@ -312,11 +318,7 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
         lines += ["**Release gate: no verdict.** No scores were given (report --scores SCORES).", ""]
     else:
         gate = inputs.summary["release_gate"]
-        verdict = (
-            "INCOMPARABLE"
-            if gate.get("verdict") == "incomparable"
-            else ("PASSED" if gate["passed"] else "FAILED")
-        )
+        verdict = verdict_word(gate)
         lines += [f"**Release gate: {verdict}**", ""] + [f"- {_md(r)}" for r in gate["reasons"]] + [""]
         conditions = inputs.summary["conditions"]
         lines += ["| metric | " + " | ".join(conditions) + " |", "| --- |" + " ---: |" * len(conditions)]

@@ -285,6 +285,13 @@ def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[d
     return mapped
 
 
+def verdict_word(gate: dict[str, Any]) -> str:
+    """The gate's verdict as every report prints it."""
+    if gate.get("verdict") == "incomparable":
+        return "INCOMPARABLE"
+    return "PASSED" if gate["passed"] else "FAILED"
+
+
 def table(summary: dict[str, Any]) -> list[str]:
     metrics = list(summary["weights"])
     header = ["condition", "rows", *metrics, "weighted", "blockers"]
@@ -305,11 +312,7 @@ def table(summary: dict[str, Any]) -> list[str]:
         rows.append(row)
     lines = text_table(rows)
     gate = summary["release_gate"]
-    verdict = (
-        "INCOMPARABLE"
-        if gate.get("verdict") == "incomparable"
-        else ("PASSED" if gate["passed"] else "FAILED")
-    )
+    verdict = verdict_word(gate)
     lines.append(f"Release gate: {verdict}")
     lines += [f"  - {reason}" for reason in gate["reasons"]]
     for found in summary.get("regressions", []):
