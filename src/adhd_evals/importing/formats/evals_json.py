@@ -370,17 +370,9 @@ def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str 
         return _documented(refuse, item, label, path, at)
     verbatim = compact(item)
     if "text" in item:
-        problem = text_problem(item["text"])
-        if problem:
-            raise refuse(
-                case=label,
-                field_path=f"{path}.text",
-                at=(*at, "text"),
-                expected=problem,
-                actual=describe(item["text"]),
-            )
+        text = require_text(refuse, item, "text", case=label, at=(*at, "text"), field_path=f"{path}.text")
         # Prose; the whole object travels when it says more than its text.
-        return placeholder(item["text"], item["text"] if set(item) == {"text"} else verbatim)
+        return placeholder(text, text if set(item) == {"text"} else verbatim)
     if not item:
         raise refuse(
             case=label, field_path=path, at=at, expected="a non-empty object", actual="an empty object"
@@ -402,16 +394,9 @@ def _documented(
             actual=actual_of(item, "needles"),
         )
     if "text" in item:
-        problem = text_problem(item["text"])
-        if problem:
-            raise refuse(
-                case=label,
-                field_path=f"{path}.text",
-                at=(*at, "text"),
-                expected=problem,
-                actual=describe(item["text"]),
-            )
-        criterion = item["text"]
+        criterion = require_text(
+            refuse, item, "text", case=label, at=(*at, "text"), field_path=f"{path}.text"
+        )
     else:
         criterion = f"{_KIND_PHRASES[kind]}: " + ", ".join(compact(n) for n in needles)
     return Check(criterion, kind, (tuple(needles),))
