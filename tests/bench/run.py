@@ -13,6 +13,7 @@ prints the targets beside the ratios for a person to read.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -542,17 +543,20 @@ _WORDS = (
 _FOREIGN = ("café", "naïve", "東京", "データ", "설정", "Größe", "résumé", "проверка", "日本語", "übersicht")
 
 
+def _words(rng: random.Random, low: int, high: int) -> str:
+    """Between `low` and `high` characters of words, about 6% of them non-ASCII."""
+    words: list[str] = []
+    size = rng.randint(low, high)
+    while sum(len(w) + 1 for w in words) < size:
+        words.append(rng.choice(_FOREIGN) if rng.random() < 0.06 else rng.choice(_WORDS))
+    return " ".join(words)
+
+
 def realistic_evals_json(path: Path, count: int, seed: int = 7) -> None:
     """Cases as real files carry them: prompts of 200-2,000 characters with about 6% non-ASCII
     words, string and object assertions mixed (seeded, so every run measures the same input)."""
     rng = random.Random(seed)
-
-    def text(low: int, high: int) -> str:
-        words: list[str] = []
-        size = rng.randint(low, high)
-        while sum(len(w) + 1 for w in words) < size:
-            words.append(rng.choice(_FOREIGN) if rng.random() < 0.06 else rng.choice(_WORDS))
-        return " ".join(words)
+    text = functools.partial(_words, rng)
 
     cases = []
     for n in range(count):
@@ -605,13 +609,7 @@ def bench_realistic(repeat: int) -> None:
 def _report_run(work: Path, cases: int, trials: int, seed: int = 11) -> None:
     """A finished comparison: catalog, responses, check results and scores (seeded)."""
     rng = random.Random(seed)
-
-    def text(low: int, high: int) -> str:
-        words: list[str] = []
-        size = rng.randint(low, high)
-        while sum(len(w) + 1 for w in words) < size:
-            words.append(rng.choice(_FOREIGN) if rng.random() < 0.06 else rng.choice(_WORDS))
-        return " ".join(words)
+    text = functools.partial(_words, rng)
 
     catalog, responses, checks, scores = [], [], [], []
     for n in range(cases):
