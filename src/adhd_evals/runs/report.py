@@ -23,6 +23,8 @@ from .rubric import CONDITIONS, METRICS, WEIGHTS
 from .score import verdict_word
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
+# in the order the stacked bars draw them: passing first, never-run last
+STATUS_COLOURS = {"pass": "#2f7d4f", "fail": "#b03a2e", "error": "#6c3483", "unwritten": "#c9c9c9"}
 MARKDOWN_LIMIT = 65_000
 
 
@@ -134,21 +136,30 @@ def _trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[f
 # ---- HTML --------------------------------------------------------------------------
 
 
+def _svg(label: str, height: int, parts: list[str], width: int = 720) -> str:
+    return (f'<svg class="chart" role="img" aria-label="{_e(label)}" viewBox="0 0 {width} {height}" '
+            f'width="{width}" height="{height}">' + "".join(parts) + "</svg>")  # fmt: skip
+
+
+def _legend(colours: dict[str, str], top: int) -> list[str]:
+    """A swatch and a name for each colour, in a row from where the bars begin."""
+    return [f'<rect x="{130 + i * 110}" y="{top}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{144 + i * 110}" y="{top + 10}" class="tick">{_e(name)}</text>'
+            for i, (name, colour) in enumerate(colours.items())]  # fmt: skip
+
+
 def _metric_chart(scores: list[dict[str, Any]]) -> str:
     spread = _trial_spread(scores)
     conditions = [c for c in CONDITIONS if any(k[0] == c for k in spread)]
     width, bar, gap = 720, 18, 34
     height = 34 + len(METRICS) * (len(conditions) * bar + gap)
-    parts = [f'<svg class="chart" role="img" aria-label="Mean score per metric and condition" '
-             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">']  # fmt: skip
+    parts: list[str] = []
     x0, scale = 130, (width - 170) / 5
     for tick in range(1, 6):
         x = x0 + tick * scale
         parts.append(f'<line x1="{x:.1f}" y1="10" x2="{x:.1f}" y2="{height - 10}" class="grid"/>')
         parts.append(f'<text x="{x:.1f}" y="{height - 1}" class="tick">{tick}</text>')
-    for i, condition in enumerate(conditions):
-        parts.append(f'<rect x="{x0 + i * 110}" y="0" width="10" height="10" fill="{COLOURS[condition]}"/>'
-                     f'<text x="{x0 + 14 + i * 110}" y="10" class="tick">{condition}</text>')  # fmt: skip
+    parts += _legend({c: COLOURS[c] for c in conditions}, 0)
     y = 24
     for metric in METRICS:
         parts.append(f'<text x="0" y="{y + bar:.1f}" class="label">{_e(metric)}</text>')
@@ -164,16 +175,14 @@ def _metric_chart(scores: list[dict[str, Any]]) -> str:
             parts.append(f'<text x="{right:.1f}" y="{y + bar - 6}" class="value">{mean:.2f}</text>')
             y += bar
         y += gap
-    parts.append("</svg>")
-    return "".join(parts)
+    return _svg("Mean score per metric and condition", height, parts)
 
 
 def _bars(values: dict[str, float], top: float, label: str, fmt: str = "{:.3f}") -> str:
     width, bar = 720, 26
     height = 10 + len(values) * (bar + 8)
     scale = (width - 260) / top if top else 0
-    parts = [f'<svg class="chart" role="img" aria-label="{_e(label)}" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}">']  # fmt: skip
+    parts = []
     for i, (name, value) in enumerate(values.items()):
         y = 6 + i * (bar + 8)
         parts.append(f'<text x="0" y="{y + bar - 8}" class="label">{_e(name)}</text>')
@@ -182,40 +191,29 @@ def _bars(values: dict[str, float], top: float, label: str, fmt: str = "{:.3f}")
         parts.append(
             f'<text x="{136 + value * scale:.1f}" y="{y + bar - 8}" class="value">{fmt.format(value)}</text>'
         )
-    parts.append("</svg>")
-    return "".join(parts)
+    return _svg(label, height, parts, width)
 
 
 def _check_chart(checks: list[dict[str, Any]]) -> str:
-    counts: dict[str, dict[str, int]] = defaultdict(
-        lambda: dict.fromkeys(("pass", "fail", "error", "unwritten"), 0)
-    )
-    for row in checks:
-        status = str(row.get("status"))
-        if status in ("pass", "fail", "error", "unwritten"):
-            counts[str(row.get("condition"))][status] += 1
-    colours = {"pass": "#2f7d4f", "fail": "#b03a2e", "error": "#6c3483", "unwritten": "#c9c9c9"}
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(STATUS_COLOURS, 0))
+    for row in checks:  # rows.result_problems admitted only these statuses
+        counts[row["condition"]][row["status"]] += 1
     width, bar = 720, 26
     height = 30 + len(counts) * (bar + 8)
-    parts = [f'<svg class="chart" role="img" aria-label="Checks by condition" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}">']  # fmt: skip
+    parts = []
     for i, (condition, n) in enumerate(sorted(counts.items())):
         total = sum(n.values()) or 1
         y, x = 6 + i * (bar + 8), 130.0
         parts.append(
             f'<text x="0" y="{y + bar - 8}" class="label">{_e(condition)} {n["pass"]}/{total}</text>'
         )
-        for status in ("pass", "fail", "error", "unwritten"):
+        for status, colour in STATUS_COLOURS.items():
             w = (width - 150) * n[status] / total
-            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar - 6}" fill="{colours[status]}">'
+            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar - 6}" fill="{colour}">'
                          f"<title>{status}: {n[status]}</title></rect>")  # fmt: skip
             x += w
-    legend_y = height - 6
-    for i, status in enumerate(("pass", "fail", "error", "unwritten")):
-        parts.append(f'<rect x="{130 + i * 110}" y="{legend_y - 10}" width="10" height="10" fill="{colours[status]}"/>'
-                     f'<text x="{144 + i * 110}" y="{legend_y}" class="tick">{status}</text>')  # fmt: skip
-    parts.append("</svg>")
-    return "".join(parts)
+    parts += _legend(STATUS_COLOURS, height - 16)
+    return _svg("Checks by condition", height, parts, width)
 
 
 def _gate_html(inputs: Inputs) -> str:
