@@ -270,8 +270,8 @@ def html_report(inputs: Inputs) -> str:
              '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">',
              f"<title>adhd-evals report</title><style>{_CSS}</style></head><body>",
              "<h1>adhd-evals report</h1>", _gate_html(inputs)]  # fmt: skip
-    if outside_catalog(inputs):
-        parts.append(f'<p class="warning">{_e(_outside_note(inputs))}</p>')
+    if note := _outside_note(inputs):
+        parts.append(f'<p class="warning">{_e(note)}</p>')
     if inputs.scores:
         parts += ["<h2>Scores per metric</h2>",
                   "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
@@ -326,8 +326,8 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
                 f"| {metric} | " + " | ".join(f"{c[metric]:.{digits}f}" for c in conditions.values()) + " |"
             )
         lines.append("")
-    if outside_catalog(inputs):
-        lines += [f"> {_md(_outside_note(inputs))}", ""]
+    if note := _outside_note(inputs):
+        lines += [f"> {_md(note)}", ""]
     views = [v for v in case_views(inputs) if v.deltas or v.failing or v.unwritten]
     if views:
         lines += ["### Worst cases", "", "| case | weighted Δ | blockers | failing checks | unwritten |",
