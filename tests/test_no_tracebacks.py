@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from helpers import FIXTURES
 
 EXAMPLES = int(os.environ.get("ADHD_EVALS_FUZZ", "120"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -281,6 +282,11 @@ def test_fuzz_row_files(tmp_path_factory: pytest.TempPathFactory, capsys: pytest
     _run(["score", str(path), "--key", str(path)], capsys)
     _run(["check", str(path), "--cases", str(path), "--suite", str(folder / "none.py")], capsys)
     _run(["agree", str(path), str(path)], capsys)
+    report = FIXTURES / "report"
+    _run(["score", str(report / "scores.jsonl"), "--checks", str(path)], capsys)
+    _run(["report", "--cases", str(path), "--responses", str(path), "--out", str(folder / "r.html")], capsys)
+    _run(["report", "--cases", str(report / "cases.jsonl"), "--responses", str(path), "--scores", str(path),
+          "--checks", str(path), "--out", str(folder / "r.md"), "--format", "markdown"], capsys)  # fmt: skip
     _run(
         ["judge", str(path), "--runner", "stub", "--cases", str(path), "--output", str(folder / "j.jsonl")],
         capsys,
