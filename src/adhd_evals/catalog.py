@@ -27,7 +27,19 @@ def _problem(line: int, message: str, column: int = 0) -> Problem:
 
 
 def catalog_text(cases: Iterable[Case]) -> str:
-    return "".join(case.catalog_line() + "\n" for case in cases)
+    return "".join(catalog_chunks(cases))
+
+
+def catalog_chunks(cases: Iterable[Case], size: int = 256) -> Iterator[str]:
+    """The catalog in pieces of `size` lines: streamed to a file, never held whole."""
+    batch: list[str] = []
+    for case in cases:
+        batch.append(case.catalog_line() + "\n")
+        if len(batch) == size:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
 
 
 def case_problems(row: dict[str, Any]) -> list[str]:

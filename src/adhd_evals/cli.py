@@ -117,10 +117,12 @@ def import_command(
     elif out is None:  # the catalog is UTF-8 whatever the terminal's locale says
         sys.stdout.flush()
         raw = getattr(sys.stdout, "buffer", None)  # absent when a caller swapped in a text stream
-        if raw is None:
-            sys.stdout.write(outcome.catalog)
-        else:
-            raw.write(outcome.catalog.encode("utf-8"))
+        for piece in outcome.catalog_pieces():  # streamed: a large catalog is never held whole
+            if raw is None:
+                sys.stdout.write(piece)
+            else:
+                raw.write(piece.encode("utf-8"))
+        if raw is not None:
             raw.flush()
     print("\n".join(outcome_lines(outcome, dry_run=dry_run)), file=sys.stderr)
     return exitcodes.OK

@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .errors import OutputError
@@ -29,11 +30,15 @@ MANIFEST = ".adhd-evals-written.json"
 _KILL_AT = "ADHD_EVALS_TEST_KILL_AT"
 
 
-def write_all_atomically(files: dict[Path, str], *, paired: bool = False) -> None:
+Content = str | Iterable[str]  # a whole text, or its pieces in order (never held whole)
+
+
+def write_all_atomically(files: Mapping[Path, Content], *, paired: bool = False) -> None:
     """Write every file, then rename each into place; with `paired`, record the pair.
 
     A failure while writing leaves every target as it was. The renames come
-    last and are each atomic.
+    last and are each atomic. A file given as pieces is streamed into its
+    temporary file, so a large catalog or module is never held whole twice.
     """
     for target in files:
         if target.is_dir():  # else the rename fails naming our temporary file, not the target
@@ -41,12 +46,14 @@ def write_all_atomically(files: dict[Path, str], *, paired: bool = False) -> Non
     for folder in {target.parent for target in files}:
         remove_stale_temps(folder)
     temps: list[tuple[Path, Path]] = []
+    new: dict[str, str] = {}
     try:
-        for target, text in files.items():
-            temps.append((_write_temp(target, text), target))
+        for target, content in files.items():
+            temp, new[target.name] = _write_temp(target, content)
+            temps.append((temp, target))
         _step("written")
         if paired:
-            _write_manifest(files)
+            _write_manifest(list(files), new)
             _step("manifest")
         for number, (temp, target) in enumerate(temps, start=1):
             os.replace(temp, target)
@@ -85,13 +92,18 @@ def _step(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _write_temp(target: Path, text: str) -> Path:
+def _write_temp(target: Path, content: Content) -> tuple[Path, str]:
+    """The temporary sibling holding `content`, and the hash of its bytes (for the manifest)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{target.name}{TEMP_MARK}{os.getpid()}-"
     handle, name = tempfile.mkstemp(prefix=prefix, dir=target.parent)
+    digest = hashlib.sha256()
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            for piece in (content,) if isinstance(content, str) else content:
+                data = piece.encode("utf-8")
+                digest.update(data)
+                stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
     except BaseException:
@@ -101,7 +113,7 @@ def _write_temp(target: Path, text: str) -> Path:
         os.chmod(name, target.stat().st_mode & 0o777)
     else:
         os.chmod(name, 0o644)
-    return Path(name)
+    return Path(name), digest.hexdigest()
 
 
 def remove_stale_temps(folder: Path) -> list[Path]:
@@ -139,12 +151,11 @@ def _current(path: Path) -> bytes | None:
         return None
 
 
-def _write_manifest(files: dict[Path, str]) -> None:
-    folder = next(iter(files)).parent
-    old = {t.name: _digest(_current(t)) for t in files}
-    new = {t.name: _digest(text.encode("utf-8")) for t, text in files.items()}
+def _write_manifest(targets: list[Path], new: dict[str, str]) -> None:
+    folder = targets[0].parent
+    old = {t.name: _digest(_current(t)) for t in targets}
     text = json.dumps({"old": old, "new": new}, indent=2, sort_keys=True) + "\n"
-    temp = _write_temp(folder / MANIFEST, text)
+    temp, _ = _write_temp(folder / MANIFEST, text)
     os.replace(temp, folder / MANIFEST)
 
 

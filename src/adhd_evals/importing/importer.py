@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..catalog import SOURCES_RECORD, catalog_text
+from ..catalog import SOURCES_RECORD, catalog_chunks, catalog_text
 from ..errors import OutputError, UsageError
 from ..files import walk
 from ..output import torn, write_all_atomically
@@ -31,13 +31,20 @@ MODULE_NAME = "checks.py"
 @dataclass
 class ImportOutcome:
     result: ImportResult
-    catalog: str
     written: tuple[Path, ...] = ()
     merge_report: MergeReport | None = None
     module_text: str | None = None  # what was written; None until needed
     dropped: list[str] = dataclasses.field(default_factory=list)  # ids that left the catalog
     diffs: list[str] = dataclasses.field(default_factory=list)  # a dry run's unified diffs
     repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
+
+    @property
+    def catalog(self) -> str:
+        """The catalog's text, built on use (writing it streams the pieces instead)."""
+        return catalog_text(self.result.cases)
+
+    def catalog_pieces(self) -> Iterator[str]:
+        return catalog_chunks(self.result.cases)
 
     @property
     def module(self) -> str:
@@ -205,7 +212,7 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
     catalog is listed.
     """
     result = read_sources(fmt, sources, display=display, **options)
-    outcome = ImportOutcome(result, catalog_text(result.cases))
+    outcome = ImportOutcome(result)
     out = request.out
     if out is None:
         return outcome
@@ -219,12 +226,18 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
     outcome.dropped = [case_id for case_id in previous if case_id not in now]
     outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, request.prune,
                                                              _catalog_prompts(out / CATALOG_NAME))  # fmt: skip
-    targets = {out / CATALOG_NAME: outcome.catalog, out / MODULE_NAME: outcome.module_text,
-               out / SOURCES_NAME: record}  # fmt: skip
     if request.dry_run:
-        outcome.diffs = [_diff(path, text) for path, text in targets.items() if path.name != SOURCES_NAME]
+        outcome.diffs = [_diff(out / CATALOG_NAME, outcome.catalog), _diff(out / MODULE_NAME, outcome.module)]
         return outcome
-    write_all_atomically(targets, paired=True)
+    # A fresh module and the catalog are streamed into their temporary files, piece by piece.
+    module = outcome.module_text if outcome.module_text is not None else checkgen.render_pieces(result)
+    targets = {
+        out / CATALOG_NAME: outcome.catalog_pieces(),
+        out / MODULE_NAME: module,
+        out / SOURCES_NAME: record,
+    }
+    with _collector_paused():
+        write_all_atomically(targets, paired=True)
     outcome.written = (out / CATALOG_NAME, out / MODULE_NAME)
     return outcome
 
@@ -294,12 +307,13 @@ def _diff(path: Path, text: str) -> str:
 
 
 def _module_text(path: Path, result: ImportResult, prune: bool,
-                 prompts: dict[str, str]) -> tuple[str, MergeReport | None]:  # fmt: skip
-    """Fresh text, or the existing module merged with the new source."""
+                 prompts: dict[str, str]) -> tuple[str | None, MergeReport | None]:  # fmt: skip
+    """The existing module merged with the new source; None when there is none yet (a fresh
+    module is rendered as it is written)."""
     try:
         existing = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return render_module(result), None
+        return None, None
     except (OSError, UnicodeDecodeError) as exc:
         raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
     with _collector_paused():
