@@ -62,6 +62,34 @@ def test_lone_surrogate_in_a_prompt_is_refused(tmp_path: Path) -> None:
     assert caught.value.code is RefusalCode.NOT_EVALS_JSON and caught.value.field_path == "prompt"
 
 
+@pytest.mark.parametrize(
+    ("where", "escape"),
+    [("prompt", "\\uDFFF"), ("assertions[0]", "\\udA00"), ("assertions[1].text", "\\uDbFf")],
+)
+def test_every_spelling_of_a_surrogate_escape_is_refused(tmp_path: Path, where: str, escape: str) -> None:
+    # The readers skip the per-string check when the file has no \uD800-\uDFFF escape: every
+    # spelling of one (upper, lower, mixed hex) must still reach it.
+    texts = {"prompt": "p", "assertions[0]": "a", "assertions[1].text": "b"}
+    texts[where] = f"half {escape} a pair"
+    case = {
+        "id": 1,
+        "prompt": texts["prompt"],
+        "assertions": [texts["assertions[0]"], {"text": texts["assertions[1].text"], "type": "t"}],
+    }
+    source = tmp_path / "evals.json"
+    source.write_text(json.dumps({"evals": [case]}).replace("\\\\", "\\"))
+    with pytest.raises(Refusal) as caught:
+        import_source("evals-json", source)
+    assert caught.value.field_path == where
+
+
+def test_an_escaped_backslash_before_ud800_is_no_surrogate(tmp_path: Path) -> None:
+    source = tmp_path / "evals.json"
+    source.write_text('{"evals": [{"id": 1, "prompt": "a path C:\\\\ud800", "assertions": ["x"]}]}')
+    (case,) = import_source("evals-json", source).result.cases
+    assert case.prompt == "a path C:\\ud800"
+
+
 def test_lone_surrogate_in_a_note_is_kept_escaped(tmp_path: Path) -> None:
     source = tmp_path / "evals.json"
     source.write_text('{"evals": [{"id": 1, "prompt": "p", "expected_output": "half \\ud800"}]}')

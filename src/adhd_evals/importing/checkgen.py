@@ -134,8 +134,10 @@ def _unforgeable(line: str) -> str:
 
 
 def note_text(note: Note) -> str:
-    value = json.dumps(note.value, ensure_ascii=False, default=str)
-    return f"{note.key}: {value}"
+    return f"{note.key}: {_NOTE_JSON(note.value)}"
+
+
+_NOTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode  # built once, not per note
 
 
 _IDENT = re.compile(r"[^0-9a-zA-Z]+")

@@ -94,14 +94,15 @@ class Case(NamedTuple):
 
     def catalog_line(self) -> str:
         """The case as one JSONL line, keys in the catalog's order."""
-        row = {
-            "id": self.id,
-            "category": self.category,
-            "prompt": self.prompt,
-            "risk": self.risk,
-            "criteria": self.criteria,
-        }
-        return jsonl.line(row)
+        return jsonl.text_row(
+            (
+                ("id", self.id),
+                ("category", self.category),
+                ("prompt", self.prompt),
+                ("risk", self.risk),
+                ("criteria", self.criteria),
+            )
+        )
 
 
 @dataclass(frozen=True)

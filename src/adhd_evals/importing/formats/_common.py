@@ -20,15 +20,16 @@ Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 NO_CRITERIA = "The source case states no criteria: decide what a good answer must show and write this check."
 
 
-ReadAll = Callable[[Path, str, "ReadOptions", bool], tuple[list[Case], list[Refusal]]]
+# A reader's cases, its refusals, and whether its text could hold a lone surrogate at all.
+ReadAll = Callable[[Path, str, "ReadOptions", bool], tuple[list[Case], list[Refusal], bool]]
 
 
 def strict(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..., list[Case]]:
     """The import's reader: the first refusal stops it."""
 
     def read(source: Path, *, display: str, options: ReadOptions) -> list[Case]:
-        cases, refusals = read_all(source, display, options, False)
-        refusals += unwritable(cases, display, code, reason)
+        cases, refusals, surrogates = read_all(source, display, options, False)
+        refusals += unwritable(cases, display, code, reason) if surrogates else []
         if refusals:
             raise refusals[0]
         return cases
@@ -41,10 +42,11 @@ def collecting(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..
 
     def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
         try:
-            cases, refusals = read_all(source, display, options, True)
+            cases, refusals, surrogates = read_all(source, display, options, True)
         except Refusal as refusal:  # the source as a whole is not of its format
             return 0, [refusal]
-        return len(cases) + len(refusals), refusals + unwritable(cases, display, code, reason)
+        found = unwritable(cases, display, code, reason) if surrogates else []
+        return len(cases) + len(refusals), refusals + found
 
     return problems
 
@@ -122,6 +124,19 @@ class Refuser:
 
 def actual_of(container: dict[str, Any], key: str) -> str:
     return describe(container[key]) if key in container else MISSING
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(json_text: str) -> bool:
+    """Whether a JSON document could decode to a string holding a lone surrogate.
+
+    Decoded UTF-8 holds none, so only a `\\uD800`-`\\uDFFF` escape makes one:
+    when the text has no such escape, no string read from it needs checking
+    (one scan of the file instead of an encode of every string).
+    """
+    return "\\u" in json_text and _SURROGATE_ESCAPE.search(json_text) is not None
 
 
 def has_lone_surrogate(text: str) -> bool:
@@ -215,4 +230,8 @@ def slug(text: str) -> str:
 
 
 def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    """`value` as JSON on one line, non-ASCII kept (json.dumps's own separators)."""
+    return _ENCODE(value)
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # built once: json.dumps builds one per call

@@ -9,7 +9,6 @@ by case and field), and keys the check does not use travel as notes.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..dialect import (
@@ -55,7 +54,7 @@ def shape_of(item: dict[str, Any]) -> str:
     for key in ("type", "kind"):
         value = item.get(key)
         if isinstance(value, (str, int, float, bool)) or (value is None and key in item):
-            return f"{{{key}: {json.dumps(value, ensure_ascii=False)}}}"
+            return f"{{{key}: {compact(value)}}}"
     return "{" + ", ".join(sorted(map(str, item))) + "}"
 
 

@@ -28,6 +28,7 @@ from ._common import (
     Refuser,
     actual_of,
     collecting,
+    may_hold_surrogates,
     no_criteria_placeholder,
     note,
     placeholder,
@@ -53,7 +54,7 @@ _CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "con
 
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
-) -> tuple[list[Case], list[Refusal]]:
+) -> tuple[list[Case], list[Refusal], bool]:
     text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
     refuse = Refuser(
@@ -88,7 +89,7 @@ def _read(
         cases.append(case)
     if file_notes and cases:
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
-    return cases, refusals
+    return cases, refusals, may_hold_surrogates(text)
 
 
 read = strict(

@@ -21,6 +21,8 @@ from ._common import (
     actual_of,
     collecting,
     compact,
+    has_lone_surrogate,
+    may_hold_surrogates,
     no_criteria_placeholder,
     note,
     placeholder,
@@ -69,13 +71,14 @@ FILES_REMARK = (
 
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
-) -> tuple[list[Case], list[Refusal]]:
+) -> tuple[list[Case], list[Refusal], bool]:
     text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
     data = load_json(text, display)
     refuse = Refuser(
         RefusalCode.NOT_EVALS_JSON, display, "is not an evals-json file", functools.partial(locate, text)
     )
-    reading = _Reading(refuse, options.dialect)
+    surrogates = may_hold_surrogates(text)
+    reading = _Reading(refuse, options.dialect, surrogates)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
     category = _category(refuse, top, source, options)
@@ -101,7 +104,7 @@ def _read(
         refusals += _duplicate_ids(refuse, cases, evals, at_list, reading.shape.id)
     if file_notes and cases:  # keys beside skill_name/evals travel with the first case
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
-    return cases, refusals
+    return cases, refusals, surrogates
 
 
 read = strict(
@@ -215,8 +218,9 @@ def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
 class _Reading:
     """One file's cases, read by the format's rules refined by a dialect (if any)."""
 
-    def __init__(self, refuse: Refuser, dialect: Dialect | None) -> None:
+    def __init__(self, refuse: Refuser, dialect: Dialect | None, surrogates: bool = True) -> None:
         self.refuse = refuse
+        self.surrogates = surrogates  # False: the file's text cannot hold a lone surrogate
         self.dialect = dialect
         self.shape = dialect.cases if dialect is not None else CaseShape()
         self.id_keys = self.shape.id or ("id",)
@@ -239,7 +243,9 @@ class _Reading:
         id_key = _first_key(raw, self.id_keys)
         case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
         prompt_key = _first_key(raw, self.prompt_keys)
-        prompt = _prompt(refuse, raw, prompt_key, label, at)
+        prompt = raw.get(prompt_key)
+        if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
+            prompt = _prompt(refuse, raw, prompt_key, label, at)
         checks, notes, empty, roots = self.checks(raw, label, at)
         used = {id_key, prompt_key, *LIST_KEYS, *roots}
         for key, value in raw.items():
@@ -307,6 +313,8 @@ class _Reading:
         self, item: Any, label: str, path: str, at: tuple[str | int, ...]
     ) -> tuple[Check, list[Note]]:
         """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
+        if isinstance(item, str) and item.strip() and not (self.surrogates and has_lone_surrogate(item)):
+            return placeholder(item), []  # prose, the common case: what _assertion would make
         rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
         if rule is not None:
             return converted(self.refuse, rule, item, label, path, at)
@@ -322,7 +330,7 @@ class _Reading:
             if self.dialect is not None:  # the vocabulary states letter case in every call
                 check = check._replace(options=(("ignore_case", True),))
         elif isinstance(item, dict) and is_typed(item):
-            check = check._replace(via=shape_of(item))
+            check = Check(check.criterion, check.kind, check.args, check.options, shape_of(item))
         return check, notes
 
 

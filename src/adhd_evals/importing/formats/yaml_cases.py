@@ -70,7 +70,7 @@ _Loader.add_constructor("tag:yaml.org,2002:binary", _as_written)
 
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
-) -> tuple[list[Case], list[Refusal]]:
+) -> tuple[list[Case], list[Refusal], bool]:
     files, shown = _files(source, display)
     folder = source if source.is_dir() else source.resolve().parent
     category = options.category if options.category is not None else folder.name or "yaml"
@@ -89,7 +89,7 @@ def _read(
             continue
         owner[case.id] = name
         cases.append(case)
-    return cases, refusals
+    return cases, refusals, True  # YAML has escapes of its own: every text is checked
 
 
 def _collision(case_id: str, name: str, other: str) -> Refusal:
