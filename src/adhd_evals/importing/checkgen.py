@@ -123,6 +123,8 @@ def comment(text: str, prefix: str = "# ") -> list[str]:
     The merge trusts `# adhd-evals:` lines, so source text can never write one:
     the colon of "adhd-evals:" is escaped wherever it appears (as \\x3a).
     """
+    if "\n" not in text:  # most comments are one line
+        return [(prefix + _unforgeable(printable(text))).rstrip()]
     return [(prefix + _unforgeable(printable(line))).rstrip() for line in text.split("\n")]
 
 
@@ -214,22 +216,24 @@ def case_units(case: Case, stem: str) -> list[Unit]:
             lines += comment(f"({kept.remark})", prefix="#   ")
     units = [Unit("case", case_key, "\n".join(lines), legacy_case)]
     seen: dict[str, int] = {}
+    registered = literal(case.id)
     for item in case.checks:
-        key, short = short_hash(item.criterion), short_hash(item.criterion, 3)  # short: names
+        criterion = item.criterion
+        key, short = short_hash(criterion), short_hash(criterion, 3)  # short: names
         seen[key] = seen.get(key, 0) + 1
         seen[short] = seen.get(short, 0) + 1
         again = f"_{seen[key]}" if seen[key] > 1 else ""
-        suffix = short + (f"_{seen[short]}" if seen[short] > 1 else "")
-        text = "\n".join(
-            [
-                f"@check({literal(case.id)}, {literal(item.criterion)})",
-                f"def check_{stem}_{suffix}(answer: str) -> bool:",
-                f"    return {call(item)}",
-            ]
-        )
-        units.append(Unit("check", f"{case_key}.{key}{again}", text, f"{legacy_case}.{suffix}",
-                          case.id, item.criterion, f"check_{stem}_{suffix}"))  # fmt: skip
+        name = f"check_{stem}_{short}" + (f"_{seen[short]}" if seen[short] > 1 else "")
+        quoted = literal(criterion)
+        # A placeholder's argument is most often its criterion: quote it once.
+        code = f"unwritten({quoted})" if item.kind is _UNWRITTEN and item.args[0] is criterion else call(item)
+        text = f"@check({registered}, {quoted})\ndef {name}(answer: str) -> bool:\n    return {code}"
+        units.append(Unit("check", f"{case_key}.{key}{again}", text, f"{legacy_case}.{name[len(stem) + 7 :]}",
+                          case.id, criterion, name))  # fmt: skip
     return units
+
+
+_UNWRITTEN = CheckKind.UNWRITTEN
 
 
 def header(result: ImportResult) -> str:
@@ -286,4 +290,5 @@ def render_pieces(result: ImportResult) -> Iterator[str]:
     first = preamble(result)
     yield region(first, first=True) + first.marker + "\n"
     for case in result.cases:
-        yield "".join(region(unit) + unit.marker + "\n" for unit in case_units(case, names[case.id]))
+        yield "".join([f"\n\n{u.text}\n{MARKER}{u.kind} {u.key} {fingerprint(u.text)}\n"  # region + marker
+                       for u in case_units(case, names[case.id])])  # fmt: skip

@@ -136,7 +136,9 @@ def may_hold_surrogates(json_text: str) -> bool:
     when the text has no such escape, no string read from it needs checking
     (one scan of the file instead of an encode of every string).
     """
-    return "\\u" in json_text and _SURROGATE_ESCAPE.search(json_text) is not None
+    if "\\ud" not in json_text and "\\uD" not in json_text:
+        return False  # two C-speed scans settle the common case; the pattern runs only if needed
+    return _SURROGATE_ESCAPE.search(json_text) is not None
 
 
 def has_lone_surrogate(text: str) -> bool:
