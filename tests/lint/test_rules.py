@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from adhd_evals.lint import lint_paths
 from adhd_evals.lint.catalog import fast_ok, read_row
 from adhd_evals.lint.rules import CATALOG_RULES, RULES, table
+from adhd_evals.lint.rules.duplicate_id import SeenIds
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}'
 
@@ -186,10 +187,13 @@ rows = st.fixed_dictionaries(
 def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
     text = json.dumps(row)
     states = {rule.ID: {} for rule in CATALOG_RULES}
-    states["E106"]["seen"] = {"b": 1}
+    states["E106"]["seen"] = SeenIds()
+    states["E106"]["seen"].add("b", 1)
     parsed = read_row(2, text.encode())
     reported = [p for rule in CATALOG_RULES for p in rule.check(parsed, states[rule.ID])]
-    assert fast_ok(row, {"b": 1}, 2) == (reported == [])
+    ids = SeenIds()
+    ids.add("b", 1)
+    assert fast_ok(row, ids, 2) == (reported == [])
 
 
 def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:

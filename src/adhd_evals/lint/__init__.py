@@ -157,9 +157,11 @@ def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[in
 def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     from .catalog import lint_catalog
 
-    cases, problems, seen = lint_catalog(path)
     module = path.parent / "checks.py"
-    if module.is_file() and seen:
+    with_module = module.is_file()  # then every id and its line are needed: kept exactly
+    cases, problems, ids = lint_catalog(path, keep_ids=with_module)
+    seen = ids.exact or {}
+    if with_module and seen:
         from .module import lint_module
         from .rules import case_without_checks, orphan_case, stamp, torn_pair
 

@@ -9,8 +9,9 @@ prove clean go through the rules (a test keeps the two in agreement).
 from __future__ import annotations
 
 import codecs
+import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -20,9 +21,10 @@ from ..importing.sourcetext import DuplicateKey, _unique_pairs, long_number_colu
 from ..problem import ERROR, Problem
 from .rules import CATALOG_RULES, Row, empty_catalog, stamp
 from .rules.bundled_criterion import BUNDLED
+from .rules.duplicate_id import SeenIds
 
 
-def fast_ok(value: Any, seen: dict[str, int], number: int) -> bool:
+def fast_ok(value: Any, seen: SeenIds, number: int) -> bool:
     """True when no catalog rule would report this row (and records its id)."""
     if type(value) is not dict:
         return False
@@ -38,17 +40,20 @@ def fast_ok(value: Any, seen: dict[str, int], number: int) -> bool:
         or risk not in RISKS
         or type(criteria) is not list
         or not criteria
-        or case_id in seen
         or not case_id.strip()
         or not category.strip()
         or not prompt.strip()
     ):
         return False
     for item in criteria:
-        if type(item) is not str or not item.strip() or BUNDLED.search(item):
+        if type(item) is not str or not item.strip():
             return False
-    seen[case_id] = number
-    return True
+    # One search for all criteria: the pattern holds no newline, so no match spans two of
+    # them; and it cannot match where "and " is absent from the lowered text.
+    joined = "\n".join(criteria)
+    if "and " in joined.lower() and BUNDLED.search(joined):
+        return False
+    return seen.add(case_id, number)  # False when it may repeat an id: the rules decide
 
 
 def read_row(number: int, raw: bytes) -> Row:
@@ -75,15 +80,19 @@ def read_row(number: int, raw: bytes) -> Row:
         return Row(number, text, None, parse_error=too_long_number(text, exc), parse_column=column, bom=bom)
 
 
-def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], dict[str, int]]:
-    """(cases, problems, id -> line) for a catalog stream; memory holds only the ids."""
+# One decoder for every line: json.loads with a hook builds a decoder (and its scanner) per call.
+_decode = json.JSONDecoder(object_pairs_hook=_unique_pairs).decode
+
+
+def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], SeenIds]:
+    """(cases, problems, ids) for a catalog stream; memory holds only the ids."""
     return lint_lines(stream)
 
 
-def lint_lines(lines: Iterable[bytes]) -> tuple[int, list[Problem], dict[str, int]]:
+def lint_lines(lines: Iterable[bytes], seen: SeenIds | None = None) -> tuple[int, list[Problem], SeenIds]:
     """The catalog rules, the one home of what a valid catalog is (validate uses them too)."""
     states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
-    seen: dict[str, int] = states["E106"].setdefault("seen", {})
+    seen = states["E106"].setdefault("seen", seen if seen is not None else SeenIds())
     problems: list[Problem] = []
     cases = 0
     for number, raw in enumerate(lines, start=1):
@@ -92,7 +101,7 @@ def lint_lines(lines: Iterable[bytes]) -> tuple[int, list[Problem], dict[str, in
         cases += 1
         if number > 1 or not raw.startswith(codecs.BOM_UTF8):
             try:
-                value = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_pairs)
+                value = _decode(raw.decode("utf-8"))
                 if fast_ok(value, seen, number):
                     continue
             except (ValueError, RecursionError):
@@ -113,13 +122,38 @@ def row_problems(row: dict[str, Any]) -> list[Problem]:
     return [p for p in problems if p.severity == ERROR]
 
 
-def lint_catalog(path: Path) -> tuple[int, list[Problem], dict[str, int]]:
+def lint_catalog(path: Path, *, keep_ids: bool = False) -> tuple[int, list[Problem], SeenIds]:
+    """Lint a catalog file. Its ids are kept as hashes (lines read again on a repeat)
+    unless `keep_ids`, for a caller that needs every id and its line."""
     try:
         check_readable(path)
+        seen = SeenIds() if keep_ids else SeenIds(functools.partial(_ids_in, path), _rows_expected(path))
         with path.open("rb") as stream:
-            return lint_stream(stream)
+            return lint_lines(stream, seen)
     except OSError as exc:  # not a regular file, past --max-bytes, or unreadable
-        return 0, [Problem(1, 1, "CaseFileUnreadable", f"{path.name} cannot be read: {_reason(exc)}")], {}
+        problem = Problem(1, 1, "CaseFileUnreadable", f"{path.name} cannot be read: {_reason(exc)}")
+        return 0, [problem], SeenIds()
+
+
+def _rows_expected(path: Path, sample: int = 1 << 16) -> int:
+    """About how many rows the file holds, from its size and its first 64 KiB's lines
+    (with a margin), so the id table rarely has to grow."""
+    with path.open("rb") as stream:
+        head = stream.read(sample)
+    lines = head.count(b"\n") or 1
+    return path.stat().st_size * lines // max(len(head), 1) * 5 // 4
+
+
+def _ids_in(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, id) of every row the duplicate-id rule records, read again from the file."""
+    with path.open("rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            if not raw.strip():
+                continue
+            row = read_row(number, raw)
+            case_id = row.value.get("id") if row.parsed and isinstance(row.value, dict) else None
+            if isinstance(case_id, str) and case_id:
+                yield number, case_id
 
 
 def _reason(exc: OSError) -> str:

@@ -9,7 +9,8 @@ Failing: ids `a`, `b`, `a` (line 3 repeats line 1).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ...problem import ERROR, Finding
@@ -27,12 +28,94 @@ def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
     case_id = row.value.get("id")
     if not isinstance(case_id, str) or not case_id:
         return
-    seen: dict[str, int] = state.setdefault("seen", {})
-    if case_id in seen:
+    seen: SeenIds = state.setdefault("seen", SeenIds())
+    first = seen.first(case_id, row.number)
+    if first is not None:
         yield Finding(
-            row.number,
-            column_of(row.text, "id"),
-            f'duplicate id "{case_id}": line {seen[case_id]} has it too',
+            row.number, column_of(row.text, "id"), f'duplicate id "{case_id}": line {first} has it too'
         )
     else:
-        seen[case_id] = row.number
+        seen.add(case_id, row.number)
+
+
+Reread = Callable[[], Iterable[tuple[int, str]]]  # (line, id) of every row that has an id, in order
+
+
+class SeenIds:
+    """The ids of a catalog read so far, and the line where each first appeared.
+
+    While every id is new, only a 64-bit hash of each is kept, in one flat
+    array (8 bytes a slot whatever an id's length: a million ids in 16 MiB,
+    where a dict of them takes 120). The first time a hash repeats, the rows
+    read so far are read again (`reread`) into an exact dict, which serves the
+    rest of the file: lines are found again only when a duplicate appears.
+    Without `reread` (rows held in memory anyway) the dict is used from the start.
+    """
+
+    def __init__(self, reread: Reread | None = None, expected: int = 0) -> None:
+        self.reread = reread
+        self.exact: dict[str, int] | None = None if reread is not None else {}
+        self.table = array("q", bytes(8 * max(1024, 2 * expected)))  # half full at most; 0: free
+        self.count = 0
+
+    def add(self, case_id: str, number: int) -> bool:
+        """Record a first appearance; False (and nothing recorded) when it may be a repeat."""
+        exact = self.exact
+        if exact is not None:
+            if case_id in exact:
+                return False
+            exact[case_id] = number
+            return True
+        digest = hash(case_id) or 1
+        table = self.table
+        size = len(table)
+        slot = digest % size
+        while table[slot]:
+            if table[slot] == digest:
+                return False
+            slot = (slot + 1) % size
+        table[slot] = digest
+        self.count += 1
+        if 2 * self.count > len(table):
+            self._grow()
+        return True
+
+    def first(self, case_id: str, before: int) -> int | None:
+        """The line where `case_id` first appeared, of the lines before `before`."""
+        if self.exact is None:
+            if self._absent(case_id):
+                return None
+            self.exact = self._rebuild(before)
+        return self.exact.get(case_id)
+
+    def _absent(self, case_id: str) -> bool:
+        digest = hash(case_id) or 1
+        table = self.table
+        size = len(table)
+        slot = digest % size
+        while table[slot]:
+            if table[slot] == digest:
+                return False
+            slot = (slot + 1) % size
+        return True
+
+    def _rebuild(self, before: int) -> dict[str, int]:
+        assert self.reread is not None  # only hashes are kept when there is a way back
+        exact: dict[str, int] = {}
+        for number, case_id in self.reread():
+            if number >= before:
+                break
+            exact.setdefault(case_id, number)
+        self.table = array("q")  # the dict serves from here on
+        return exact
+
+    def _grow(self) -> None:
+        old = self.table
+        self.table = table = array("q", bytes(16 * len(old)))
+        size = len(table)
+        for digest in old:
+            if digest:
+                slot = digest % size
+                while table[slot]:
+                    slot = (slot + 1) % size
+                table[slot] = digest
