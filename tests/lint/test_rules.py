@@ -196,6 +196,24 @@ def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
     assert fast_ok(row, ids, 2) == (reported == [])
 
 
+def test_a_yaml_folder_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from adhd_evals.importing.formats import yaml_cases
+
+    parsed: list[str] = []
+    real = yaml_cases._read_file
+
+    def counting(path: Path, *args: object, **kwargs: object) -> object:
+        parsed.append(path.name)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yaml_cases, "_read_file", counting)
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: Same name\ntask: {name}\n")
+    report = lint_paths([tmp_path])
+    assert sorted(parsed) == ["a.yaml", "b.yaml", "c.yaml"]  # once each, collisions included
+    assert [p.code for p in report.problems] == ["CaseFileNotYamlCase", "CaseFileNotYamlCase"]
+
+
 def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("name: Cloudflare captcha\ntask: one\n")
     (tmp_path / "b.yaml").write_text("name: cloudflare-captcha!\ntask: two\n")

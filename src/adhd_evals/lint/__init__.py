@@ -116,21 +116,22 @@ def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:
 def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect | None = None) -> LintReport:
     """Lint every case file under `paths`; a dialect refines the files of its format."""
     report = LintReport()
-    found = discover(paths, forced)
-    for path, kind in found:
-        cases, problems = lint_file(path, kind, dialect if dialect and dialect.format == kind else None)
+    yaml_ids: list[tuple[Path, str]] = []
+    for path, kind in discover(paths, forced):
+        cases, problems, ids = lint_file(path, kind, dialect if dialect and dialect.format == kind else None)
         report.files += 1
         report.cases += cases
         report.problems += [p if p.path else p.at(str(path)) for p in problems]
-    report.problems += _yaml_collisions([path for path, kind in found if kind == "yaml"])
+        yaml_ids += [(path, case_id) for case_id in ids] if kind == "yaml" else []
+    report.problems += _yaml_collisions(yaml_ids)
     return report
 
 
-def _yaml_collisions(files: list[Path]) -> list[Problem]:
+def _yaml_collisions(read: list[tuple[Path, str]]) -> list[Problem]:
     """Case files of one folder import together: two names may not slug to one id."""
-    folders: dict[Path, list[Path]] = {}
-    for path in files:
-        folders.setdefault(path.parent, []).append(path)
+    folders: dict[Path, list[tuple[Path, str]]] = {}
+    for path, case_id in read:
+        folders.setdefault(path.parent, []).append((path, case_id))
     groups = [group for group in folders.values() if len(group) > 1]
     if not groups:
         return []
@@ -143,14 +144,15 @@ def _yaml_collisions(files: list[Path]) -> list[Problem]:
     ]
 
 
-def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[int, list[Problem]]:
+def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[int, list[Problem], list[str]]:
+    """(cases, problems, the ids of a source's cases read whole) for one file."""
     if kind == "catalog":
-        return _lint_catalog(path)
+        return (*_lint_catalog(path), [])
     if kind == "module":
         from .module import lint_module
 
         problems, _ = lint_module(path)
-        return 0, problems
+        return 0, problems, []
     return _lint_source(path, kind, dialect)
 
 
@@ -178,13 +180,13 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 
-def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, list[Problem]]:
+def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, list[Problem], list[str]]:
     from ..importing.formats import PROBLEMS
     from ..importing.formats._common import ReadOptions
 
     options = ReadOptions(risk="medium", dialect=dialect)
-    cases, refusals = PROBLEMS[kind](path, display=path.name, options=options)
-    return cases, [Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r)) for r in refusals]
+    cases, refusals, ids = PROBLEMS[kind](path, display=path.name, options=options)
+    return cases, [Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r)) for r in refusals], ids
 
 
 def _with_hint(refusal: Refusal) -> str:

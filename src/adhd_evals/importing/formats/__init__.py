@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..model import Case, Refusal
-from ._common import ReadOptions
+from ..model import Case
+from ._common import ReadOptions, SourceProblems
 
 MODULES = {"evals-json": "evals_json", "yaml": "yaml_cases", "evalflow": "evalflow"}
 
@@ -24,7 +24,7 @@ class Reader(Protocol):
 
 
 class ProblemFinder(Protocol):
-    def __call__(self, source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]: ...
+    def __call__(self, source: Path, *, display: str, options: ReadOptions) -> SourceProblems: ...
 
 
 T = TypeVar("T")

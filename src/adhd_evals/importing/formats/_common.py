@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..model import MISSING, Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ..sourcetext import too_deep
@@ -37,16 +37,24 @@ def strict(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..., l
     return read
 
 
-def collecting(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..., tuple[int, list[Refusal]]]:
+class SourceProblems(NamedTuple):
+    """What lint learns from one source: how many cases, every refusal, the ids read."""
+
+    cases: int
+    refusals: list[Refusal]
+    ids: list[str]  # of the cases read whole (a YAML folder's collisions are found from these)
+
+
+def collecting(read_all: ReadAll, code: RefusalCode, reason: str) -> Callable[..., SourceProblems]:
     """Lint's reader: every refusal in the source, and how many cases it read."""
 
-    def problems(source: Path, *, display: str, options: ReadOptions) -> tuple[int, list[Refusal]]:
+    def problems(source: Path, *, display: str, options: ReadOptions) -> SourceProblems:
         try:
             cases, refusals, surrogates = read_all(source, display, options, True)
         except Refusal as refusal:  # the source as a whole is not of its format
-            return 0, [refusal]
+            return SourceProblems(0, [refusal], [])
         found = unwritable(cases, display, code, reason) if surrogates else []
-        return len(cases) + len(refusals), refusals + found
+        return SourceProblems(len(cases) + len(refusals), refusals + found, [case.id for case in cases])
 
     return problems
 

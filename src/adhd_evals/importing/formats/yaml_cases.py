@@ -104,19 +104,16 @@ def _collision(case_id: str, name: str, other: str) -> Refusal:
     )
 
 
-def colliding_names(files: list[Path]) -> list[Refusal]:
-    """For lint, which reads a folder's case files one by one: names that slug alike."""
+def colliding_names(read: list[tuple[Path, str]]) -> list[Refusal]:
+    """For lint, which reads a folder's case files one by one: names that slug alike,
+    from the (file, case id) pairs its reading found (no file is parsed twice)."""
     owner: dict[str, str] = {}
     found = []
-    for path in sorted(files, key=lambda p: p.name):
-        try:
-            case = _read_file(path, str(path), "-", "medium")
-        except Refusal:
-            continue  # reported on its own
-        if case.id in owner:
-            found.append(_collision(case.id, str(path), owner[case.id]))
+    for path, case_id in sorted(read, key=lambda pair: pair[0].name):
+        if case_id in owner:
+            found.append(_collision(case_id, str(path), owner[case_id]))
         else:
-            owner[case.id] = str(path)
+            owner[case_id] = str(path)
     return found
 
 
