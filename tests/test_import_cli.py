@@ -138,3 +138,10 @@ def test_import_to_a_text_stream_stdout_writes_the_catalog(
     monkeypatch.setattr(sys, "stdout", captured)
     assert main(["import", "--format", "evals-json", str(source)]) == 0
     assert json.loads(captured.getvalue())["prompt"] == "Hi é"
+
+
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"adhd-evals {version('adhd-evals')}\n"

@@ -27,9 +27,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from . import __version__  # pyproject reads its version from there too
 
-        print(f"adhd-evals {version('adhd-evals')}")
+        print(f"adhd-evals {__version__}")
         raise typer.Exit(exitcodes.OK)
 
 
@@ -282,9 +282,9 @@ def plan_command(
 ) -> int:
     """Print the paired run matrix as JSONL."""
 
-    from .runs.execute import load_cases
+    from .catalog import load_valid  # not runs.execute: planning starts no thread nor process
 
-    loaded = load_cases(cases)
+    loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
     for trial in range(1, trials + 1):
         for case in loaded:
