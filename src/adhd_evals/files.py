@@ -68,9 +68,13 @@ def walk(root: Path, skip: Iterable[str] = ()) -> list[Path]:
     set guards against a folder reached twice all the same (bind mounts).
     """
     skipped = set(skip)
-    seen = {root.resolve()}
-    found: list[Path] = []
-    pending = [root]
+    try:
+        top = root.stat()
+    except OSError:
+        return []
+    seen = {(top.st_dev, top.st_ino)}  # a folder is its device and inode, whatever its path
+    found: list[str] = []
+    pending = [str(root)]
     while pending:
         folder = pending.pop()
         try:
@@ -82,12 +86,12 @@ def walk(root: Path, skip: Iterable[str] = ()) -> list[Path]:
                 if entry.is_symlink():
                     continue
                 if entry.is_dir(follow_symlinks=False) and entry.name not in skipped:
-                    real = Path(entry.path).resolve()
-                    if real not in seen:
-                        seen.add(real)
-                        pending.append(Path(entry.path))
+                    info = entry.stat(follow_symlinks=False)
+                    if (info.st_dev, info.st_ino) not in seen:
+                        seen.add((info.st_dev, info.st_ino))
+                        pending.append(entry.path)
                 elif entry.is_file(follow_symlinks=False):
-                    found.append(Path(entry.path))
+                    found.append(entry.path)
             except OSError:  # vanished while we looked
                 continue
-    return sorted(found)
+    return sorted(map(Path, found))

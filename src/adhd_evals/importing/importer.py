@@ -22,7 +22,7 @@ from .dialect import Dialect
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate
 from .merge import MergeReport, merge
-from .model import DEFAULT_RISK, RISKS, ImportResult, Refusal, RefusalCode
+from .model import DEFAULT_RISK, RISKS, Case, ImportResult, Refusal, RefusalCode
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"
@@ -176,15 +176,14 @@ def read_sources(
         return read_source(fmt, files[0], display=display, **options)
     with _collector_paused():  # once for all sources: resuming it per file collects 500 times
         results = [read_source(fmt, path, **options) for path in files]
-    owner: dict[str, tuple[str, str]] = {}
+    owner: dict[str, Case] = {}
     for result in results:
         for case in result.cases:
-            if case.id in owner:
-                _, first_case = owner[case.id]
+            first_case = owner.setdefault(case.id, case)
+            if first_case is not case:
                 raise Refusal(_NOT_CODE[fmt], result.source, "cannot join the catalog", case=case.origin,
                               field_path="id", expected="an id no other source has",
-                              actual=f'"{case.id}", which {first_case} has too')  # fmt: skip
-            owner[case.id] = (result.source, case.origin or result.source)  # "file, case 3"
+                              actual=f'"{case.id}", which {first_case.origin} has too')  # fmt: skip
     first = results[0]
     return dataclasses.replace(first, source=", ".join(r.source for r in results),
                                cases=tuple(c for r in results for c in r.cases),
