@@ -6,6 +6,7 @@ import enum
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -13,6 +14,9 @@ from . import exitcodes, jsonl
 from .errors import CatalogInvalid, UsageError
 from .files import DEFAULT_MAX_BYTES, set_max_bytes
 from .text import plural
+
+if TYPE_CHECKING:
+    from .importing.importer import Request
 
 # typer 0.29 prints "<bool>" beside every flag, which reads as if it took a value.
 FLAG = " "
@@ -97,24 +101,29 @@ def import_command(
     set_max_bytes(max_bytes)
 
     from .importing import dialect as dialects
-    from .importing.importer import Request, import_sources
-    from .importing.summary import outcome_lines
+    from .importing.importer import Request, collector_paused
 
     declared = dialects.load(dialect) if dialect is not None else None
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
-    outcome = import_sources(
-        format.value,
-        sources,
-        Request(out=out, prune=prune, replace=replace, dry_run=dry_run),
-        risk=risk.value if risk else None,
-        category=category,
-        dialect=declared,
-    )
-    if dry_run:
+    request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
+    options = {"risk": risk.value if risk else None, "category": category, "dialect": declared}
+    # Paused for the whole command, output included; the model (acyclic) is freed by reference
+    # counting when _import returns, so resuming the collector finds nothing left to scan.
+    with collector_paused():
+        _import(format.value, sources, request, options)
+    return exitcodes.OK
+
+
+def _import(fmt: str, sources: list[Path], request: Request, options: dict[str, Any]) -> None:
+    from .importing.importer import import_sources
+    from .importing.summary import outcome_lines
+
+    outcome = import_sources(fmt, sources, request, **options)
+    if request.dry_run:
         for diff in outcome.diffs:
             print(diff, end="")
-    elif out is None:  # the catalog is UTF-8 whatever the terminal's locale says
+    elif request.out is None:  # the catalog is UTF-8 whatever the terminal's locale says
         sys.stdout.flush()
         raw = getattr(sys.stdout, "buffer", None)  # absent when a caller swapped in a text stream
         for piece in outcome.catalog_pieces():  # streamed: a large catalog is never held whole
@@ -124,8 +133,7 @@ def import_command(
                 raw.write(piece.encode("utf-8"))
         if raw is not None:
             raw.flush()
-    print("\n".join(outcome_lines(outcome, dry_run=dry_run)), file=sys.stderr)
-    return exitcodes.OK
+    print("\n".join(outcome_lines(outcome, dry_run=request.dry_run)), file=sys.stderr)
 
 
 @app.command("survey")

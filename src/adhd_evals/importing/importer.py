@@ -75,7 +75,7 @@ def read_source(
         raise UsageError(f"the dialect {dialect.display} is for {dialect.format}, not {fmt}")
     shown = display if display is not None else str(source)
     options = ReadOptions(risk=risk or DEFAULT_RISK, category=category, dialect=dialect)
-    with _collector_paused():
+    with collector_paused():
         try:
             cases = reader(source, display=shown, options=options)
         except Refusal as refusal:
@@ -94,7 +94,7 @@ def read_source(
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a reader builds the model.
 
     A large import allocates hundreds of thousands of small, acyclic objects;
@@ -132,7 +132,7 @@ def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
 
 def render_module(result: ImportResult) -> str:
     """The check module as freshly generated."""
-    with _collector_paused():
+    with collector_paused():
         return checkgen.render(result)
 
 
@@ -174,7 +174,7 @@ def read_sources(
     files = expand(fmt, sources)
     if len(files) == 1:
         return read_source(fmt, files[0], display=display, **options)
-    with _collector_paused():  # once for all sources: resuming it per file collects 500 times
+    with collector_paused():  # once for all sources: resuming it per file collects 500 times
         results = [read_source(fmt, path, **options) for path in files]
     owner: dict[str, Case] = {}
     for result in results:
@@ -235,7 +235,7 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
         out / MODULE_NAME: module,
         out / SOURCES_NAME: record,
     }
-    with _collector_paused():
+    with collector_paused():
         write_all_atomically(targets, paired=True)
     outcome.written = (out / CATALOG_NAME, out / MODULE_NAME)
     return outcome
@@ -315,5 +315,5 @@ def _module_text(path: Path, result: ImportResult, prune: bool,
         return None, None
     except (OSError, UnicodeDecodeError) as exc:
         raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
-    with _collector_paused():
+    with collector_paused():
         return merge(existing, result, prune=prune, old_prompts=prompts)
