@@ -161,3 +161,35 @@ def test_validate_on_an_evals_json_says_so_once(tmp_path: Path, capsys: pytest.C
         f"{path} is not a five-field catalog (JSONL, one case per line): it looks like an evals.json; "
         f"use adhd-evals lint {path}, or adhd-evals import --format evals-json {path}\n"
     )
+
+
+def test_a_valid_catalog_is_read_once_for_its_rules_and_its_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adhd_evals import catalog
+
+    opened: list[Path] = []
+    real = catalog.open_rows
+
+    def counting(path: Path, what: str = "file") -> object:
+        opened.append(path)
+        return real(path, what)
+
+    monkeypatch.setattr(catalog, "open_rows", counting)
+    path = tmp_path / "cases.jsonl"
+    bundled = '{"id": "b", "category": "c", "prompt": "p", "risk": "high", "criteria": ["Finds it and gives the fix."]}'
+    path.write_bytes(
+        b"\xef\xbb\xbf" + GOOD.encode() + b"\n" + bundled.encode() + b"\n"
+    )  # BOM, blank line, a warning
+    rows = catalog.load_valid(path)
+    assert opened == [path]
+    assert rows == [
+        {"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]},
+        {
+            "id": "b",
+            "category": "c",
+            "prompt": "p",
+            "risk": "high",
+            "criteria": ["Finds it and gives the fix."],
+        },
+    ]

@@ -89,8 +89,12 @@ def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], SeenIds]:
     return lint_lines(stream)
 
 
-def lint_lines(lines: Iterable[bytes], seen: SeenIds | None = None) -> tuple[int, list[Problem], SeenIds]:
-    """The catalog rules, the one home of what a valid catalog is (validate uses them too)."""
+def lint_lines(
+    lines: Iterable[bytes], seen: SeenIds | None = None, keep: list[Any] | None = None
+) -> tuple[int, list[Problem], SeenIds]:
+    """The catalog rules, the one home of what a valid catalog is (validate uses them too).
+    With `keep`, every row that parsed is appended to it: a caller that needs the rows
+    reads the file once."""
     states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
     seen = states["E106"].setdefault("seen", seen if seen is not None else SeenIds())
     problems: list[Problem] = []
@@ -103,10 +107,14 @@ def lint_lines(lines: Iterable[bytes], seen: SeenIds | None = None) -> tuple[int
             try:
                 value = _decode(raw.decode("utf-8"))
                 if fast_ok(value, seen, number):
+                    if keep is not None:
+                        keep.append(value)
                     continue
             except (ValueError, RecursionError):
                 pass  # the rules below say what is wrong
         row = read_row(number, raw)
+        if keep is not None and row.value is not None:
+            keep.append(row.value)
         for rule in CATALOG_RULES:
             problems += stamp(rule, rule.check(row, states[rule.ID]))
     problems += stamp(empty_catalog, empty_catalog.check(cases))
