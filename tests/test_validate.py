@@ -178,9 +178,7 @@ def test_a_valid_catalog_is_read_once_for_its_rules_and_its_rows(
     monkeypatch.setattr(catalog, "open_rows", counting)
     path = tmp_path / "cases.jsonl"
     bundled = '{"id": "b", "category": "c", "prompt": "p", "risk": "high", "criteria": ["Finds it and gives the fix."]}'
-    path.write_bytes(
-        b"\xef\xbb\xbf" + GOOD.encode() + b"\n" + bundled.encode() + b"\n"
-    )  # BOM, blank line, a warning
+    path.write_bytes(GOOD.encode() + b"\n" + bundled.encode() + b"\n")  # a blank line; a row with a warning
     rows = catalog.load_valid(path)
     assert opened == [path]
     assert rows == [
