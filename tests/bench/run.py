@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|startup|report|check] [--lint-rows 200000,1000000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|startup|report|check] [--lint-rows 200000,1000000] [--realistic 10000,200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -572,12 +572,12 @@ def realistic_evals_json(path: Path, count: int, seed: int = 7) -> None:
     path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, ensure_ascii=False), encoding="utf-8")
 
 
-def bench_realistic(repeat: int) -> None:
+def bench_realistic(repeat: int, sizes: list[int]) -> None:
     """Import of realistic text (issue 15's inputs) against json.load + json.dumps."""
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for count in (10_000, 50_000):
+        for count in sizes:
             source = work / f"real-{count}.json"
             realistic_evals_json(source, count)
             floor = timed([py, "-c", JSON_FLOOR, str(source)], repeat)
@@ -782,6 +782,8 @@ def main() -> None:
         default=None,
     )
     parser.add_argument("--report-cases", type=int, default=10_000)
+    parser.add_argument("--realistic", type=lambda text: [int(n) for n in text.split(",")],
+                        default=[10_000, 200_000])  # fmt: skip
     args = parser.parse_args()
     compiled_like_an_install()
     if args.only in (None, "check"):
@@ -789,7 +791,7 @@ def main() -> None:
     if args.only in (None, "report"):
         bench_report(args.report_cases, args.repeat)
     if args.only in (None, "realistic"):
-        bench_realistic(args.repeat)
+        bench_realistic(args.repeat, args.realistic)
     if args.only in (None, "startup"):
         bench_startup(args.repeat)
     if args.only in (None, "sources"):
