@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .model import Refusal, RefusalCode
+from .model import CheckKind, Refusal, RefusalCode
 from .sourcetext import decode_utf8, read_bytes
 
 VERSION = 1
@@ -60,6 +60,15 @@ class Rule:
         return f"rule {self.index + 1} ({{{shown}}} -> {self.check})"
 
     @functools.cached_property
+    def kind(self) -> CheckKind:
+        return CheckKind(self.check)
+
+    @functools.cached_property
+    def options(self) -> tuple[tuple[str, Any], ...]:
+        """The keyword arguments every check this rule makes is called with."""
+        return options(self.ignore_case, self.schema)
+
+    @functools.cached_property
     def used(self) -> frozenset[str | None]:
         """Keys of a matched object the check uses; the rest travel as notes."""
         return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
@@ -68,6 +77,16 @@ class Rule:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
             key in obj for key in self.has
         )
+
+
+def options(rule_case: bool | None, schema: str | None = None) -> tuple[tuple[str, Any], ...]:
+    """A check's keyword arguments: letter case when the dialect decided it, a schema."""
+    found: tuple[tuple[str, Any], ...] = ()
+    if rule_case is not None:
+        found += (("ignore_case", rule_case),)
+    if schema is not None:
+        found += (("schema", schema),)
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -123,15 +142,18 @@ class Dialect:
         """The first rule (in file order) whose `when` the object matches."""
         best: Rule | None = None
         for keys, table in self._index.items():
-            if not all(k in obj for k in keys):
+            try:  # one key (`type`) is the common `when`: no generator for it
+                probe = (_typed(obj[keys[0]]),) if len(keys) == 1 else tuple(_typed(obj[k]) for k in keys)
+                candidates = table.get(probe)
+            except KeyError:  # the object lacks one of the keys
                 continue
-            try:
-                candidates = table.get(tuple(_typed(obj[k]) for k in keys), ())
             except TypeError:  # an unhashable value (a list) matches no scalar
                 continue
-            rule = next((r for r in candidates if all(k in obj for k in r.has)), None)
-            if rule is not None and (best is None or rule.index < best.index):
-                best = rule
+            for rule in candidates or ():
+                if not rule.has or all(k in obj for k in rule.has):
+                    if best is None or rule.index < best.index:
+                        best = rule
+                    break
         return best
 
     @property

@@ -21,12 +21,13 @@ from ..dialect import (
     Dialect,
     NeedleList,
     Rule,
+    options,
     path_text,
     regex_problem,
     walk,
 )
 from ..model import Check, CheckKind, Note, describe
-from ._common import Refuser, compact, note, placeholder, text_problem
+from ._common import Refuser, compact, note, text_problem
 
 Path = tuple[str | int, ...]
 
@@ -77,15 +78,6 @@ def words(check: str, needle: Any, ignore_case: bool | None) -> str:
     return text
 
 
-def options(rule_case: bool | None, schema: str | None = None) -> tuple[tuple[str, Any], ...]:
-    found: tuple[tuple[str, Any], ...] = ()
-    if rule_case is not None:
-        found += (("ignore_case", rule_case),)
-    if schema is not None:
-        found += (("schema", schema),)
-    return found
-
-
 def converted(
     refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
 ) -> tuple[Check, list[Note]]:
@@ -97,16 +89,15 @@ def converted(
         if key not in used
     ]
     if rule.check == "unwritten":
-        text = _criterion(refuse, rule, item, label, path, at) or compact(item)
-        return placeholder(text, compact(item))._replace(via=rule.label), notes
+        verbatim = compact(item)
+        text = _criterion(refuse, rule, item, label, path, at) or verbatim
+        return Check(text, CheckKind.UNWRITTEN, (verbatim,), via=rule.label), notes
     needle = _needle(refuse, rule.check, rule.needle, item, label, path, at)
     args = () if rule.check in NO_NEEDLE else (needle,)
     criterion = _criterion(refuse, rule, item, label, path, at) or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
-    return Check(
-        criterion, CheckKind(rule.check), args, options(rule.ignore_case, rule.schema), via=rule.label
-    ), notes
+    return Check(criterion, rule.kind, args, rule.options, via=rule.label), notes
 
 
 def _criterion(
