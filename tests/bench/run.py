@@ -51,6 +51,8 @@ JSON_FLOOR = (
     "        ensure_ascii=False) + '\\n')\n" + PEAK
 )
 
+JSON_LOAD_FLOOR = "import json, sys\nwith open(sys.argv[1], encoding='utf-8') as f: json.load(f)\n" + PEAK
+
 YAML_FLOOR = (
     "import resource, sys, yaml\n"
     "from pathlib import Path\n"
@@ -263,6 +265,20 @@ def bench_lint(repeat: int, sizes: list[int]) -> None:
                 "<= 1.6x, peak <= 64 MiB (issue 15)",
             )
             big.unlink()
+        # The other sources a hook lints: one large evals.json, and a folder of YAML cases.
+        source = work / "skill" / "evals" / "evals.json"
+        source.parent.mkdir(parents=True)
+        realistic_evals_json(source, 10_000)
+        floor = timed([py, "-c", JSON_LOAD_FLOOR, str(source)], repeat)
+        report("json.load of a 10,000-case realistic evals.json", floor, None, "(floor)")
+        report("lint that evals.json", timed([py, "-c", CLI, "lint", str(source)], repeat, allowed=(0, 1)), floor,
+               "reported")  # fmt: skip
+        folder = work / "tasks"
+        make_yaml_dir(folder, 2_000)
+        yfloor = timed([py, "-c", YAML_FLOOR, str(folder)], repeat)
+        report("CSafeLoader on 2,000 YAML files", yfloor, None, "(floor)")
+        report("lint that folder", timed([py, "-c", CLI, "lint", str(folder)], repeat, allowed=(0, 1)), yfloor,
+               "reported")  # fmt: skip
 
 
 FAKE_CLI = """#!/bin/sh
