@@ -67,16 +67,12 @@ class SeenIds:
             exact[case_id] = number
             return True
         digest = hash(case_id) or 1
-        table = self.table
-        size = len(table)
-        slot = digest % size
-        while table[slot]:
-            if table[slot] == digest:
-                return False
-            slot = (slot + 1) % size
-        table[slot] = digest
+        slot = _slot(self.table, digest)
+        if self.table[slot]:
+            return False
+        self.table[slot] = digest
         self.count += 1
-        if 2 * self.count > len(table):
+        if 2 * self.count > len(self.table):
             self._grow()
         return True
 
@@ -89,15 +85,7 @@ class SeenIds:
         return self.exact.get(case_id)
 
     def _absent(self, case_id: str) -> bool:
-        digest = hash(case_id) or 1
-        table = self.table
-        size = len(table)
-        slot = digest % size
-        while table[slot]:
-            if table[slot] == digest:
-                return False
-            slot = (slot + 1) % size
-        return True
+        return not self.table[_slot(self.table, hash(case_id) or 1)]
 
     def _rebuild(self, before: int) -> dict[str, int]:
         assert self.reread is not None  # only hashes are kept when there is a way back
@@ -112,10 +100,15 @@ class SeenIds:
     def _grow(self) -> None:
         old = self.table
         self.table = table = array("q", bytes(16 * len(old)))
-        size = len(table)
         for digest in old:
             if digest:
-                slot = digest % size
-                while table[slot]:
-                    slot = (slot + 1) % size
-                table[slot] = digest
+                table[_slot(table, digest)] = digest
+
+
+def _slot(table: array[int], digest: int) -> int:
+    """Where `digest` is in the table, or the free slot where it would go (linear probing)."""
+    size = len(table)
+    slot = digest % size
+    while table[slot] and table[slot] != digest:
+        slot = (slot + 1) % size
+    return slot
