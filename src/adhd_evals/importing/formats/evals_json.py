@@ -302,6 +302,9 @@ class _Reading:
                     case=label, field_path=key, at=(*at, key), expected="a list", actual=describe(items)
                 )
             for position, item in enumerate(items):
+                if self.prose(item):  # the common case, without building its path and position
+                    checks.append(placeholder(item))
+                    continue
                 check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
                 checks.append(check)
                 notes += extra
@@ -311,12 +314,16 @@ class _Reading:
             return [no_criteria_placeholder()], notes, True, roots
         return checks, notes, False, roots
 
+    def prose(self, item: Any) -> bool:
+        """A string `_assertion` would accept as it is (a placeholder for its text)."""
+        return type(item) is str and bool(item.strip()) and not (self.surrogates and has_lone_surrogate(item))
+
     def assertion(
         self, item: Any, label: str, path: str, at: tuple[str | int, ...]
     ) -> tuple[Check, list[Note]]:
         """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
-        if isinstance(item, str) and item.strip() and not (self.surrogates and has_lone_surrogate(item)):
-            return placeholder(item), []  # prose, the common case: what _assertion would make
+        if self.prose(item):
+            return placeholder(item), []
         rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
         if rule is not None:
             return converted(self.refuse, rule, item, label, path, at)
