@@ -162,6 +162,49 @@ def test_agree_on_a_small_table(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main([*args, "--min-kappa", "0.9"]) == 1  # 0.8 < 0.9, and the others are undefined
 
 
+def test_agree_counts_criterion_verdicts_and_skips_criteria_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def verdict(criterion: str, said: str) -> dict[str, str]:
+        return {"criterion": criterion, "verdict": said, "evidence": ""}
+
+    judged = [{"case_id": "c", "trial": 1, "condition": "A", **_scores([3] * 5),
+               "criteria": [verdict("x", "pass"), verdict("y", "fail"), verdict("z", "pass")]}]  # fmt: skip
+    human = [{"case_id": "c", "trial": 1, "condition": "A", **_scores([3] * 5),
+              "criteria": ["x as the sheet wrote it", verdict("x", "pass"), verdict("y", "pass")]}]  # fmt: skip
+    args = [
+        "agree",
+        str(_jsonl(tmp_path / "j.jsonl", judged)),
+        str(_jsonl(tmp_path / "h.jsonl", human)),
+        "--json",
+    ]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["criteria"] == {
+        "pairs": 2,
+        "agreement": 0.5,
+    }  # x agrees, y not
+
+
+@pytest.mark.parametrize(
+    ("item", "index"),
+    [
+        ({}, 0),
+        ({"criterion": "x"}, 0),
+        ({"criterion": "x", "verdict": "maybe"}, 0),
+        ({"verdict": "pass"}, 0),
+        (3, 0),
+    ],
+)
+def test_agree_names_a_verdict_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], item: object, index: int
+) -> None:
+    good = {"case_id": "c", "trial": 1, "condition": "A", **_scores([3] * 5)}
+    human = _jsonl(tmp_path / "h.jsonl", [good, {**good, "trial": 2, "criteria": [item]}])
+    assert main(["agree", str(_jsonl(tmp_path / "j.jsonl", [good])), str(human)]) == exitcodes.INPUT
+    err = capsys.readouterr().err
+    assert f"h.jsonl:2: criteria[{index}] must be a criterion verdict" in err and "Traceback" not in err
+
+
 def _pair(case: str, trial: int, condition: str, metrics: list[int], **extra: Any) -> dict[str, Any]:
     return {"case_id": case, "trial": trial, "condition": condition, **_scores(metrics), **extra}
 

@@ -42,8 +42,34 @@ def weighted_kappa(first: Sequence[int], second: Sequence[int]) -> float | None:
 
 
 def read_scored(path: Path) -> list[dict[str, Any]]:
-    """A filled sheet; rows whose case, trial or label are not what a sheet holds are named."""
-    return read_object_rows(path, lambda row: field_problems(row, LABELLED_FIELDS), what="sheet")
+    """A filled sheet; rows whose case, trial, label or criterion verdicts are not what a
+    sheet holds are named."""
+    return read_object_rows(
+        path, lambda row: field_problems(row, LABELLED_FIELDS) + verdict_problems(row), what="sheet"
+    )
+
+
+VERDICTS = ("pass", "fail")
+
+
+def verdict_problems(row: dict[str, Any]) -> list[str]:
+    """A sheet's `criteria` holds the case's criteria as text (as `blind` writes them) or,
+    once judged, criterion verdicts: each object must be {criterion, verdict: pass|fail}."""
+    given = row.get("criteria", [])
+    if not isinstance(given, list):
+        return ["criteria must be a list (criteria as text, or criterion verdicts)"]
+    return [
+        f"criteria[{index}] must be a criterion verdict: an object with a criterion (text) and a "
+        "verdict (pass or fail)"
+        for index, item in enumerate(given)
+        if not isinstance(item, str) and not _is_verdict(item)
+    ]
+
+
+def _is_verdict(item: Any) -> bool:
+    return (
+        isinstance(item, dict) and isinstance(item.get("criterion"), str) and item.get("verdict") in VERDICTS
+    )
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
@@ -71,11 +97,11 @@ def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict
             "kappa": weighted_kappa(a, b),
         }
     blockers = [(j.get("blocker"), h.get("blocker")) for j, h in pairs]
-    verdicts = [
+    verdicts = [  # read_scored checked every object's shape; text items are criteria, not verdicts
         (v["verdict"], w["verdict"])
         for j, h in pairs
-        for v in (j.get("criteria") or []) if isinstance(v, dict)
-        for w in (h.get("criteria") or []) if isinstance(w, dict) and w.get("criterion") == v.get("criterion")
+        for v in j.get("criteria", []) if isinstance(v, dict)
+        for w in h.get("criteria", []) if isinstance(w, dict) and w["criterion"] == v["criterion"]
     ]  # fmt: skip
     return {
         "rows": len(pairs),
