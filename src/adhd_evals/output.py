@@ -14,11 +14,9 @@ change nothing: the manifest is gone by then).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import signal
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -96,6 +94,9 @@ def _write_temp(target: Path, content: Content) -> tuple[Path, str]:
     """The temporary sibling holding `content`, and the hash of its bytes (for the manifest)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{target.name}{TEMP_MARK}{os.getpid()}-"
+    import hashlib  # here, not at the top: lint imports this module for `torn` on every commit
+    import tempfile
+
     handle, name = tempfile.mkstemp(prefix=prefix, dir=target.parent)
     digest = hashlib.sha256()
     try:
@@ -141,6 +142,8 @@ def _alive(pid: int) -> bool:
 
 
 def _digest(data: bytes | None) -> str | None:
+    import hashlib
+
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 

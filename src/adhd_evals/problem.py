@@ -6,15 +6,16 @@ use the same class without them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
+    """A NamedTuple, not a dataclass: lint runs on every commit, and importing
+    dataclasses (which imports inspect) cost about 7 ms of a hook run's 58."""
+
     line: int
     column: int  # 0 when only the line is known
     code: str

@@ -184,10 +184,7 @@ def read_sources(
                 raise Refusal(_NOT_CODE[fmt], result.source, "cannot join the catalog", case=case.origin,
                               field_path="id", expected="an id no other source has",
                               actual=f'"{case.id}", which {first_case.origin} has too')  # fmt: skip
-    first = results[0]
-    return dataclasses.replace(first, source=", ".join(r.source for r in results),
-                               cases=tuple(c for r in results for c in r.cases),
-                               sources=tuple(r.source for r in results))  # fmt: skip
+    return results[0].joined(results[1:])
 
 
 _NOT_CODE = {"evals-json": RefusalCode.NOT_EVALS_JSON, "yaml": RefusalCode.NOT_YAML_CASE,

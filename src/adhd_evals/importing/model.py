@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 import functools
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import exitcodes, jsonl
@@ -106,17 +105,38 @@ class Case(NamedTuple):
         )
 
 
-@dataclass(frozen=True)
 class ImportResult:
-    """What a reader produced from one source (a file or a directory)."""
+    """What a reader produced from one source (a file or a directory).
 
-    source: str
-    format: str
-    cases: tuple[Case, ...]
-    risk: str
-    risk_was_default: bool
-    dialect: Dialect | None = None
-    sources: tuple[str, ...] = ()  # each source, when there were several
+    Plain classes here, not dataclasses: this module is on lint's path, and
+    importing dataclasses (and the inspect module it needs) was about 7 ms of
+    a hook run's 58.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        format: str,
+        cases: tuple[Case, ...],
+        risk: str,
+        risk_was_default: bool,
+        dialect: Dialect | None = None,
+        sources: tuple[str, ...] = (),  # each source, when there were several
+    ) -> None:
+        self.source = source
+        self.format = format
+        self.cases = cases
+        self.risk = risk
+        self.risk_was_default = risk_was_default
+        self.dialect = dialect
+        self.sources = sources
+
+    def joined(self, others: list[ImportResult]) -> ImportResult:
+        """This result and `others` as one: every case, every source."""
+        results = [self, *others]
+        return ImportResult(", ".join(r.source for r in results), self.format,
+                            tuple(c for r in results for c in r.cases), self.risk, self.risk_was_default,
+                            self.dialect, tuple(r.source for r in results))  # fmt: skip
 
     @property
     def origin(self) -> str:
@@ -162,7 +182,6 @@ class RefusalCode(str, enum.Enum):
     DIALECT_INVALID = "DialectInvalid"
 
 
-@dataclass
 class Refusal(UserError):
     """A source that does not match its format; nothing may be written.
 
@@ -170,18 +189,30 @@ class Refusal(UserError):
     can render or inspect it without parsing text.
     """
 
-    code: RefusalCode
-    file: str
-    reason: str  # e.g. "is not an evals-json file"
-    case: str | None = None  # "case 47" as a person would search for it
-    field_path: str | None = None  # e.g. "assertions[2].needles"
-    expected: str | None = None
-    actual: str | None = None
-    line: int | None = None
-    column: int | None = None
-    hint: str | None = None
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        code: RefusalCode,
+        file: str,
+        reason: str,  # e.g. "is not an evals-json file"
+        *,
+        case: str | None = None,  # "case 47" as a person would search for it
+        field_path: str | None = None,  # e.g. "assertions[2].needles"
+        expected: str | None = None,
+        actual: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.code = code
+        self.file = file
+        self.reason = reason
+        self.case = case
+        self.field_path = field_path
+        self.expected = expected
+        self.actual = actual
+        self.line = line
+        self.column = column
+        self.hint = hint
         super().__init__(self.message)
 
     @property

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..catalog import SOURCES_RECORD
 from ..files import read_limited, walk
-from ..importing.checkgen import MARKER
 from ..problem import ERROR, WARNING, Problem
 
 if TYPE_CHECKING:
@@ -26,14 +24,15 @@ if TYPE_CHECKING:
 FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
-MODULE_MARKER = MARKER.encode()
 
 
-@dataclass
 class LintReport:
-    files: int = 0
-    cases: int = 0
-    problems: list[Problem] = field(default_factory=list)
+    """What a lint run found, over every file it read."""
+
+    def __init__(self, files: int = 0, cases: int = 0, problems: list[Problem] | None = None) -> None:
+        self.files = files
+        self.cases = cases
+        self.problems = problems if problems is not None else []
 
     @property
     def errors(self) -> int:
@@ -67,13 +66,19 @@ def _head(path: Path) -> bytes:
         return b""
 
 
+def _has_marker(path: Path) -> bool:
+    from ..importing.checkgen import MARKER  # checkgen (and hashlib) only when a .py file is met
+
+    return MARKER.encode() in _head(path)
+
+
 def format_of(path: Path, *, explicit: bool) -> str | None:
     """The format of a file by name, then by shape; None to pass it over."""
     name = path.name.lower()
     if name.endswith(".jsonl"):
         return "catalog"
     if name.endswith(".py"):
-        return "module" if explicit or MODULE_MARKER in _head(path) else None
+        return "module" if explicit or _has_marker(path) else None
     if name.endswith((".yaml", ".yml")):
         return "yaml" if explicit or _YAML_CASE.search(_head(path)) else None
     if name == "dataset.json":

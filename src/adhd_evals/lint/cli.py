@@ -145,7 +145,7 @@ def _json(report: LintReport, code: int) -> str:
 def _printable_fields(problem: Problem) -> dict[str, object]:
     """A problem for JSON output: texts from files (paths, messages) made printable, so
     a lone surrogate or a non-UTF-8 file name cannot stop the output."""
-    fields = dict(vars(problem))
+    fields: dict[str, object] = problem._asdict()
     fields["path"], fields["message"] = printable(problem.path), printable(problem.message)
     return fields
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     number: int  # 1-based line number
     text: str | None  # the decoded line (None when it is not UTF-8)
     value: Any  # the parsed JSON value (None when it did not parse)

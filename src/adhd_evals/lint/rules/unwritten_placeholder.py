@@ -10,9 +10,12 @@ Failing: `return unwritten("Mentions dark mode")`
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from ...problem import WARNING, Finding
-from ..placeholders import Placeholder
+
+if TYPE_CHECKING:  # the module's parser (ast) is imported when a module is linted, not before
+    from ..placeholders import Placeholder
 
 ID = "W203"
 NAME = "unwritten-placeholder"
