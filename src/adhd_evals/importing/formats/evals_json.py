@@ -254,16 +254,8 @@ class _Reading:
             if key not in used:
                 remark = FILES_REMARK if key == "files" and value else ""
                 notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
-        return Case(
-            case_id,
-            category,
-            prompt,
-            risk,
-            tuple(checks),
-            tuple(notes),
-            origin=f"{display}, {label}",
-            had_no_criteria=empty,
-        )
+        origin = f"{display}, {label}"
+        return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes), origin, empty)
 
     def checks(
         self, raw: dict[str, Any], label: str, at: tuple[str | int, ...]
