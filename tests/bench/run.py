@@ -642,9 +642,14 @@ def bench_startup(repeat: int) -> None:
             "report (markdown)": ["report", "--cases", str(run / "cases.jsonl"), "--responses",
                                   str(run / "responses.jsonl"), "--scores", str(run / "scores.jsonl"),
                                   "--out", str(work / "r.md"), "--format", "markdown"],
+            "run (stub runner)": ["run", "--runner", "stub", "--condition", "baseline", "--cases", cases,
+                                  "--output", str(work / "run-out.jsonl"), "--trials", "1"],
+            "judge (stub judge)": ["judge", str(work / "sheet.jsonl"), "--runner", "stub", "--cases",
+                                   str(run / "cases.jsonl"), "--output", str(work / "judged.jsonl")],
+            "agree": ["agree", str(run / "scores.jsonl"), str(run / "scores.jsonl")],
             "--version": ["--version"],
         }  # fmt: skip
-        for label, argv in commands.items():
+        for label, argv in commands.items():  # run and judge resume: the first call does the work
             report(f"  start-up: {label}", timed([py, "-m", "adhd_evals", *argv], repeat * 3, allowed=(0, 1)),
                    bare, "<= 6x and 150 ms (lint 100 ms)")  # fmt: skip
 
