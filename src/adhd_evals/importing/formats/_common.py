@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..model import MISSING, Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
-from ..sourcetext import too_deep
+from ..sourcetext import decode_utf8, load_json, locate, read_bytes, too_deep
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
@@ -132,6 +133,17 @@ class Refuser:
 
 def actual_of(container: dict[str, Any], key: str) -> str:
     return describe(container[key]) if key in container else MISSING
+
+
+def read_json_source(source: Path, display: str, code: RefusalCode, reason: str) -> tuple[Any, Refuser, bool]:
+    """A JSON source file's data, the refuser that locates its problems, and whether any
+    of its strings could hold a lone surrogate (see may_hold_surrogates)."""
+    source_bytes = read_bytes(source, display)
+    surrogates = may_hold_surrogates(source_bytes)
+    text = decode_utf8(source_bytes, display, RefusalCode.NOT_JSON, "is not JSON")
+    del source_bytes  # the text is all that is needed from here: not both copies at once
+    data = load_json(text, display)
+    return data, Refuser(code, display, reason, functools.partial(locate, text)), surrogates
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")

@@ -15,23 +15,21 @@ template, PROMPT_WITH_CONTEXT.
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 from typing import Any
 
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
-from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
     NO_CRITERIA,
     ReadOptions,
     Refuser,
     actual_of,
     collecting,
-    may_hold_surrogates,
     no_criteria_placeholder,
     note,
     placeholder,
+    read_json_source,
     require_text,
     strict,
 )
@@ -55,13 +53,8 @@ _CASE_KEYS = ("id", "description", "task_type", "input", "expected_output", "con
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
 ) -> tuple[list[Case], list[Refusal], bool]:
-    source_bytes = read_bytes(source, display)
-    surrogates = may_hold_surrogates(source_bytes)
-    text = decode_utf8(source_bytes, display, RefusalCode.NOT_JSON, "is not JSON")
-    del source_bytes  # the text is all that is needed from here: not both copies at once
-    data = load_json(text, display)
-    refuse = Refuser(
-        RefusalCode.NOT_EVALFLOW, display, "is not an evalflow dataset", functools.partial(locate, text)
+    data, refuse, surrogates = read_json_source(
+        source, display, RefusalCode.NOT_EVALFLOW, "is not an evalflow dataset"
     )
     test_cases = _test_cases(refuse, data)
     file_notes = [

@@ -8,13 +8,11 @@ carrying the source object verbatim when it has more than a `text`.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
 from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
-from ..sourcetext import decode_utf8, load_json, locate, read_bytes
 from ._common import (
     ReadOptions,
     Refuser,
@@ -22,10 +20,10 @@ from ._common import (
     collecting,
     compact,
     has_lone_surrogate,
-    may_hold_surrogates,
     no_criteria_placeholder,
     note,
     placeholder,
+    read_json_source,
     require_text,
     slug,
     strict,
@@ -72,13 +70,8 @@ FILES_REMARK = (
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
 ) -> tuple[list[Case], list[Refusal], bool]:
-    source_bytes = read_bytes(source, display)
-    surrogates = may_hold_surrogates(source_bytes)
-    text = decode_utf8(source_bytes, display, RefusalCode.NOT_JSON, "is not JSON")
-    del source_bytes  # the text is all that is needed from here: not both copies at once
-    data = load_json(text, display)
-    refuse = Refuser(
-        RefusalCode.NOT_EVALS_JSON, display, "is not an evals-json file", functools.partial(locate, text)
+    data, refuse, surrogates = read_json_source(
+        source, display, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
     )
     reading = _Reading(refuse, options.dialect, surrogates)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
