@@ -134,22 +134,26 @@ def lint_catalog(path: Path, *, keep_ids: bool = False) -> tuple[int, list[Probl
     """Lint a catalog file. Its ids are kept as hashes (lines read again on a repeat)
     unless `keep_ids`, for a caller that needs every id and its line."""
     try:
-        check_readable(path)
-        seen = SeenIds() if keep_ids else SeenIds(functools.partial(_ids_in, path), _rows_expected(path))
+        size = check_readable(path)
         with path.open("rb") as stream:
+            seen = (
+                SeenIds()
+                if keep_ids
+                else SeenIds(functools.partial(_ids_in, path), _rows_expected(stream, size))
+            )
             return lint_lines(stream, seen)
     except OSError as exc:  # not a regular file, past --max-bytes, or unreadable
         problem = Problem(1, 1, "CaseFileUnreadable", f"{path.name} cannot be read: {_reason(exc)}")
         return 0, [problem], SeenIds()
 
 
-def _rows_expected(path: Path, sample: int = 1 << 16) -> int:
+def _rows_expected(stream: BinaryIO, size: int, sample: int = 1 << 16) -> int:
     """About how many rows the file holds, from its size and its first 64 KiB's lines
-    (with a margin), so the id table rarely has to grow."""
-    with path.open("rb") as stream:
-        head = stream.read(sample)
+    (with a margin), so the id table rarely has to grow. The stream is left at its start."""
+    head = stream.read(sample)
+    stream.seek(0)
     lines = head.count(b"\n") or 1
-    return path.stat().st_size * lines // max(len(head), 1) * 5 // 4
+    return size * lines // max(len(head), 1) * 5 // 4
 
 
 def _ids_in(path: Path) -> Iterator[tuple[int, str]]:
