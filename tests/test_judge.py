@@ -139,17 +139,21 @@ def _scores(metrics: list[int], blocker: bool = False) -> dict[str, Any]:
     return {**dict(zip(names, metrics, strict=True)), "blocker": blocker, "notes": ""}
 
 
-def test_agree_on_a_small_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    judged = [{"case_id": "c", "trial": t, "condition": "A", **_scores([j, 3, 3, 3, 3])} for t, j in
-              ((1, 1), (2, 3), (3, 5), (4, 3))]  # fmt: skip
-    human = [{"case_id": "c", "trial": t, "condition": "A", **_scores([h, 3, 3, 3, 3])} for t, h in
-             ((1, 1), (2, 3), (3, 5), (4, 5))]  # fmt: skip
-    args = [
+def _agree_args(tmp_path: Path, judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> list[str]:
+    return [
         "agree",
         str(_jsonl(tmp_path / "j.jsonl", judged)),
         str(_jsonl(tmp_path / "h.jsonl", human)),
         "--json",
     ]
+
+
+def test_agree_on_a_small_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    judged = [{"case_id": "c", "trial": t, "condition": "A", **_scores([j, 3, 3, 3, 3])} for t, j in
+              ((1, 1), (2, 3), (3, 5), (4, 3))]  # fmt: skip
+    human = [{"case_id": "c", "trial": t, "condition": "A", **_scores([h, 3, 3, 3, 3])} for t, h in
+             ((1, 1), (2, 3), (3, 5), (4, 5))]  # fmt: skip
+    args = _agree_args(tmp_path, judged, human)
     assert main(args) == 0
     found = json.loads(capsys.readouterr().out)
     assert found["rows"] == 4
@@ -172,12 +176,7 @@ def test_agree_counts_criterion_verdicts_and_skips_criteria_as_text(
                "criteria": [verdict("x", "pass"), verdict("y", "fail"), verdict("z", "pass")]}]  # fmt: skip
     human = [{"case_id": "c", "trial": 1, "condition": "A", **_scores([3] * 5),
               "criteria": ["x as the sheet wrote it", verdict("x", "pass"), verdict("y", "pass")]}]  # fmt: skip
-    args = [
-        "agree",
-        str(_jsonl(tmp_path / "j.jsonl", judged)),
-        str(_jsonl(tmp_path / "h.jsonl", human)),
-        "--json",
-    ]
+    args = _agree_args(tmp_path, judged, human)
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["criteria"] == {
         "pairs": 2,
