@@ -81,6 +81,33 @@ def test_E110_invalid_utf8_and_bom(tmp_path: Path) -> None:
     ]
 
 
+def test_E110_lone_surrogate_escape_at_its_value(tmp_path: Path) -> None:
+    """`"p"` sits at columns 40-42 of GOOD (`{"id": "a", "category": "c", "prompt": ` is 39
+    characters); `"\\ud800"` in its place starts at 40 too. In
+    criteria, `["Answers 102."]` opens at 72, so its first item starts at 73. A surrogate
+    *pair* (`\\ud83d\\ude00`, an emoji written ASCII-only) is a character and passes."""
+    lone = GOOD.replace('"p"', '"\\ud800"')
+    in_criterion = GOOD.replace('"a"', '"b"').replace('"Answers 102."', '"x \\udfff"')
+    pair = GOOD.replace('"a"', '"c"').replace('"p"', '"\\ud83d\\ude00"')
+    assert _lint(tmp_path, "cases.jsonl", "\n".join([lone, in_criterion, pair]) + "\n") == [
+        ("E110", 1, 40),
+        ("E110", 2, 73),
+    ]
+
+
+def test_a_lone_surrogate_is_refused_by_validate_and_load(tmp_path: Path) -> None:
+    from adhd_evals.catalog import load_valid, validate_file
+    from adhd_evals.errors import InputInvalid
+
+    path = tmp_path / "cases.jsonl"
+    path.write_text(GOOD.replace('"p"', '"\\ud800"') + "\n")
+    count, problems = validate_file(path)
+    assert (count, [(p.code, p.line, p.column) for p in problems]) == (1, [("E110", 1, 40)])
+    assert "prompt holds a lone surrogate" in problems[0].message
+    with pytest.raises(InputInvalid):
+        load_valid(path)
+
+
 def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
     text = "\n".join([GOOD, "{oops", GOOD.replace('"low"', '"x"').replace('"a"', '"b"'), GOOD])
     assert [c for c, _, _ in _lint(tmp_path, "cases.jsonl", text)] == ["E101", "E107", "E106"]
