@@ -59,3 +59,23 @@ def test_a_usage_error_prints_its_hint_on_its_own_line(capsys: pytest.CaptureFix
         "adhd-evals: No such option: --no-such-option",
         "Try 'adhd-evals --help'.",
     ]
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`adhd-evals lint cases.jsonl | head -1`: the reader leaves after one line. The command
+    ends with 141 (128 + SIGPIPE, what a tool killed by the signal reports) and says nothing:
+    no "internal error", no traceback file (it exited 70 with one before)."""
+    import subprocess
+    import sys
+
+    bad = '{"id": "a", "category": "c", "prompt": "p", "risk": "bad", "criteria": ["x"]}\n'
+    catalog = tmp_path / "cases.jsonl"
+    catalog.write_text(bad * 20_000)  # far more than a pipe's buffer
+    command = [sys.executable, "-m", "adhd_evals", "lint", str(catalog)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    first = child.stdout.readline()
+    child.stdout.close()
+    err = child.stderr.read()
+    assert child.wait(timeout=60) == exitcodes.BROKEN_PIPE == 141
+    assert b"E107" in first and err == b""

@@ -23,6 +23,8 @@ def guard(action: Callable[[], int]) -> int:
         for line in exc.lines():
             _err(line)
         return exc.exit_code
+    except BrokenPipeError:
+        return _pipe_closed()
     except KeyboardInterrupt:
         _err("adhd-evals: interrupted.")
         return exitcodes.INTERRUPTED
@@ -33,6 +35,19 @@ def guard(action: Callable[[], int]) -> int:
         )
         _err(f"The traceback is in {_save_traceback()}")
         return exitcodes.INTERNAL
+
+
+def _pipe_closed() -> int:
+    """A closed pipe ends quietly: nothing more can be read, so nothing is said. stdout is
+    pointed at /dev/null so that the interpreter's final flush cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing to flush
+        pass
+    return exitcodes.BROKEN_PIPE
 
 
 def _save_traceback() -> str:

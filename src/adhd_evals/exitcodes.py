@@ -14,6 +14,7 @@ BUDGET = 7  # the run stopped because the budget was spent; rerun with more to f
 INTERNAL = 70  # a bug in adhd-evals (sysexits' EX_SOFTWARE): never 1, which means "a check failed"
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 TERMINATED = 143  # SIGTERM (128 + 15)
+BROKEN_PIPE = 141  # the reader of stdout went away (`lint | head`): 128 + SIGPIPE, as a tool killed by it
 REFUSAL = {  # one code per refusal, so scripts can tell them apart
     "CaseFileUnreadable": 10,
     "CaseDirectoryUnreadable": 11,
