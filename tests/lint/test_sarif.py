@@ -52,3 +52,31 @@ def test_step_summary_lists_every_problem(tmp_path: Path, monkeypatch: pytest.Mo
     assert "Checked 2 files and 2 cases: 2 errors, 0 warnings." in text
     assert '| 2 | 53 | E107 | risk must be low, medium or high, not "severe" |' in text
     assert "| 1 | 1 | CaseFileNotEvalsJson |" in text
+
+
+@pytest.mark.parametrize(
+    ("path", "uri"),
+    [
+        pytest.param("evals/cases.jsonl", "evals/cases.jsonl", id="plain"),
+        # space %20, # %23, % %25, é is C3 A9 in UTF-8
+        pytest.param("my evals/#1 100%é.jsonl", "my%20evals/%231%20100%25%C3%A9.jsonl", id="reserved"),
+        pytest.param("c:cases.jsonl", "c%3Acases.jsonl", id="colon-not-a-scheme"),
+        pytest.param("x\udce9.jsonl", "x%E9.jsonl", id="non-utf8-name-as-its-byte"),
+    ],
+)
+def test_artifact_uri_is_a_uri_reference(path: str, uri: str) -> None:
+    from adhd_evals.lint.sarif import artifact_uri
+
+    assert artifact_uri(path) == uri
+
+
+def test_sarif_uri_of_a_file_with_spaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "my evals"
+    folder.mkdir()
+    catalog = folder / "cases #2.jsonl"
+    catalog.write_text(GOOD.replace('"low"', '"severe"') + "\n")
+    assert main(["lint", "--output-format", "sarif", str(catalog)]) == 1
+    uri = json.loads(capsys.readouterr().out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"
+    ]["uri"]
+    assert uri.endswith("/my%20evals/cases%20%232.jsonl") and " " not in uri

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from ..problem import Problem
 from ..text import printable
@@ -16,6 +17,13 @@ from .rules import RULES, summary
 
 SCHEMA = "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/sarif-schema-2.1.0.json"
 _REFUSALS = "a case file the import would refuse, in the import's words (the code names the refusal)"
+
+
+def artifact_uri(path: str) -> str:
+    """The path as a URI reference (SARIF's `artifactLocation.uri`): every byte outside the
+    unreserved set but `/` percent-encoded, so a space, `#`, `%`, `?`, a `:` that would read as
+    a scheme, or a non-UTF-8 name (kept as its bytes) cannot change what the reference means."""
+    return quote(path, safe="/", encoding="utf-8", errors="surrogateescape")
 
 
 def _rule(code: str) -> dict[str, Any]:
@@ -42,7 +50,7 @@ def sarif(problems: list[Problem], version: str) -> str:
             "level": "error" if p.severity == "error" else "warning",
             "message": {"text": printable(p.message)},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": printable(p.path)},
+                "artifactLocation": {"uri": artifact_uri(p.path)},
                 "region": {"startLine": max(p.line, 1), "startColumn": max(p.column, 1)},
             }}],
         }
