@@ -262,3 +262,50 @@ def test_junit_counts_match_check_json(project: Path, capsys: pytest.CaptureFixt
     assert sum(c["fail"] + c["unwritten"] for c in summary.values()) == len(failures)
     assert root.get("tests") == "5" and root.get("failures") == "3" and root.get("errors") == "0"
     assert [s.get("name") for s in root.findall("./testsuite")] == ["rel-1", "rel-2"]
+
+
+RUNAWAY = """import re
+
+
+def runaway(answer):
+    return re.search(r"(a+)+$", answer) is not None  # exponential on "aaa...ab"
+
+
+def swallowing(answer):
+    try:
+        while True:
+            pass
+    except Exception:  # a check that swallows every error must still be stopped
+        return True
+
+
+CHECKS = {"c1": [("runaway", runaway), ("swallow", swallowing), ("quick", lambda answer: True)]}
+"""
+
+
+def test_a_runaway_check_times_out_as_an_error(tmp_path: Path) -> None:
+    """A catastrophic regex from a case file kept `check` busy for minutes. With
+    --check-timeout 0.3 each of the two runaway checks is stopped after 0.3 s and recorded
+    as `error` ("timed out"); the quick check after them still runs and passes; the suite
+    is red (exit 1). The swallowing check's `except Exception` cannot catch the stop."""
+    (tmp_path / "cases.jsonl").write_text(
+        '{"id": "c1", "category": "c", "prompt": "p", "risk": "low", "criteria": ["runaway", "swallow", "quick"]}\n'
+    )
+    (tmp_path / "suite.py").write_text(RUNAWAY)
+    responses = _responses(tmp_path, [_row("c1", "a" * 40 + "b")])
+    argv = [
+        "check",
+        str(responses),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--suite",
+        str(tmp_path / "suite.py"),
+    ]
+    code = main([*argv, "--check-timeout", "0.3", "--output", str(tmp_path / "results.jsonl")])
+    assert code == exitcodes.FAILED
+    statuses = [(r["criterion"], r["status"], r.get("error")) for r in _results(tmp_path)]
+    assert statuses == [
+        ("runaway", "error", "timed out after 0.3 s (--check-timeout)"),
+        ("swallow", "error", "timed out after 0.3 s (--check-timeout)"),
+        ("quick", "pass", None),
+    ]

@@ -242,6 +242,12 @@ def check_command(
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
+    check_timeout: float = typer.Option(
+        5.0,
+        "--check-timeout",
+        min=0,
+        help="Seconds one check may run before it is stopped and recorded as an error (0: no limit).",
+    ),
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten.
 
@@ -260,7 +266,7 @@ def check_command(
     checking.refuse_torn_pair(cases, suite)
     ids = checking.catalog_ids(cases)
     loaded = checking.load_suite(suite)
-    run = checking.run_checks(checking.read_responses(responses), loaded, ids)
+    run = checking.run_checks(checking.read_responses(responses), loaded, ids, timeout=check_timeout)
     if output is not None:
         write_all_atomically({output: checking.results_text(run)})
     if junit is not None:

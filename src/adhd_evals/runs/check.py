@@ -14,9 +14,11 @@ import hashlib
 import importlib.util
 import marshal
 import os
+import signal
+import threading
 import traceback
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
@@ -198,10 +200,44 @@ def catalog_ids(path: Path) -> list[str]:
     return [row["id"] for row in load_valid(path)]
 
 
-def run_one(suite: Suite, function: Callable[[str], Any], answer: str) -> tuple[str, str | None]:
+DEFAULT_CHECK_TIMEOUT = 5.0  # seconds: a check is a few string tests; a catastrophic regex is not
+
+
+class CheckTimedOut(BaseException):
+    """Raised into a check that overran its time; a BaseException, so that a check's own
+    `except Exception` cannot swallow it and run on."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block after `seconds` with CheckTimedOut. A real timer signal: Python's
+    regex engine and loops check for signals, so a runaway pattern from a case file stops.
+    Off the main thread (where no signal can be set) the block runs unbounded."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise CheckTimedOut
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_one(
+    suite: Suite, function: Callable[[str], Any], answer: str, timeout: float = DEFAULT_CHECK_TIMEOUT
+) -> tuple[str, str | None]:
     suite.unwritten_calls[0] = 0
     try:
-        outcome = function(answer)
+        with _time_limit(timeout):
+            outcome = function(answer)
+    except CheckTimedOut:
+        return "error", f"timed out after {timeout:g} s (--check-timeout)"
     except (Exception, SystemExit) as exc:
         return "error", f"{type(exc).__name__}: {exc}"
     if not isinstance(outcome, bool):
@@ -211,7 +247,13 @@ def run_one(suite: Suite, function: Callable[[str], Any], answer: str) -> tuple[
     return ("unwritten" if suite.unwritten_calls[0] else "fail"), None
 
 
-def run_checks(responses: list[dict[str, Any]], suite: Suite, catalog: list[str]) -> CheckRun:
+def run_checks(
+    responses: list[dict[str, Any]],
+    suite: Suite,
+    catalog: list[str],
+    *,
+    timeout: float = DEFAULT_CHECK_TIMEOUT,
+) -> CheckRun:
     run = CheckRun()
     known = set(catalog)
     run.catalog_cases_without_checks = [case_id for case_id in catalog if case_id not in suite.registry]
@@ -225,7 +267,7 @@ def run_checks(responses: list[dict[str, Any]], suite: Suite, catalog: list[str]
             continue
         statuses = []
         for criterion, function in checks:
-            status, error = run_one(suite, function, row["response"])
+            status, error = run_one(suite, function, row["response"], timeout)
             statuses.append(status)
             run.results.append(
                 CheckResult(
