@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .errors import InputInvalid, UsageError
-from .files import check_readable
+from .files import open_limited
 from .importing.model import Case
 from .importing.sourcetext import long_number_column, too_long_number
 from .problem import ERROR, Problem
@@ -93,8 +93,7 @@ def open_rows(path: Path, what: str = "file") -> BinaryIO:
     if not path.exists():
         raise UsageError(f"{path}: no such {what}")
     try:
-        check_readable(path)
-        return path.open("rb")
+        return open_limited(path)
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
 

@@ -169,9 +169,10 @@ def survey_command(
 
 def _existing(path: Path) -> str | None:
     from .errors import OutputError
+    from .files import read_text_limited
 
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text_limited(path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -206,12 +207,13 @@ def _other_format(path: Path) -> str | None:
     """One line for a file that is not a JSONL catalog at all (not one per line of it)."""
     import json as json_module
 
+    from .files import read_limited
     from .lint import format_of
 
     looks = format_of(path, explicit=True)
     if looks in ("evals-json", "evalflow"):
         try:
-            json_module.loads(path.read_bytes())
+            json_module.loads(read_limited(path))
         except (ValueError, RecursionError, OSError):
             return None  # not one JSON document either: the problems by line say more
     elif looks not in ("yaml", "module"):

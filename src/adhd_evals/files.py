@@ -11,6 +11,7 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 _limit = DEFAULT_MAX_BYTES
@@ -49,14 +50,39 @@ def check_readable(path: Path) -> int:
     return info.st_size
 
 
+def open_limited(path: Path) -> BinaryIO:
+    """The file opened for reading, refused unread when it must not be read. The checks are
+    made on the opened descriptor (a FIFO swapped in after a stat cannot slip through), and
+    the open itself cannot block: O_NONBLOCK, cleared once it is known to be a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(f"it is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > _limit:
+            raise NotAFile(f"it is {info.st_size:,} bytes, past the limit of {_limit:,} (--max-bytes)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_limited(path: Path) -> bytes:
-    """The whole file, refused rather than read when it is not a bounded regular file."""
-    check_readable(path)
-    with path.open("rb") as stream:
+    """The whole file, refused rather than read when it is not a bounded regular file.
+    The only door for reading a whole file: every reader of a path a user names uses it."""
+    with open_limited(path) as stream:
         data = stream.read(_limit + 1)
     if len(data) > _limit:  # it grew while we read it
         raise NotAFile(f"it grew past the limit of {_limit:,} bytes (--max-bytes) while being read")
     return data
+
+
+def read_text_limited(path: Path) -> str:
+    """read_limited as UTF-8 text with universal newlines, exactly as `Path.read_text` gives it
+    (a skill file's CRLF reaches the prompt as the reference reads it). UnicodeDecodeError
+    (a ValueError) for bytes that are not UTF-8."""
+    return read_limited(path).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def walk(root: Path, skip: Iterable[str] = ()) -> list[Path]:

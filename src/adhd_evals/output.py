@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .errors import OutputError
+from .files import read_limited
 
 TEMP_MARK = ".adhd-evals-tmp-"
 MANIFEST = ".adhd-evals-written.json"
@@ -148,8 +149,8 @@ def _digest(data: bytes | None) -> str | None:
 
 
 def _current(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
+    try:  # a manifest may name anything (/dev/zero): read only a bounded regular file
+        return read_limited(path)
     except OSError:
         return None
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..catalog import SOURCES_RECORD, catalog_chunks, catalog_text
 from ..errors import OutputError, UsageError
-from ..files import walk
+from ..files import NotAFile, read_limited, read_text_limited, walk
 from ..output import torn, write_all_atomically
 from . import checkgen
 from .dialect import Dialect
@@ -249,7 +249,7 @@ def _sources_record(fmt: str, sources: list[Path], out: Path) -> str:
 def _refuse_other_sources(out: Path, record: str, replace: bool) -> None:
     """A re-import naming other sources than the folder was built from would drop cases."""
     try:
-        recorded = json.loads((out / SOURCES_NAME).read_text(encoding="utf-8"))
+        recorded = json.loads(read_text_limited(out / SOURCES_NAME))
         before = {s["resolved"]: s["path"] for s in recorded["sources"]}
     except FileNotFoundError:
         return  # a new folder, or one written before folders recorded their sources
@@ -273,7 +273,9 @@ def _catalog_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of an existing catalog, read leniently (it is about to be replaced)."""
     rows = []
     try:
-        lines = path.read_bytes().splitlines()
+        lines = read_limited(path).splitlines()
+    except NotAFile as exc:  # a FIFO or a device in the catalog's place: not ours to replace
+        raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
     except OSError:
         return []
     for line in lines:
@@ -294,7 +296,7 @@ def _catalog_prompts(path: Path) -> dict[str, str]:
 
 def _diff(path: Path, text: str) -> str:
     try:
-        before = path.read_text(encoding="utf-8")
+        before = read_text_limited(path)
     except (OSError, UnicodeDecodeError):
         before = ""
     lines = difflib.unified_diff(before.splitlines(keepends=True), text.splitlines(keepends=True),
@@ -307,7 +309,7 @@ def _module_text(path: Path, result: ImportResult, prune: bool,
     """The existing module merged with the new source; None when there is none yet (a fresh
     module is rendered as it is written)."""
     try:
-        existing = path.read_text(encoding="utf-8")
+        existing = read_text_limited(path)
     except FileNotFoundError:
         return None, None
     except (OSError, UnicodeDecodeError) as exc:

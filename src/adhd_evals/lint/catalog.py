@@ -11,12 +11,13 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..files import check_readable
+from ..files import open_limited
 from ..importing.model import RISKS
 from ..importing.sourcetext import DuplicateKey, _unique_pairs, long_number_column, too_long_number
 from ..problem import ERROR, Problem
@@ -139,8 +140,8 @@ def lint_catalog(path: Path, *, keep_ids: bool = False) -> tuple[int, list[Probl
     """Lint a catalog file. Its ids are kept as hashes (lines read again on a repeat)
     unless `keep_ids`, for a caller that needs every id and its line."""
     try:
-        size = check_readable(path)
-        with path.open("rb") as stream:
+        with open_limited(path) as stream:
+            size = os.fstat(stream.fileno()).st_size
             seen = (
                 SeenIds()
                 if keep_ids
@@ -163,7 +164,7 @@ def _rows_expected(stream: BinaryIO, size: int, sample: int = 1 << 16) -> int:
 
 def _ids_in(path: Path) -> Iterator[tuple[int, str]]:
     """(line, id) of every row the duplicate-id rule records, read again from the file."""
-    with path.open("rb") as stream:
+    with open_limited(path) as stream:
         for number, raw in enumerate(stream, start=1):
             if not raw.strip():
                 continue

@@ -11,6 +11,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import read_text_limited
 from ..importing.registrations import registration
 
 
@@ -43,4 +44,4 @@ def find_placeholders(source: str | ast.Module, filename: str = "<module>") -> l
 
 
 def placeholders_in(path: Path) -> list[Placeholder]:
-    return find_placeholders(path.read_text(encoding="utf-8"), str(path))
+    return find_placeholders(read_text_limited(path), str(path))

@@ -27,7 +27,7 @@ from typing import Any
 from .. import jsonl
 from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, SuiteBroken, UsageError
-from ..files import check_readable
+from ..files import check_readable, read_limited
 from ..output import torn
 from ..text import table
 from .rows import response_problems
@@ -126,7 +126,7 @@ def cache_dir() -> Path:
 
 def compiled(path: Path) -> CodeType:
     """The module's code, from the cache when its bytes (and this Python) were compiled before."""
-    source = path.read_bytes()
+    source = read_limited(path)
     key = hashlib.sha256(importlib.util.MAGIC_NUMBER + str(path.resolve()).encode() + b"\0" + source)
     cached = cache_dir() / f"{key.hexdigest()}.code"
     try:

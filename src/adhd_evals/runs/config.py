@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..files import read_text_limited
 
 FORMATS = ("text", "claude-json", "codex-jsonl")
 STUB = "stub"
@@ -60,7 +61,7 @@ def load_runner(name: str, config: Path | None) -> Runner:
     if config is None:
         raise UsageError(f"runner {name!r} needs --runner-config (only 'stub' is built in)")
     try:
-        data = json.loads(config.read_text(encoding="utf-8"))
+        data = json.loads(read_text_limited(config))
     except (OSError, ValueError) as exc:
         raise UsageError(f"{config}: cannot read the runner config ({exc})") from exc
     if not isinstance(data, dict) or name not in data:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UsageError
+from ..files import read_text_limited
 
 
 def skill_text(condition: str, skill: Path | None) -> str | None:
@@ -16,9 +17,13 @@ def skill_text(condition: str, skill: Path | None) -> str | None:
     if skill is None:
         raise UsageError(f"--condition-skill is required for the {condition} condition")
     try:
-        return skill.read_text(encoding="utf-8")
+        return read_text_limited(skill)
     except OSError as exc:
         raise UsageError(f"--condition-skill {skill}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"--condition-skill {skill}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
 
 
 def condition_prompt(task: str, instructions: str | None) -> str:

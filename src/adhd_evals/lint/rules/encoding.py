@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ...importing.model import TEXT_FIELDS
 from ...problem import ERROR, Finding
 from ._position import column_of
 from ._row import Row
@@ -46,7 +47,7 @@ def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
 
 def _surrogate_paths(case: dict[str, Any]) -> Iterator[tuple[str] | tuple[str, int]]:
     """Each catalog field (or criterion) whose text holds a lone surrogate."""
-    for key in ("id", "category", "prompt", "risk"):
+    for key in (*TEXT_FIELDS, "risk"):
         if _lone(case.get(key)):
             yield (key,)
     criteria = case.get("criteria")

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from ...files import read_text_limited
 from ...importing.sourcetext import locate
 from ...problem import ERROR, Finding
 
@@ -24,7 +25,7 @@ SEVERITY = ERROR
 
 def check(record: Path) -> Iterator[Finding]:
     try:
-        text = record.read_text(encoding="utf-8")
+        text = read_text_limited(record)
         sources = json.loads(text)["sources"]
     except (OSError, ValueError, KeyError, TypeError):
         yield Finding(1, 1, f"{record.name} is not a record adhd-evals wrote; delete it and import again")
