@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -98,3 +99,22 @@ def test_lint_of_a_folder_with_symlink_loops_finishes(
         (tmp_path / name).symlink_to(tmp_path)
     assert main(["lint", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith("Checked 1 file and 1 case: 0 errors, 0 warnings.\n")
+
+
+def test_a_yaml_folder_import_and_lint_agree_on_a_link_leading_out(tmp_path: Path) -> None:
+    """A YAML case folder holding `away.yaml`, a link to a case file outside it: lint's walk
+    does not follow it, and the import agrees — the folder's one case is `here`, not two."""
+    from adhd_evals.importing.importer import import_source
+    from adhd_evals.lint import lint_paths
+
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "here.yaml").write_text("name: here\ntask: Do the thing.\n")
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text("name: away\ntask: Read what is outside.\n")
+    (cases / "away.yaml").symlink_to(outside)
+    result = import_source("yaml", cases, out=tmp_path / "evals")
+    catalog = (tmp_path / "evals" / "cases.jsonl").read_text().splitlines()
+    assert [json.loads(line)["id"] for line in catalog] == ["here"]
+    assert result is not None
+    assert lint_paths([cases]).files == 1

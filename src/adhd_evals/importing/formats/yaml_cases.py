@@ -136,7 +136,9 @@ def _files(source: Path, display: str) -> tuple[list[Path], list[str]]:
         raise Refusal(
             RefusalCode.DIRECTORY_UNREADABLE, display, "cannot be listed", actual=exc.strerror or str(exc)
         ) from exc
-    files = [p for p in entries if p.suffix.lower() in SUFFIXES and p.is_file()]
+    # A link is not followed (as lint's walk does not): what it names inside the folder is
+    # there already, and what lies outside it is not this folder's case.
+    files = [p for p in entries if p.suffix.lower() in SUFFIXES and not p.is_symlink() and p.is_file()]
     if not files:
         raise Refusal(
             RefusalCode.DIRECTORY_EMPTY,
