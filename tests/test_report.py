@@ -175,6 +175,41 @@ def test_hostile_text_renders_as_text(tmp_path: Path, fmt: str) -> None:
         assert "\u202e" not in text and "\x00" not in text
 
 
+@pytest.mark.parametrize(
+    ("char", "shown"),
+    [
+        pytest.param("\u061c", "<U+061C>", id="arabic-letter-mark"),
+        pytest.param("\u2060", "<U+2060>", id="word-joiner"),
+        pytest.param("\u2064", "<U+2064>", id="invisible-plus"),
+        pytest.param("\U000e0041", "<U+E0041>", id="tag-latin-a"),
+        pytest.param("\u00ad", "<U+00AD>", id="soft-hyphen"),
+        pytest.param("\ufe0f", "<U+FE0F>", id="variation-selector-16"),
+        pytest.param("\U000e0100", "<U+E0100>", id="variation-selector-17"),
+        pytest.param("\u2028", "<U+2028>", id="line-separator"),
+    ],
+)
+def test_invisible_code_points_are_shown_not_passed_raw(char: str, shown: str) -> None:
+    """Each of these draws nothing (or hides or reorders text) in a browser: the report shows
+    it as its code point. The escaping is html.escape after the substitution, so the page
+    text reads `<U+061C>` where the raw character was."""
+    from adhd_evals.runs.report import _e
+
+    assert _e(f"a{char}b") == f"a{shown}b".replace("<", "&lt;").replace(">", "&gt;")
+
+
+def test_markdown_cells_carry_no_link_image_or_mention() -> None:
+    """Worked by hand: `[` `]` `*` `_` and `|` are backslash-escaped (GitHub then shows them as
+    written and makes no link, image or emphasis); `<` becomes &lt;; `@` goes in a code span
+    (GitHub makes no mention inside code)."""
+    from adhd_evals.runs.report import _md
+
+    hostile = "see [here](https://evil.example) ![x](https://evil.example/p.png) @alice **bold** a|b <b>"
+    assert _md(hostile) == (
+        "see \\[here\\](https://evil.example) !\\[x\\](https://evil.example/p.png) `@`alice "
+        "\\*\\*bold\\*\\* a\\|b &lt;b&gt;"
+    )
+
+
 # ---- a real browser ---------------------------------------------------------------------
 
 

@@ -48,9 +48,20 @@ class CaseView:
     responses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
-# C0/C1 controls (but tab and newline), bidi overrides and isolates, zero-width marks:
-# shown as <U+XXXX> so a response cannot hide or reorder what a reader sees.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# Shown as <U+XXXX> so a response cannot hide or reorder what a reader sees: C0/C1 controls
+# (but tab and newline), the soft hyphen, the Arabic letter mark, Hangul and Khmer fillers,
+# Mongolian selectors, zero-width marks, line and paragraph separators, bidi embeddings,
+# overrides and isolates, word joiner and invisible operators (U+2060-2064) and the other
+# format characters to U+206F, variation selectors, the BOM, interlinear annotations, and
+# the tag characters and supplementary variation selectors (U+E0000-E0FFF).
+_CONTROLS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    "\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e0fff]"
+)
+# Markdown syntax a cell must not carry: links and images (no `[`, no link), emphasis, code,
+# strike-through, table pipes. < and > are HTML-escaped; a `(` alone makes nothing.
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]~|])")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -306,8 +317,11 @@ def html_report(inputs: Inputs) -> str:
 
 
 def _md(text: Any) -> str:
-    """One table cell: no line breaks, no pipes, no HTML."""
-    return html.escape(_CONTROLS.sub(_visible, " ".join(str(text).split()))).replace("|", "\\|")
+    """One cell or line of text: no line breaks, no HTML, and no Markdown a response could use
+    (links, images, emphasis: each sign backslash-escaped); an `@` goes in a code span, where
+    GitHub makes no mention of it (a backslash would not stop a mention)."""
+    escaped = _MD_SYNTAX.sub(r"\\\1", " ".join(str(text).split()))
+    return html.escape(_CONTROLS.sub(_visible, escaped), quote=False).replace("@", "`@`")
 
 
 def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
