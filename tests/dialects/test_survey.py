@@ -99,3 +99,30 @@ def test_filled_draft_imports_the_surveyed_files(tmp_path: Path, capsys: pytest.
     result = import_source("evals-json", folder / "skills/b/evals/evals.json", dialect=loaded).result
     assert [c.id for c in result.cases] == ["b-1"]
     assert [c.kind.value for c in result.cases[0].checks] == ["contains_any", "unwritten"]
+
+
+def test_a_draft_from_hostile_keys_reads_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Keys and values holding a newline, U+2028, NEL, ESC and NUL: the draft's comments quote
+    them, and before they were written raw, so a comment ended mid-line and the draft did
+    not read back as YAML. Each comment is one line now (the characters as escapes), the
+    draft loads, and the survey's own report keeps one line per shape (the label is JSON, so
+    ESC is already `\\u001b` there; keys are listed sorted, NUL first)."""
+    from ruamel.yaml import YAML
+
+    hostile = {"type": "cont\u2028ains\x1b[31m", "va\nlue": "x\u0085y", "\x00k": "z"}
+    source = tmp_path / "evals.json"
+    source.write_text(
+        json.dumps({"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": [hostile]}]})
+    )
+    out = tmp_path / "dialect.yaml"
+    assert main(["survey", "--format", "evals-json", str(source), "--out", str(out)]) == 0
+    report = capsys.readouterr().out
+    assert "\u2028" not in report and "\x1b" not in report
+    assert [line for line in report.splitlines() if "with keys" in line] == [
+        '  {type: "cont\\u2028ains\\u001b[31m"} with keys {\\x00k, type, va\\nlue}: 1 in assertions, '
+        f"e.g. {source}:1; today: placeholder (the object verbatim)"
+    ]
+    text = out.read_text(encoding="utf-8")
+    rules = YAML(typ="rt").load(text)["assertions"]
+    assert [dict(rule["when"]) for rule in rules] == [{"type": "cont\u2028ains\x1b[31m"}]
+    assert all(line.startswith(("#", " ", "-", "a", "f")) for line in text.splitlines())

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import walk
-from ..text import plural
+from ..text import plural, printable
 from .dialect import VOCABULARY, WHOLE_FILE
 from .formats._common import compact, jsonable
 from .formats._typed import shape_of
@@ -195,6 +195,11 @@ def _today(key: str, item: dict[str, Any]) -> str:
 
 
 def report(found: Survey) -> list[str]:
+    """The survey for a terminal: one line per item, whatever the files' keys hold."""
+    return [printable(line) for line in _report(found)]
+
+
+def _report(found: Survey) -> list[str]:
     read = len(found.files) - len(found.unreadable)
     lines = [
         f"Surveyed {plural(len(found.files), 'file')} ({found.format}): {read} read, "
@@ -362,13 +367,13 @@ def _entry(shape: Shape, mapping: Any) -> Any:
     name = next(iter(shape.selector.values()))
     hint = (
         f"perhaps {name}, if it means what the vocabulary's {name} does" if name in VOCABULARY else "choose"
-    )
+    )  # a name in the vocabulary is one of ours: nothing from the file reaches a comment
     entry.yaml_add_eol_comment(hint, "check")
     rest = [k for k in shape.keys if k not in shape.selector and k not in (*_TEXT_KEYS, "id")]
     entry["needle"] = rest[0] if len(rest) == 1 else None
     if len(rest) != 1:
         entry.yaml_add_eol_comment(
-            "the key holding the argument: one of " + ", ".join(rest)
+            "the key holding the argument: one of " + printable(", ".join(rest))
             if rest
             else "no key left: is_json or unwritten?",
             "needle",
@@ -382,5 +387,9 @@ def _entry(shape: Shape, mapping: Any) -> Any:
 
 
 def _about(found: Survey, shape: Shape) -> str:
+    """Two comment lines. Their text comes from the files (keys, values, file names), so each
+    is made printable: a newline, U+2028 or a control in a key would end the comment early and
+    leave a draft that does not read back as YAML."""
     example = compact({k: shape.selector.get(k, "...") for k in shape.keys})
-    return f"{plural(shape.count, 'object')} like {example}, e.g. {shape.example}\ntoday: {shape.today}"
+    first = printable(f"{plural(shape.count, 'object')} like {example}, e.g. {shape.example}")
+    return f"{first}\n{printable(f'today: {shape.today}')}"
