@@ -79,3 +79,11 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     err = child.stderr.read()
     assert child.wait(timeout=60) == exitcodes.BROKEN_PIPE == 141
     assert b"E107" in first and err == b""
+
+
+def test_a_usage_error_with_choices_is_one_readable_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """click lays a missing choice out over lines ("Choose from:\\n\\tevals-json,\\n\\tyaml"), which
+    the one-line printer showed as literal `\\n\\t`: the words are joined by spaces instead."""
+    assert main(["survey", "x.json"]) == exitcodes.USAGE
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == "adhd-evals: Missing option '--format' / '-f'. Choose from: evals-json, yaml, evalflow"

@@ -626,7 +626,9 @@ def main(argv: list[str]) -> int:
     except typer.Abort as exc:  # Ctrl-C at a prompt
         raise KeyboardInterrupt from exc
     except typer.TyperException as exc:  # a usage error: bad option, missing argument
-        raise UsageError(exc.format_message(), hint="Try 'adhd-evals --help'.") from exc
+        # click lays some messages out over lines ("Choose from:\n\tyaml,..."): one line here
+        message = " ".join(exc.format_message().split())
+        raise UsageError(message, hint="Try 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK
 
 
