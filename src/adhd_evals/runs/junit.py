@@ -2,7 +2,9 @@
 
 One test suite per case, one test case per check run (per response row):
 `failure` for fail, `error` for error, and `failure type="unwritten"` for a
-placeholder, so an unwritten check is red on a dashboard too. Text from cases
+placeholder, so an unwritten check is red on a dashboard too. Totals live on each
+suite (Ant's schema allows no attribute on `testsuites`); a check's time is not
+measured, so every `time` is 0. Text from cases
 and responses is escaped by the XML writer; characters XML 1.0 cannot hold
 are written as their Python escapes.
 """
@@ -10,8 +12,10 @@ are written as their Python escapes.
 from __future__ import annotations
 
 import re
+import socket
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from datetime import datetime
 
 from .check import CheckResult
 
@@ -22,29 +26,43 @@ def _xml_text(text: str) -> str:
     return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], text)
 
 
-def junit(results: list[CheckResult]) -> str:
+def junit(results: list[CheckResult], *, when: datetime | None = None, host: str | None = None) -> str:
+    """The results as JUnit XML valid against both Ant's `JUnit.xsd` (the strict one: no
+    attributes on `testsuites`; every suite with its timestamp, host, time, package, id,
+    `properties`, `system-out` and `system-err`) and Jenkins' xUnit `junit-10.xsd`."""
     by_case: dict[str, list[CheckResult]] = defaultdict(list)
     for result in results:
         by_case[result.case_id].append(result)
-    root = ET.Element("testsuites", name="adhd-evals check")
-    for case_id, found in sorted(by_case.items()):
-        counts = {s: sum(r.status == s for r in found) for s in ("fail", "error", "unwritten")}
-        suite = ET.SubElement(root, "testsuite", name=_xml_text(case_id), tests=str(len(found)),
-                              failures=str(counts["fail"] + counts["unwritten"]), errors=str(counts["error"]))  # fmt: skip
-        for result in found:
-            name = f"{result.criterion} [{result.condition} trial {result.trial}, {result.runner}]"
-            test = ET.SubElement(suite, "testcase", classname=_xml_text(case_id), name=_xml_text(name))
-            if result.status == "fail":
-                ET.SubElement(
-                    test, "failure", type="fail", message=_xml_text(f"{result.check} returned False")
-                )
-            elif result.status == "unwritten":
-                ET.SubElement(test, "failure", type="unwritten",
-                              message=_xml_text(f"{result.check} is an unwritten placeholder"))  # fmt: skip
-            elif result.status == "error":
-                ET.SubElement(test, "error", type="error", message=_xml_text(result.error or "error"))
-    total = len(results)
-    root.set("tests", str(total))
-    root.set("failures", str(sum(r.status in ("fail", "unwritten") for r in results)))
-    root.set("errors", str(sum(r.status == "error" for r in results)))
+    stamp = (when or datetime.now()).strftime("%Y-%m-%dT%H:%M:%S")  # Ant: no time zone
+    hostname = host or socket.gethostname() or "localhost"
+    root = ET.Element("testsuites")
+    for index, (case_id, found) in enumerate(sorted(by_case.items())):
+        _suite(root, index, case_id, found, stamp, hostname)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _suite(
+    root: ET.Element, index: int, case_id: str, found: list[CheckResult], stamp: str, host: str
+) -> None:
+    counts = {s: sum(r.status == s for r in found) for s in ("fail", "error", "unwritten")}
+    name = _xml_text(case_id)
+    suite = ET.SubElement(root, "testsuite", name=name, package=name, id=str(index), timestamp=stamp,
+                          hostname=host, tests=str(len(found)), time="0",
+                          failures=str(counts["fail"] + counts["unwritten"]), errors=str(counts["error"]))  # fmt: skip
+    ET.SubElement(suite, "properties")
+    for result in found:
+        _testcase(suite, case_id, result)
+    ET.SubElement(suite, "system-out")
+    ET.SubElement(suite, "system-err")
+
+
+def _testcase(suite: ET.Element, case_id: str, result: CheckResult) -> None:
+    name = f"{result.criterion} [{result.condition} trial {result.trial}, {result.runner}]"
+    test = ET.SubElement(suite, "testcase", classname=_xml_text(case_id), name=_xml_text(name), time="0")
+    if result.status == "fail":
+        ET.SubElement(test, "failure", type="fail", message=_xml_text(f"{result.check} returned False"))
+    elif result.status == "unwritten":
+        ET.SubElement(test, "failure", type="unwritten",
+                      message=_xml_text(f"{result.check} is an unwritten placeholder"))  # fmt: skip
+    elif result.status == "error":
+        ET.SubElement(test, "error", type="error", message=_xml_text(result.error or "error"))
