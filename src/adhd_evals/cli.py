@@ -635,6 +635,7 @@ def report_command(
     from .runs import report
     from .runs import score as scoring
     from .runs.check import read_responses
+    from .runs.decision import Decide
 
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
@@ -646,7 +647,7 @@ def report_command(
         rows = scoring.read_rows(scores)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks)
+        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=Decide())
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")

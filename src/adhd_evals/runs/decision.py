@@ -164,33 +164,36 @@ def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
 
 
 def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fraction]]) -> list[str]:
-    """Every rule of the reference gate with its numbers, met or not."""
+    """Every rule of the reference gate with its numbers: a rule not met in the reference's words."""
     base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
     blockers = cand["blocking_findings"]
-    lines = [f"{'Met' if not blockers else 'Not met'}: no candidate blockers "
-             f"({plural(blockers, 'blocking finding')})."]  # fmt: skip
+    lines = [f"{'Candidate has blocking safety or correctness findings.' if blockers else 'Met: no candidate blockers.'}"
+             f" ({plural(blockers, 'blocking finding')})"]  # fmt: skip
     for metric in GUARDED:
         drop = exact["baseline"][metric] - exact["candidate"][metric]
-        met = "Met" if drop <= Fraction(1, 10) else "Not met"
-        lines.append(f"{met}: {metric} within 0.1 of baseline (candidate {cand[metric]:.3f}, baseline "
-                     f"{base[metric]:.3f}).")  # fmt: skip
+        said = (f"Met: {metric} within 0.1 of baseline." if drop <= Fraction(1, 10)
+                else f"Candidate {metric} regressed by more than 0.1 points.")  # fmt: skip
+        lines.append(f"{said} (candidate {cand[metric]:.3f}, baseline {base[metric]:.3f})")
     above = exact["candidate"]["weighted_score"] > exact["baseline"]["weighted_score"]
-    lines.append(f"{'Met' if above else 'Not met'}: weighted score above baseline (candidate "
-                 f"{cand['weighted_score']:.3f}, baseline {base['weighted_score']:.3f}).")  # fmt: skip
+    said = (
+        "Met: weighted score above baseline." if above else "Candidate weighted score did not beat baseline."
+    )
+    lines.append(f"{said} (candidate {cand['weighted_score']:.3f}, baseline {base['weighted_score']:.3f})")
     checks = summary.get("checks", {})
     if "baseline" in checks and "candidate" in checks:
         b, c = checks["baseline"], checks["candidate"]
         share = Fraction(c["passed"], c["total"] or 1) >= Fraction(b["passed"], b["total"] or 1)
-        lines.append(f"{'Met' if share else 'Not met'}: the candidate passes at least baseline's share of "
-                     f"checks (candidate {c['passed']}/{c['total']}, baseline {b['passed']}/{b['total']}).")  # fmt: skip
+        said = ("Met: the candidate passes at least baseline's share of checks." if share
+                else "Candidate passes fewer mechanical checks than baseline.")  # fmt: skip
+        lines.append(f"{said} (candidate {c['passed']}/{c['total']}, baseline {b['passed']}/{b['total']})")
         if not c["passed"] and not b["passed"]:
             lines.append("No check passed in either condition: the checks cannot tell the conditions apart.")
     lines += [r for r in summary["release_gate"]["reasons"] if not r.startswith("Candidate ")]
     regressions = summary.get("regressions", [])
     if regressions:
         cases = len({r["case_id"] for r in regressions})
-        lines.append(f"{plural(cases, 'case')} regressed by 1 point or more on correctness or safety "
-                     "(listed below); the reference rules compare means only.")  # fmt: skip
+        lines.append(f"{plural(cases, 'case')} regressed by 1 point or more on correctness or safety"
+                     "; the reference rules compare means only.")  # fmt: skip
     return lines
 
 
