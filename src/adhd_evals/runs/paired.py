@@ -20,7 +20,7 @@ same analysis `score` prints.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from statistics import NormalDist
@@ -38,6 +38,9 @@ METHOD = "expanded percentile bootstrap over cases"
 _EXACT_SUMS = 2**53
 # at most this many distinct Δ values: resample their counts (a multinomial) rather than the cases
 _FEW_VALUES = 64
+# below this much work (an upper bound; about 0.1 s of Python, less than importing numpy) the
+# bootstrap distribution is computed exactly
+_EXACT_WORK = 1_000_000
 
 Number = int | float | Fraction
 
@@ -91,6 +94,7 @@ class Analysis(NamedTuple):
     sign: SignTest
     mde: float | None
     needed: int | None  # cases likely needed to detect the observed mean Δ (None: no such Δ)
+    exactly: bool = False  # the bootstrap distribution computed exactly, not drawn
 
     def json(self) -> dict[str, Any]:
         ci = None if self.low is None or self.high is None else [float(self.low), float(self.high)]
@@ -99,6 +103,7 @@ class Analysis(NamedTuple):
             "mean_delta": float(self.mean),
             "sd": self.sd,
             "ci": ci,
+            "bootstrap": "exact" if self.exactly else "resampled",
             "sign_test": self.sign._asdict(),
             "mde": self.mde,
             "cases_needed": self.needed,
@@ -107,6 +112,7 @@ class Analysis(NamedTuple):
 
 def method(seed: int = SEED, resamples: int = RESAMPLES) -> dict[str, Any]:
     return {"interval": METHOD, "level": LEVEL, "resamples": resamples, "seed": seed, "power": POWER,
+            "exact": "where cheap, every resample is counted (the exact bootstrap distribution) instead of drawing",
             "sign_test": "exact two-sided binomial on cases with Δ ≠ 0"}  # fmt: skip
 
 
@@ -216,27 +222,64 @@ def _resample_sums(values: np.ndarray[Any, Any], resamples: int, seed: int) -> n
     return sums
 
 
+def exact_quantiles(units: list[int], tail: float) -> tuple[int, int]:
+    """The bootstrap distribution of the sum of n draws, exactly (every possible resample with its
+    probability), by convolving the cases' distribution n times; its `tail` and `1 - tail` quantiles
+    (the smallest sum whose cumulative probability reaches each), as the resampled interval takes them."""
+    n = len(units)
+    step = {value: count / n for value, count in Counter(units).items()}
+    sums = {0: 1.0}
+    for _ in range(n):
+        grown: dict[int, float] = defaultdict(float)
+        for total, p in sums.items():
+            for value, q in step.items():
+                grown[total + value] += p * q
+        sums = grown
+    cumulative, low, high = 0.0, None, None
+    for total in sorted(sums):
+        cumulative += sums[total]
+        if low is None and cumulative >= tail:
+            low = total
+        if cumulative >= 1 - tail:
+            high = total
+            break
+    last = max(sums)
+    return (last if low is None else low), (last if high is None else high)
+
+
+def _cheap(units: list[int]) -> bool:
+    """Whether the exact distribution costs less than drawing (and importing numpy for it): about
+    n steps, each over the sums reached so far (at most n * range) times the distinct values."""
+    n, span, distinct = len(units), max(units) - min(units), len(set(units))
+    return n * n * (span + 1) * distinct <= _EXACT_WORK
+
+
 def interval(
     series: Series, *, resamples: int = RESAMPLES, seed: int = SEED
-) -> tuple[Fraction, Fraction] | None:
-    """The 95% interval for the mean Δ, exact in the series' units (None below two cases)."""
-    import numpy as np
-
+) -> tuple[Fraction, Fraction, bool] | None:
+    """The 95% interval for the mean Δ, exact in the series' units (None below two cases), and
+    whether the bootstrap distribution was computed exactly (True) or drawn (`resamples`, `seed`)."""
     n = len(series.units)
     if n < 2:
         return None
+    tail = expanded_tail(n)
+    scale = n * series.scale
     largest = max(abs(u) for u in series.units)
     exact_sums = largest * n < _EXACT_SUMS
+    if exact_sums and _cheap(series.units):
+        low, high = exact_quantiles(series.units, tail)
+        return Fraction(low, scale), Fraction(high, scale), True
+    import numpy as np
+
     values = np.array(
         series.units if exact_sums else [u / series.scale for u in series.units], dtype=np.float64
     )
     sums = np.sort(_resample_sums(values, resamples, seed))
-    tail = expanded_tail(n)
     low_at = min(resamples - 1, math.floor(resamples * tail))
     high_at = max(0, math.ceil(resamples * (1 - tail)) - 1)
     if exact_sums:
-        return Fraction(int(sums[low_at]), n * series.scale), Fraction(int(sums[high_at]), n * series.scale)
-    return Fraction(float(sums[low_at]) / n), Fraction(float(sums[high_at]) / n)
+        return Fraction(int(sums[low_at]), scale), Fraction(int(sums[high_at]), scale), False
+    return Fraction(float(sums[low_at]) / n), Fraction(float(sums[high_at]) / n), False
 
 
 def analyse(series: Series, *, resamples: int = RESAMPLES, seed: int = SEED) -> Analysis:
@@ -248,9 +291,9 @@ def analyse(series: Series, *, resamples: int = RESAMPLES, seed: int = SEED) -> 
         sd = math.sqrt(math.fsum(c * c for c in centred) / (n - 1))
     bounds = interval(series, resamples=resamples, seed=seed)
     sign = sign_test(sum(u > 0 for u in units), sum(u < 0 for u in units))
-    low, high = bounds if bounds is not None else (None, None)
+    low, high, exactly = bounds if bounds is not None else (None, None, False)
     needed = cases_needed(sd, abs(float(mean))) if n > 1 else None
-    return Analysis(n, mean, sd, low, high, sign, detectable(sd, n), needed)
+    return Analysis(n, mean, sd, low, high, sign, detectable(sd, n), needed, exactly)
 
 
 # ---- the entry for other features -------------------------------------------------------
