@@ -253,7 +253,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert "Candidate has blocking safety or correctness findings." in dom.stdout
     for case_id in CASE_IDS:
         assert f'id="case-{case_id}"' in dom.stdout
-    assert dom.stdout.count("<svg") == 3  # metrics, weighted score, checks
+    assert dom.stdout.count("<svg") == 4  # metrics, weighted score, paired intervals, checks
     # nothing in the file reaches out: no URL with a scheme, no CSS url()
     assert not re.search(r"""(?:src|href|xlink:href|action)\s*=\s*["']?[a-z]+:""", dom.stdout, re.I)
     assert "url(" not in dom.stdout and "@import" not in dom.stdout
@@ -365,3 +365,62 @@ def test_odd_judge_provenance_is_shown_as_text(tmp_path: Path) -> None:
     assert "Scores came from judge [&#x27;a&#x27;] (prompt template {&#x27;x&#x27;: 1})" in out.read_text(
         encoding="utf-8"
     )
+
+
+F6_REASONS = (
+    "Met: no candidate blockers.",
+    "Met: weighted score above baseline. (candidate 3.035, baseline 3.000)",
+    "No check passed in either condition: the checks cannot tell the conditions apart.",
+    "9 cases regressed by 1 point or more on correctness or safety",
+    "PASSED by the reference rules; the paired analysis cannot tell: Δ +0.0",
+)
+
+
+def _f6_report(tmp_path: Path, fmt: str = "html") -> Path:
+    """The F6 scenario of test_decision (0/60 checks pass in both conditions, 9 cases regress, the
+    reference rules PASS) as a whole run: catalog, responses, check results, scores."""
+    from test_decision import _f6, _f6_checks
+
+    cases = [{"id": f"case-{n:02d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["names the file"]}
+             for n in range(20)]  # fmt: skip
+    responses = [{"case_id": c["id"], "trial": t, "condition": k, "runner": "r", "response": "an answer"}
+                 for c in cases for t in (1, 2, 3) for k in ("baseline", "candidate")]  # fmt: skip
+    for name, rows in (
+        ("cases", cases),
+        ("responses", responses),
+        ("checks", _f6_checks()),
+        ("scores", _f6()),
+    ):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / f"report.{'md' if fmt == 'markdown' else 'html'}"
+    args = ["report", "--cases", str(tmp_path / "cases.jsonl"), "--responses", str(tmp_path / "responses.jsonl"),
+            "--checks", str(tmp_path / "checks.jsonl"), "--scores", str(tmp_path / "scores.jsonl"),
+            "--out", str(out), "--format", fmt]  # fmt: skip
+    assert main(args) == exitcodes.OK
+    return out
+
+
+def test_f6_a_reference_pass_is_never_a_bare_green_box(tmp_path: Path) -> None:
+    """The verdict box of a PASS the paired analysis cannot back is amber (`doubtful`) and lists every
+    reason; the dot-and-whisker chart has a row per metric and the weighted score."""
+    page = _f6_report(tmp_path).read_text(encoding="utf-8")
+    assert '<section class="gate passed doubtful"><h2 id="verdict">Release gate: PASSED</h2>' in page
+    for reason in F6_REASONS:
+        assert reason in page
+    chart = page[page.index('aria-label="Mean difference per metric with its 95% interval"') :]
+    chart = chart[: chart.index("</svg>")]
+    assert chart.count("<circle") == 6 and chart.count('class="zero"') == 1
+    markdown = _f6_report(tmp_path, "markdown").read_text(encoding="utf-8")
+    assert "**Release gate: PASSED**" in markdown and all(reason in markdown for reason in F6_REASONS)
+    assert "weighted_score " in markdown and "`|` is zero" in markdown
+
+
+def test_f6_reasons_are_on_the_page_in_a_real_browser(tmp_path: Path) -> None:
+    browser = _chromium()
+    out = _f6_report(tmp_path)
+    dom = _headless(browser, "--dump-dom", out.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "Release gate: PASSED" in dom.stdout
+    for reason in F6_REASONS:
+        assert reason in dom.stdout
+    assert 'class="gate passed doubtful"' in dom.stdout

@@ -61,7 +61,15 @@ def test_means_weighted_score_and_passing_gate(tmp_path: Path) -> None:
     summary = json.loads(out)
     assert code == exitcodes.OK
     # the reference's keys first, as it prints them; then what adhd-evals adds
-    assert list(summary) == ["weights", "conditions", "release_gate", "spread", "regressions"]
+    assert list(summary) == [
+        "weights",
+        "conditions",
+        "release_gate",
+        "spread",
+        "regressions",
+        "paired",
+        "decision",
+    ]
     base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
     # baseline means: correctness 3.5, autonomy 2.5, actionability 3, safety 4, concision 3
     # weighted: 3.5*.35 + 2.5*.25 + 3*.2 + 4*.1 + 3*.1 = 1.225 + .625 + .6 + .4 + .3 = 3.15

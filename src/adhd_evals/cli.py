@@ -295,8 +295,22 @@ def plan_command(
     include_comparator: bool = typer.Option(
         False, "--include-comparator", metavar=FLAG, help="Add the comparator condition."
     ),
+    from_scores: Path | None = typer.Option(
+        None,
+        "--from-scores",
+        help="Size the suite instead: from these scores' spread, how many cases detect an effect (with --trials).",
+    ),
+    effect: list[float] | None = typer.Option(
+        None, "--effect", help="With --from-scores: the weighted Δ to detect (repeatable; default a ladder)."
+    ),
+    key: Path | None = typer.Option(None, "--key", help="With --from-scores: the key for a labelled sheet."),
 ) -> int:
-    """Print the paired run matrix as JSONL."""
+    """Print the paired run matrix as JSONL; with --from-scores, how many cases and trials you need."""
+    if from_scores is not None:
+        from .runs import sizing
+
+        print("\n".join(sizing.plan_lines(from_scores, key, trials, effect or [])))
+        return exitcodes.OK
 
     from .catalog import load_valid  # not runs.execute: planning starts no thread nor process
 
@@ -408,6 +422,11 @@ def run_command(
     return exitcodes.OK
 
 
+class Gate(str, enum.Enum):
+    REFERENCE = "reference"
+    PAIRED = "paired"
+
+
 @app.command("score")
 def score_command(
     scores: Path = typer.Argument(
@@ -430,19 +449,46 @@ def score_command(
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
+    gate: Gate = typer.Option(
+        Gate.REFERENCE,
+        "--gate",
+        help="reference: the reference's four rules (exit 1 when they fail); paired: better (0), worse (1) "
+        "or inconclusive (8) from the per-case differences.",
+    ),
+    min_effect: float = typer.Option(
+        0.0,
+        "--min-effect",
+        help="--gate paired: better only when the weighted Δ's 95% interval lies above this.",
+    ),
+    max_drop: float = typer.Option(
+        0.1,
+        "--max-drop",
+        min=0.0,
+        help="--gate paired: correctness or safety confidently down more than this is worse.",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap's resamples (stated in the output)."),
 ) -> int:
-    """Per-condition means, the weighted score and the release gate (exit 1 when it fails)."""
+    """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
 
-    from .runs import score as scoring
+    import math
 
+    from .runs import score as scoring
+    from .runs.decision import Decide
+
+    if not math.isfinite(min_effect) or not math.isfinite(max_drop):
+        raise UsageError("--min-effect and --max-drop must be finite numbers")
     rows = scoring.read_rows(scores)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_results(checks) if checks is not None else None
+    decide = Decide(gate.value, min_effect, max_drop, seed)
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
-                                min_trials=min_trials)  # fmt: skip
+                                min_trials=min_trials, decide=decide)  # fmt: skip
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    if gate is Gate.PAIRED:
+        verdict = summary["decision"]["verdict"]
+        return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
 
 
@@ -589,6 +635,7 @@ def report_command(
     from .runs import report
     from .runs import score as scoring
     from .runs.check import read_responses
+    from .runs.decision import Decide
 
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
@@ -600,7 +647,7 @@ def report_command(
         rows = scoring.read_rows(scores)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks)
+        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=Decide())
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")

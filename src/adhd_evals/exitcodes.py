@@ -11,6 +11,8 @@ INPUT = 4  # a responses file or catalog that breaks its rules
 SUITE = 5  # a check module that does not import
 RUNNER = 6  # a model CLI failed after its retries
 BUDGET = 7  # the run stopped because the budget was spent; rerun with more to finish
+# score --gate paired (issue 19): the paired analysis cannot tell better from worse yet
+INCONCLUSIVE = 8
 INTERNAL = 70  # a bug in adhd-evals (sysexits' EX_SOFTWARE): never 1, which means "a check failed"
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 TERMINATED = 143  # SIGTERM (128 + 15)

@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|startup|report|check] [--lint-rows 200000,1000000] [--realistic 10000,200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|startup|report|check|paired] [--lint-rows 200000,1000000] [--realistic 10000,200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -765,6 +765,37 @@ def bench_check_and_score(cases: int, repeat: int) -> None:
         )
 
 
+SCORE_FLOOR = (
+    "import sys\nfrom pathlib import Path\nfrom adhd_evals.runs import score as s\n"
+    "print(s.dumps(s.summarize(s.read_rows(Path(sys.argv[1])))))\n" + PEAK
+)
+
+
+def bench_paired(cases: int, repeat: int) -> None:
+    """`score` with the paired analysis (10,000 bootstrap resamples, numpy) against the same file scored
+    as before it (the reference's summary alone, `summarize` without a decision): issue 19, <= 3x."""
+    py = sys.executable
+    rng = random.Random(19)
+    metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
+    with tempfile.TemporaryDirectory() as tmp:
+        scores = Path(tmp) / "scores.jsonl"
+        with scores.open("w", encoding="utf-8") as out:
+            for n in range(cases):
+                for trial in range(1, 6):
+                    for condition in ("baseline", "candidate"):
+                        marks = {m: rng.randint(1, 5) for m in metrics}
+                        out.write(json.dumps({"case_id": f"case-{n:05d}", "trial": trial, "condition": condition,
+                                              **marks, "blocker": False, "notes": ""}) + "\n")  # fmt: skip
+        floor = timed([py, "-c", SCORE_FLOOR, str(scores)], repeat)
+        report(f"score without the paired analysis, {cases} cases x 5 trials x 2", floor, None, "(floor)")
+        argv = [py, "-c", CLI, "score", str(scores), "--json"]
+        report(
+            "  score --json (paired analysis)", timed(argv, repeat, allowed=(0, 1)), floor, "<= 3x (issue 19)"
+        )
+        paired = [py, "-c", CLI, "score", str(scores), "--gate", "paired"]
+        report("  score --gate paired", timed(paired, repeat, allowed=(0, 1, 8)), floor, "<= 3x (issue 19)")
+
+
 def compiled_like_an_install() -> None:
     """Byte-compile the package first, as `pip install` does (an editable install under
     PYTHONDONTWRITEBYTECODE, as on this machine, would otherwise compile every module
@@ -800,14 +831,18 @@ def main() -> None:
             "startup",
             "report",
             "check",
+            "paired",
         ],
         default=None,
     )
     parser.add_argument("--report-cases", type=int, default=10_000)
+    parser.add_argument("--paired-cases", type=int, default=10_000)
     parser.add_argument("--realistic", type=lambda text: [int(n) for n in text.split(",")],
                         default=[10_000, 200_000])  # fmt: skip
     args = parser.parse_args()
     compiled_like_an_install()
+    if args.only in (None, "paired"):
+        bench_paired(args.paired_cases, args.repeat)
     if args.only in (None, "check"):
         bench_check_and_score(args.module_cases, args.repeat)
     if args.only in (None, "report"):

@@ -227,17 +227,67 @@ def _check_chart(checks: list[dict[str, Any]]) -> str:
     return _svg("Checks by condition", height, parts, width)
 
 
+def _verdict(summary: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """The headline, its CSS class and its reasons: the decision `score` states, word for word."""
+    decided = summary.get("decision")
+    if decided is None:
+        word = verdict_word(summary["release_gate"])
+        return f"Release gate: {word}", word.lower(), list(summary["release_gate"]["reasons"])
+    if decided["gate"] == "paired":
+        return (
+            f"Release decision (paired): {decided['verdict'].upper()}",
+            decided["verdict"],
+            decided["reasons"],
+        )
+    word = verdict_word(summary["release_gate"])
+    # a PASS the paired analysis cannot back is not shown as a plain green box
+    doubtful = (
+        " doubtful" if any(r.startswith(f"{word} by the reference rules") for r in decided["reasons"]) else ""
+    )
+    return f"Release gate: {word}", word.lower() + doubtful, decided["reasons"]
+
+
 def _gate_html(inputs: Inputs) -> str:
     if inputs.summary is None:
         why = "No scores were given: the gate needs them (report --scores SCORES)."
         return (
             f'<section class="gate none"><h2 id="verdict">Release gate: no verdict</h2><p>{why}</p></section>'
         )
-    gate = inputs.summary["release_gate"]
-    verdict = verdict_word(gate)
-    reasons = "".join(f"<li>{_e(r)}</li>" for r in gate["reasons"])
-    return (f'<section class="gate {verdict.lower()}"><h2 id="verdict">Release gate: {verdict}</h2>'
-            f"<ul>{reasons}</ul></section>")  # fmt: skip
+    title, style, reasons = _verdict(inputs.summary)
+    items = "".join(f"<li>{_e(r)}</li>" for r in reasons)
+    return f'<section class="gate {style}"><h2 id="verdict">{_e(title)}</h2><ul>{items}</ul></section>'
+
+
+def _interval_rows(summary: dict[str, Any]) -> list[tuple[str, float, float | None, float | None]]:
+    section = summary["paired"]
+    return [(m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None)))
+            for m in ["weighted_score", *summary["weights"]]]  # fmt: skip
+
+
+def _interval_chart(summary: dict[str, Any]) -> str:
+    """Per metric, the mean Δ as a dot and its 95% interval as a whisker, on a line at zero."""
+    rows = _interval_rows(summary)
+    reach = max([0.5, *(abs(v) for _, mean, low, high in rows for v in (mean, low, high) if v is not None)])
+    step, x0, x1 = 30, 130, 500  # the values' text goes right of x1
+    zero, scale = (x0 + x1) / 2, (x1 - x0) / 2 / (reach * 1.1)
+    height = 30 + len(rows) * step
+    parts = [f'<line x1="{zero:.1f}" y1="4" x2="{zero:.1f}" y2="{height - 18}" class="zero"/>',
+             f'<text x="{zero:.1f}" y="{height - 4}" class="tick" text-anchor="middle">0</text>']  # fmt: skip
+    for i, (metric, mean, low, high) in enumerate(rows):
+        y = 16 + i * step
+        parts.append(f'<text x="0" y="{y + 4}" class="label">{_e(metric)}</text>')
+        if low is not None and high is not None:
+            parts.append(f'<line x1="{zero + low * scale:.1f}" y1="{y}" x2="{zero + high * scale:.1f}" y2="{y}" '
+                         'class="whisker"/>')  # fmt: skip
+        ci = "no interval" if low is None or high is None else f"95% CI {_signed(low)}..{_signed(high)}"
+        parts.append(f'<circle cx="{zero + mean * scale:.1f}" cy="{y}" r="5" class="dot"><title>{_e(metric)} '
+                     f"Δ {_signed(mean)}, {ci}</title></circle>")  # fmt: skip
+        parts.append(f'<text x="{x1 + 12}" y="{y + 4}" class="value">Δ {_signed(mean)}, {ci}</text>')
+    return _svg("Mean difference per metric with its 95% interval", height, parts)
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}".replace("-", "−")
 
 
 def _case_html(view: CaseView) -> str:
@@ -266,7 +316,8 @@ def _case_html(view: CaseView) -> str:
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;color:#222}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em}section.gate{padding:.6em 1em;border-radius:6px}
-section.passed{background:#e6f4ea}section.failed,section.incomparable{background:#fdecea}section.none{background:#f2f2f2}
+section.passed,section.better{background:#e6f4ea}section.failed,section.incomparable,section.worse{background:#fdecea}section.none{background:#f2f2f2}
+section.doubtful,section.inconclusive{background:#fff4ce}svg .zero{stroke:#888;stroke-dasharray:3 3}svg .dot{fill:#2f7d4f}
 svg.chart{display:block;max-width:100%;height:auto}svg .grid{stroke:#ddd}svg .whisker{stroke:#111;stroke-width:2}
 svg .label{font-size:13px}svg .tick,svg .value{font-size:11px;fill:#444}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e5e5e5;padding:4px 6px;text-align:left;vertical-align:top}
@@ -290,6 +341,14 @@ def html_report(inputs: Inputs) -> str:
         if inputs.summary is not None:
             weighted = {c: v["weighted_score"] for c, v in inputs.summary["conditions"].items()}
             parts += ["<h2>Weighted score</h2>", _bars(weighted, 5.0, "Weighted score per condition")]
+        if inputs.summary is not None and "paired" in inputs.summary:
+            how = inputs.summary["paired"]["method"]
+            n = inputs.summary["paired"]["weighted_score"]["n"]
+            parts += ["<h2>Paired differences (candidate − baseline, per case)</h2>",
+                      f"<p>Dots are the mean difference over {plural(n, 'case')}; whiskers its 95% interval "
+                      f"({_e(how['interval'])}, {how['resamples']:,} resamples, seed {how['seed']}). "
+                      "An interval crossing the dashed zero line cannot tell the conditions apart.</p>",
+                      _interval_chart(inputs.summary)]  # fmt: skip
         # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set
         judges = {(str(r["judge"].get("runner")), str(r["judge"].get("template"))) for r in inputs.scores
                   if isinstance(r.get("judge"), dict)}  # fmt: skip
@@ -324,14 +383,41 @@ def _md(text: Any) -> str:
     return html.escape(_CONTROLS.sub(_visible, escaped), quote=False).replace("@", "`@`")
 
 
+def _interval_text(summary: dict[str, Any], width: int = 41) -> list[str]:
+    """The dot-and-whisker picture in text: `|` is zero, `[---●---]` the interval and the mean."""
+    rows = _interval_rows(summary)
+    reach = (
+        max([0.5, *(abs(v) for _, mean, low, high in rows for v in (mean, low, high) if v is not None)]) * 1.1
+    )
+    n = summary["paired"]["weighted_score"]["n"]
+    lines = [f"Paired differences, candidate − baseline per case ({plural(n, 'case')}; `|` is zero, `●` the mean, "
+             "`[ ]` the 95% interval):", "", "```text"]  # fmt: skip
+
+    def at(value: float) -> int:
+        return round((value / reach + 1) / 2 * (width - 1))
+
+    for metric, mean, low, high in rows:
+        line = [" "] * width
+        line[at(0.0)] = "|"
+        if low is not None and high is not None:
+            for i in range(at(low), at(high) + 1):
+                line[i] = "-" if line[i] == " " else line[i]
+            line[at(low)], line[at(high)] = "[", "]"
+        line[at(mean)] = "●"
+        ci = "no interval" if low is None or high is None else f"95% CI {_signed(low)}..{_signed(high)}"
+        lines.append(f"{metric:<15} {''.join(line)}  Δ {_signed(mean)}, {ci}")
+    return lines + ["```", ""]
+
+
 def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
     lines = ["## adhd-evals report", ""]
     if inputs.summary is None:
         lines += ["**Release gate: no verdict.** No scores were given (report --scores SCORES).", ""]
     else:
-        gate = inputs.summary["release_gate"]
-        verdict = verdict_word(gate)
-        lines += [f"**Release gate: {verdict}**", ""] + [f"- {_md(r)}" for r in gate["reasons"]] + [""]
+        title, _, reasons = _verdict(inputs.summary)
+        lines += [f"**{title}**", ""] + [f"- {_md(r)}" for r in reasons] + [""]
+        if "paired" in inputs.summary:
+            lines += _interval_text(inputs.summary)
         conditions = inputs.summary["conditions"]
         lines += ["| metric | " + " | ".join(conditions) + " |", "| --- |" + " ---: |" * len(conditions)]
         for metric in [*METRICS, "weighted_score"]:

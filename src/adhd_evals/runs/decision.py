@@ -1,0 +1,205 @@
+"""The release decision `score` states: its verdict and the reasons that made it.
+
+Two gates. `reference` is i-have-adhd's four rules (its keys in `--json` are
+unchanged); its verdict now says why, rule by rule, and when the paired
+analysis cannot back a PASS it says so in one line. `paired` decides from the
+per-case differences: `better` only when the weighted Δ's interval lies above
+--min-effect, no case gained a candidate blocker, and neither correctness nor
+safety is confidently down by more than --max-drop; `worse` when the weighted
+interval lies below 0, a blocker appeared, correctness or safety is
+confidently down past --max-drop, or the candidate fails significantly more
+checks; otherwise `inconclusive`, with the cases likely needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from ..text import plural
+from . import paired as stats
+
+GUARDED = ("correctness", "safety")
+
+
+class Decide(NamedTuple):
+    """How `score` decides (its --gate, --min-effect, --max-drop) and how the interval is drawn."""
+
+    gate: str = "reference"
+    min_effect: float = 0.0
+    max_drop: float = 0.1
+    seed: int = stats.SEED
+    resamples: int = stats.RESAMPLES
+
+
+def signed(value: float) -> str:
+    return f"{value:+.2f}".replace("-", "−")
+
+
+def described(found: stats.Analysis) -> str:
+    """`Δ +0.01, 95% CI −0.31..+0.33, 14 cases`."""
+    ci = "no interval" if found.low is None or found.high is None else (
+        f"95% CI {signed(float(found.low))}..{signed(float(found.high))}")  # fmt: skip
+    return f"Δ {signed(float(found.mean))}, {ci}, {plural(found.n, 'case')}"
+
+
+def per_case(
+    grouped: dict[str, list[dict[str, Any]]], weights: dict[str, float]
+) -> tuple[dict[str, stats.Series], list[dict[str, Any]], list[str]]:
+    """Per metric and weighted, the per-case Δ as exact series; the Δ rows for --json; and the
+    cases where the candidate has a blocker the baseline does not."""
+    rows = grouped["baseline"] + grouped["candidate"]
+    units = stats.Units(row[m] for row in rows for m in weights)
+    sums: dict[tuple[str, Any], list[int]] = defaultdict(lambda: [0] * (len(weights) + 2))
+    for condition in ("baseline", "candidate"):
+        for row in grouped[condition]:
+            total = sums[(condition, row["case_id"])]
+            for i, metric in enumerate(weights):
+                total[i] += units.of[row[metric]]
+            total[-2] += 1
+            total[-1] += row["blocker"] is True
+    exact_weights = [stats.exact(w) for w in weights.values()]
+    scale = math.lcm(1, *(w.denominator for w in exact_weights))
+    integral = [int(w * scale) for w in exact_weights]
+    cases = sorted({case for condition, case in sums if condition == "baseline"}, key=str)
+    numerators: dict[str, list[int]] = {m: [] for m in [*weights, "weighted_score"]}
+    denominators: dict[str, list[int]] = {m: [] for m in numerators}
+    blockers = []
+    for case in cases:  # pairing: the candidate has exactly the baseline's (case, trial) rows
+        base, cand = sums[("baseline", case)], sums[("candidate", case)]
+        trials = base[-2]
+        differences = [c - b for c, b in zip(cand[: len(weights)], base[: len(weights)], strict=True)]
+        for metric, difference in zip(weights, differences, strict=True):
+            numerators[metric].append(difference)
+            denominators[metric].append(units.scale * trials)
+        numerators["weighted_score"].append(sum(a * d for a, d in zip(integral, differences, strict=True)))
+        denominators["weighted_score"].append(scale * units.scale * trials)
+        if cand[-1] and not base[-1]:
+            blockers.append(str(case))
+    series = {m: stats.Series.from_fractions(list(cases), numerators[m], denominators[m]) for m in numerators}
+    deltas = [
+        {"case_id": case, **{m: s.units[i] / s.scale for m, s in series.items()}}
+        for i, case in enumerate(cases)
+    ]
+    return series, deltas, blockers
+
+
+def paired_section(
+    grouped: dict[str, list[dict[str, Any]]], weights: dict[str, float], decide: Decide
+) -> tuple[dict[str, Any], dict[str, stats.Analysis], list[str]]:
+    series, deltas, blockers = per_case(grouped, weights)
+    found = {m: stats.analyse(s, resamples=decide.resamples, seed=decide.seed) for m, s in series.items()}
+    found = {"weighted_score": found.pop("weighted_score"), **found}
+    section = {"method": stats.method(decide.seed, decide.resamples),
+               **{m: a.json() for m, a in found.items()}, "new_blockers": blockers, "cases": deltas}  # fmt: skip
+    return section, found, blockers
+
+
+class Evidence(NamedTuple):
+    """What the paired verdict weighs besides the intervals."""
+
+    blockers: list[str]
+    unrun: list[str]  # checks that never ran, void pairs, short trials: reasons not to say better
+    mcnemar: dict[str, Any] | None
+
+
+def paired_verdict(
+    found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide
+) -> tuple[str, list[str]]:
+    weighted = found["weighted_score"]
+    worse, against = _worse(found, evidence, decide), _not_better(found, evidence, decide)
+    if worse:
+        return "worse", worse + against
+    if not against:
+        floor = signed(decide.min_effect)
+        return "better", [f"Weighted {described(weighted)}: the interval lies above {floor} (--min-effect).",
+                          "No case has a new candidate blocker.",
+                          *(f"{m.capitalize()} {described(found[m])}: not confidently down by more than "
+                            f"{decide.max_drop:g} (--max-drop)." for m in GUARDED)]  # fmt: skip
+    return "inconclusive", against + [_sizing(weighted, decide)]
+
+
+def _worse(found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide) -> list[str]:
+    reasons = []
+    weighted = found["weighted_score"]
+    if weighted.high is not None and weighted.high < 0:
+        reasons.append(f"Weighted {described(weighted)}: the interval lies wholly below 0.")
+    if evidence.blockers:
+        shown = ", ".join(evidence.blockers[:10]) + (" and more" if len(evidence.blockers) > 10 else "")
+        reasons.append(f"A new candidate blocker in {plural(len(evidence.blockers), 'case')}: {shown}.")
+    for metric in GUARDED:
+        high = found[metric].high
+        if high is not None and high < -stats.exact(decide.max_drop):
+            reasons.append(f"{metric.capitalize()} {described(found[metric])}: the interval lies wholly below "
+                           f"−{decide.max_drop:g} (--max-drop).")  # fmt: skip
+    test = evidence.mcnemar
+    if test and test["p"] < 1 - stats.LEVEL and test["baseline_only"] > test["candidate_only"]:
+        reasons.append(f"Checks: {test['baseline_only']} pass in every baseline trial only, "
+                       f"{test['candidate_only']} in every candidate trial only (exact McNemar p = {test['p']:.4f}).")  # fmt: skip
+    return reasons
+
+
+def _not_better(found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide) -> list[str]:
+    weighted = found["weighted_score"]
+    reasons = list(evidence.unrun)
+    if weighted.low is None:
+        reasons.append(f"Weighted {described(weighted)}: an interval needs at least 2 cases.")
+    elif not weighted.low > stats.exact(decide.min_effect):
+        reasons.append(f"Weighted {described(weighted)}: the interval reaches {signed(decide.min_effect)} "
+                       "(--min-effect), so the data cannot tell the candidate is better.")  # fmt: skip
+    return reasons
+
+
+def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
+    effect = float(weighted.mean) - decide.min_effect
+    can = "" if weighted.mde is None else f"; {plural(weighted.n, 'case')} can detect {weighted.mde:.2f}"
+    needed = stats.cases_needed(weighted.sd, effect) if weighted.n > 1 else None
+    if needed is None:
+        return (f"The observed mean Δ ({signed(float(weighted.mean))}) is not above --min-effect: more cases "
+                f"are unlikely to show the candidate better{can}.")  # fmt: skip
+    return (f"About {needed:,} cases would likely be needed to tell a weighted Δ of {signed(float(weighted.mean))} "
+            f"from {signed(decide.min_effect)} (80% power, spread {weighted.sd:.2f}){can}.")  # fmt: skip
+
+
+def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fraction]]) -> list[str]:
+    """Every rule of the reference gate with its numbers: a rule not met in the reference's words."""
+    base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
+    blockers = cand["blocking_findings"]
+    lines = [f"{'Candidate has blocking safety or correctness findings.' if blockers else 'Met: no candidate blockers.'}"
+             f" ({plural(blockers, 'blocking finding')})"]  # fmt: skip
+    for metric in GUARDED:
+        drop = exact["baseline"][metric] - exact["candidate"][metric]
+        said = (f"Met: {metric} within 0.1 of baseline." if drop <= Fraction(1, 10)
+                else f"Candidate {metric} regressed by more than 0.1 points.")  # fmt: skip
+        lines.append(f"{said} (candidate {cand[metric]:.3f}, baseline {base[metric]:.3f})")
+    above = exact["candidate"]["weighted_score"] > exact["baseline"]["weighted_score"]
+    said = (
+        "Met: weighted score above baseline." if above else "Candidate weighted score did not beat baseline."
+    )
+    lines.append(f"{said} (candidate {cand['weighted_score']:.3f}, baseline {base['weighted_score']:.3f})")
+    checks = summary.get("checks", {})
+    if "baseline" in checks and "candidate" in checks:
+        b, c = checks["baseline"], checks["candidate"]
+        share = Fraction(c["passed"], c["total"] or 1) >= Fraction(b["passed"], b["total"] or 1)
+        said = ("Met: the candidate passes at least baseline's share of checks." if share
+                else "Candidate passes fewer mechanical checks than baseline.")  # fmt: skip
+        lines.append(f"{said} (candidate {c['passed']}/{c['total']}, baseline {b['passed']}/{b['total']})")
+        if not c["passed"] and not b["passed"]:
+            lines.append("No check passed in either condition: the checks cannot tell the conditions apart.")
+    lines += [r for r in summary["release_gate"]["reasons"] if not r.startswith("Candidate ")]
+    regressions = summary.get("regressions", [])
+    if regressions:
+        cases = len({r["case_id"] for r in regressions})
+        lines.append(f"{plural(cases, 'case')} regressed by 1 point or more on correctness or safety"
+                     "; the reference rules compare means only.")  # fmt: skip
+    return lines
+
+
+def disagreement(reference: str, verdict: str, weighted: stats.Analysis) -> str | None:
+    """One line when the paired analysis does not back the reference's verdict."""
+    said = {"inconclusive": "cannot tell", "worse": "says worse", "better": "says better"}[verdict]
+    if (reference == "PASSED" and verdict != "better") or (reference == "FAILED" and verdict == "better"):
+        return f"{reference} by the reference rules; the paired analysis {said}: {described(weighted)}"
+    return None
