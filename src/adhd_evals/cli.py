@@ -295,13 +295,46 @@ def plan_command(
     include_comparator: bool = typer.Option(
         False, "--include-comparator", metavar=FLAG, help="Add the comparator condition."
     ),
+    estimate: bool = typer.Option(
+        False, "--estimate", metavar=FLAG, help="Print the expected calls, cost and wall time instead."
+    ),
+    history: list[Path] | None = typer.Option(
+        None,
+        "--history",
+        help="--estimate: earlier runs' responses files, priced by their cost_usd (repeatable).",
+    ),
+    runner: list[str] | None = typer.Option(
+        None, "--runner", help="--estimate: a runner to price (repeatable; default: those in the history)."
+    ),
+    runner_config: Path | None = typer.Option(
+        None, "--runner-config", help="--estimate with --cache: runners.json."
+    ),
+    condition_skill: Path | None = typer.Option(
+        None,
+        "--condition-skill",
+        help="--estimate with --cache: the skill file candidate and comparator wrap with.",
+    ),
+    cache: str | None = typer.Option(
+        None,
+        "--cache",
+        metavar="[DIR]",
+        help="--estimate: count the calls this response cache answers as free.",
+    ),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="--estimate: calls run at once."),
+    as_json: bool = typer.Option(
+        False, "--json", metavar=FLAG, help="--estimate: print the forecast as JSON."
+    ),
 ) -> int:
-    """Print the paired run matrix as JSONL."""
+    """Print the paired run matrix as JSONL (with --estimate: what running it will cost)."""
 
     from .catalog import load_valid  # not runs.execute: planning starts no thread nor process
 
     loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
+    if estimate:
+        options = {"history": history or [], "runners": runner or [], "config": runner_config,
+                   "skill": condition_skill, "cache": cache, "jobs": jobs, "as_json": as_json}  # fmt: skip
+        return _estimate(loaded, trials, conditions, options)
     for trial in range(1, trials + 1):
         for case in loaded:
             for condition in conditions:
@@ -330,6 +363,51 @@ def _cache(where: str | None, refresh: bool) -> Any:
     from .runs.cache import Cache, default_dir
 
     return Cache.open(Path(where) if where else default_dir(), refresh=refresh)
+
+
+def _estimate(
+    cases: list[dict[str, Any]], trials: int, conditions: list[str], options: dict[str, Any]
+) -> int:
+    from .runs import forecast
+    from .runs.config import STUB
+
+    history = forecast.read_history(options["history"])
+    names = options["runners"] or sorted(
+        {runner for runner, _, _ in history.cost} | {r for r, _, _ in history.elapsed}
+    )
+    if not names:
+        raise UsageError("plan --estimate: pass --runner NAME (no --history row names one)")
+    lookup = _cached_lookup(options, names) if options["cache"] is not None else None
+    calls = [(name, condition, case["id"], bool(lookup and lookup(name, condition, case, trial)))
+             for name in names for condition in conditions for trial in range(1, trials + 1) for case in cases]  # fmt: skip
+    free = {STUB} if options["config"] is None else set()  # the built-in stub: free by construction
+    lines = forecast.estimate(calls, history, free & set(names))
+    if options["as_json"]:
+        print(json.dumps({"jobs": options["jobs"], "lines": [line.as_json(options["jobs"]) for line in lines],
+                          "total": forecast.total(lines).as_json(options["jobs"])}, indent=2))  # fmt: skip
+    else:
+        print("\n".join(forecast.report(lines, options["jobs"])))
+    return exitcodes.OK
+
+
+def _cached_lookup(options: dict[str, Any], names: list[str]) -> Any:
+    """Whether the cache answers (runner, condition, case, trial): the key needs the prompt as sent."""
+    from .runs import cache as caching
+    from .runs.config import load_runner
+    from .runs.prompts import condition_prompt, skill_text
+
+    where = Path(options["cache"]) if options["cache"] else caching.default_dir()
+    store = caching.Cache(where)
+    runners = {name: load_runner(name, options["config"]) for name in names}
+    wrapped: dict[str, str | None] = {}
+
+    def answered(name: str, condition: str, case: dict[str, Any], trial: int) -> bool:
+        if condition not in wrapped:
+            wrapped[condition] = skill_text(condition, options["skill"])
+        prompt = condition_prompt(case["prompt"], wrapped[condition])
+        return store.get(caching.key(runners[name], prompt, trial)) is not None
+
+    return answered
 
 
 @app.command("run")
