@@ -92,8 +92,9 @@ def test_calls_the_cache_answers_are_free(tmp_path: Path, capsys: pytest.Capture
     cache = caching.Cache.open(tmp_path / "cache")
     digest = caching.key(Runner("fake", tuple(command), "claude-json"), "Question a", 1)
     cache.put(digest, caching.Hit("an answer", {}, 0.1, 2.0))
+    (tmp_path / "skill.md").write_text("Be terse.")
     found = _estimate(capsys, "--runner", "fake", "--runner-config", str(tmp_path / "runners.json"), "--cache",
-                      str(tmp_path / "cache"))  # fmt: skip
+                      str(tmp_path / "cache"), "--condition-skill", str(tmp_path / "skill.md"))  # fmt: skip
     baseline = _line(found, "fake", "baseline")
     assert (baseline["calls"], baseline["cached"]) == (6, 1)
     assert baseline["cost_usd"] == pytest.approx({"low": 1.1, "median": 1.5, "high": 1.9})
