@@ -304,8 +304,38 @@ def plan_command(
         None, "--effect", help="With --from-scores: the weighted Δ to detect (repeatable; default a ladder)."
     ),
     key: Path | None = typer.Option(None, "--key", help="With --from-scores: the key for a labelled sheet."),
+    estimate: bool = typer.Option(
+        False, "--estimate", metavar=FLAG, help="Print the expected calls, cost and wall time instead."
+    ),
+    history: list[Path] | None = typer.Option(
+        None,
+        "--history",
+        help="--estimate: earlier runs' responses files, priced by their cost_usd (repeatable).",
+    ),
+    runner: list[str] | None = typer.Option(
+        None, "--runner", help="--estimate: a runner to price (repeatable; default: those in the history)."
+    ),
+    runner_config: Path | None = typer.Option(
+        None, "--runner-config", help="--estimate with --cache: runners.json."
+    ),
+    condition_skill: Path | None = typer.Option(
+        None,
+        "--condition-skill",
+        help="--estimate with --cache: the skill file candidate and comparator wrap with.",
+    ),
+    cache: str | None = typer.Option(
+        None,
+        "--cache",
+        metavar="[DIR]",
+        help="--estimate: count the calls this response cache answers as free.",
+    ),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="--estimate: calls run at once."),
+    as_json: bool = typer.Option(
+        False, "--json", metavar=FLAG, help="--estimate: print the forecast as JSON."
+    ),
 ) -> int:
-    """Print the paired run matrix as JSONL; with --from-scores, how many cases and trials you need."""
+    """Print the paired run matrix as JSONL; with --from-scores, how many cases and trials you need;
+    with --estimate, what running it will cost."""
     if from_scores is not None:
         from .runs import sizing
 
@@ -316,6 +346,10 @@ def plan_command(
 
     loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
+    if estimate:
+        options = {"history": history or [], "runners": runner or [], "config": runner_config,
+                   "skill": condition_skill, "cache": cache, "jobs": jobs, "as_json": as_json}  # fmt: skip
+        return _estimate(loaded, trials, conditions, options)
     for trial in range(1, trials + 1):
         for case in loaded:
             for condition in conditions:
@@ -326,6 +360,69 @@ def plan_command(
                     )
                 )
     return exitcodes.OK
+
+
+SHARD_HELP = ("Run only shard K of N (K from 1; a case's trials and conditions stay in one shard), or auto: "
+              "from GitLab, a Kubernetes Indexed Job or a Slurm array (see docs/scale.md).")  # fmt: skip
+SHARD_COUNT_HELP = "The number of shards, for --shard auto under a Kubernetes Indexed Job."
+CACHE_HELP = ("Reuse answers already paid for, and keep new ones: in DIR, or without DIR in "
+              "$XDG_CACHE_HOME/adhd-evals/responses.")  # fmt: skip
+
+
+def _cache(where: str | None, refresh: bool) -> Any:
+    """The response cache `--cache [DIR]` names (an empty value: the default folder), or None."""
+    if where is None:
+        if refresh:
+            raise UsageError("--refresh bypasses the response cache: pass --cache too")
+        return None
+    from .runs.cache import Cache, default_dir
+
+    return Cache.open(Path(where) if where else default_dir(), refresh=refresh)
+
+
+def _estimate(
+    cases: list[dict[str, Any]], trials: int, conditions: list[str], options: dict[str, Any]
+) -> int:
+    from .runs import forecast
+    from .runs.config import STUB
+
+    history = forecast.read_history(options["history"])
+    names = options["runners"] or sorted(
+        {runner for runner, _, _ in history.cost} | {r for r, _, _ in history.elapsed}
+    )
+    if not names:
+        raise UsageError("plan --estimate: pass --runner NAME (no --history row names one)")
+    lookup = _cached_lookup(options, names) if options["cache"] is not None else None
+    calls = [(name, condition, case["id"], bool(lookup and lookup(name, condition, case, trial)))
+             for name in names for condition in conditions for trial in range(1, trials + 1) for case in cases]  # fmt: skip
+    free = {STUB} if options["config"] is None else set()  # the built-in stub: free by construction
+    lines = forecast.estimate(calls, history, free & set(names))
+    if options["as_json"]:
+        print(json.dumps({"jobs": options["jobs"], "lines": [line.as_json(options["jobs"]) for line in lines],
+                          "total": forecast.total(lines).as_json(options["jobs"])}, indent=2))  # fmt: skip
+    else:
+        print("\n".join(forecast.report(lines, options["jobs"])))
+    return exitcodes.OK
+
+
+def _cached_lookup(options: dict[str, Any], names: list[str]) -> Any:
+    """Whether the cache answers (runner, condition, case, trial): the key needs the prompt as sent."""
+    from .runs import cache as caching
+    from .runs.config import load_runner
+    from .runs.prompts import condition_prompt, skill_text
+
+    where = Path(options["cache"]) if options["cache"] else caching.default_dir()
+    store = caching.Cache(where)
+    runners = {name: load_runner(name, options["config"]) for name in names}
+    wrapped: dict[str, str | None] = {}
+
+    def answered(name: str, condition: str, case: dict[str, Any], trial: int) -> bool:
+        if condition not in wrapped:
+            wrapped[condition] = skill_text(condition, options["skill"])
+        prompt = condition_prompt(case["prompt"], wrapped[condition])
+        return store.get(caching.key(runners[name], prompt, trial)) is not None
+
+    return answered
 
 
 @app.command("run")
@@ -350,8 +447,11 @@ def run_command(
     backoff: float = typer.Option(
         1.0, "--backoff", help="Seconds before the first retry; doubles each time."
     ),
-    budget_usd: float = typer.Option(
-        25.0, "--budget-usd", help="Stop once this much is spent (counting earlier runs into the same file)."
+    budget_usd: float | None = typer.Option(
+        None,
+        "--budget-usd",
+        help="Stop once this much is spent (counting earlier runs into the same file; per shard with "
+        "--shard). Default 25.",
     ),
     allow_unmetered: bool = typer.Option(
         False, "--allow-unmetered", metavar=FLAG, help="Allow a response format that reports no cost."
@@ -366,6 +466,18 @@ def run_command(
     max_output_bytes: int = typer.Option(
         16 * 1024 * 1024, "--max-output-bytes", help="End a call that prints more than this."
     ),
+    shard: str | None = typer.Option(None, "--shard", metavar="K/N|auto", help=SHARD_HELP),
+    shard_count: int | None = typer.Option(None, "--shard-count", help=SHARD_COUNT_HELP),
+    shard_budget_total: float | None = typer.Option(
+        None,
+        "--shard-budget-total",
+        metavar="USD",
+        help="A budget for all shards, divided evenly among them.",
+    ),
+    cache: str | None = typer.Option(None, "--cache", metavar="[DIR]", help=CACHE_HELP),
+    refresh: bool = typer.Option(
+        False, "--refresh", metavar=FLAG, help="With --cache: call anyway (and store the new answers)."
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
@@ -375,6 +487,11 @@ def run_command(
 
     refuse_clobbering({"--output": output}, {"catalog": cases, "runner config": runner_config,
                                              "condition skill": condition_skill})  # fmt: skip
+    from .runs import shard as sharding
+
+    part = sharding.parse(shard, count=shard_count) if shard is not None else None
+    budget_usd = sharding.budget(budget_usd, shard_budget_total, part, 25.0)
+    responses = _cache(cache, refresh)
     request = RunRequest(
         load_runner(runner, runner_config),
         condition.value,
@@ -391,6 +508,8 @@ def run_command(
         backoff,
         max_calls,
         max_output_bytes,
+        shard=part,
+        cache=responses,
     )
     summary = run(request)
     if summary.repaired_bytes:
@@ -401,9 +520,13 @@ def run_command(
         )
     print(
         f"Ran {plural(summary.ran, 'case')} ({plural(summary.calls, 'call')}), skipped {summary.skipped} "
-        f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
+        f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}"
+        + (f" (the budget of shard {part} alone)." if part else "."),
         file=sys.stderr,
     )
+    if responses is not None:
+        print(f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
+              f"cost ${responses.hit_cost:.4f}).", file=sys.stderr)  # fmt: skip
     if allow_unmetered:
         cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
         print(
@@ -419,6 +542,67 @@ def run_command(
             file=sys.stderr,
         )
         return exitcodes.BUDGET
+    return exitcodes.OK
+
+
+@app.command("merge")
+def merge_command(
+    shards: list[Path] = typer.Argument(..., help="Every shard's output (from 'run --shard K/N')."),
+    output: Path = typer.Option(
+        ..., "--output", help="The merged responses JSONL (written whole, or not at all)."
+    ),
+    plan: Path | None = typer.Option(
+        None, "--plan", help="The plan ('adhd-evals plan' output): refuse unless the shards ran exactly it."
+    ),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
+) -> int:
+    """Merge shard outputs, refusing a missing or foreign shard and a missing or doubled row."""
+    set_max_bytes(max_bytes)
+
+    from .output import refuse_clobbering, write_all_atomically
+    from .runs.merge import merge
+
+    refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
+    merged = merge(shards, plan)
+    write_all_atomically({output: merged.text()})
+    cached = f"; {merged.cached} from the cache, not charged (first cost ${merged.cached_cost:.4f})"
+    unmetered = f"; {merged.unmetered} with no reported cost" if merged.unmetered else ""
+    print(f"Merged {plural(merged.shards, 'shard')} ({plural(merged.rows, 'row')}) into {output}. "
+          f"Total spend ${merged.spent:.4f}" + (cached if merged.cached else "") + unmetered + ".")  # fmt: skip
+    return exitcodes.OK
+
+
+class CacheAction(str, enum.Enum):
+    STATS = "stats"
+    PRUNE = "prune"
+
+
+@app.command("cache")
+def cache_command(
+    action: CacheAction = typer.Argument(..., help="stats: what the cache holds; prune: remove old entries."),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="The cache folder (default $XDG_CACHE_HOME/adhd-evals/responses)."
+    ),
+    older_than: str | None = typer.Option(
+        None, "--older-than", metavar="AGE", help="prune: entries not written for this long (30d, 12h, 90m)."
+    ),
+) -> int:
+    """The response cache: what it holds, and pruning what is old."""
+    from .runs import cache as caching
+
+    root = cache if cache is not None else caching.default_dir()
+    if action is CacheAction.PRUNE:
+        if older_than is None:
+            raise UsageError("cache prune needs --older-than AGE (for example 30d)")
+        removed, freed = caching.prune(root, caching.parse_age(older_than))
+        print(f"Removed {plural(removed, 'entry', 'entries')} ({freed:,} bytes) from {root}.")
+        return exitcodes.OK
+    if older_than is not None:
+        raise UsageError("--older-than is for cache prune")
+    found = caching.stats(root)
+    print("\n".join(caching.stats_lines(root, found)))
     return exitcodes.OK
 
 
@@ -666,6 +850,7 @@ def lint_command(ctx: typer.Context) -> int:
 
 def main(argv: list[str]) -> int:
     """Run one typer command; errors propagate to the boundary in entry.main."""
+    argv = _bare_cache(argv)
     try:
         result = _registry(argv)(args=argv, prog_name="adhd-evals", standalone_mode=False)
     except typer.Exit as exc:  # --help, --version
@@ -677,6 +862,20 @@ def main(argv: list[str]) -> int:
         message = " ".join(exc.format_message().split())
         raise UsageError(message, hint="Try 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK
+
+
+def _bare_cache(argv: list[str]) -> list[str]:
+    """`--cache` with no DIR after it (last, or before another option) means the default folder:
+    typer's options take a value or none, never either, so the bare form becomes `--cache=`."""
+    if not argv or argv[0] not in ("run", "plan"):
+        return argv
+    out = list(argv)
+    for at, word in enumerate(out):
+        if word == "--":
+            break
+        if word == "--cache" and (at + 1 == len(out) or out[at + 1].startswith("-")):
+            out[at] = "--cache="
+    return out
 
 
 def _registry(argv: list[str]) -> typer.Typer:

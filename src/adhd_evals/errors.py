@@ -97,3 +97,14 @@ class Busy(UserError):
     """Another run holds the output file's lock."""
 
     exit_code = exitcodes.USAGE
+
+
+class ScaleRefused(_Listed):
+    """A shard, a merge or the response cache refused: every problem named, each with its file."""
+
+    def __init__(self, problems: list[str], exit_code: int) -> None:
+        super().__init__(problems)
+        self.exit_code = exit_code
+
+    def lines(self) -> list[str]:
+        return [*self.problems, "Nothing was written."]

@@ -29,3 +29,9 @@ REFUSAL = {  # one code per refusal, so scripts can tell them apart
     "CaseDirectoryEmpty": 18,
     "DialectInvalid": 19,
 }
+# scale (shards, merge, response cache): 30-34, one per refusal so CI scripts can tell them apart
+SHARD_MISSING = 30  # merge: a shard, or a planned row of one, is not there
+ROW_DUPLICATED = 31  # merge: a row (or a whole shard) is there twice
+SHARD_FOREIGN = 32  # merge: a shard of another catalog, runner config, trials or split
+SHARD_CONFLICT = 33  # run --shard: the output already records another shard or plan
+CACHE_UNUSABLE = 34  # the response cache folder cannot be used

@@ -353,6 +353,77 @@ def bench_runs(calls: int, repeat: int) -> None:
         )
 
 
+MERGE_FLOOR = (
+    "import json, sys\n"
+    "for name in sys.argv[1:]:\n"
+    "    with open(name, 'rb') as f:\n"
+    "        for line in f: json.loads(line)\n" + PEAK
+)
+CACHE_FLOOR = (
+    "import json, os, sys\n"
+    "for folder in os.scandir(sys.argv[1]):\n"
+    "    for entry in os.scandir(folder.path):\n"
+    "        with open(entry.path, 'rb') as f: json.loads(f.read())\n" + PEAK
+)
+
+
+def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
+    """`count` shard outputs of about `per_shard` rows each (two conditions, one trial), with
+    the sidecars `run --shard` writes, split by the real hash."""
+    from adhd_evals.runs.shard import SIDECAR_SUFFIX, shard_of
+
+    cases = [f"case-{n:07d}" for n in range(count * per_shard // 2)]
+    runner = {"name": "fake", "command": ["fake"], "response_format": "claude-json", "budget_flag": None,
+              "prompt_via": "argv"}  # fmt: skip
+    parts: list[list[tuple[int, str]]] = [[] for _ in range(count)]
+    for at, case_id in enumerate(cases):
+        parts[shard_of(case_id, count) - 1].append((at, case_id))
+    paths = []
+    answer = "A model's reply of a realistic length, " * 5
+    for k, part in enumerate(parts, start=1):
+        path = work / f"shard-{k}.jsonl"
+        with path.open("w") as out:
+            for condition in ("baseline", "candidate"):
+                for _, case_id in part:
+                    out.write(json.dumps({"case_id": case_id, "trial": 1, "condition": condition, "runner": "fake",
+                                          "response": answer, "usage": {"input_tokens": 10, "output_tokens": 50},
+                                          "cost_usd": 0.0123, "elapsed_s": 4.2}) + "\n")  # fmt: skip
+        runs = {f"{c} fake": {"condition": c, "runner": runner, "trials": 1, "skill_sha256": None,
+                              "cases": [list(x) for x in part]} for c in ("baseline", "candidate")}  # fmt: skip
+        record = {"adhd_evals_shard": 1, "shard": f"{k}/{count}", "index": k, "count": count,
+                  "catalog_sha256": "bench", "runs": runs}  # fmt: skip
+        (work / (path.name + SIDECAR_SUFFIX)).write_text(json.dumps(record))
+        paths.append(path)
+    return paths
+
+
+def bench_scale(hits: int, shards: int, per_shard: int, repeat: int) -> None:
+    """Cache hits against the same run without the cache; merge against a json.loads loop."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        _catalog(work / "cases.jsonl", hits)
+        base = [py, "-c", CLI, "run", "--runner", "stub", "--condition", "baseline", "--cases",
+                str(work / "cases.jsonl"), "--trials", "1", "--output", str(work / "out.jsonl")]  # fmt: skip
+        fresh = lambda: (work / "out.jsonl").unlink(missing_ok=True)  # noqa: E731
+        subprocess.run([*base, "--cache", str(work / "cache")], capture_output=True, check=True)  # fill it
+        uncached = timed(base, repeat, before=fresh)
+        cached = timed([*base, "--cache", str(work / "cache")], repeat, before=fresh)
+        reading = timed([py, "-c", CACHE_FLOOR, str(work / "cache" / "v1")], repeat)
+        report(f"run, stub, {hits} rows, no cache", uncached, None, "(floor)")
+        report(f"run, stub, {hits} rows, every row a cache hit", cached, uncached, "reported")
+        report(f"  reading the {hits} entries alone (json.loads)", reading, None, "(floor of the reads)")
+        per_hit = (cached[0] - uncached[0]) / hits * 1000
+        print(f"{'cache hit overhead per row':<44} {per_hit:7.3f} ms   target < 2 ms")
+        paths = _shards(work, shards, per_shard)
+        floor = timed([py, "-c", MERGE_FLOOR, *map(str, paths)], repeat)
+        merged = timed(
+            [py, "-c", CLI, "merge", *map(str, paths), "--output", str(work / "merged.jsonl")], repeat
+        )
+        report(f"json.loads loop, {shards} shards x {per_shard} rows", floor, None, "(floor)")
+        report("merge", merged, floor, "<= 2x")
+
+
 TYPED = [
     "contains",
     "not_contains",
@@ -832,9 +903,13 @@ def main() -> None:
             "report",
             "check",
             "paired",
+            "scale",
         ],
         default=None,
     )
+    parser.add_argument("--cache-hits", type=int, default=10_000)
+    parser.add_argument("--merge-shards", type=lambda text: [int(n) for n in text.split("x")], default=[8, 100_000],
+                        help="SHARDSxROWS, default 8x100000")  # fmt: skip
     parser.add_argument("--report-cases", type=int, default=10_000)
     parser.add_argument("--paired-cases", type=int, default=10_000)
     parser.add_argument("--realistic", type=lambda text: [int(n) for n in text.split(",")],
@@ -843,6 +918,8 @@ def main() -> None:
     compiled_like_an_install()
     if args.only in (None, "paired"):
         bench_paired(args.paired_cases, args.repeat)
+    if args.only in (None, "scale"):
+        bench_scale(args.cache_hits, args.merge_shards[0], args.merge_shards[1], args.repeat)
     if args.only in (None, "check"):
         bench_check_and_score(args.module_cases, args.repeat)
     if args.only in (None, "report"):

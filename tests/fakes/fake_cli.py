@@ -5,7 +5,10 @@ every call to a file so tests can count them.
 
     fake_cli.py [--format text|claude-json|codex-jsonl] [--cost USD|nan] [--fail-times N --state FILE]
                 [--sleep S] [--hang] [--max-budget USD] [--calls FILE] [--grandchild MARKER]
-                [--flood BYTES] [--stdin] [PROMPT]
+                [--flood BYTES] [--stdin] [--numbered] [PROMPT]
+
+--numbered adds the call's number (its line in --calls) to the answer, so repeated
+calls of one prompt answer differently (as a model sampling at temperature does).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ def main() -> int:
     parser.add_argument("--grandchild", default=None)
     parser.add_argument("--flood", type=int, default=0)
     parser.add_argument("--stdin", action="store_true")
+    parser.add_argument("--numbered", action="store_true")
     parser.add_argument("prompt", nargs="?", default="")
     args = parser.parse_args()
     prompt = sys.stdin.read() if args.stdin else args.prompt
@@ -55,6 +59,8 @@ def main() -> int:
         return 0
     digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
     text = f"answer {digest}" + (" <task> seen" if "<task>" in prompt else "")
+    if args.numbered and args.calls is not None:
+        text += f" call {len(args.calls.read_text().splitlines())}"
     if args.max_budget is not None:
         text += f" budget={args.max_budget:.4f}"
     cost = None if args.cost is None else float(args.cost)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
 from .. import exitcodes
 from ..catalog import load_valid
@@ -36,6 +36,10 @@ from .prompts import condition_prompt, skill_text
 from .responses import ResponseUnreadable, parse
 from .rubric import CONDITIONS
 from .store import Store
+
+if TYPE_CHECKING:
+    from .cache import Cache
+    from .shard import Shard
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class RunRequest:
     backoff: float = 1.0
     max_calls: int | None = None
     max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
+    shard: Shard | None = None  # issue 24: only this shard's cases, recorded beside the output
+    cache: Cache | None = None  # issue 24: a hit is a row at no cost (no budget reserved)
 
 
 class CallPolicy(Protocol):
@@ -229,6 +235,12 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
         raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
     instructions = skill_text(request.condition, request.skill)
     with only_writer(request.output):
+        if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
+            from .shard import plan
+
+            cases = plan(request.output, request.shard, request.cases, cases, runner=request.runner,
+                         condition=request.condition, trials=request.trials, instructions=instructions,
+                         only=request.case_ids)  # fmt: skip
         store = Store.open(request.output)
         summary = RunSummary(repaired_bytes=store.repaired_bytes)
         try:
@@ -377,6 +389,12 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
               stop: threading.Event) -> tuple[dict[str, Any] | None, int]:  # fmt: skip
     started = time.monotonic()
     cost: float | None
+    if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
+        from .cache import cached_row
+
+        row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
+        if row is not None:
+            return row, 0
     if request.runner.name == STUB and not request.runner.command:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
     else:
@@ -394,6 +412,8 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
         "cost_usd": cost,
         "elapsed_s": round(time.monotonic() - started, 3),
     }
+    if request.cache is not None:
+        request.cache.store(digest, row)
     return row, failed
 
 

@@ -69,6 +69,8 @@ class Store:
         ):
             self.done.add((case_id, trial, condition, runner))
         cost = row.get("cost_usd")
+        if row.get("cached") is True:  # a cache hit's cost was paid by an earlier run, not this file's
+            return
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             budget_key = (str(row.get("condition")), str(row.get("runner")))
             self.spent[budget_key] = self.spent.get(budget_key, 0.0) + float(cost)

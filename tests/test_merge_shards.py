@@ -1,0 +1,187 @@
+"""`adhd-evals merge`: every refusal names what is wrong, and nothing is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+
+CASES = [
+    {"id": f"case-{n}", "category": "c", "prompt": f"Q {n}", "risk": "low", "criteria": ["x"]}
+    for n in range(8)
+]
+
+
+def _catalog(path: Path, cases: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases))
+    return path
+
+
+def _shard(work: Path, k: int, catalog: Path, name: str | None = None, *extra: str) -> Path:
+    out = work / (name or f"shard-{k}.jsonl")
+    for condition in ("baseline", "candidate"):
+        code = main(["run", "--runner", "stub", "--condition", condition, "--condition-skill", str(work / "skill.md"),
+                     "--cases", str(catalog), "--trials", "2", "--shard", f"{k}/4", "--output", str(out), *extra])  # fmt: skip
+        assert code == exitcodes.OK
+    return out
+
+
+@pytest.fixture
+def shards(tmp_path: Path) -> list[Path]:
+    (tmp_path / "skill.md").write_text("Be terse.\n")
+    catalog = _catalog(tmp_path / "cases.jsonl", CASES)
+    return [_shard(tmp_path, k, catalog) for k in range(1, 5)]
+
+
+def _merge(*paths: Path, plan: Path | None = None) -> int:
+    out = paths[0].parent / "merged.jsonl"
+    return main(["merge", *map(str, paths), "--output", str(out), *(["--plan", str(plan)] if plan else [])])
+
+
+def test_all_shards_merge_to_every_planned_row_once(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """8 cases x 2 trials x 2 conditions = 32 rows, each once."""
+    assert _merge(*reversed(shards)) == exitcodes.OK  # the order given does not matter
+    rows = [json.loads(line) for line in (shards[0].parent / "merged.jsonl").open()]
+    keys = [(r["case_id"], r["trial"], r["condition"]) for r in rows]
+    assert len(keys) == 32 and len(set(keys)) == 32
+    assert "Merged 4 shards (32 rows)" in capsys.readouterr().out
+
+
+def test_a_missing_shard_is_refused_by_its_number(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _merge(shards[0], shards[1], shards[3]) == exitcodes.SHARD_MISSING
+    assert "shard 3/4 is missing" in capsys.readouterr().err
+    assert not (shards[0].parent / "merged.jsonl").exists()
+
+
+def test_a_duplicated_row_is_refused_by_file_and_line(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = shards[1].read_text().splitlines(keepends=True)
+    shards[1].write_text("".join(lines) + lines[0])  # the first row again, as line len + 1
+    assert _merge(*shards) == exitcodes.ROW_DUPLICATED
+    err = capsys.readouterr().err
+    assert f"{shards[1]}:{len(lines) + 1}:" in err and "is there twice (first on line 1)" in err
+    assert not (shards[0].parent / "merged.jsonl").exists()
+
+
+def test_a_shard_given_twice_is_refused(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(shards[2].read_bytes())
+    (tmp_path / "copy.jsonl.shard.json").write_bytes((tmp_path / "shard-3.jsonl.shard.json").read_bytes())
+    assert _merge(*shards, copy) == exitcodes.ROW_DUPLICATED
+    assert f"{shards[2]} and {copy} are both shard 3/4" in capsys.readouterr().err
+
+
+def test_a_shard_of_another_catalog_is_refused_by_name(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "skill.md").write_text("Be terse.\n")
+    changed = [dict(c, prompt=c["prompt"] + "!") if c["id"] == "case-0" else c for c in CASES]
+    foreign = _shard(other, 2, _catalog(other / "cases.jsonl", changed))
+    assert _merge(shards[0], foreign, shards[2], shards[3]) == exitcodes.SHARD_FOREIGN
+    assert f"{foreign} (shard 2/4) was run on another catalog" in capsys.readouterr().err
+
+
+def test_a_shard_with_another_runner_config_is_refused(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "shard-4.jsonl.shard.json"
+    data = json.loads(record.read_text())
+    data["runs"]["baseline stub"]["trials"] = 3
+    record.write_text(json.dumps(data))
+    assert _merge(*shards) == exitcodes.SHARD_FOREIGN
+    assert "shard-4.jsonl (shard 4/4): run baseline stub differs from" in capsys.readouterr().err
+
+
+def test_an_output_without_its_record_is_refused(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path(str(shards[0]) + ".shard.json").unlink()
+    assert _merge(*shards) == exitcodes.SHARD_FOREIGN
+    assert "shard-1.jsonl.shard.json is missing" in capsys.readouterr().err
+
+
+def test_a_shard_short_of_rows_is_refused_naming_them(
+    shards: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = shards[0].read_text().splitlines(keepends=True)
+    gone = json.loads(lines[-1])
+    shards[0].write_text("".join(lines[:-1]))
+    assert _merge(*shards) == exitcodes.SHARD_MISSING
+    err = capsys.readouterr().err
+    assert (
+        "lacks 1 planned row" in err and f"case {gone['case_id']} trial {gone['trial']} candidate/stub" in err
+    )
+
+
+def test_a_row_of_another_shard_is_refused(shards: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    stray = shards[1].read_text().splitlines(keepends=True)[0]
+    shards[0].write_text(shards[0].read_text() + stray)
+    assert _merge(*shards) == exitcodes.SHARD_FOREIGN
+    assert "is not in the plan of" in capsys.readouterr().err
+
+
+def test_merge_checks_the_shards_ran_the_whole_plan(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plan with a comparator no shard ran: 8 cases x 2 trials of it are missing."""
+    plan = tmp_path / "plan.jsonl"
+    assert main(["plan", "--cases", str(tmp_path / "cases.jsonl"), "--trials", "2"]) == exitcodes.OK
+    plan.write_text(capsys.readouterr().out)
+    assert _merge(*shards, plan=plan) == exitcodes.OK
+    capsys.readouterr()
+    assert (
+        main(["plan", "--cases", str(tmp_path / "cases.jsonl"), "--trials", "2", "--include-comparator"]) == 0
+    )
+    plan.write_text(capsys.readouterr().out)
+    (tmp_path / "merged.jsonl").unlink()
+    assert _merge(*shards, plan=plan) == exitcodes.SHARD_MISSING
+    assert "16 planned rows no shard ran" in capsys.readouterr().err
+    assert not (tmp_path / "merged.jsonl").exists()
+
+
+def test_merge_prints_total_spend_apart_from_cached_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows costing 0.25 (two) and a cached row of 1.0: spend $0.5000; the cached $1.0000 apart."""
+    out = tmp_path / "s.jsonl"
+    rows = [
+        {"case_id": "case-0", "trial": 1, "condition": "baseline", "runner": "r", "response": "a", "cost_usd": 0.25},
+        {"case_id": "case-0", "trial": 2, "condition": "baseline", "runner": "r", "response": "b", "cost_usd": 0.25},
+        {"case_id": "case-0", "trial": 3, "condition": "baseline", "runner": "r", "response": "c", "cost_usd": 1.0,
+         "cached": True},
+    ]  # fmt: skip
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runner = {
+        "name": "r",
+        "command": ["x"],
+        "response_format": "claude-json",
+        "budget_flag": None,
+        "prompt_via": "argv",
+    }
+    run = {
+        "condition": "baseline",
+        "runner": runner,
+        "trials": 3,
+        "skill_sha256": None,
+        "cases": [[0, "case-0"]],
+    }
+    record = {"adhd_evals_shard": 1, "shard": "1/1", "index": 1, "count": 1, "catalog_sha256": "x",
+              "runs": {"baseline r": run}}  # fmt: skip
+    (tmp_path / "s.jsonl.shard.json").write_text(json.dumps(record))
+    assert _merge(out) == exitcodes.OK
+    assert (
+        "Total spend $0.5000; 1 from the cache, not charged (first cost $1.0000)." in capsys.readouterr().out
+    )
