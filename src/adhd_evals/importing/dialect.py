@@ -342,6 +342,9 @@ def _expected(error: Any) -> str:
         return "one of " + ", ".join(map(str, error.validator_value))
     if error.validator == "const":
         return json.dumps(error.validator_value)
+    if error.validator == "anyOf" and all(set(sub) == {"required"} for sub in error.validator_value):
+        keys = [" and ".join(sub["required"]) for sub in error.validator_value]
+        return "a " + " or a ".join(keys)  # a rule matches by `when` or `has`
     if error.validator == "additionalProperties":
         return f"only the keys this file's shape has ({message})"
     return message  # "required" names the missing key
@@ -533,11 +536,22 @@ def stopped(case: Any, path: str) -> str:
     value, walked = case, ""
     for key in path.split("."):
         if not isinstance(value, dict):
-            return f"{walked} is {_kind(value)}, not an object with a key {key}"
+            return f"{walked} is {_type(value)}, not an object with a key {key}"
         if key not in value:
             return f"{walked} has no key {key}" if walked else f"no key {key}"
         value, walked = value[key], f"{walked}.{key}" if walked else key
     return f"{walked} is there"
+
+
+def _type(value: Any) -> str:
+    """A JSON value's type in words (its text is shown beside it)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "a list"
 
 
 class Stop(NamedTuple):
@@ -580,6 +594,6 @@ def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], 
             elif isinstance(value, dict):
                 step.append((at, Stop(at, value, f"no key {key}")))
             else:
-                step.append((at, Stop(at, value, f"{_kind(value)}, not an object with a key {key}")))
+                step.append((at, Stop(at, value, f"{_type(value)}, not an object with a key {key}")))
         found = step
     return found
