@@ -189,8 +189,12 @@ class Dialect:
         best: Rule | None = None
         for keys, table in self._index.items():
             try:  # one key (`type`) is the common `when`: no generator for it
-                probe = (_typed(obj[keys[0]]),) if len(keys) == 1 else tuple(_typed(obj[k]) for k in keys)
-                # (no keys: `has`-only rules, under the empty probe)
+                if len(keys) == 1:
+                    probe: tuple[Any, ...] = (_typed(obj[keys[0]]),)
+                elif keys:
+                    probe = tuple(_typed(obj[k]) for k in keys)
+                else:  # `has`-only rules sit under the empty probe
+                    probe = ()
                 candidates = table.get(probe)
             except KeyError:  # the object lacks one of the keys
                 continue
@@ -569,14 +573,33 @@ def walk(case: dict[str, Any], path: str) -> Iterator[tuple[tuple[str | int, ...
             yield at, value
 
 
+@functools.lru_cache(maxsize=256)
+def steps(path: str) -> tuple[tuple[str, bool], ...]:
+    """A criteria path's keys, each with whether it walks a list (`k[]`)."""
+    return tuple((part[:-2], True) if part.endswith("[]") else (part, False) for part in path.split("."))
+
+
 def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], Any]]:
     """What a criteria path reaches, and where it stopped: a value per place reached, or a
     `Stop` for each item or object the path could not walk through (a string where
     `rubric[].pass_if` expects an object, a list item without the key). Outside a walked
     list nothing stops: a case without the path does not use this place at all."""
+    walked = steps(path)
+    if len(walked) == 1:  # one key, or one list: the common places, without the general walk
+        key, spread = walked[0]
+        if key not in case:
+            return []
+        child = case[key]
+        if spread and type(child) is list:
+            return [((key, i), item) for i, item in enumerate(child)]
+        return [((key,), child)]
+    if len(walked) == 2 and not walked[0][1] and not walked[1][1]:  # `a.b`: one object down
+        (first, _), (second, _) = walked
+        outer = case.get(first)
+        if type(outer) is dict:
+            return [((first, second), outer[second])] if second in outer else []
     found: list[tuple[tuple[str | int, ...], Any]] = [((), case)]
-    for part in path.split("."):
-        key, spread = (part[:-2], True) if part.endswith("[]") else (part, False)
+    for key, spread in walked:
         step: list[tuple[tuple[str | int, ...], Any]] = []
         for at, value in found:
             if isinstance(value, Stop):

@@ -30,7 +30,7 @@ from ..dialect import (
     trace,
 )
 from ..model import Check, CheckKind, Note, describe
-from ._common import Refuser, compact, note, text_problem
+from ._common import Refuser, compact, note, placeholder, text_problem
 
 Path = tuple[str | int, ...]
 
@@ -273,6 +273,9 @@ def _items(
     for index, item in enumerate(items):
         tail = (*sub, index) if isinstance(value, list) else sub
         consumed.add(tail)
+        if type(item) is str and item.isascii() and item.strip():  # prose, without building its path
+            found.checks.append(placeholder(item))
+            continue
         if item is None and entry.missing == SKIP:  # a null in a list: nothing stated here
             found.notes.append(
                 Note(path_text(tail), None, f"null: no criterion ({entry.label}, missing: skip)")
@@ -289,13 +292,23 @@ def passed_by(
 ) -> list[Note]:
     """What the dialect's paths walked past (`inputs.context` beside `inputs.prompt`), as
     notes: under a key a path entered, everything no path read."""
-    if all((root,) in consumed for root in roots):  # the common case: whole keys read
-        return []
-    prefixes = {sub[:n] for sub in consumed for n in range(1, len(sub))}
     notes: list[Note] = []
     for root in sorted(roots):
-        for sub, value in _residue(raw[root], (root,), consumed, prefixes):
-            notes.append(note(refuse, path_text(sub), value, case=label, at=(*at, *sub)))
+        value = raw[root]
+        if (
+            (root,) in consumed
+            or (type(value) is list and all((root, i) in consumed for i in range(len(value))))
+            or (type(value) is dict and all((root, k) in consumed for k in value))
+        ):  # the common cases: a whole key read, every item of a list or key of an object read
+            continue
+        if type(value) is dict and not any(len(sub) > 2 and sub[0] == root for sub in consumed):
+            # one level down (inputs.prompt read, inputs.locale beside it): each key not read
+            notes += [note(refuse, f"{root}.{key}", child, case=label, at=(*at, root, key))
+                      for key, child in value.items() if (root, key) not in consumed]  # fmt: skip
+            continue
+        prefixes = {sub[:n] for sub in consumed if sub[0] == root for n in range(1, len(sub))}
+        for sub, left in _residue(value, (root,), consumed, prefixes):
+            notes.append(note(refuse, path_text(sub), left, case=label, at=(*at, *sub)))
     return notes
 
 

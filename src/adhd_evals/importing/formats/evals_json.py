@@ -212,7 +212,10 @@ def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
     alternative may be a dotted path (`inputs.prompt`)."""
     if len(keys) == 1:
         return keys[0]
-    return next((key for key in keys if key in raw or key == NUMBERED or reach(raw, key)[0]), keys[0])
+    for key in keys:
+        if key in raw or key == NUMBERED or ("." in key and reach(raw, key)[0]):
+            return key
+    return keys[0]
 
 
 class _Reading:
@@ -243,7 +246,7 @@ class _Reading:
         id_key = _first_key(raw, self.id_keys)
         case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
         prompt_key = _first_key(raw, self.prompt_keys)
-        prompt = raw.get(prompt_key)
+        prompt = raw.get(prompt_key) if "." not in prompt_key else reach(raw, prompt_key)[1]
         if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
             prompt = _prompt(refuse, raw, prompt_key, label, at, self.prompt_keys)
         used = {id_key, prompt_key}
