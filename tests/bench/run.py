@@ -552,6 +552,66 @@ def bench_dialect(cases: int, repeat: int) -> None:
         )
 
 
+def make_team_shaped_evals_json(path: Path, count: int, *, nested: bool) -> None:
+    """Issue 22's shapes: a prompt one level down, type-less rubric objects, a needle list in
+    the case's own keys; `nested=False` writes the same content flat in the format's documented
+    shapes (the plain import's floor: as many checks and notes, no dialect)."""
+    cases = []
+    for n in range(count):
+        rubric: list[object] = [
+            f"Explains step {n} of the migration",
+            {"name": f"names-{n}", "description": f"Names service {n}", "contains": f"service {n}"},
+            {"name": f"tone-{n}", "description": "Calm and specific"},
+        ]
+        needles = ["migrat", f"v{n % 7 + 2}"]
+        prompt = f"Case {n}: migrate the config of service {n} to v2 and explain."
+        if nested:
+            case = {"ticket_id": n + 1, "inputs": {"prompt": prompt, "locale": "en-GB"}, "rubric": rubric,
+                    "expected": {"output_contains_any": needles}}  # fmt: skip
+        else:  # the format's documented shapes: the same checks and notes, no dialect needed
+            assertions = [
+                rubric[0],
+                {"text": f"Names service {n}", "kind": "content_contains_all", "needles": [f"service {n}"],
+                 "name": f"names-{n}"},
+                {"text": "Calm and specific", "name": f"tone-{n}"},
+                {"kind": "content_contains_any", "needles": needles},
+            ]  # fmt: skip
+            case = {"id": n + 1, "prompt": prompt, "locale": "en-GB", "assertions": assertions}
+        cases.append(case)
+    path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, indent=2), encoding="utf-8")
+
+
+TEAM_DIALECT = """adhd-evals-dialect: 1
+format: evals-json
+cases:
+  prompt: [prompt, inputs.prompt]
+  id: [id, ticket_id]
+  criteria:
+    - "rubric[]"
+    - {at: expected.output_contains_any, check: contains_any, case: insensitive, missing: skip}
+assertions:
+  - {has: [name, description, contains], check: contains, needle: contains, case: insensitive, criterion: description}
+  - {has: [name, description], check: unwritten, criterion: description}
+"""
+
+
+def bench_team_dialect(cases: int, repeat: int) -> None:
+    """import --dialect with nested paths and has-only rules, against the plain import of
+    the same content written flat (issue 22: within 1.2x)."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        flat, nested, rules = Path(tmp) / "flat.json", Path(tmp) / "nested.json", Path(tmp) / "dialect.yaml"
+        make_team_shaped_evals_json(flat, cases, nested=False)
+        make_team_shaped_evals_json(nested, cases, nested=True)
+        rules.write_text(TEAM_DIALECT, encoding="utf-8")
+        plain = timed([py, "-c", CLI, "import", "--format", "evals-json", str(flat)], repeat)
+        report(
+            f"import evals-json, {cases} team-shaped cases written flat (no dialect)", plain, None, "(floor)"
+        )
+        command = [py, "-c", CLI, "import", "--format", "evals-json", str(nested), "--dialect", str(rules)]
+        report("  nested, with nested paths and has-only rules", timed(command, repeat), plain, "<= 1.2x")
+
+
 TREE_FLOOR = (
     "import json, sys\n"
     "from pathlib import Path\n"
@@ -932,6 +992,7 @@ def main() -> None:
         bench_sources(args.repeat)
     if args.only in (None, "dialect"):
         bench_dialect(args.cases, args.repeat)
+        bench_team_dialect(args.cases, args.repeat)
     if args.only in (None, "runs"):
         bench_runs(args.run_calls, args.repeat)
     if args.only in (None, "lint"):

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .model import CheckKind, Refusal, RefusalCode
 from .sourcetext import decode_utf8, read_bytes
@@ -57,6 +57,8 @@ class Rule:
     @functools.cached_property
     def label(self) -> str:
         shown = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in self.when)
+        if not self.when:  # a rule matched by its keys alone
+            return f"rule {self.index + 1} (has {', '.join(self.has)} -> {self.check})"
         return f"rule {self.index + 1} ({{{shown}}} -> {self.check})"
 
     @functools.cached_property
@@ -72,6 +74,9 @@ class Rule:
     def used(self) -> frozenset[str | None]:
         """Keys of a matched object the check uses; the rest travel as notes."""
         return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
+
+    def matches_keys(self, obj: dict[str, Any]) -> bool:
+        return all(key in obj for key in self.has)
 
     def matches(self, obj: dict[str, Any]) -> bool:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
@@ -100,13 +105,52 @@ def _same(a: Any, b: Any) -> bool:
     )
 
 
+SKIP = "skip"  # `missing: skip`: a place holding nothing (or what the path cannot walk) gives no criterion
+REFUSE = "refuse"
+# Checks whose needle list is one check's argument (contains_none stays one check per
+# needle, as it always was: splitting it does not change what passes).
+ONE_CHECK_LISTS = ("contains_any", "contains_all", "in_order")
+
+
 @dataclass(frozen=True)
-class NeedleList:
-    """A `criteria:` entry `{at, check, case}`: a list of needles on the case."""
+class Place:
+    """A `criteria:` entry: where on a case more criteria live.
+
+    Without `check`, strings found there are prose and objects go through the
+    assertion rules; with one, the value is needles (`{at, check, case}`).
+    """
 
     at: str
-    check: str
-    ignore_case: bool | None
+    check: str | None = None
+    ignore_case: bool | None = None
+    missing: str = REFUSE
+
+    @functools.cached_property
+    def label(self) -> str:
+        return f"criteria {self.at}" + (f" -> {self.check}" if self.check else "")
+
+
+NeedleList = Place  # the name a needle-list entry had before places grew options
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A `cases.skip` entry: cases the catalog cannot hold, left out by declaration."""
+
+    index: int
+    reason: str
+    has: tuple[str, ...] = ()
+    when: tuple[tuple[str, Any], ...] = ()
+
+    def matches(self, case: dict[str, Any]) -> bool:
+        return all(reach(case, key)[0] for key in self.has) and all(
+            _reached_same(case, key, value) for key, value in self.when
+        )
+
+
+def _reached_same(case: dict[str, Any], key: str, value: Any) -> bool:
+    found, got = reach(case, key)
+    return found and _same(got, value)
 
 
 @dataclass(frozen=True)
@@ -116,7 +160,9 @@ class CaseShape:
     at: tuple[str, ...] = ()
     prompt: tuple[str, ...] = ()
     id: tuple[str, ...] = ()
-    criteria: tuple[str | NeedleList, ...] = ()
+    criteria: tuple[Place, ...] = ()
+    category: tuple[str, ...] = ()
+    skip: tuple[Skip, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,11 +185,16 @@ class Dialect:
             self._index.setdefault(keys, {}).setdefault(values, []).append(rule)
 
     def match(self, obj: dict[str, Any]) -> Rule | None:
-        """The first rule (in file order) whose `when` the object matches."""
+        """The first rule (in file order) whose `when` (and `has`) the object matches."""
         best: Rule | None = None
         for keys, table in self._index.items():
             try:  # one key (`type`) is the common `when`: no generator for it
-                probe = (_typed(obj[keys[0]]),) if len(keys) == 1 else tuple(_typed(obj[k]) for k in keys)
+                if len(keys) == 1:
+                    probe: tuple[Any, ...] = (_typed(obj[keys[0]]),)
+                elif keys:
+                    probe = tuple(_typed(obj[k]) for k in keys)
+                else:  # `has`-only rules sit under the empty probe
+                    probe = ()
                 candidates = table.get(probe)
             except KeyError:  # the object lacks one of the keys
                 continue
@@ -295,6 +346,9 @@ def _expected(error: Any) -> str:
         return "one of " + ", ".join(map(str, error.validator_value))
     if error.validator == "const":
         return json.dumps(error.validator_value)
+    if error.validator == "anyOf" and all(set(sub) == {"required"} for sub in error.validator_value):
+        keys = [" and ".join(sub["required"]) for sub in error.validator_value]
+        return "a " + " or a ".join(keys)  # a rule matches by `when` or `has`
     if error.validator == "additionalProperties":
         return f"only the keys this file's shape has ({message})"
     return message  # "required" names the missing key
@@ -348,10 +402,14 @@ def _keys(value: Any) -> tuple[str, ...]:
 
 def _case_shape(tree: Any, shown: str) -> CaseShape:
     cases = tree.get("cases") or {}
-    criteria: list[str | NeedleList] = []
+    criteria: list[Place] = []
     for index, entry in enumerate(cases.get("criteria") or []):
         if isinstance(entry, str):
-            criteria.append(str(entry))
+            criteria.append(Place(str(entry)))
+            continue
+        missing = str(entry.get("missing") or REFUSE)
+        if entry.get("check") is None:
+            criteria.append(Place(str(entry["at"]), missing=missing))
             continue
         if entry.get("case") is None:
             line, column = position(tree, ("cases", "criteria", index))
@@ -364,9 +422,25 @@ def _case_shape(tree: Any, shown: str) -> CaseShape:
                 line=line,
                 column=column,
             )
-        criteria.append(NeedleList(str(entry["at"]), str(entry["check"]), _ignore_case(entry.get("case"))))
+        criteria.append(
+            Place(str(entry["at"]), str(entry["check"]), _ignore_case(entry.get("case")), missing)
+        )
+    skips = tuple(
+        Skip(
+            index,
+            str(entry["reason"]),
+            tuple(str(k) for k in entry.get("has") or ()),
+            tuple((str(k), _plain(v)) for k, v in (entry.get("when") or {}).items()),
+        )
+        for index, entry in enumerate(cases.get("skip") or [])
+    )
     return CaseShape(
-        _keys(cases.get("at")), _keys(cases.get("prompt")), _keys(cases.get("id")), tuple(criteria)
+        _keys(cases.get("at")),
+        _keys(cases.get("prompt")),
+        _keys(cases.get("id")),
+        tuple(criteria),
+        _keys(cases.get("category")),
+        skips,
     )
 
 
@@ -404,7 +478,7 @@ def _rule(tree: Any, index: int, shown: str) -> Rule:
         raise refuse("schema", "a schema only with check: is_json", f"check: {check}")
     return Rule(
         index,
-        tuple((str(k), _plain(v)) for k, v in entry["when"].items()),
+        tuple((str(k), _plain(v)) for k, v in (entry.get("when") or {}).items()),
         check,
         None if entry.get("needle") is None else str(entry["needle"]),
         None if check in CASE_FREE else _ignore_case(entry.get("case")),
@@ -447,18 +521,102 @@ def regex_problem(pattern: str) -> str | None:
     return None
 
 
+def reach(case: Any, path: str) -> tuple[bool, Any]:
+    """(found, value) at a dotted path of plain keys (`inputs.prompt`); one dict lookup for a plain key."""
+    if "." not in path:
+        if isinstance(case, dict) and path in case:
+            return True, case[path]
+        return False, None
+    value = case
+    for key in path.split("."):
+        if not isinstance(value, dict) or key not in value:
+            return False, None
+        value = value[key]
+    return True, value
+
+
+def stopped(case: Any, path: str) -> str:
+    """Where a dotted path stopped, in words: "inputs has no key prompt", "inputs is a string"."""
+    value, walked = case, ""
+    for key in path.split("."):
+        if not isinstance(value, dict):
+            return f"{walked} is {_type(value)}, not an object with a key {key}"
+        if key not in value:
+            return f"{walked} has no key {key}" if walked else f"no key {key}"
+        value, walked = value[key], f"{walked}.{key}" if walked else key
+    return f"{walked} is there"
+
+
+def _type(value: Any) -> str:
+    """A JSON value's type in words (its text is shown beside it)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "a list"
+
+
+class Stop(NamedTuple):
+    """Where a criteria path could not go on: the path so far, and what was there."""
+
+    at: tuple[str | int, ...]
+    value: Any
+    why: str
+
+
 def walk(case: dict[str, Any], path: str) -> Iterator[tuple[tuple[str | int, ...], Any]]:
     """The values a criteria path names in a case: `a.b` nests, `k[]` walks a list."""
+    for at, value in trace(case, path):
+        if not isinstance(value, Stop):
+            yield at, value
+
+
+@functools.lru_cache(maxsize=256)
+def steps(path: str) -> tuple[tuple[str, bool], ...]:
+    """A criteria path's keys, each with whether it walks a list (`k[]`)."""
+    return tuple((part[:-2], True) if part.endswith("[]") else (part, False) for part in path.split("."))
+
+
+def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], Any]]:
+    """What a criteria path reaches, and where it stopped: a value per place reached, or a
+    `Stop` for each item or object the path could not walk through (a string where
+    `rubric[].pass_if` expects an object, a list item without the key). Outside a walked
+    list nothing stops: a case without the path does not use this place at all."""
+    walked = steps(path)
+    if len(walked) == 1:  # one key, or one list: the common places, without the general walk
+        key, spread = walked[0]
+        if key not in case:
+            return []
+        child = case[key]
+        if spread and type(child) is list:
+            return [((key, i), item) for i, item in enumerate(child)]
+        return [((key,), child)]
+    if len(walked) == 2 and not walked[0][1] and not walked[1][1]:  # `a.b`: one object down
+        (first, _), (second, _) = walked
+        outer = case.get(first)
+        if type(outer) is dict:
+            return [((first, second), outer[second])] if second in outer else []
     found: list[tuple[tuple[str | int, ...], Any]] = [((), case)]
-    for part in path.split("."):
-        key, spread = (part[:-2], True) if part.endswith("[]") else (part, False)
+    for key, spread in walked:
         step: list[tuple[tuple[str | int, ...], Any]] = []
         for at, value in found:
-            if isinstance(value, dict) and key in value:
+            if isinstance(value, Stop):
+                step.append((at, value))
+            elif isinstance(value, dict) and key in value:
                 child = value[key]
                 if spread and isinstance(child, list):
                     step.extend(((*at, key, i), item) for i, item in enumerate(child))
                 else:
                     step.append(((*at, key), child))
+            elif not any(type(s) is int for s in at):
+                # Not inside a walked list: the case does not use this place, and the
+                # key the path started from is left to the format (read there, or a note).
+                continue
+            elif isinstance(value, dict):
+                step.append((at, Stop(at, value, f"no key {key}")))
+            else:
+                step.append((at, Stop(at, value, f"{_type(value)}, not an object with a key {key}")))
         found = step
-    yield from found
+    return found

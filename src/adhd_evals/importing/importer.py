@@ -90,6 +90,7 @@ def read_source(
         risk=options.risk,
         risk_was_default=risk is None,
         dialect=dialect,
+        left_out=tuple(options.left_out),
     )
 
 
@@ -214,12 +215,13 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
         return outcome
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is a file; it must be a directory")
-    record = _sources_record(fmt, sources, out)
+    record = _with_left_out(_sources_record(fmt, sources, out), result)
     _refuse_other_sources(out, record, request.replace)
     outcome.repaired = torn(out) if out.is_dir() else None
     previous = _catalog_ids(out / CATALOG_NAME)
     now = {case.id for case in result.cases}
-    outcome.dropped = [case_id for case_id in previous if case_id not in now]
+    left_out = {x.id for x in result.left_out}  # declared, listed with their reasons: not lost
+    outcome.dropped = [case_id for case_id in previous if case_id not in now and case_id not in left_out]
     outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, request.prune,
                                                              _catalog_prompts(out / CATALOG_NAME))  # fmt: skip
     if request.dry_run:
@@ -244,6 +246,18 @@ def _sources_record(fmt: str, sources: list[Path], out: Path) -> str:
     base = out.resolve()
     listed = [{"path": str(s), "resolved": os.path.relpath(s.resolve(), base)} for s in sources]
     return json.dumps({"format": fmt, "sources": listed}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _with_left_out(record: str, result: ImportResult) -> str:
+    """The record of sources, remembering the cases a dialect's cases.skip left out (so
+    lint and later imports know them as declared, not lost)."""
+    if not result.left_out:
+        return record
+    data = json.loads(record)
+    data["left_out"] = [
+        {"source": x.source, "case": x.case, "id": x.id, "reason": x.reason} for x in result.left_out
+    ]
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def _refuse_other_sources(out: Path, record: str, replace: bool) -> None:

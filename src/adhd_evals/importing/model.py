@@ -87,6 +87,7 @@ class Case(NamedTuple):
     notes: tuple[Note, ...] = ()
     origin: str = ""  # where the case came from, for the module's comments
     had_no_criteria: bool = False
+    skipped: tuple[str, ...] = ()  # per dialect place that gave nothing under `missing: skip`, its label
 
     @property
     def criteria(self) -> list[str]:
@@ -103,6 +104,15 @@ class Case(NamedTuple):
                 ("criteria", self.criteria),
             )
         )
+
+
+class LeftOut(NamedTuple):
+    """A case a dialect's `cases.skip` left out of the catalog, and why."""
+
+    source: str
+    case: str  # as a person would search for it
+    id: str | None  # the catalog id it would have had, when it has one
+    reason: str
 
 
 class ImportResult:
@@ -122,6 +132,7 @@ class ImportResult:
         risk_was_default: bool,
         dialect: Dialect | None = None,
         sources: tuple[str, ...] = (),  # each source, when there were several
+        left_out: tuple[LeftOut, ...] = (),  # cases the dialect's cases.skip left out
     ) -> None:
         self.source = source
         self.format = format
@@ -130,13 +141,15 @@ class ImportResult:
         self.risk_was_default = risk_was_default
         self.dialect = dialect
         self.sources = sources
+        self.left_out = left_out
 
     def joined(self, others: list[ImportResult]) -> ImportResult:
         """This result and `others` as one: every case, every source."""
         results = [self, *others]
         return ImportResult(", ".join(r.source for r in results), self.format,
                             tuple(c for r in results for c in r.cases), self.risk, self.risk_was_default,
-                            self.dialect, tuple(r.source for r in results))  # fmt: skip
+                            self.dialect, tuple(r.source for r in results),
+                            tuple(x for r in results for x in r.left_out))  # fmt: skip
 
     @property
     def origin(self) -> str:

@@ -39,6 +39,7 @@ def import_summary(result: ImportResult) -> list[str]:
     if len(result.sources) > 1:
         lines += _source_lines(result.sources)
     lines += _dialect_lines(result)
+    lines += _left_out_lines(result)
     lines.append(f"Kept {plural(result.notes, 'source field')} as notes in the check module.")
     with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
     if with_files:
@@ -58,9 +59,13 @@ def _dialect_lines(result: ImportResult) -> list[str]:
         for rule in result.dialect.rules:
             what = "kept as placeholders" if rule.check == "unwritten" else "converted"
             lines.append(f"  {rule.label}: {made[rule.label]} {what}")
-        for via, count in made.items():
-            if via.startswith("criteria "):
-                lines.append(f"  {via}: {count} converted")
+        skipped = Counter(label for case in result.cases for label in case.skipped)
+        for place in result.dialect.cases.criteria:
+            if made[place.label] or place.check is not None:
+                lines.append(f"  {place.label}: {made[place.label]} converted")
+            if place.missing == "skip":
+                lines.append(f"  {place.label}: {plural(skipped[place.label], 'case')} gave no criterion "
+                             "(nothing there, null, or not what the path walks; missing: skip)")  # fmt: skip
     shapes = [(via, count) for via, count in made.most_common() if via.startswith("{")]
     if shapes:
         listed = ", ".join(f"{via} {count}" for via, count in shapes)
@@ -90,6 +95,18 @@ def outcome_lines(outcome: ImportOutcome, *, dry_run: bool = False) -> list[str]
         lines.append("Wrote " + " and ".join(str(p) for p in outcome.written) + ".")
     else:
         lines.append("The catalog went to stdout; pass --out DIR to write it with its check module.")
+    return lines
+
+
+def _left_out_lines(result: ImportResult) -> list[str]:
+    """Each case the dialect's cases.skip left out, with its reason (remembered in the folder)."""
+    if not result.left_out:
+        return []
+    lines = [f"Left out {plural(len(result.left_out), 'case')} by the dialect's cases.skip:"]
+    shown = result.left_out[:SOURCES_SHOWN]
+    lines += [f"  {x.source}, {x.case}: {x.reason}" for x in shown]
+    if len(result.left_out) > SOURCES_SHOWN:
+        lines.append(f"  ... and {len(result.left_out) - SOURCES_SHOWN} more")
     return lines
 
 

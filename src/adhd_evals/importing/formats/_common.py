@@ -6,11 +6,11 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..model import MISSING, Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
+from ..model import MISSING, Case, Check, CheckKind, LeftOut, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes, too_deep
 
 if TYPE_CHECKING:
@@ -92,6 +92,9 @@ class ReadOptions:
     risk: str
     category: str | None = None
     dialect: Dialect | None = None
+    # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
+    # signature returns cases only; the import and lint read this list after it).
+    left_out: list[LeftOut] = field(default_factory=list, compare=False)
 
 
 @dataclass

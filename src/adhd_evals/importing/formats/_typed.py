@@ -9,25 +9,28 @@ by case and field), and keys the check does not use travel as notes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..dialect import (
     COUNTS,
     MAX_COUNT,
     NO_NEEDLE,
+    ONE_CHECK_LISTS,
     ONE_TEXT,
     PATTERNS,
+    SKIP,
     TEXTS,
     Dialect,
-    NeedleList,
+    Place,
     Rule,
+    Stop,
     options,
     path_text,
     regex_problem,
-    walk,
+    trace,
 )
 from ..model import Check, CheckKind, Note, describe
-from ._common import Refuser, compact, note, text_problem
+from ._common import Refuser, compact, note, placeholder, text_problem
 
 Path = tuple[str | int, ...]
 
@@ -174,61 +177,190 @@ def argument(refuse: Refuser, check: str, value: Any, label: str, field: str, wh
     return value
 
 
+class Found(NamedTuple):
+    """What a case's `cases.criteria` places gave: checks, notes, the case keys the
+    dialect read (not notes, not the format's own lists), and one entry label per
+    place that gave nothing under `missing: skip`."""
+
+    checks: list[Check]
+    notes: list[Note]
+    roots: set[str]
+    skipped: list[str]
+    consumed: set[Path]  # the places read: what a path passed by beside them becomes notes
+
+
 def criteria_checks(
     refuse: Refuser, raw: dict[str, Any], dialect: Dialect, label: str, at: Path, assertion: Any
-) -> tuple[list[Check], list[Note], set[str]]:
+) -> Found:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
     `assertion(item, path, where)` is the reader's own treatment of one list
-    item (a string is prose, an object goes through the rules). Also returns
-    the case keys where something was found: those are the dialect's, not
-    notes and not the format's own lists. A place that holds nothing leaves
-    its key to the format (never silently dropped).
+    item (a string is prose, an object goes through the rules). Nothing a
+    place reaches is dropped: each item becomes a check, a note (what a path
+    passed by, or what `missing: skip` left out), or a refusal naming the
+    case, the path and the item. A place whose first key the case lacks is
+    not used by that case (with `missing: skip`, it is counted).
     """
-    checks: list[Check] = []
-    notes: list[Note] = []
-    roots: set[str] = set()
+    consumed: set[Path] = set()
+    found = Found([], [], set(), [], consumed)
     for entry in dialect.cases.criteria:
-        if isinstance(entry, NeedleList):
-            found = _needle_list(refuse, raw, entry, label, at)
-            checks += found
-            roots.update(str(sub[0]) for sub, _ in walk(raw, entry.at))
-            continue
-        for sub, value in walk(raw, entry):
-            roots.add(str(sub[0]))
-            items = value if isinstance(value, list) else [value]
-            for index, item in enumerate(items):
-                tail = (*sub, index) if isinstance(value, list) else sub
-                check, extra = assertion(item, path_text(tail), (*at, *tail))
-                checks.append(check)
-                notes += extra
-    return checks, notes, roots
-
-
-def _needle_list(
-    refuse: Refuser, raw: dict[str, Any], entry: NeedleList, label: str, at: Path
-) -> list[Check]:
-    checks = []
-    for sub, value in walk(raw, entry.at):
-        field = path_text(sub)
-        if value == []:  # nothing required (or forbidden) for this case
-            continue
-        needles = argument(refuse, "contains_all", value, label, field, (*at, *sub))
-        for needle in needles:
-            if entry.check == "contains_none":
-                check = Check(
-                    words("contains_none", [needle], entry.ignore_case),
-                    CheckKind.CONTAINS_NONE,
-                    ([needle],),
-                    options(entry.ignore_case),
-                )
+        reached = trace(raw, entry.at)
+        if not reached and entry.missing == SKIP:  # the case has nothing there
+            found.skipped.append(entry.label)
+        for sub, value in reached:
+            found.roots.add(str(sub[0]))
+            consumed.add(sub)
+            if isinstance(value, Stop):
+                _stop(refuse, entry, value, found, label, at)
+            elif value is None or value == []:
+                _nothing(refuse, entry, sub, value, found, label, at)
+            elif entry.check is not None:
+                found.checks.extend(_needle_checks(refuse, entry, value, label, (*at, *sub), path_text(sub)))
             else:
-                argument(refuse, entry.check, needle, label, field, (*at, *sub))
-                check = Check(
-                    words(entry.check, needle, entry.ignore_case),
-                    CheckKind(entry.check),
-                    (needle,),
-                    options(entry.ignore_case),
-                )
-            checks.append(check._replace(via=f"criteria {entry.at} -> {entry.check}"))
-    return checks
+                _items(entry, value, sub, at, assertion, found, consumed)
+    return found
+
+
+def _nothing(
+    refuse: Refuser, entry: Place, sub: Path, value: Any, found: Found, label: str, at: Path
+) -> None:
+    """A place holding null or an empty list: no criterion. `missing: skip` counts it (a null
+    kept as a note); under `refuse` a null is refused, and an empty list states that
+    nothing is required (as it always did)."""
+    if value is None and entry.missing != SKIP:
+        raise refuse(
+            case=label,
+            field_path=path_text(sub),
+            at=(*at, *sub),
+            expected=f"a value for the dialect's {entry.label} (or missing: skip on that entry)",
+            actual="null",
+        )
+    if value is None:
+        found.notes.append(Note(path_text(sub), None, f"null: no criterion ({entry.label}, missing: skip)"))
+    if entry.missing == SKIP:
+        found.skipped.append(entry.label)
+
+
+def _stop(refuse: Refuser, entry: Place, stop: Stop, found: Found, label: str, at: Path) -> None:
+    """An item the path cannot walk through: a refusal, or under `missing: skip` a counted note."""
+    where = path_text(stop.at)
+    if entry.missing != SKIP:
+        raise refuse(
+            case=label,
+            field_path=where,
+            at=(*at, *stop.at),
+            expected=f"what the dialect's {entry.label} walks through ({where}: {stop.why}; "
+            "say missing: skip on the entry to leave such items out)",
+            actual=describe(stop.value),
+        )
+    found.notes.append(
+        note(
+            refuse,
+            where,
+            stop.value,
+            case=label,
+            at=(*at, *stop.at),
+            remark=f"no criterion: {stop.why} ({entry.label}, missing: skip)",
+        )
+    )
+    found.skipped.append(entry.label)
+
+
+def _items(
+    entry: Place, value: Any, sub: Path, at: Path, assertion: Any, found: Found, consumed: set[Path]
+) -> None:
+    items = value if isinstance(value, list) else [value]
+    for index, item in enumerate(items):
+        tail = (*sub, index) if isinstance(value, list) else sub
+        consumed.add(tail)
+        if type(item) is str and item.isascii() and item.strip():  # prose, without building its path
+            found.checks.append(placeholder(item))
+            continue
+        if item is None and entry.missing == SKIP:  # a null in a list: nothing stated here
+            found.notes.append(
+                Note(path_text(tail), None, f"null: no criterion ({entry.label}, missing: skip)")
+            )
+            found.skipped.append(entry.label)
+            continue
+        check, extra = assertion(item, path_text(tail), (*at, *tail))
+        found.checks.append(check)
+        found.notes.extend(extra)
+
+
+def passed_by(
+    refuse: Refuser, raw: dict[str, Any], roots: set[str], consumed: set[Path], label: str, at: Path
+) -> list[Note]:
+    """What the dialect's paths walked past (`inputs.context` beside `inputs.prompt`), as
+    notes: under a key a path entered, everything no path read."""
+    notes: list[Note] = []
+    for root in sorted(roots):
+        value = raw[root]
+        if (
+            (root,) in consumed
+            or (type(value) is list and all((root, i) in consumed for i in range(len(value))))
+            or (type(value) is dict and all((root, k) in consumed for k in value))
+        ):  # the common cases: a whole key read, every item of a list or key of an object read
+            continue
+        if type(value) is dict and not any(len(sub) > 2 and sub[0] == root for sub in consumed):
+            # one level down (inputs.prompt read, inputs.locale beside it): each key not read
+            notes += [note(refuse, f"{root}.{key}", child, case=label, at=(*at, root, key))
+                      for key, child in value.items() if (root, key) not in consumed]  # fmt: skip
+            continue
+        prefixes = {sub[:n] for sub in consumed if sub[0] == root for n in range(1, len(sub))}
+        for sub, left in _residue(value, (root,), consumed, prefixes):
+            notes.append(note(refuse, path_text(sub), left, case=label, at=(*at, *sub)))
+    return notes
+
+
+def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) -> list[tuple[Path, Any]]:
+    if sub in consumed:
+        return []
+    if sub not in prefixes:
+        return [(sub, value)]
+    if isinstance(value, dict):
+        return [
+            found
+            for key, child in value.items()
+            for found in _residue(child, (*sub, key), consumed, prefixes)
+        ]
+    if isinstance(value, list):
+        return [
+            found for i, child in enumerate(value) for found in _residue(child, (*sub, i), consumed, prefixes)
+        ]
+    return [(sub, value)]
+
+
+def _needle_checks(
+    refuse: Refuser, entry: Place, value: Any, label: str, where: Path, field: str
+) -> list[Check]:
+    """A needle list's checks: one for the whole list (contains_any, contains_all, in_order),
+    else one per needle. Each needle is checked by position (a list may mix in objects)."""
+    check = str(entry.check)
+    needles = value if isinstance(value, list) else [value]
+    for index, needle in enumerate(needles):
+        at, path = ((*where, index), f"{field}[{index}]") if isinstance(value, list) else (where, field)
+        problem = text_problem(needle)
+        if problem:
+            raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(needle))
+        if check in PATTERNS or check in ONE_TEXT:
+            argument(refuse, check, needle, label, path, at)
+    via = entry.label
+    if check in ONE_CHECK_LISTS:
+        made = Check(words(check, needles, entry.ignore_case), CheckKind(check), (list(needles),),
+                     options(entry.ignore_case), via)  # fmt: skip
+        return [made]
+    if check == "contains_none":
+        return [
+            Check(
+                words(check, [n], entry.ignore_case),
+                CheckKind.CONTAINS_NONE,
+                ([n],),
+                options(entry.ignore_case),
+                via,
+            )
+            for n in needles
+        ]
+    return [
+        Check(words(check, n, entry.ignore_case), CheckKind(check), (n,), options(entry.ignore_case), via)
+        for n in needles
+    ]

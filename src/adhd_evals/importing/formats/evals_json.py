@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
-from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
+from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect, reach, stopped
+from ..model import Case, Check, CheckKind, LeftOut, Note, Refusal, RefusalCode, describe
 from ._common import (
     ReadOptions,
     Refuser,
@@ -29,7 +29,7 @@ from ._common import (
     strict,
     text_problem,
 )
-from ._typed import converted, criteria_checks, is_typed, shape_of
+from ._typed import Found, converted, criteria_checks, is_typed, passed_by, shape_of
 
 NAME = "evals-json"
 LIST_KEYS = ("assertions", "expectations")
@@ -86,17 +86,21 @@ def _read(
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
+    kept: list[Any] = []  # the raw cases read (duplicate ids are told by their raw keys)
     for index, raw in enumerate(evals):
         try:
+            if reading.skipped(raw, index, id_prefix, display, options):
+                continue
             cases.append(
                 reading.case(raw, index, (*at_list, index), category, id_prefix, options.risk, display)
             )
+            kept.append((index, raw))
         except Refusal as refusal:
             if not collect:
                 raise
             refusals.append(refusal)
     if not refusals:
-        refusals += _duplicate_ids(refuse, cases, evals, at_list, reading.shape.id)
+        refusals += _duplicate_ids(refuse, cases, kept, at_list, reading.shape.id)
     if file_notes and cases:  # keys beside skill_name/evals travel with the first case
         cases[0] = cases[0]._replace(notes=(*file_notes, *cases[0].notes))
     return cases, refusals, surrogates
@@ -193,21 +197,25 @@ def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
         for key in id_keys or ("id",):
             if key == NUMBERED:
                 return f"case #{index + 1}"
-            case_id = raw.get(key)
+            present, case_id = reach(raw, key)
             if isinstance(case_id, int) and not isinstance(case_id, bool):
                 return f"case {case_id}"
             if isinstance(case_id, str) and case_id.strip():
                 return f'case "{case_id}"'
-            if key in raw:
+            if present:
                 break
     return f"case #{index + 1} (no usable id)"
 
 
 def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
-    """The first of the dialect's alternatives the case has (else the first)."""
+    """The first of the dialect's alternatives the case has (else the first); an
+    alternative may be a dotted path (`inputs.prompt`)."""
     if len(keys) == 1:
         return keys[0]
-    return next((key for key in keys if key in raw or key == NUMBERED), keys[0])
+    for key in keys:
+        if key in raw or key == NUMBERED or ("." in key and reach(raw, key)[0]):
+            return key
+    return keys[0]
 
 
 class _Reading:
@@ -238,28 +246,74 @@ class _Reading:
         id_key = _first_key(raw, self.id_keys)
         case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
         prompt_key = _first_key(raw, self.prompt_keys)
-        prompt = raw.get(prompt_key)
+        prompt = raw.get(prompt_key) if "." not in prompt_key else reach(raw, prompt_key)[1]
         if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
-            prompt = _prompt(refuse, raw, prompt_key, label, at)
-        checks, notes, empty, roots = self.checks(raw, label, at)
-        used = {id_key, prompt_key, *LIST_KEYS, *roots}
+            prompt = _prompt(refuse, raw, prompt_key, label, at, self.prompt_keys)
+        used = {id_key, prompt_key}
+        if self.shape.category:
+            category, category_key = self.category(raw, category, label, at)
+            used.add(category_key)
+        checks, notes, empty, found = self.checks(raw, label, at)
+        used.update(LIST_KEYS)
+        used.update(found.roots)
+        dotted = {key for key in used if "." in key}
+        if dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
+            used -= dotted
+            roots = {key.split(".", 1)[0] for key in dotted}
+            consumed = found.consumed | {tuple(key.split(".")) for key in dotted}
+            notes += passed_by(refuse, raw, roots | found.roots, consumed, label, at)
+            used |= roots
+        elif found.roots:
+            notes += passed_by(refuse, raw, found.roots, found.consumed, label, at)
         for key, value in raw.items():
             if key not in used:
                 remark = FILES_REMARK if key == "files" and value else ""
                 notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
         origin = f"{display}, {label}"
-        return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes), origin, empty)
+        return Case(
+            case_id, category, prompt, risk, tuple(checks), tuple(notes), origin, empty, tuple(found.skipped)
+        )
+
+    def category(
+        self, raw: dict[str, Any], category: str, label: str, at: tuple[str | int, ...]
+    ) -> tuple[str, str]:
+        """The case's own category where the dialect says (the file's when the case has none)."""
+        key = _first_key(raw, self.shape.category)
+        present, value = reach(raw, key)
+        if not present:
+            return category, ""
+        problem = text_problem(value)
+        if problem:
+            raise self.refuse(
+                case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=describe(value)
+            )
+        return str(value).strip(), key
+
+    def skipped(self, raw: Any, index: int, id_prefix: str, display: str, options: ReadOptions) -> bool:
+        """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
+        if not self.shape.skip or not isinstance(raw, dict):
+            return False
+        entry = next((skip for skip in self.shape.skip if skip.matches(raw)), None)
+        if entry is None:
+            return False
+        label = _label(raw, index, self.id_keys)
+        try:
+            case_id: str | None = _case_id(
+                self.refuse, raw, _first_key(raw, self.id_keys), index, label, (), id_prefix
+            )
+        except Refusal:
+            case_id = None  # left out whole: an id it cannot have is not a problem
+        options.left_out.append(LeftOut(display, label, case_id, entry.reason))
+        return True
 
     def checks(
         self, raw: dict[str, Any], label: str, at: tuple[str | int, ...]
-    ) -> tuple[list[Check], list[Note], bool, set[str]]:
+    ) -> tuple[list[Check], list[Note], bool, Found]:
         """Checks from the assertion list, then from the dialect's criteria places."""
         refuse = self.refuse
-        more: list[Check] = []
-        more_notes: list[Note] = []
-        roots: set[str] = set()
+        found = Found([], [], set(), [], set())
         if self.dialect is not None and self.dialect.cases.criteria:
-            more, more_notes, roots = criteria_checks(
+            found = criteria_checks(
                 refuse,
                 raw,
                 self.dialect,
@@ -267,6 +321,7 @@ class _Reading:
                 at,
                 lambda item, path, where: self.assertion(item, label, path, where),
             )
+        roots = found.roots
         # A list key the dialect found criteria in (assertions.objective[]) is the dialect's.
         present = [key for key in LIST_KEYS if key in raw and key not in roots]
         if len(present) == 2:
@@ -293,11 +348,11 @@ class _Reading:
                 check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
                 checks.append(check)
                 notes += extra
-        checks += more
-        notes += more_notes
+        checks += found.checks
+        notes += found.notes
         if not checks:
-            return [no_criteria_placeholder()], notes, True, roots
-        return checks, notes, False, roots
+            return [no_criteria_placeholder()], notes, True, found
+        return checks, notes, False, found
 
     def prose(self, item: Any) -> bool:
         """A string `_assertion` would accept as it is (a placeholder for its text)."""
@@ -340,22 +395,70 @@ def _case_id(
     """Integer (and digit-string) ids are prefixed with the category's slug."""
     if key == NUMBERED:
         return f"{id_prefix}-{index + 1}"
-    value = raw.get(key)
+    present, value = reach(raw, key)
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{id_prefix}-{value}"
     problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
     if problem or not isinstance(value, str):
-        raise refuse(case=label, field_path=key, at=(*at, key), expected=problem, actual=actual_of(raw, key))
+        actual = describe(value) if present else stopped(raw, key) if "." in key else actual_of(raw, key)
+        raise refuse(case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=actual)
     return f"{id_prefix}-{value}" if value.isdigit() else value
 
 
-def _prompt(refuse: Refuser, raw: dict[str, Any], key: str, label: str, at: tuple[str | int, ...]) -> str:
+def _prompt(
+    refuse: Refuser,
+    raw: dict[str, Any],
+    key: str,
+    label: str,
+    at: tuple[str | int, ...],
+    keys: tuple[str, ...] = (),
+) -> str:
+    if any("." in k for k in keys):
+        return _nested_text(refuse, raw, key, label, at, keys)
     hint = None
     if key not in raw:
         found = [other for other in _PROMPT_LOOKALIKES if other in raw and other != key]
         if found:
             hint = f'found "{found[0]}" where evals-json has "{key}"; rename it if it is the prompt'
     return require_text(refuse, raw, key, case=label, at=(*at, key), hint=hint)
+
+
+def _nested_text(
+    refuse: Refuser,
+    raw: dict[str, Any],
+    key: str,
+    label: str,
+    at: tuple[str | int, ...],
+    keys: tuple[str, ...],
+) -> str:
+    """A prompt at a dotted path; a refusal says where the path stopped ("inputs has no key prompt")."""
+    present, value = reach(raw, key)
+    problem = text_problem(value)
+    if present and problem is None:
+        return str(value)
+    if present:
+        raise refuse(
+            case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=describe(value)
+        )
+    deepest = max(keys, key=lambda k: _depth(raw, k))  # the alternative that got furthest
+    shown = " or ".join(keys)
+    raise refuse(
+        case=label,
+        field_path=deepest,
+        at=(*at, *_steps(deepest)[: max(_depth(raw, deepest), 1)]),
+        expected=f"a non-empty string at {shown} (as the dialect says)",
+        actual=stopped(raw, deepest),
+    )
+
+
+def _depth(raw: dict[str, Any], path: str) -> int:
+    """How many of a dotted path's keys a case has, in order."""
+    value, depth = raw, 0
+    for key in path.split("."):
+        if not isinstance(value, dict) or key not in value:
+            break
+        value, depth = value[key], depth + 1
+    return depth
 
 
 def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str | int, ...]) -> Check:
@@ -407,26 +510,32 @@ def _documented(
 def _duplicate_ids(
     refuse: Refuser,
     cases: list[Case],
-    evals: list[Any],
+    kept: list[tuple[int, Any]],
     at_list: tuple[str | int, ...],
     id_keys: tuple[str, ...],
 ) -> list[Refusal]:
+    """Two cases with one catalog id; `kept` is each case's (index, raw case) in the file."""
     first: dict[str, int] = {}
     found = []
-    for index, case in enumerate(cases):
+    for position, case in enumerate(cases):
+        index, raw = kept[position]
         if case.id in first:
-            earlier = first[case.id]
-            key = _first_key(evals[index], id_keys or ("id",))
+            earlier, earlier_raw = kept[first[case.id]]
+            key = _first_key(raw, id_keys or ("id",))
             found.append(
                 refuse(
-                    case=_label(evals[index], index, id_keys),
+                    case=_label(raw, index, id_keys),
                     field_path=key,
-                    at=(*at_list, index, key),
+                    at=(*at_list, index, *_steps(key)),
                     expected="an id no other case has",
-                    actual=f"{describe(evals[index].get(key))}, the same catalog id "
-                    f'"{case.id}" as {_label(evals[earlier], earlier, id_keys)}',
+                    actual=f"{describe(reach(raw, key)[1])}, the same catalog id "
+                    f'"{case.id}" as {_label(earlier_raw, earlier, id_keys)}',
                 )
             )
         else:
-            first[case.id] = index
+            first[case.id] = position
     return found
+
+
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(path.split(".")) if "." in path else (path,)

@@ -33,7 +33,7 @@ from ._common import (
     strict,
     text_problem,
 )
-from ._typed import converted, criteria_checks, is_typed, shape_of
+from ._typed import converted, criteria_checks, is_typed, passed_by, shape_of
 
 NAME = "yaml"
 SUFFIXES = (".yaml", ".yml")
@@ -346,22 +346,25 @@ def _case(
     checks, empty = _judge_context(refuse, data, label)
     notes: list[Note] = []
     roots: set[str] = set()
+    skipped: list[str] = []
     if dialect is not None and dialect.cases.criteria:
-        more, notes, roots = criteria_checks(
+        plain = jsonable(data)
+        found = criteria_checks(
             refuse,
-            jsonable(data),
+            plain,
             dialect,
             label,
             (),
             lambda item, path, where: _item(refuse, dialect, item, label, path, where),
         )
+        more, notes, roots, skipped = found.checks, found.notes, found.roots, found.skipped
+        notes += passed_by(refuse, plain, roots, found.consumed, label, ())
         if more:  # the no-criteria placeholder gives way to what the dialect found
             checks, empty = ([] if empty else checks) + more, False
     taken = {name_key, task_key, "judge_context", *roots}
     notes += [_note(refuse, key, value, label) for key, value in data.items() if key not in taken]
-    return Case(
-        case_id, category, prompt, risk, tuple(checks), tuple(notes), origin=display, had_no_criteria=empty
-    )
+    return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes), origin=display,
+                had_no_criteria=empty, skipped=tuple(skipped))  # fmt: skip
 
 
 def _case_id(refuse: Refuser, data: dict[Any, Any], key: str) -> tuple[str, str]:
