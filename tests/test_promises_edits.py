@@ -264,3 +264,20 @@ def test_a_manifest_whose_pair_matches_is_cleared_by_the_next_reader(tmp_path: P
     assert (out / MANIFEST).exists()
     main(["lint", str(out)])
     assert not (out / MANIFEST).exists()
+
+
+def test_prune_removes_an_edited_generated_check_and_names_it(tmp_path: Path) -> None:
+    """By hand: --prune removes a vanished case's generated checks, a person's edit to one
+    included (that is what was asked), and the summary names the function it removed."""
+    before = [{"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
+              {"id": 2, "prompt": "p2", "assertions": ["Mentions dark mode"]}]  # fmt: skip
+    module, _ = _import(tmp_path, before)
+    name = module[module.index("Mentions dark mode") :].split("def ", 1)[1].split("(", 1)[0]
+    _edit(tmp_path, 'return unwritten("Mentions dark mode")', "return 'dark' in answer  # mine")
+    module, outcome = _import(tmp_path, before[:1], prune=True)
+    assert "# mine" not in module and outcome.merge_report.moved == []
+    assert outcome.merge_report.pruned_edited == [name]
+    assert any(
+        f"a person had edited, with their pruned cases: {name}." in line
+        for line in outcome.merge_report.lines()
+    )

@@ -79,6 +79,7 @@ class MergeReport:
     kept_markers: set[str] = field(default_factory=set)  # markers of regions kept as a person left them
     retargeted: list[str] = field(default_factory=list)  # edited checks moved to a reworded criterion
     moved: list[tuple[str, int]] = field(default_factory=list)  # (pruned case, lines a person wrote moved)
+    pruned_edited: list[str] = field(default_factory=list)  # generated checks a person edited, pruned
 
     def lines(self) -> list[str]:
         out = []
@@ -105,6 +106,11 @@ class MergeReport:
                 "pruned cases to the end of the check module: "
                 + ", ".join(f"{label} ({plural(n, 'line')})" for label, n in self.moved)
                 + "."
+            )
+        if self.pruned_edited:
+            out.append(
+                f"Removed {plural(len(self.pruned_edited), 'generated check')} a person had edited, with "
+                "their pruned cases: " + ", ".join(self.pruned_edited) + "."
             )
         if self.pruned_cases:
             out.append(
@@ -372,7 +378,12 @@ def _leftovers(old: list[Region], new_keys: set[str], new_cases: set[str], prune
             (report.pruned_cases if prune else report.vanished_cases).append(label)
         if not prune:
             kept.append((leftover.text, leftover.marker))
-        elif not leftover.untouched and (rest := _written_by_a_person(leftover).strip("\n")):
+            continue
+        if leftover.untouched:  # all the import's: pruned
+            continue
+        if (generated := leftover.generated) is not None and not generated.untouched:
+            report.pruned_edited.append(generated.name)  # pruned as asked, and named
+        if rest := _written_by_a_person(leftover).strip("\n"):
             report.moved.append((label, len([line for line in rest.split("\n") if line.strip()])))
             note = comment(
                 f"Kept by adhd-evals from pruned case {label} (--prune): written beside its checks."
