@@ -64,14 +64,18 @@ def matches_exactly(answer: str, expected: str) -> bool:
     """evalflow's exact_match: equal after lowercasing and collapsing
     whitespace, or equal once ASCII punctuation is removed as well."""
     actual, wanted = _normalized(answer), _normalized(expected)
-    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)
+    if actual == wanted:
+        return True
+    return _without_punctuation(actual) == _without_punctuation(wanted)
 
 
 def unwritten(criterion: str) -> bool:
     """A criterion nobody has turned into code yet. It always fails, so the
     suite stays red until a person replaces this call with a real check."""
     return False
-# adhd-evals: preamble - 73401bdfd0ab62df
+
+
+# adhd-evals: preamble - c2951bbd72c95317
 
 
 # ----------------------------------------------------------------------------
@@ -85,16 +89,20 @@ def unwritten(criterion: str) -> bool:
 # adhd-evals: case 57d288517fb5b69b a569fca85129b1ba
 
 
-@check('release-notes-1', 'Groups changes under Features and Fixes')
+@check("release-notes-1", "Groups changes under Features and Fixes")
 def check_release_notes_1_571679(answer: str) -> bool:
-    return unwritten('Groups changes under Features and Fixes')
-# adhd-evals: check 57d288517fb5b69b.37702fc07ce04163 96bf326791d604d8
+    return unwritten("Groups changes under Features and Fixes")
 
 
-@check('release-notes-1', 'Mentions dark mode')
+# adhd-evals: check 57d288517fb5b69b.37702fc07ce04163 a5755f485b33e898
+
+
+@check("release-notes-1", "Mentions dark mode")
 def check_release_notes_1_22498d(answer: str) -> bool:
-    return unwritten('Mentions dark mode')
-# adhd-evals: check 57d288517fb5b69b.b25ca282a3eb1ccd 8e781f413a9cab82
+    return unwritten("Mentions dark mode")
+
+
+# adhd-evals: check 57d288517fb5b69b.b25ca282a3eb1ccd 5aed044db5a4c46d
 
 
 # ----------------------------------------------------------------------------
@@ -103,40 +111,54 @@ def check_release_notes_1_22498d(answer: str) -> bool:
 # adhd-evals: case 32308198b125a116 3cd1d0e1d755f097
 
 
-@check('release-notes-2', 'Names the removed --legacy flag')
+@check("release-notes-2", "Names the removed --legacy flag")
 def check_release_notes_2_13498a(answer: str) -> bool:
-    return contains_all(answer, ['--legacy', 'removed'])
-# adhd-evals: check 32308198b125a116.108b9ba14e27eb61 293d2fed8fd496b6
+    return contains_all(answer, ["--legacy", "removed"])
 
 
-@check('release-notes-2', 'Points readers at the migration guide')
+# adhd-evals: check 32308198b125a116.108b9ba14e27eb61 a773bde1798b60f5
+
+
+@check("release-notes-2", "Points readers at the migration guide")
 def check_release_notes_2_614d84(answer: str) -> bool:
-    return contains_any(answer, ['migration guide', 'MIGRATING.md'])
-# adhd-evals: check 32308198b125a116.39edbe415ad3e074 4acab139f324af6e
+    return contains_any(answer, ["migration guide", "MIGRATING.md"])
 
 
-@check('release-notes-2', 'Mentions none of: "TODO", "lorem ipsum"')
+# adhd-evals: check 32308198b125a116.39edbe415ad3e074 cd93590d285a2b4a
+
+
+@check("release-notes-2", 'Mentions none of: "TODO", "lorem ipsum"')
 def check_release_notes_2_2dd373(answer: str) -> bool:
-    return contains_none(answer, ['TODO', 'lorem ipsum'])
-# adhd-evals: check 32308198b125a116.1a421356e4ccb059 1dee8d7aa9239fc5
+    return contains_none(answer, ["TODO", "lorem ipsum"])
 
 
-@check('release-notes-2', 'Warns before the breaking change list')
+# adhd-evals: check 32308198b125a116.1a421356e4ccb059 77a46e16ff249f6e
+
+
+@check("release-notes-2", "Warns before the breaking change list")
 def check_release_notes_2_3cb88a(answer: str) -> bool:
-    return unwritten('Warns before the breaking change list')
-# adhd-evals: check 32308198b125a116.86c7588561012b4c 145e5647391c449b
+    return unwritten("Warns before the breaking change list")
 
 
-@check('release-notes-2', 'Keeps each entry to one line')
+# adhd-evals: check 32308198b125a116.86c7588561012b4c 9eb7a8be2585abda
+
+
+@check("release-notes-2", "Keeps each entry to one line")
 def check_release_notes_2_2c8c0b(answer: str) -> bool:
     return unwritten('{"id": "a5", "text": "Keeps each entry to one line"}')
-# adhd-evals: check 32308198b125a116.9dab34402b2b795c 0065b15c87c7fa83
 
 
-@check('release-notes-2', 'Links every pull request')
+# adhd-evals: check 32308198b125a116.9dab34402b2b795c 72995bfed2ab6e89
+
+
+@check("release-notes-2", "Links every pull request")
 def check_release_notes_2_2bab28(answer: str) -> bool:
-    return unwritten('{"text": "Links every pull request", "passed": null, "evidence": ""}')
-# adhd-evals: check 32308198b125a116.da0b1f73b1c41594 f3aa1a650fe5d9a8
+    return unwritten(
+        '{"text": "Links every pull request", "passed": null, "evidence": ""}',
+    )
+
+
+# adhd-evals: check 32308198b125a116.da0b1f73b1c41594 4d491176d591a100
 
 
 # ----------------------------------------------------------------------------
@@ -149,22 +171,32 @@ def check_release_notes_2_2bab28(answer: str) -> bool:
 # adhd-evals: case cea313bd3f27c639 bd0b15139db269f3
 
 
-@check('hotfix-notes', '{"type": "contains_any", "values": ["updater", "update loop"]}')
+@check("hotfix-notes", '{"type": "contains_any", "values": ["updater", "update loop"]}')
 def check_hotfix_notes_012474(answer: str) -> bool:
     return unwritten('{"type": "contains_any", "values": ["updater", "update loop"]}')
-# adhd-evals: check cea313bd3f27c639.5060e3b749f1cc50 95f395afe5bedbf0
 
 
-@check('hotfix-notes', 'Cites the issue number')
+# adhd-evals: check cea313bd3f27c639.5060e3b749f1cc50 8a3bbd045af7eff3
+
+
+@check("hotfix-notes", "Cites the issue number")
 def check_hotfix_notes_baae0f(answer: str) -> bool:
-    return unwritten('{"text": "Cites the issue number", "type": "regex", "pattern": "#\\\\d+"}')
-# adhd-evals: check cea313bd3f27c639.aac3dc8cbb0f6798 50039293963c993c
+    return unwritten(
+        '{"text": "Cites the issue number", "type": "regex", "pattern": "#\\\\d+"}',
+    )
 
 
-@check('hotfix-notes', 'Reads like a changelog entry')
+# adhd-evals: check cea313bd3f27c639.aac3dc8cbb0f6798 52c3946348c34129
+
+
+@check("hotfix-notes", "Reads like a changelog entry")
 def check_hotfix_notes_5464ca(answer: str) -> bool:
-    return unwritten('{"id": "c3", "text": "Reads like a changelog entry", "kind": "process_check"}')
-# adhd-evals: check cea313bd3f27c639.7b0e63167269618a 77a1130a842414a9
+    return unwritten(
+        '{"id": "c3", "text": "Reads like a changelog entry", "kind": "process_check"}',
+    )
+
+
+# adhd-evals: check cea313bd3f27c639.7b0e63167269618a cc1979cbd543f56f
 
 
 # ----------------------------------------------------------------------------
@@ -174,10 +206,17 @@ def check_hotfix_notes_5464ca(answer: str) -> bool:
 # adhd-evals: case 346bd76a00f56b8d bbe2bedb9e6418c3
 
 
-@check('release-notes-7', 'The source case states no criteria: decide what a good answer must show and write this check.')
+@check(
+    "release-notes-7",
+    "The source case states no criteria: decide what a good answer must show and write this check.",
+)
 def check_release_notes_7_87171e(answer: str) -> bool:
-    return unwritten('The source case states no criteria: decide what a good answer must show and write this check.')
-# adhd-evals: check 346bd76a00f56b8d.066e5b24015e3d70 b063bed8c7e9206c
+    return unwritten(
+        "The source case states no criteria: decide what a good answer must show and write this check.",
+    )
+
+
+# adhd-evals: check 346bd76a00f56b8d.066e5b24015e3d70 7f57146f1b93b730
 
 
 # ----------------------------------------------------------------------------
@@ -186,10 +225,17 @@ def check_release_notes_7_87171e(answer: str) -> bool:
 # adhd-evals: case 15124d46bdee94d8 61c6b8742f166823
 
 
-@check('release-notes-8', 'The source case states no criteria: decide what a good answer must show and write this check.')
+@check(
+    "release-notes-8",
+    "The source case states no criteria: decide what a good answer must show and write this check.",
+)
 def check_release_notes_8_87171e(answer: str) -> bool:
-    return unwritten('The source case states no criteria: decide what a good answer must show and write this check.')
-# adhd-evals: check 15124d46bdee94d8.066e5b24015e3d70 cd1312c3c80ff6bd
+    return unwritten(
+        "The source case states no criteria: decide what a good answer must show and write this check.",
+    )
+
+
+# adhd-evals: check 15124d46bdee94d8.066e5b24015e3d70 b85c20a3fbd5046d
 
 
 # ----------------------------------------------------------------------------
@@ -198,13 +244,17 @@ def check_release_notes_8_87171e(answer: str) -> bool:
 # adhd-evals: case b81115d8e3d0e734 7002839ad3539a13
 
 
-@check('release-notes-9', 'Keeps the """ and the # in the quote\u2029intact')
+@check("release-notes-9", 'Keeps the """ and the # in the quote\u2029intact')
 def check_release_notes_9_0ab3a3(answer: str) -> bool:
     return unwritten('Keeps the """ and the # in the quote\u2029intact')
-# adhd-evals: check b81115d8e3d0e734.2d9090996a83a792 a31701301c411e61
 
 
-@check('release-notes-9', 'Does not add \\n escapes')
+# adhd-evals: check b81115d8e3d0e734.2d9090996a83a792 551372ef8e1fb2c4
+
+
+@check("release-notes-9", "Does not add \\n escapes")
 def check_release_notes_9_3f3a22(answer: str) -> bool:
-    return unwritten('Does not add \\n escapes')
-# adhd-evals: check b81115d8e3d0e734.b5f6358a2c6c5fb7 58967213e0ec01bd
+    return unwritten("Does not add \\n escapes")
+
+
+# adhd-evals: check b81115d8e3d0e734.b5f6358a2c6c5fb7 462ca7a7f8a4aaad

@@ -91,7 +91,7 @@ def test_all_written_and_passing_exits_zero(project: Path, capsys: pytest.Captur
     module = project / "evals/checks.py"
     module.write_text(
         module.read_text().replace(
-            "return unwritten('Reads like a changelog')", "return answer.startswith('##')"
+            'return unwritten("Reads like a changelog")', "return answer.startswith('##')"
         )
     )
     rows = [_row("rel-1", "--legacy removed"), _row("rel-2", "## 2.4")]
@@ -112,7 +112,7 @@ def test_a_check_that_raises_is_an_error_and_the_rest_still_run(project: Path) -
     module = project / "evals/checks.py"
     module.write_text(
         module.read_text().replace(
-            "return contains_any(answer, ['--legacy'])", "return answer.index('zzz') > 0"
+            'return contains_any(answer, ["--legacy"])', "return answer.index('zzz') > 0"
         )
     )
     code = _check(
@@ -126,7 +126,7 @@ def test_a_check_that_raises_is_an_error_and_the_rest_still_run(project: Path) -
 
 def test_a_check_returning_a_non_bool_is_an_error(project: Path) -> None:
     module = project / "evals/checks.py"
-    module.write_text(module.read_text().replace("return unwritten('Reads like a changelog')", "return None"))
+    module.write_text(module.read_text().replace('return unwritten("Reads like a changelog")', "return None"))
     _check(project, [_row("rel-2", "x")], "--output", str(project / "results.jsonl"))
     assert _results(project)[0]["status"] == "error"
 

@@ -130,11 +130,11 @@ def _reimport(tmp_path: Path, before: list[dict[str, Any]], edit: tuple[str, str
 def test_a_reworded_criterion_takes_its_edited_check_along(tmp_path: Path) -> None:
     before = [{"id": 1, "prompt": "Write notes for 2.4", "assertions": ["Names the verison", "Is short"]}]
     after = [{"id": 1, "prompt": "Write notes for 2.4", "assertions": ["Names the version", "Is short"]}]
-    text, report = _reimport(tmp_path, before, ("    return unwritten('Names the verison')", BODY), after)
-    assert "@check('notes-1', 'Names the version')\ndef check_notes_1_" in text  # retargeted
+    text, report = _reimport(tmp_path, before, ('    return unwritten("Names the verison")', BODY), after)
+    assert '@check("notes-1", "Names the version")\ndef check_notes_1_' in text  # retargeted
     assert BODY in text  # the body, byte for byte
     assert "Names the verison" not in text  # no orphan left behind
-    assert text.count("unwritten('Names the version')") == 0  # and no fresh placeholder beside it
+    assert text.count('unwritten("Names the version")') == 0  # and no fresh placeholder beside it
     assert report.retargeted and not report.kept_orphans
 
 
@@ -143,26 +143,26 @@ def test_the_same_text_once_normalised_is_the_same_criterion(tmp_path: Path) -> 
     after = [
         {"id": 1, "prompt": "p", "assertions": ["Is kind", "names  the VERSION", "Is short"]}
     ]  # moved too
-    text, report = _reimport(tmp_path, before, ("    return unwritten('Names the version.')", BODY), after)
-    assert "@check('notes-1', 'names  the VERSION')" in text and BODY in text
+    text, report = _reimport(tmp_path, before, ('    return unwritten("Names the version.")', BODY), after)
+    assert '@check("notes-1", "names  the VERSION")' in text and BODY in text
     assert len(report.retargeted) == 1
 
 
 def test_reordered_and_reworded_criteria_stay_orphans_and_are_reported(tmp_path: Path) -> None:
     before = [{"id": 1, "prompt": "p", "assertions": ["First thing", "Second thing"]}]
     after = [{"id": 1, "prompt": "p", "assertions": ["Second item", "First item"]}]
-    edits = ("    return unwritten('First thing')", BODY)
+    edits = ('    return unwritten("First thing")', BODY)
     text, report = _reimport(tmp_path, before, edits, after)
     assert BODY in text  # kept: nothing lost
-    assert "@check('notes-1', 'First thing')" in text  # under its old criterion: never guessed
+    assert '@check("notes-1", "First thing")' in text  # under its old criterion: never guessed
     assert len(report.kept_orphans) == 1 and not report.retargeted
 
 
 def test_a_renamed_case_with_the_same_prompt_takes_its_checks(tmp_path: Path) -> None:
     before = [{"id": 1, "prompt": "Write notes for 2.4", "assertions": ["Names the version"]}]
     after = [{"id": "release-notes", "prompt": "Write notes for 2.4", "assertions": ["Names the version"]}]
-    text, report = _reimport(tmp_path, before, ("    return unwritten('Names the version')", BODY), after)
-    assert "@check('release-notes', 'Names the version')\ndef check_release_notes_" in text and BODY in text
+    text, report = _reimport(tmp_path, before, ('    return unwritten("Names the version")', BODY), after)
+    assert '@check("release-notes", "Names the version")\ndef check_release_notes_' in text and BODY in text
     assert "notes-1" not in text.split('"""', 2)[2]  # the old id is gone from the checks
     assert report.retargeted
 

@@ -53,7 +53,7 @@ def test_edited_check_survives_a_source_change(tmp_path: Path) -> None:
     _import(tmp_path, BASE)
     _edit(
         tmp_path,
-        "return unwritten('Groups changes under Features and Fixes')",
+        'return unwritten("Groups changes under Features and Fixes")',
         "return 'features' in answer.lower() and 'fixes' in answer.lower()",
     )
     changed = [dict(BASE[0], prompt="Write notes for 2.4.1"), BASE[1]]
@@ -72,19 +72,19 @@ def test_hand_added_import_helper_and_comment_are_kept(tmp_path: Path) -> None:
     )
     _edit(
         tmp_path,
-        "return unwritten('Mentions dark mode')",
+        'return unwritten("Mentions dark mode")',
         "# checked by hand\n    return short(answer) and 'dark mode' in answer",
     )
     after = _import(tmp_path, BASE + [{"id": 3, "prompt": "p3", "assertions": ["New"]}])
     assert "import textwrap  # added by hand" in after
     assert after.rstrip().endswith("return len(answer) < 500")
-    assert "# checked by hand" in after and "@check('notes-3', 'New')" in after
+    assert "# checked by hand" in after and '@check("notes-3", "New")' in after
     assert _run(after, "notes-2", "dark mode") == [True]
 
 
 def test_untouched_generated_check_follows_the_source(tmp_path: Path) -> None:
     before = _import(tmp_path, BASE)
-    assert "contains_any(answer, ['--legacy'])" in before
+    assert 'contains_any(answer, ["--legacy"])' in before
     changed = [
         dict(
             BASE[0],
@@ -96,13 +96,13 @@ def test_untouched_generated_check_follows_the_source(tmp_path: Path) -> None:
         BASE[1],
     ]
     after = _import(tmp_path, changed)
-    assert "contains_any(answer, ['--legacy', '--old'])" in after
-    assert "contains_any(answer, ['--legacy'])" not in after
+    assert 'contains_any(answer, ["--legacy", "--old"])' in after
+    assert 'contains_any(answer, ["--legacy"])' not in after
 
 
 def test_untouched_check_of_a_removed_criterion_goes_an_edited_one_stays(tmp_path: Path) -> None:
     _import(tmp_path, BASE)
-    _edit(tmp_path, "return contains_any(answer, ['--legacy'])", "return '--legacy' in answer")
+    _edit(tmp_path, 'return contains_any(answer, ["--legacy"])', "return '--legacy' in answer")
     changed = [dict(BASE[0], assertions=["Something else entirely"]), BASE[1]]
     out = tmp_path / "evals"
     outcome = import_source("evals-json", _source(tmp_path, changed), out=out)
@@ -118,7 +118,7 @@ def test_vanished_case_is_kept_and_reported_then_pruned_on_request(tmp_path: Pat
     out = tmp_path / "evals"
     assert main(["import", "--format", "evals-json", str(source), "--out", str(out)]) == 0
     assert "gone from the source but kept in the check module: notes-2" in capsys.readouterr().err
-    assert "@check('notes-2', 'Mentions dark mode')" in (out / "checks.py").read_text()
+    assert '@check("notes-2", "Mentions dark mode")' in (out / "checks.py").read_text()
     assert main(["import", "--format", "evals-json", str(source), "--out", str(out), "--prune"]) == 0
     assert "Removed 1 vanished case from" in capsys.readouterr().err
     assert "notes-2" not in (out / "checks.py").read_text()
@@ -127,12 +127,12 @@ def test_vanished_case_is_kept_and_reported_then_pruned_on_request(tmp_path: Pat
 def test_new_case_is_added_in_source_order(tmp_path: Path) -> None:
     _import(tmp_path, [BASE[1]])
     after = _import(tmp_path, BASE)
-    assert after.index("@check('notes-1'") < after.index("@check('notes-2'")
+    assert after.index('@check("notes-1"') < after.index('@check("notes-2"')
 
 
 def test_reimport_with_edits_is_idempotent(tmp_path: Path) -> None:
     _import(tmp_path, BASE)
-    _edit(tmp_path, "return unwritten('Mentions dark mode')", "return 'dark' in answer")
+    _edit(tmp_path, 'return unwritten("Mentions dark mode")', "return 'dark' in answer")
     once = _import(tmp_path, [BASE[1]])  # case 1 vanished: kept
     twice = _import(tmp_path, [BASE[1]])
     assert once == twice
@@ -145,7 +145,7 @@ def test_fresh_module_reimported_unchanged_is_byte_identical(tmp_path: Path) -> 
 
 def test_module_that_no_longer_compiles_is_not_overwritten(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     _import(tmp_path, BASE)
-    broken = _edit(tmp_path, "return unwritten('Mentions dark mode')", "return (")
+    broken = _edit(tmp_path, 'return unwritten("Mentions dark mode")', "return (")
     source = _source(tmp_path, BASE)
     assert main(["import", "--format", "evals-json", str(source), "--out", str(tmp_path / "evals")]) == 3
     assert "would not compile" in capsys.readouterr().err

@@ -19,6 +19,7 @@ import os
 import signal
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from .errors import OutputError
 from .files import read_limited
@@ -158,7 +159,7 @@ def _current(path: Path) -> bytes | None:
 def _write_manifest(targets: list[Path], new: dict[str, str]) -> None:
     folder = targets[0].parent
     old = {t.name: _digest(_current(t)) for t in targets}
-    text = json.dumps({"old": old, "new": new}, indent=2, sort_keys=True) + "\n"
+    text = json.dumps({"old": old, "new": new, "pid": os.getpid()}, indent=2, sort_keys=True) + "\n"
     temp, _ = _write_temp(folder / MANIFEST, text)
     os.replace(temp, folder / MANIFEST)
 
@@ -175,9 +176,36 @@ def torn(folder: Path) -> str | None:
     except (ValueError, KeyError, TypeError):
         return f"{folder / MANIFEST} is not a manifest adhd-evals wrote; delete it and import again"
     actual = {name: _digest(_current(folder / name)) for name in names}
-    if actual in (sets["new"], sets["old"]):
+    if actual in (sets["new"], sets["old"]) or _changed_since(folder, names, actual, sets):
+        _clear_stale(folder, sets)
         return None
     return (
         f"{' and '.join(str(folder / n) for n in names)} are not from one import "
         "(an import into this folder was interrupted): rerun it"
     )
+
+
+def _changed_since(
+    folder: Path, names: list[str], actual: dict[str, str | None], sets: dict[str, Any]
+) -> bool:
+    """Files changed after the manifest was written (a person's edit: the writer's renames
+    only move files written before it) while the rest match one write: a stale manifest
+    left by a kill after the last rename (or before the first), not a torn pair."""
+    try:
+        written = (folder / MANIFEST).stat().st_mtime_ns
+        later = {name for name in names if (folder / name).stat().st_mtime_ns > written}
+    except OSError:
+        return False
+    rest = {name: actual[name] for name in names if name not in later}
+    return bool(later) and any(
+        rest == {name: pair.get(name) for name in rest} for pair in (sets["new"], sets["old"])
+    )
+
+
+def _clear_stale(folder: Path, sets: dict[str, Any]) -> None:
+    """Remove a manifest whose writer is gone: it describes a write that is over."""
+    pid = sets.get("pid")
+    if isinstance(pid, int) and pid != os.getpid() and _alive(pid):
+        return  # its writer is still renaming
+    with contextlib.suppress(OSError):
+        (folder / MANIFEST).unlink()

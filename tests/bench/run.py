@@ -659,7 +659,7 @@ def bench_sources(repeat: int) -> None:
         text = module.read_text()
         for n in range(0, 10_000, 100):  # 100 checks written by hand
             text = text.replace(
-                f"    return unwritten('Criterion {n} a')", f"    return 'v{n}' in answer  # mine", 1
+                f'    return unwritten("Criterion {n} a")', f"    return 'v{n}' in answer  # mine", 1
             )
         module.write_text(text)
         for n in range(0, 10_000, 100):  # and their criteria reworded upstream

@@ -75,16 +75,16 @@ def test_changed_dialect_regenerates_untouched_checks_and_keeps_edited_ones(tmp_
     import_source("evals-json", source, out=out, dialect=dialect.load(rules))
     module = out / "checks.py"
     before = module.read_text()
-    assert "return contains(answer, 'Dark mode', ignore_case=False)" in before
-    assert "return contains(answer, 'Fixes', ignore_case=False)" in before
+    assert 'return contains(answer, "Dark mode", ignore_case=False)' in before
+    assert 'return contains(answer, "Fixes", ignore_case=False)' in before
     edited = "return 'fixes' in answer.lower()  # ours"
-    module.write_text(before.replace("return contains(answer, 'Fixes', ignore_case=False)", edited))
+    module.write_text(before.replace('return contains(answer, "Fixes", ignore_case=False)', edited))
     rules.write_text(RULE.format(case="insensitive"))
     outcome = import_source("evals-json", source, out=out, dialect=dialect.load(rules))
     after = module.read_text()
-    assert "return contains(answer, 'Dark mode', ignore_case=True)" in after  # regenerated
+    assert 'return contains(answer, "Dark mode", ignore_case=True)' in after  # regenerated
     assert edited in after  # a person's edit stays
-    assert "contains(answer, 'Fixes'" not in after  # the criterion kept its text: no second check
+    assert 'contains(answer, "Fixes"' not in after  # the criterion kept its text: no second check
     assert outcome.merge_report is not None and "Kept 1" in " ".join(outcome.merge_report.lines())
     assert f"Dialect: {rules} (blake2s {dialect.load(rules).digest})." in after
 

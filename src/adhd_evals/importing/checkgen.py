@@ -75,7 +75,9 @@ def matches_exactly(answer: str, expected: str) -> bool:
     """evalflow's exact_match: equal after lowercasing and collapsing
     whitespace, or equal once ASCII punctuation is removed as well."""
     actual, wanted = _normalized(answer), _normalized(expected)
-    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)
+    if actual == wanted:
+        return True
+    return _without_punctuation(actual) == _without_punctuation(wanted)
 
 
 def unwritten(criterion: str) -> bool:
@@ -84,7 +86,7 @@ def unwritten(criterion: str) -> bool:
     return False
 '''
 
-_RULE = "# " + "-" * 76
+RULE = "# " + "-" * 76
 MARKER = "# adhd-evals: "  # begins every marker line; nothing else may begin so
 
 
@@ -107,7 +109,7 @@ def literal(value: Any) -> str:
     result is always one line that evaluates back to exactly `value`.
     """
     if isinstance(value, str):
-        return repr(value)
+        return _quoted(value)
     if isinstance(value, bool) or value is None:
         return repr(value)
     if isinstance(value, int):  # counts, bounded by the dialect's reader
@@ -115,6 +117,62 @@ def literal(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(literal(item) for item in value) + "]"
     raise TypeError(f"no literal for {type(value).__name__}")
+
+
+def _quoted(value: str) -> str:
+    """`repr`, with the quotes black and ruff format choose: double, unless that
+    needs more escaped quotes than single (so a formatter leaves it as it is)."""
+    written = repr(value)
+    if written[0] == '"' or '"' not in value:  # Python chose double, or no quote to escape
+        return written if written[0] == '"' else f'"{written[1:-1]}"'
+    if "'" not in value or value.count('"') > value.count("'"):
+        return written
+    # repr escaped every ' (it holds both kinds): escape the " instead; in repr's
+    # text a ' is always preceded by its escaping backslash.
+    return '"' + written[1:-1].replace("\\'", "'").replace('"', '\\"') + '"'
+
+
+LINE_LENGTH = 88  # black's and ruff format's default: the module is laid out as they lay it out
+
+
+def _fits(line: str) -> bool:
+    """Whether a formatter keeps `line` whole. Every non-ASCII character counts
+    twice (an upper bound of the display width both formatters measure), so a
+    line kept whole here is kept whole by both; a line split here carries a
+    trailing comma, which both keep split."""
+    width = len(line) if line.isascii() else len(line) + sum(not ch.isascii() for ch in line)
+    return width <= LINE_LENGTH
+
+
+Arg = str | tuple[str, list[str]]  # a rendered argument, or a list literal: (its "name=" or "", items)
+
+
+def _flat(arg: Arg) -> str:
+    return arg if isinstance(arg, str) else f"{arg[0]}[{', '.join(arg[1])}]"
+
+
+def call_lines(head: str, args: list[Arg], indent: str = "") -> list[str]:
+    """`head(args)` on one line when it fits, else one argument a line with a trailing
+    comma (a list that does not fit either: one item a line), as black and ruff write it."""
+    whole = f"{indent}{head}({', '.join(map(_flat, args))})"
+    if _fits(whole):
+        return [whole]
+    inner = indent + "    "
+    lines = [f"{indent}{head}("]
+    for arg in args:
+        one = f"{inner}{_flat(arg)},"
+        if isinstance(arg, str) or _fits(one):
+            lines.append(one)
+        else:
+            lines += [f"{inner}{arg[0]}[", *(f"{inner}    {item}," for item in arg[1]), f"{inner}],"]
+    lines.append(f"{indent})")
+    return lines
+
+
+def _arg(value: Any, prefix: str = "") -> Arg:
+    if isinstance(value, (list, tuple)) and not any(isinstance(item, (list, tuple)) for item in value):
+        return prefix, [literal(item) for item in value]
+    return prefix + literal(value)
 
 
 def comment(text: str, prefix: str = "# ") -> list[str]:
@@ -159,13 +217,23 @@ def function_names(cases: Iterable[Case]) -> dict[str, str]:
     return names
 
 
-def call(check: Check) -> str:
-    """The expression that checks one criterion against `answer`."""
+def call(check: Check) -> tuple[str, list[Arg]]:
+    """The function and arguments that check one criterion against `answer`."""
     if check.kind is CheckKind.UNWRITTEN:
-        return f"unwritten({literal(check.args[0])})"
-    args = "".join(f", {literal(arg)}" for arg in check.args)
-    keywords = "".join(f", {name}={literal(value)}" for name, value in check.options)
-    return f"{check.kind.value}(answer{args}{keywords})"
+        return "unwritten", [literal(check.args[0])]
+    args: list[Arg] = ["answer", *(_arg(arg) for arg in check.args)]
+    args += [_arg(value, f"{name}=") for name, value in check.options]
+    return check.kind.value, args
+
+
+def check_text(case_id: str, criterion: str, name: str, function: str, args: list[Arg]) -> str:
+    """One generated check: its registration, its function, its one return."""
+    define = f"def {name}(answer: str) -> bool:"
+    if not _fits(define):
+        define = f"def {name}(\n    answer: str,\n) -> bool:"
+    decorator = call_lines("@check", [literal(case_id), literal(criterion)])
+    body = call_lines(f"return {function}", args, "    ")
+    return "\n".join([*decorator, define, *body])
 
 
 class Unit(NamedTuple):
@@ -207,7 +275,7 @@ def fingerprint(text: str) -> str:
 
 def case_units(case: Case, stem: str) -> list[Unit]:
     case_key, legacy_case = short_hash(case.id), short_hash(case.id, 4)
-    lines = [_RULE, *comment(f"case {case.id}")]
+    lines = [RULE, *comment(f"case {case.id}")]
     if case.origin:
         lines += comment(f"from {case.origin}")
     for kept in case.notes:
@@ -216,7 +284,6 @@ def case_units(case: Case, stem: str) -> list[Unit]:
             lines += comment(f"({kept.remark})", prefix="#   ")
     units = [Unit("case", case_key, "\n".join(lines), legacy_case)]
     seen: dict[str, int] = {}
-    registered = literal(case.id)
     for item in case.checks:
         criterion = item.criterion
         key, short = short_hash(criterion), short_hash(criterion, 3)  # short: names
@@ -224,16 +291,10 @@ def case_units(case: Case, stem: str) -> list[Unit]:
         seen[short] = seen.get(short, 0) + 1
         again = f"_{seen[key]}" if seen[key] > 1 else ""
         name = f"check_{stem}_{short}" + (f"_{seen[short]}" if seen[short] > 1 else "")
-        quoted = literal(criterion)
-        # A placeholder's argument is most often its criterion: quote it once.
-        code = f"unwritten({quoted})" if item.kind is _UNWRITTEN and item.args[0] is criterion else call(item)
-        text = f"@check({registered}, {quoted})\ndef {name}(answer: str) -> bool:\n    return {code}"
+        text = check_text(case.id, criterion, name, *call(item))
         units.append(Unit("check", f"{case_key}.{key}{again}", text, f"{legacy_case}.{name[len(stem) + 7 :]}",
                           case.id, criterion, name))  # fmt: skip
     return units
-
-
-_UNWRITTEN = CheckKind.UNWRITTEN
 
 
 def header(result: ImportResult) -> str:
@@ -251,7 +312,7 @@ def header(result: ImportResult) -> str:
         "import and comment you edit or add. Leave the '# adhd-evals:' lines in place;",
         "they tell a re-import what it generated. Notes from the source are comments.",
     ]
-    body = "\n".join(printable(line) for line in about)
+    body = "\n".join(printable(line).rstrip() for line in about)  # formatters strip trailing spaces
     return '"""' + body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n"""\n\n'
 
 
@@ -275,8 +336,9 @@ def assemble(parts: list[tuple[str, str]]) -> str:
 
 
 def region(unit: Unit, *, first: bool = False) -> str:
-    """How a freshly generated unit is laid out before its marker."""
-    return unit.text + "\n" if first else "\n\n" + unit.text + "\n"
+    """How a freshly generated unit is laid out before its marker: two blank lines
+    between code and a comment, as black and ruff format put them."""
+    return ("" if first else "\n\n") + unit.text + ("\n" if unit.kind == "case" else "\n\n\n")
 
 
 def render(result: ImportResult) -> str:
@@ -290,5 +352,5 @@ def render_pieces(result: ImportResult) -> Iterator[str]:
     first = preamble(result)
     yield region(first, first=True) + first.marker + "\n"
     for case in result.cases:
-        yield "".join([f"\n\n{u.text}\n{MARKER}{u.kind} {u.key} {fingerprint(u.text)}\n"  # region + marker
+        yield "".join([f"{region(u)}{MARKER}{u.kind} {u.key} {fingerprint(u.text)}\n"
                        for u in case_units(case, names[case.id])])  # fmt: skip

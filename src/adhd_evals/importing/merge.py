@@ -19,14 +19,19 @@ too, and stays at the end.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import OutputError
 from ..text import plural
-from .checkgen import MARKER, Unit, assemble, fingerprint, region, units
+from .checkgen import MARKER, Unit, assemble, comment, fingerprint, region, units
 from .model import ImportResult
 from .registrations import registered_in
+
+if TYPE_CHECKING:
+    from .generated import Generated
 
 _MARKER_LINE = re.compile(rf"^{re.escape(MARKER)}(preamble|case|check) (\S+) ([0-9a-f]{{16}})$", re.MULTILINE)
 
@@ -39,8 +44,24 @@ class Region:
     marker: str
 
     @property
+    def print_(self) -> str:
+        return self.marker.rsplit(" ", 1)[1]
+
+    @functools.cached_property
     def untouched(self) -> bool:
-        return fingerprint(self.text) == self.marker.rsplit(" ", 1)[1]
+        """As generated, or only reformatted (a formatter is not a person: see generated.py)."""
+        if fingerprint(self.text) == self.print_:
+            return True
+        from .generated import formatted_only
+
+        return formatted_only(self.kind, self.text, self.print_)
+
+    @functools.cached_property
+    def generated(self) -> Generated | None:
+        """In a check region: the function the import wrote (see generated.py)."""
+        from .generated import generated_function
+
+        return generated_function(self.text, self.key, self.print_) if self.kind == "check" else None
 
     @property
     def case_key(self) -> str:
@@ -57,6 +78,8 @@ class MergeReport:
     pruned_cases: list[str] = field(default_factory=list)
     kept_markers: set[str] = field(default_factory=set)  # markers of regions kept as a person left them
     retargeted: list[str] = field(default_factory=list)  # edited checks moved to a reworded criterion
+    moved: list[tuple[str, int]] = field(default_factory=list)  # (pruned case, lines a person wrote moved)
+    pruned_edited: list[str] = field(default_factory=list)  # generated checks a person edited, pruned
 
     def lines(self) -> list[str]:
         out = []
@@ -76,6 +99,18 @@ class MergeReport:
             out.append(
                 f"{plural(len(self.vanished_cases), 'case')} gone from the source but kept in the check "
                 "module: " + ", ".join(self.vanished_cases) + ". Re-import with --prune to remove them."
+            )
+        if self.moved:
+            out.append(
+                f"Moved {plural(sum(n for _, n in self.moved), 'line')} a person wrote beside the checks of "
+                "pruned cases to the end of the check module: "
+                + ", ".join(f"{label} ({plural(n, 'line')})" for label, n in self.moved)
+                + "."
+            )
+        if self.pruned_edited:
+            out.append(
+                f"Removed {plural(len(self.pruned_edited), 'generated check')} a person had edited, with "
+                "their pruned cases: " + ", ".join(self.pruned_edited) + "."
             )
         if self.pruned_cases:
             out.append(
@@ -160,19 +195,22 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False,
     # comments go with it (an edited piece would stay, as ever).
     moved_from = {region.case_key for region, _ in moves.values()} - new_cases
     remaining = [r for r in old if r.key not in consumed and not (r.case_key in moved_from and r.untouched)]
-    leftovers = _leftovers(remaining, new_keys, new_cases, prune, report)
-    merged = assemble(parts + leftovers) + trailing
+    leftovers, moved = _leftovers(remaining, new_keys, new_cases, prune, report)
+    kept_text = "".join(moved)
+    merged = assemble(parts + leftovers) + kept_text + trailing
+    if parts and parts[0][1] in report.kept_markers:  # a preamble a person edited: can its checks run?
+        _refuse_missing_helpers(parts[0][0] + kept_text + trailing, result)
     # What the generator wrote is safe by construction; only what a person wrote can break
     # the module, so only that is compiled (a 50,000-case module is never parsed whole).
     written_by_people = [text for text, marker in parts if marker in report.kept_markers]
-    _refuse_broken([*written_by_people, *(text for text, _ in leftovers), trailing], merged)
+    _refuse_broken([*written_by_people, *(text for text, _ in leftovers), kept_text, trailing], merged)
     return merged, report
 
 
 def _retargets(old: list[Region], fresh: list[Unit], previous: dict[str, Region | None], new_keys: set[str],
                result: ImportResult, old_prompts: dict[str, str]) -> dict[str, tuple[Region, str]]:  # fmt: skip
     """Fresh check units -> (an edited orphan, its retargeted text), where the match is sure."""
-    from .retarget import Old, criterion_of, pair, retarget
+    from .retarget import Old, pair, retarget
 
     legacy_case = {u.legacy_key.split(".", 1)[0]: u.key.split(".", 1)[0] for u in fresh if u.legacy_key}
     old_cases: dict[str, list[Region]] = {}
@@ -190,31 +228,41 @@ def _retargets(old: list[Region], fresh: list[Unit], previous: dict[str, Region 
         regions, units_ = old_cases.get(old_case, []), new_cases[new_case]
         olds = []
         for position, found in enumerate(regions):
-            if found.key not in new_keys and not found.untouched:
-                case_id, criterion = criterion_of(found.text)
-                olds.append(Old(found.key, case_id, criterion, position))
+            # Only the function the import wrote follows a reworded criterion: what it registers
+            # decides the pairing, never a check a person added beside it.
+            if found.key not in new_keys and not found.untouched and found.generated is not None:
+                olds.append(Old(found.key, found.generated.case_id, found.generated.criterion, position))
         open_units = [(u.key, u.criterion, i) for i, u in enumerate(units_) if previous[u.key] is None]
         by_key = {u.key: u for u in units_}
         for old_key, unit_key in pair(olds, open_units, len(regions), len(units_)).items():
             orphan = next(r for r in regions if r.key == old_key)
-            unit = by_key[unit_key]
-            text = retarget(orphan.text, unit.case_id, unit.criterion, unit.name)
+            unit, generated = by_key[unit_key], orphan.generated
+            assert generated is not None
+            if generated.untouched:  # a person only added beside it: regenerate it in place
+                moves[unit_key] = (orphan, _spliced(orphan.text, generated, unit.text))
+                continue
+            text = retarget(orphan.text, generated.name, unit.case_id, unit.criterion, unit.name)
             if text is not None:
                 moves[unit_key] = (orphan, text)
     return moves
 
 
+def _spliced(text: str, generated: Generated, replacement: str | None) -> str:
+    """`text` with the generated function's lines replaced (or removed), every other line as it is."""
+    lines = text.split("\n")
+    middle = [] if replacement is None else replacement.split("\n")
+    return "\n".join(lines[: generated.first - 1] + middle + lines[generated.last :])
+
+
 def _moved_cases(old_cases: dict[str, list[Region]], new_cases: dict[str, list[Unit]], result: ImportResult,
                  old_prompts: dict[str, str]) -> dict[str, str]:  # fmt: skip
     """New case key -> old case key, for a case whose id changed but whose prompt did not."""
-    from .retarget import criterion_of
-
     gone = {key for key in old_cases if key not in new_cases}
     if not gone or not old_prompts:
         return {}
     old_by_prompt: dict[str, list[str]] = {}
     for key in gone:
-        ids = {case_id for r in old_cases[key] if (case_id := criterion_of(r.text)[0]) is not None}
+        ids = {found.generated.case_id for found in old_cases[key] if found.generated is not None}
         prompt = old_prompts.get(ids.pop()) if len(ids) == 1 else None
         if prompt is not None:
             old_by_prompt.setdefault(prompt, []).append(key)
@@ -237,9 +285,12 @@ def _case_key(case_id: str) -> str:
 
 
 def _moved(unit: Unit, move: tuple[Region, str], report: MergeReport) -> tuple[str, str]:
-    """An edited check retargeted to its reworded criterion: still the person's (edited)."""
+    """An edited check retargeted to its reworded criterion: still the person's (edited);
+    one whose generated function was untouched carries the fresh function's fingerprint."""
     region, text = move
-    marker = f"{MARKER}check {unit.key} {region.marker.rsplit(' ', 1)[1]}"
+    generated = region.generated
+    print_ = fingerprint(unit.text) if generated is not None and generated.untouched else region.print_
+    marker = f"{MARKER}check {unit.key} {print_}"
     report.retargeted.append(unit.key)
     report.kept_markers.add(marker)
     return text, marker
@@ -249,21 +300,67 @@ def _choose(unit: Unit, previous: Region | None, first: bool, report: MergeRepor
     if previous is None:
         report.added += 1
     elif not previous.untouched:
-        # Kept as the person left it; a 32-bit key of an older module becomes today's key
-        # (the fingerprint stays, so the region still reads as edited next time).
-        marker = previous.marker.replace(f" {previous.key} ", f" {unit.key} ", 1)
         report.kept_edited.append(unit.key)
+        if unit.kind == "preamble":
+            text, marker = _preamble(unit, previous)
+        elif (generated := previous.generated) is not None and generated.untouched:
+            # A person added beside the generated function: it is regenerated, the rest kept.
+            text, marker = _spliced(previous.text, generated, unit.text), unit.marker
+        else:
+            # Kept as the person left it; a 32-bit key of an older module becomes today's key
+            # (the fingerprint stays, so the region still reads as edited next time).
+            text, marker = previous.text, previous.marker.replace(f" {previous.key} ", f" {unit.key} ", 1)
         report.kept_markers.add(marker)
-        return previous.text, marker
+        return text, marker
     else:
         report.regenerated += 1
     return region(unit, first=first), unit.marker
 
 
-def _leftovers(
-    old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool, report: MergeReport
-) -> list[tuple[str, str]]:
+def _preamble(unit: Unit, previous: Region) -> tuple[str, str]:
+    """An edited preamble: the generated part updated, the person's lines kept where they
+    were (a three-way merge against what was generated), or a refusal naming them."""
+    from .generated import generated_preamble
+    from .threeway import Conflict, three_way
+
+    base = generated_preamble(previous.text, previous.print_)
+    if base is None or base == unit.text:  # nothing to update, or no telling what was generated
+        return previous.text, previous.marker
+    try:
+        merged = three_way(base, previous.text.strip("\n"), unit.text)
+    except Conflict as conflict:
+        raise OutputError(
+            f"the check module's preamble has lines a person changed ({conflict.where}) where this "
+            "import changes the generated helpers too, so they cannot be kept in place: move them "
+            "below the preamble's '# adhd-evals:' line (or move checks.py aside) and import again"
+        ) from None
+    return merged + "\n\n\n", unit.marker
+
+
+def _refuse_missing_helpers(kept: str, result: ImportResult) -> None:
+    """A preamble a person edited must still define every helper the checks call:
+    never a module whose checks fail with NameError."""
+    from .generated import defined_names
+
+    defined = defined_names(kept)
+    if defined is None:  # no telling (a star import, a piece that parses only with its neighbours)
+        return
+    needed = {"check"} | {item.kind.value for case in result.cases for item in case.checks}
+    missing = sorted(needed - defined)
+    if missing:
+        raise OutputError(
+            "the check module's preamble was edited, and this import's checks call "
+            f"{', '.join(missing)}, which it does not define; restore the preamble (or move "
+            "checks.py aside) and import again"
+        )
+
+
+def _leftovers(old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool,
+               report: MergeReport) -> tuple[list[tuple[str, str]], list[str]]:  # fmt: skip
+    """Regions the new source has no place for: kept (with their markers), and under
+    `prune`, the lines a person wrote in a pruned case's regions (moved, without markers)."""
     kept: list[tuple[str, str]] = []
+    moved: list[str] = []
     gone = [r for r in old if r.key not in new_keys and r.kind != "preamble"]
     by_case: dict[str, list[Region]] = {}
     for leftover in gone:
@@ -275,13 +372,34 @@ def _leftovers(
                 report.kept_orphans.append(leftover.key)
                 kept.append((leftover.text, leftover.marker))
             continue
+        label = _case_label(leftover, by_case)
         if leftover.case_key not in labelled:
             labelled.add(leftover.case_key)
-            label = _case_label(leftover, by_case)
             (report.pruned_cases if prune else report.vanished_cases).append(label)
         if not prune:
             kept.append((leftover.text, leftover.marker))
-    return kept
+            continue
+        if leftover.untouched:  # all the import's: pruned
+            continue
+        if (generated := leftover.generated) is not None and not generated.untouched:
+            report.pruned_edited.append(generated.name)  # pruned as asked, and named
+        if rest := _written_by_a_person(leftover).strip("\n"):
+            report.moved.append((label, len([line for line in rest.split("\n") if line.strip()])))
+            note = comment(
+                f"Kept by adhd-evals from pruned case {label} (--prune): written beside its checks."
+            )
+            moved.append("\n\n" + "\n".join(note) + "\n" + rest + "\n")
+    return kept, moved
+
+
+def _written_by_a_person(leftover: Region) -> str:
+    """A pruned region without what the import wrote in it (all of it, when that cannot be told)."""
+    from .generated import generated_comments
+
+    if leftover.kind == "check":
+        generated = leftover.generated
+        return leftover.text if generated is None else _spliced(leftover.text, generated, None)
+    return generated_comments(leftover.text, leftover.print_)
 
 
 def _refuse_broken(pieces: list[str], merged: str) -> None:

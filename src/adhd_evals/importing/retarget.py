@@ -17,7 +17,6 @@ module) is the same case: its edited checks move to the new id the same way.
 
 from __future__ import annotations
 
-import ast
 import re
 import string
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .checkgen import literal
-from .registrations import DECORATOR, registration
+from .registrations import DECORATOR
 
 _PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
 _SPACE = re.compile(r"\s+")
@@ -43,20 +42,6 @@ class Old:
     case_id: str | None
     criterion: str | None
     position: int
-
-
-def criterion_of(text: str) -> tuple[str | None, str | None]:
-    """(case id, criterion) a region registers, read with ast; (None, None) if unreadable."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None, None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            found = registration(node)
-            if found is not None:
-                return found
-    return None, None
 
 
 def pair(orphans: list[Old], fresh: list[tuple[str, str, int]], old_count: int,
@@ -85,11 +70,16 @@ def pair(orphans: list[Old], fresh: list[tuple[str, str, int]], old_count: int,
 
 
 class _Retarget(cst.CSTTransformer):
-    def __init__(self, case_id: str, criterion: str, name: str) -> None:
-        self.case_id, self.criterion, self.name = case_id, criterion, name
+    """Rewrites the one function the import wrote (`target`); every other function,
+    a person's own @check included, is left as written."""
+
+    def __init__(self, target: str, case_id: str, criterion: str, name: str) -> None:
+        self.target, self.case_id, self.criterion, self.name = target, case_id, criterion, name
         self.done = False
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        if self.done or original.name.value != self.target:
+            return updated
         decorators = []
         found = False
         for decorator in updated.decorators:
@@ -110,12 +100,13 @@ class _Retarget(cst.CSTTransformer):
         return updated.with_changes(decorators=decorators, name=cst.Name(self.name))
 
 
-def retarget(text: str, case_id: str, criterion: str, name: str) -> str | None:
-    """The region with its @check arguments and function name rewritten; None if it cannot be."""
+def retarget(text: str, target: str, case_id: str, criterion: str, name: str) -> str | None:
+    """The region with the @check arguments and the name of its function `target` (the one
+    the import wrote) rewritten; None if it cannot be."""
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError:
         return None
-    changer = _Retarget(case_id, criterion, name)
+    changer = _Retarget(target, case_id, criterion, name)
     rewritten = module.visit(changer)
     return rewritten.code if changer.done else None

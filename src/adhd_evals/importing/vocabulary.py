@@ -46,19 +46,34 @@ def contains(answer: str, needle: str, *, ignore_case: bool) -> bool:
     return _fold(needle, ignore_case) in _fold(answer, ignore_case)
 
 
-def contains_any(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:
+def contains_any(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool,
+) -> bool:
     """At least one needle occurs in the answer as plain text."""
     text = _fold(answer, ignore_case)
     return any(_fold(n, ignore_case) in text for n in _texts(needles))
 
 
-def contains_all(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:
+def contains_all(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool,
+) -> bool:
     """Every needle occurs in the answer as plain text."""
     text = _fold(answer, ignore_case)
     return all(_fold(n, ignore_case) in text for n in _texts(needles))
 
 
-def contains_none(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:
+def contains_none(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool,
+) -> bool:
     """No needle occurs in the answer as plain text."""
     text = _fold(answer, ignore_case)
     return not any(_fold(n, ignore_case) in text for n in _texts(needles))
@@ -91,7 +106,9 @@ def matches_exactly(answer: str, expected: str) -> bool:
     """evalflow's exact_match: equal after lowercasing and collapsing
     whitespace, or equal once ASCII punctuation is removed as well."""
     actual, wanted = _normalized(answer), _normalized(expected)
-    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)
+    if actual == wanted:
+        return True
+    return _without_punctuation(actual) == _without_punctuation(wanted)
 
 
 def regex(answer: str, pattern: str, *, ignore_case: bool) -> bool:
@@ -118,7 +135,9 @@ def max_chars(answer: str, count: int) -> bool:
 
 # Han, kana and Hangul are written without spaces between words: each such
 # character counts as one word; any other run of non-space characters is one.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0003134f"
+# (Kana and Han in the BMP, then Hangul and Han beyond the BMP.)
+_KANA_HAN = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = _KANA_HAN + "\uac00-\ud7af\U00020000-\U0003134f"
 _WORD = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
 
 
@@ -139,7 +158,12 @@ def max_words(answer: str, count: int) -> bool:
     return words(answer) <= count
 
 
-def in_order(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:
+def in_order(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool,
+) -> bool:
     """Every needle occurs as plain text, each one starting after the end of
     the previous one's first occurrence that follows it."""
     text, start = _fold(answer, ignore_case), 0
@@ -163,7 +187,8 @@ def is_json(answer: str, schema: str | None = None) -> bool:
         return True
     import jsonschema
 
-    return jsonschema.validators.validator_for(json.loads(schema))(json.loads(schema)).is_valid(value)
+    parsed = json.loads(schema)
+    return jsonschema.validators.validator_for(parsed)(parsed).is_valid(value)
 
 
 def unwritten(criterion: str) -> bool:
