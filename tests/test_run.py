@@ -99,6 +99,7 @@ def test_fails_then_succeeds_within_retries(work: Path) -> None:
                 str(work / "state"),
             ],
             "response_format": "claude-json",
+            "assume_call_usd": 0.01,  # what each failed attempt is charged (its cost is unknown)
         },
     )
     assert (
@@ -238,6 +239,7 @@ def test_jobs_write_whole_lines(work: Path) -> None:
         slow={
             "command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0", "--sleep", "0.05"],
             "response_format": "claude-json",
+            "assume_call_usd": 0.01,
         },
     )
     assert (

@@ -366,6 +366,12 @@ def run_command(
     max_output_bytes: int = typer.Option(
         16 * 1024 * 1024, "--max-output-bytes", help="End a call that prints more than this."
     ),
+    assume_call_usd: float | None = typer.Option(
+        None,
+        "--assume-call-usd",
+        help="Without a budget_flag: the most one call may cost (held, and charged "
+        "when its cost is unknown). Default: the runner's assume_call_usd; required with --jobs above 1.",
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
@@ -391,6 +397,7 @@ def run_command(
         backoff,
         max_calls,
         max_output_bytes,
+        assume_call_usd,
     )
     summary = run(request)
     if summary.repaired_bytes:
@@ -404,6 +411,10 @@ def run_command(
         f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}.",
         file=sys.stderr,
     )
+    if summary.charged_calls:
+        print(f"Of that, ${summary.charged:.4f} for {plural(summary.charged_calls, 'call')} that failed, timed out "
+              "or printed unreadable output after starting: charged the reservation: cost unknown.",
+              file=sys.stderr)  # fmt: skip
     if allow_unmetered:
         cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
         print(
@@ -556,6 +567,9 @@ def judge_command(
     ),
     retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds one judge call may take."),
+    assume_call_usd: float | None = typer.Option(
+        None, "--assume-call-usd", help="Without a budget_flag: the most one judge call may cost (see run)."
+    ),
 ) -> int:
     """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
     from .output import refuse_clobbering
@@ -567,7 +581,7 @@ def judge_command(
     )
 
     request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
-                           allow_unmetered, retries, timeout=timeout)  # fmt: skip
+                           allow_unmetered, retries, timeout=timeout, assume_call_usd=assume_call_usd)  # fmt: skip
     summary = judge(request)
     print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
           f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip
