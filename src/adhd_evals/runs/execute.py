@@ -165,7 +165,9 @@ class Budget:
     With a budget flag, a call reserves an equal share of what is unreserved
     among the calls that may still start, and the CLI is told that share; until
     one call has come back within what it was told, calls go one at a time (a
-    CLI that ignores its flag is caught on its first call, not on eight).
+    CLI that ignores its flag is caught on its first call, not on eight), and
+    no call starts with less left than the dearest call so far has cost (a CLI
+    that ignores a small share is not given one).
     Without one, a call reserves the dearest cost seen so far and at least the
     floor (`--assume-call-usd`); with no floor (allowed at --jobs 1 only) a call
     runs alone and holds all that is left. A call that costs more than it held
@@ -219,8 +221,8 @@ class Budget:
         if free <= 0:
             return None
         if self.flagged:
-            if not self.trusted and self.in_flight:
-                return None
+            if (not self.trusted and self.in_flight) or (self.dearest or 0.0) > free:
+                return None  # one at a time until trusted; never less left than a call has cost
             told = free / (self.jobs - self.in_flight)
             return (told if self.metered else 0.0), told
         if not self.metered:
@@ -372,15 +374,17 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
 
 
 def open_budget(request: Any, store: Store, ledger: Ledger, scope: tuple[str, str]) -> Budget:
-    """The budget of one (condition, runner): what its rows recorded and its ledger charged."""
+    """The budget of one (condition, runner) — of one runner, any condition, when the scope's
+    condition is "" (a judge's) — from what its rows recorded and its ledger charged."""
     runner: Runner = request.runner
-    recorded = sum(
-        usd for key, usd in store.spent.items() if key == scope or (scope[0] == "" and key[1] == scope[1])
-    )
-    return Budget(request.budget_usd, recorded, request.jobs, bool(runner.budget_flag),
-                  request.max_calls if request.allow_unmetered else None, floor=floor(request),
-                  metered=not request.allow_unmetered or runner.metered, runner=runner.name, ledger=ledger,
-                  scope=scope, charged=ledger.charged.get(scope, 0.0), confirm_rows=True)  # fmt: skip
+    mine = [key for key in store.spent if key == scope or (scope[0] == "" and key[1] == scope[1])]
+    budget = Budget(request.budget_usd, sum(store.spent[key] for key in mine), request.jobs,
+                    bool(runner.budget_flag), request.max_calls if request.allow_unmetered else None,
+                    floor=floor(request), metered=not request.allow_unmetered or runner.metered,
+                    runner=runner.name, ledger=ledger, scope=scope, charged=ledger.charged.get(scope, 0.0),
+                    confirm_rows=True)  # fmt: skip
+    budget.dearest = max((store.dearest.get(key, 0.0) for key in mine), default=None)  # earlier runs' too
+    return budget
 
 
 def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, summary: RunSummary,
@@ -401,6 +405,10 @@ def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, sum
 
 
 def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
+    lone = next((at for at, char in enumerate(prompt) if "\ud800" <= char <= "\udfff"), None)
+    if lone is not None:  # no UTF-8 bytes exist for it: neither argv nor stdin can carry it
+        raise UsageError(f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
+                         f"character {lone + 1}, which no UTF-8 text can carry; fix it in the catalog")  # fmt: skip
     if "\x00" in prompt:
         raise UsageError(f"case {case_id!r}: its prompt holds a NUL character, which no command line or "
                          "CLI reads intact; remove it from the catalog")  # fmt: skip

@@ -215,6 +215,7 @@ def call(argv: list[str], *, stdin_text: str | None, timeout: float | None, max_
     scratch, logs = base / "cwd", base  # the CLI sees an empty folder; its output lies beside it
     scratch.mkdir()
     tag = f"{me}/{next(_numbers)}/"
+    _guard_calls()
     try:
         with (logs / "out").open("wb") as out, (logs / "err").open("wb") as err:
             try:
@@ -356,20 +357,32 @@ def _read(path: Path, limit: int) -> str:
 # --- a run's calls as one guarded scope --------------------------------------------------------
 
 
+_guard: list[subprocess.Popen[bytes] | None] = []  # the scope's watchdog, once a call has started
+
+
 @contextlib.contextmanager
 def guarded(report: Callable[[str], None]) -> Iterator[None]:
     """Calls made inside never outlive it: stale scratch swept first (named through
-    `report`), us a subreaper, a watchdog for our SIGKILL, every tagged process ended after."""
+    `report`); at the first call, us a subreaper and a watchdog for our SIGKILL; every
+    tagged process ended after."""
     for line in sweep_stale():
         report(line)
-    become_subreaper()
-    watchdog = _start_watchdog()
+    _guard.clear()
     try:
         yield
     finally:
-        if LINUX:
+        if LINUX and _guard:
             end_tagged(f"{owner()}/", _scratch_root(owner()), descendants(os.getpid()))
-        _dismiss(watchdog)
+        _dismiss(_guard[0] if _guard else None)
+        _guard.clear()
+
+
+def _guard_calls() -> None:
+    """Before the first call: a run with no process (the built-in stub) needs no watchdog."""
+    with _spawning:
+        if not _guard:
+            become_subreaper()
+            _guard.append(_start_watchdog())
 
 
 def _scratch_root(who: str) -> str:

@@ -34,6 +34,7 @@ class Store:
     path: Path
     done: set[Key] = field(default_factory=set)
     spent: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
+    dearest: dict[tuple[str, str], float] = field(default_factory=dict)  # the most one row cost
     repaired_bytes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _fd: int = -1
@@ -85,6 +86,7 @@ class Store:
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             budget_key = (str(row.get("condition")), str(row.get("runner")))
             self.spent[budget_key] = self.spent.get(budget_key, 0.0) + float(cost)
+            self.dearest[budget_key] = max(self.dearest.get(budget_key, 0.0), float(cost))
 
     def append(self, row: dict[str, Any]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
@@ -171,7 +173,7 @@ class Ledger:
             self._add(scope, charged)
 
     def _write(self, entry: dict[str, Any]) -> None:
-        data = ("\n" + json.dumps(entry) + "\n").encode()  # a leading newline ends a torn line
+        data = ("\n" + jsonl.line(entry) + "\n").encode()  # a leading newline ends a torn line
         with self._lock:
             os.write(self._fd, data)
 
