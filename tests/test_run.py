@@ -99,6 +99,7 @@ def test_fails_then_succeeds_within_retries(work: Path) -> None:
                 str(work / "state"),
             ],
             "response_format": "claude-json",
+            "assume_call_usd": 0.01,  # what each failed attempt is charged (its cost is unknown)
         },
     )
     assert (
@@ -183,10 +184,12 @@ def test_budget_stops_cleanly_and_counts_earlier_runs(work: Path) -> None:
     args = ["--runner", "paid", "--runner-config", str(config), "--condition", "baseline", "--trials", "2"]
     assert _run(work, *args, "--budget-usd", "0.025") == exitcodes.BUDGET
     rows = _rows(work)
-    assert len(rows) == 3  # spent 0.00, 0.01, 0.02 before each call; then nothing remains
-    assert [r["response"].split("budget=")[1] for r in rows] == ["0.0250", "0.0150", "0.0050"]
+    # spent 0.00, 0.01 before each call; then $0.005 is left, less than the dearest call ($0.01):
+    # no third call (a CLI ignoring its flag would spend $0.01 on it, past the budget)
+    assert len(rows) == 2
+    assert [r["response"].split("budget=")[1] for r in rows] == ["0.0250", "0.0150"]
     assert _run(work, *args, "--budget-usd", "0.025") == exitcodes.BUDGET
-    assert len(_rows(work)) == 3  # the earlier spend counts
+    assert len(_rows(work)) == 2  # the earlier spend counts
     assert _run(work, *args, "--budget-usd", "1") == exitcodes.OK
     assert len(_rows(work)) == 6
 
@@ -238,6 +241,7 @@ def test_jobs_write_whole_lines(work: Path) -> None:
         slow={
             "command": [sys.executable, FAKE, "--format", "claude-json", "--cost", "0", "--sleep", "0.05"],
             "response_format": "claude-json",
+            "assume_call_usd": 0.01,
         },
     )
     assert (

@@ -35,6 +35,7 @@ def test_killed_runs_resume_to_every_row_exactly_once(tmp_path: Path) -> None:
                         "0.03",
                     ],
                     "response_format": "claude-json",
+                    "assume_call_usd": 0.01,
                 }
             }
         )

@@ -478,6 +478,12 @@ def run_command(
     refresh: bool = typer.Option(
         False, "--refresh", metavar=FLAG, help="With --cache: call anyway (and store the new answers)."
     ),
+    assume_call_usd: float | None = typer.Option(
+        None,
+        "--assume-call-usd",
+        help="Without a budget_flag: the most one call may cost (held, and charged "
+        "when its cost is unknown). Default: the runner's assume_call_usd; required with --jobs above 1.",
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
@@ -508,6 +514,7 @@ def run_command(
         backoff,
         max_calls,
         max_output_bytes,
+        assume_call_usd,
         shard=part,
         cache=responses,
     )
@@ -527,6 +534,10 @@ def run_command(
     if responses is not None:
         print(f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
               f"cost ${responses.hit_cost:.4f}).", file=sys.stderr)  # fmt: skip
+    if summary.charged_calls:
+        print(f"Of that, ${summary.charged:.4f} for {plural(summary.charged_calls, 'call')} that failed, timed out "
+              "or printed unreadable output after starting: charged the reservation: cost unknown.",
+              file=sys.stderr)  # fmt: skip
     if allow_unmetered:
         cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
         print(
@@ -740,6 +751,9 @@ def judge_command(
     ),
     retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds one judge call may take."),
+    assume_call_usd: float | None = typer.Option(
+        None, "--assume-call-usd", help="Without a budget_flag: the most one judge call may cost (see run)."
+    ),
 ) -> int:
     """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
     from .output import refuse_clobbering
@@ -751,7 +765,7 @@ def judge_command(
     )
 
     request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
-                           allow_unmetered, retries, timeout=timeout)  # fmt: skip
+                           allow_unmetered, retries, timeout=timeout, assume_call_usd=assume_call_usd)  # fmt: skip
     summary = judge(request)
     print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
           f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip

@@ -7,9 +7,11 @@ naive walk exponential. Every reader and walker goes through here.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -121,3 +123,44 @@ def walk(root: Path, skip: Iterable[str] = ()) -> list[Path]:
             except OSError:  # vanished while we looked
                 continue
     return sorted(map(Path, found))
+
+
+class Held(OSError):
+    """Another process holds the file's lock; `holder` is its pid, or "unknown"."""
+
+    def __init__(self, path: Path, holder: str) -> None:
+        super().__init__(f"{path} is locked by pid {holder}")
+        self.holder = holder
+
+
+@contextlib.contextmanager
+def only_writer(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on the file itself, created when missing.
+
+    The lock is the file's, not its name's: `flock` locks the open file, which
+    the kernel knows by device and inode, so a symlink or a hard link to the
+    same file meets the same lock (a lock file beside each name would not).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Held(path, _holder(os.fstat(fd))) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _holder(info: os.stat_result) -> str:
+    """The pid holding a flock on this device and inode, from /proc/locks (Linux)."""
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[-3] == wanted and "->" not in fields:
+            return fields[-4]
+    return "unknown"

@@ -1,4 +1,10 @@
-"""Runner configuration: i-have-adhd's `runners.example.json` shape, plus the built-in stub."""
+"""Runner configuration: i-have-adhd's `runners.example.json` shape, plus the built-in stub.
+
+The built-in `stub` exists only where no config defines that name: a config's
+`stub` wins and is a runner like any other (it is called, and its cost is
+checked). The reference's own regression test names its fake runner `stub`,
+so a config that defines it means that command, never our toy.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..files import read_text_limited
+from .responses import is_dollars
 
 FORMATS = ("text", "claude-json", "codex-jsonl")
 STUB = "stub"
@@ -24,11 +31,13 @@ class Runner:
     response_format: str = "text"
     budget_flag: str | None = None
     prompt_via: str = "argv"
+    assume_call_usd: float | None = None  # the default of --assume-call-usd for this runner
+    builtin: bool = False  # the built-in stub: no process, no cost
 
     @property
     def metered(self) -> bool:
-        """Whether its responses report dollar cost (the stub reports 0)."""
-        return self.name == STUB or self.response_format == "claude-json"
+        """Whether its responses report dollar cost (the built-in stub reports 0)."""
+        return self.builtin or self.response_format == "claude-json"
 
     @property
     def placed(self) -> bool:
@@ -55,15 +64,21 @@ class Runner:
         return " ".join(self.command)
 
 
+BUILTIN_STUB = Runner(STUB, (), builtin=True)
+
+
 def load_runner(name: str, config: Path | None) -> Runner:
+    """The named runner from the config; the built-in stub when no config defines `stub`."""
     if name == STUB and config is None:
-        return Runner(STUB, ())
+        return BUILTIN_STUB
     if config is None:
         raise UsageError(f"runner {name!r} needs --runner-config (only 'stub' is built in)")
     try:
         data = json.loads(read_text_limited(config))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise UsageError(f"{config}: cannot read the runner config ({exc})") from exc
+    if name == STUB and isinstance(data, dict) and STUB not in data:
+        return BUILTIN_STUB
     if not isinstance(data, dict) or name not in data:
         known = ", ".join(sorted(data)) if isinstance(data, dict) else "none"
         raise UsageError(f"{config}: no runner named {name!r} (it has: {known})")
@@ -88,4 +103,8 @@ def _runner(name: str, spec: Any, config: Path) -> Runner:
         raise UsageError(f"{where}: prompt_via must be one of {', '.join(PROMPT_VIA)}")
     if command.count(PROMPT) > 1 or (PROMPT in command and prompt_via == "stdin"):
         raise UsageError(f"{where}: the prompt goes in one place: one {PROMPT} element, or prompt_via stdin")
-    return Runner(name, tuple(command), response_format, budget_flag, prompt_via)
+    assume = spec.get("assume_call_usd")
+    if assume is not None and not (is_dollars(assume) and assume > 0):
+        raise UsageError(f"{where}: assume_call_usd must be a number of dollars greater than 0")
+    return Runner(name, tuple(command), response_format, budget_flag, prompt_via,
+                  None if assume is None else float(assume))  # fmt: skip

@@ -13,10 +13,8 @@ this goes beyond i-have-adhd's run_evals.py):
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import math
-import os
 import signal
 import sys
 import threading
@@ -27,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
-from .. import exitcodes
+from .. import exitcodes, files
 from ..catalog import load_valid
 from ..errors import Busy, RunnerFailed, Stopped, UsageError
 from . import process
-from .config import STUB, Runner
+from .config import Runner
 from .prompts import condition_prompt, skill_text
 from .responses import ResponseUnreadable, parse
 from .rubric import CONDITIONS
-from .store import Store
+from .store import Ledger, Store
 
 if TYPE_CHECKING:
     from .cache import Cache
@@ -59,6 +57,7 @@ class RunRequest:
     backoff: float = 1.0
     max_calls: int | None = None
     max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
+    assume_call_usd: float | None = None  # None: the runner config's, if it has one
     shard: Shard | None = None  # issue 24: only this shard's cases, recorded beside the output
     cache: Cache | None = None  # issue 24: a hit is a row at no cost (no budget reserved)
 
@@ -94,6 +93,8 @@ class RunSummary:
     stopped_for_budget: bool = False
     stopped_for_calls: bool = False
     repaired_bytes: int = 0
+    charged: float = 0.0  # calls whose cost is unknown, charged their reservation
+    charged_calls: int = 0
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
@@ -117,6 +118,9 @@ def check_request(request: RunRequest) -> None:
         raise UsageError("--trials and --jobs must be at least 1, --retries at least 0")
     if request.max_output_bytes < 1 or (request.max_calls is not None and request.max_calls < 1):
         raise UsageError("--max-output-bytes and --max-calls must be at least 1")
+    if request.max_output_bytes > process.MAX_OUTPUT_LIMIT:  # it is read into memory whole
+        raise UsageError(f"--max-output-bytes must be at most {process.MAX_OUTPUT_LIMIT:,} (1 GiB)")
+    floor(request)
     if not request.runner.metered and not request.allow_unmetered:
         raise UsageError(
             f"the {request.runner.response_format!r} response format never reports dollar "
@@ -125,67 +129,189 @@ def check_request(request: RunRequest) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """Money held for one call: `usd` is charged when its cost stays unknown; `told` is what
+    the CLI is told through its budget flag (None when it has none)."""
+
+    usd: float
+    told: float | None = None
+    ticket: str | None = None  # its line in the ledger, when there is one
+
+
+FREE = Reservation(0.0)  # a call that costs this run nothing (a cached answer)
+
+
+def floor(request: Any) -> float | None:
+    """The least a call without a budget flag reserves: --assume-call-usd, else the runner
+    config's `assume_call_usd`; refused when missing where calls would share the budget blind."""
+    runner: Runner = request.runner
+    given = getattr(request, "assume_call_usd", None)
+    value = given if given is not None else runner.assume_call_usd
+    if value is not None and not _finite(value, positive=True):
+        raise UsageError("--assume-call-usd must be a number of dollars greater than 0")
+    blind = runner.metered and not runner.budget_flag and not runner.builtin
+    if value is None and blind and request.jobs > 1:
+        raise UsageError(
+            f"runner {runner.name!r} has no budget_flag, so its calls cannot be told their share: with "
+            "--jobs above 1, say the most one call may cost with --assume-call-usd USD (or "
+            '"assume_call_usd" in runners.json); a call that costs more stops the run'
+        )
+    return value if blind else None
+
+
 class Budget:
-    """Money shared by the workers, reserved before each call and settled after it.
+    """Money shared by the workers: reserved before each call, then recorded or charged.
+
+    API: `reserve()` a Reservation (or None: nothing more may start), then exactly
+    one of `record(held, cost)` (the CLI reported its cost), `charge(held)` (it
+    started, and its cost is unknown: it may have spent all it held) or
+    `release(held)` (it never started). `reserve(stop, cached=True)` is FREE.
 
     With a budget flag, a call reserves an equal share of what is unreserved
-    among the calls that may still start, and the CLI is told that share, so
-    the reservations never sum past the limit. Without one, the CLI cannot be
-    told, so a call reserves the most any call has cost so far, and until one
-    has reported a cost only one call runs at a time. `--max-calls` caps calls
-    (every attempt counts) for runs that report no cost at all.
+    among the calls that may still start, and the CLI is told that share; until
+    one call has come back within what it was told, calls go one at a time (a
+    CLI that ignores its flag is caught on its first call, not on eight), and
+    no call starts with less left than the dearest call so far has cost (a CLI
+    that ignores a small share is not given one).
+    Without one, a call reserves the dearest cost seen so far and at least the
+    floor (`--assume-call-usd`); with no floor (allowed at --jobs 1 only) a call
+    runs alone and holds all that is left. A call that costs more than it held
+    has broken the accounting: nothing more starts, and `overspent` says who.
+    `--max-calls` caps calls (every attempt counts) for runs that report no cost.
     """
 
-    def __init__(self, limit: float, spent: float, jobs: int, flagged: bool, max_calls: int | None) -> None:
-        self.limit, self.spent, self.jobs, self.flagged = limit, spent, jobs, flagged
+    def __init__(self, limit: float, spent: float, jobs: int, flagged: bool, max_calls: int | None, *,
+                 floor: float | None = None, metered: bool = True, runner: str = "",
+                 ledger: Ledger | None = None, scope: tuple[str, str] = ("", ""), charged: float = 0.0,
+                 confirm_rows: bool = False) -> None:  # fmt: skip
+        self.limit, self.jobs, self.flagged = limit, jobs, flagged
+        self.spent = spent + charged  # recorded plus charged: what counts against the limit
         self.max_calls, self.calls = max_calls, 0
+        self.floor, self.metered, self.runner = floor, metered, runner
+        self.ledger, self.scope, self.confirm_rows = ledger, scope, confirm_rows
+        self.charged, self.charged_calls = 0.0, 0  # this run's charges (the ledger holds earlier ones)
         self.reserved = 0.0
         self.in_flight = 0
         self.dearest: float | None = None
+        self.trusted = False  # a flagged call has come back within what it was told
+        self.overspent = ""
         self._changed = threading.Condition()
+        self._unwritten = threading.local()
 
-    def reserve(self, stop: threading.Event) -> float | None:
-        """A share for one call, or None when nothing more may start (the budget, the cap, a stop)."""
+    def reserve(self, stop: threading.Event, *, cached: bool = False) -> Reservation | None:
+        """A reservation for one call, or None when nothing more may start (the budget, the
+        cap, an overspend, a stop). A cached answer costs nothing and waits for nothing."""
+        if cached:
+            return FREE
         with self._changed:
             while True:
-                if stop.is_set() or self.spent >= self.limit:
+                if stop.is_set() or self.overspent or self.spent >= self.limit:
                     return None
                 if self.max_calls is not None and self.calls >= self.max_calls:
                     return None
-                free = self.limit - self.spent - self.reserved
-                share = self._share(free)
+                share = self._share(self.limit - self.spent - self.reserved)
                 if share is not None:
-                    self.reserved += share
+                    self.reserved += share[0]
                     self.in_flight += 1
                     self.calls += 1
-                    return share
+                    break
                 if self.in_flight == 0:
                     return None  # too little left for one more call
                 self._changed.wait(timeout=process.POLL_S)
+        ticket = self.ledger.reserve(share[0], *self.scope) if self.ledger and share[0] > 0 else None
+        return Reservation(share[0], share[1], ticket)
 
-    def _share(self, free: float) -> float | None:
+    def _share(self, free: float) -> tuple[float, float | None] | None:
+        """(held, told) for the next call, or None when it must wait."""
         if free <= 0:
             return None
         if self.flagged:
-            return free / (self.jobs - self.in_flight)
-        if self.dearest is not None and self.dearest <= free:
-            return self.dearest  # what calls have cost so far (free calls, 0, run at once too)
-        if self.in_flight == 0:
-            return free  # alone, a call may spend what is left (as the reference's does)
-        return None
+            if (not self.trusted and self.in_flight) or (self.dearest or 0.0) > free:
+                return None  # one at a time until trusted; never less left than a call has cost
+            told = free / (self.jobs - self.in_flight)
+            return (told if self.metered else 0.0), told
+        if not self.metered:
+            return 0.0, None  # nothing to count: --max-calls bounds the run
+        if self.floor is None:
+            return (free, None) if self.in_flight == 0 else None
+        need = max(self.dearest or 0.0, self.floor)
+        return (need, None) if need <= free else None
 
-    def settle(self, share: float, cost: float | None) -> None:
+    def record(self, held: Reservation, cost: float | None) -> None:
+        """The call reported its cost (None: an unmetered run, which counts calls instead)."""
         with self._changed:
-            self.reserved -= share
-            self.in_flight -= 1
+            self._end(held)
             if cost is not None:
                 self.spent += cost
                 self.dearest = max(self.dearest or 0.0, cost)
-            self._changed.notify_all()
+                if self.metered and cost > held.usd + 1e-9 and held is not FREE:
+                    self.overspent = self.overspent or self._overspend(cost, held)
+                elif self.flagged:
+                    self.trusted = True
+        if held.ticket is None:
+            return
+        if self.confirm_rows:  # settled once its row is written: a kill in between overcounts
+            self._pending().append(held.ticket)
+        else:
+            self._settle(held.ticket, 0.0)
+
+    def row_written(self) -> None:
+        """The calling thread's row is on disk: its reservations are settled."""
+        tickets = self._pending()
+        while tickets:
+            self._settle(tickets.pop(), 0.0)
+
+    def charge(self, held: Reservation) -> None:
+        """The call started and its cost is unknown: it is charged what it held."""
+        with self._changed:
+            self._end(held)
+            self.spent += held.usd
+            self.charged += held.usd
+            self.charged_calls += held.usd > 0
+        if held.ticket is not None:
+            self._settle(held.ticket, held.usd)
+
+    def release(self, held: Reservation) -> None:
+        """The call never started: nothing can have been spent."""
+        with self._changed:
+            self._end(held)
+            self.calls -= 1
+        if held.ticket is not None:
+            self._settle(held.ticket, 0.0)
+
+    def _end(self, held: Reservation) -> None:
+        if held is FREE:
+            return
+        self.reserved -= held.usd
+        self.in_flight -= 1
+        self._changed.notify_all()
+
+    def _settle(self, ticket: str, usd: float) -> None:
+        if self.ledger is not None:
+            self.ledger.settle(ticket, usd, self.scope)
+
+    def _pending(self) -> list[str]:
+        if not hasattr(self._unwritten, "tickets"):
+            self._unwritten.tickets = []
+        tickets: list[str] = self._unwritten.tickets
+        return tickets
+
+    def _overspend(self, cost: float, held: Reservation) -> str:
+        what = (f"it was told ${held.told:.4f} through its budget flag" if held.told is not None
+                else f"${held.usd:.4f} was reserved for it (the dearest call so far, at least --assume-call-usd)")  # fmt: skip
+        return (f"runner {self.runner!r} spent ${cost:.4f} on one call where {what}; no call started after "
+                "it, since the budget can no longer be promised with this runner")  # fmt: skip
+
+    def raise_if_overspent(self) -> None:
+        if self.overspent:
+            raise Stopped(self.overspent, exitcodes.BUDGET)
 
     def exhausted(self) -> bool:
+        """Whether the money (not a stop, not the call cap) is why no more calls start."""
         with self._changed:
-            return self.spent >= self.limit or self.limit - self.spent - self.reserved <= 0
+            free = self.limit - self.spent - self.reserved
+            return bool(self.overspent) or self.spent >= self.limit or self._share(free) is None
 
     def capped(self) -> bool:
         with self._changed:
@@ -242,19 +368,35 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
                          condition=request.condition, trials=request.trials, instructions=instructions,
                          only=request.case_ids)  # fmt: skip
         store = Store.open(request.output)
+        ledger = Ledger.beside(request.output, process.owner())
         summary = RunSummary(repaired_bytes=store.repaired_bytes)
         try:
             pending = _pending(request, cases, store, summary, instructions)
-            spent = store.spent.get((request.condition, request.runner.name), 0.0)
-            budget = Budget(request.budget_usd, spent, request.jobs, bool(request.runner.budget_flag),
-                            request.max_calls if request.allow_unmetered else None)  # fmt: skip
+            budget = open_budget(request, store, ledger, (request.condition, request.runner.name))
             progress = Progress(len(pending), progress_stream or sys.stderr)
             with signals_stop() as stop:
                 _run_all(request, pending, store, budget, summary, progress, stop)
             summary.spent, summary.calls = budget.spent, budget.calls
+            summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
+            budget.raise_if_overspent()
         finally:
             store.close()
+            ledger.close()
     return summary
+
+
+def open_budget(request: Any, store: Store, ledger: Ledger, scope: tuple[str, str]) -> Budget:
+    """The budget of one (condition, runner) — of one runner, any condition, when the scope's
+    condition is "" (a judge's) — from what its rows recorded and its ledger charged."""
+    runner: Runner = request.runner
+    mine = [key for key in store.spent if key == scope or (scope[0] == "" and key[1] == scope[1])]
+    budget = Budget(request.budget_usd, sum(store.spent[key] for key in mine), request.jobs,
+                    bool(runner.budget_flag), request.max_calls if request.allow_unmetered else None,
+                    floor=floor(request), metered=not request.allow_unmetered or runner.metered,
+                    runner=runner.name, ledger=ledger, scope=scope, charged=ledger.charged.get(scope, 0.0),
+                    confirm_rows=True)  # fmt: skip
+    budget.dearest = max((store.dearest.get(key, 0.0) for key in mine), default=None)  # earlier runs' too
+    return budget
 
 
 def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, summary: RunSummary,
@@ -275,6 +417,10 @@ def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, sum
 
 
 def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
+    lone = next((at for at, char in enumerate(prompt) if "\ud800" <= char <= "\udfff"), None)
+    if lone is not None:  # no UTF-8 bytes exist for it: neither argv nor stdin can carry it
+        raise UsageError(f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
+                         f"character {lone + 1}, which no UTF-8 text can carry; fix it in the catalog")  # fmt: skip
     if "\x00" in prompt:
         raise UsageError(f"case {case_id!r}: its prompt holds a NUL character, which no command line or "
                          "CLI reads intact; remove it from the catalog")  # fmt: skip
@@ -288,28 +434,27 @@ def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
 
 @contextlib.contextmanager
 def only_writer(output: Path) -> Iterator[None]:
-    """An advisory lock beside the output: a second run on the same file refuses at once."""
+    """One writer per output file, by the file's identity (see files.only_writer): a second
+    run refuses at once, whether it names the file by the same path, a symlink or a hard link."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    lock = output.with_name(output.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-            raise Busy(f"{output} is being written by another run (pid {holder}); "
-                       "wait for it, or write to another --output") from None  # fmt: skip
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
-        with contextlib.suppress(OSError):
-            lock.unlink()
-    finally:
-        os.close(fd)
+        with files.only_writer(output):
+            yield
+    except files.Held as held:
+        raise Busy(f"{output} is being written by another run (pid {held.holder}); "
+                   "wait for it, or write to another --output") from None  # fmt: skip
 
 
 @contextlib.contextmanager
 def signals_stop() -> Iterator[threading.Event]:
+    """The scope of a run's calls: nothing they start outlives it (process.guarded), and
+    SIGINT or SIGTERM stops it (see _signals)."""
+    with process.guarded(lambda line: print(line, file=sys.stderr)), _signals() as stop:
+        yield stop
+
+
+@contextlib.contextmanager
+def _signals() -> Iterator[threading.Event]:
     """SIGINT and SIGTERM set the stop (in-flight calls end with their groups); the run
     then raises Stopped with 130 or 143. Off the main thread, signals stay as they are."""
     stop = threading.Event()
@@ -370,6 +515,7 @@ def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int, str]]
         if row is None:  # nothing more may start: the budget, the cap, or a stop
             return
         store.append(row)
+        budget.row_written()
         with lock:
             summary.ran += 1
             summary.failed_attempts += failed
@@ -395,7 +541,7 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
         row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
         if row is not None:
             return row, 0
-    if request.runner.name == STUB and not request.runner.command:
+    if request.runner.builtin:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
     else:
         result = call_with_retries(request, prompt, budget, stop)
@@ -419,40 +565,67 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
 
 def call_with_retries(request: CallPolicy, prompt: str, budget: Budget, stop: threading.Event
                        ) -> tuple[tuple[str, dict[str, Any], float | None], int] | None:  # fmt: skip
-    """A response, None when nothing more may start, or RunnerFailed after the last retry."""
+    """A response, None when nothing more may start, or RunnerFailed after the last retry.
+
+    Every reservation ends in exactly one of record, charge or release: a call
+    that started and did not report its cost readably is charged what it held.
+    """
     runner = request.runner
     last = ""
     for attempt in range(request.retries + 1):
         if attempt and stop.wait(min(request.backoff * 2 ** (attempt - 1), 30.0)):
             return None
-        share = budget.reserve(stop)
-        if share is None:
+        held = budget.reserve(stop)
+        if held is None:
             return None
-        cost: float | None = None
+        ending, cost = "charge", None  # what ends the reservation, unless the call says otherwise
         try:
-            argv, stdin_text = runner.invocation(prompt, share)
+            argv, stdin_text = runner.invocation(prompt, held.told)
             outcome = process.call(argv, stdin_text=stdin_text, timeout=request.timeout,
                                    max_output=request.max_output_bytes, stop=stop)  # fmt: skip
+            if not outcome.started:
+                ending = "release"
+                if outcome.ended == "unsent":  # no retry can send it
+                    raise RunnerFailed(f"runner {runner.name!r}: {outcome.err}")
+                last = _failure(outcome, request)
+                continue
             if outcome.ended == "stop":
                 return None
-            if outcome.code == 0:
-                try:
-                    text, usage, cost = parse(outcome.out, runner.response_format)
-                except ResponseUnreadable as exc:
-                    last = f"{exc}\n{_tail(outcome.out)}"
-                    continue
-                if cost is None and not request.allow_unmetered:
-                    raise Unmetered(
-                        f"runner {runner.name!r} ({runner.shown()}) did not report dollar cost; rerun with "
-                        "--allow-unmetered only when the provider has a separate hard spending cap"
-                    )
-                return (text, usage, cost), attempt
-            last = _failure(outcome, request)
+            if outcome.code != 0:
+                last = _failure(outcome, request)
+                cost = _reported_cost(outcome.out, runner.response_format)
+                ending = "charge" if cost is None else "record"  # a failure that says what it cost
+                continue
+            try:
+                text, usage, cost = parse(outcome.out, runner.response_format)
+            except ResponseUnreadable as exc:
+                last = f"{exc}\n{_tail(outcome.out)}"
+                continue
+            if cost is None and not request.allow_unmetered:
+                raise Unmetered(
+                    f"runner {runner.name!r} ({runner.shown()}) did not report dollar cost; rerun with "
+                    "--allow-unmetered only when the provider has a separate hard spending cap"
+                )
+            ending = "record"
+            return (text, usage, cost), attempt
         finally:
-            budget.settle(share, cost)
+            if ending == "record":
+                budget.record(held, cost)
+            elif ending == "release":
+                budget.release(held)
+            else:
+                budget.charge(held)
     raise RunnerFailed(
         f"runner {runner.name!r} failed after {request.retries + 1} attempts (command: {runner.shown()}): {last}"
     )
+
+
+def _reported_cost(output: str, response_format: str) -> float | None:
+    """The cost a failed call still reported (claude prints it with is_error), else None."""
+    try:
+        return parse(output, response_format)[2]
+    except ResponseUnreadable:
+        return None
 
 
 def _failure(outcome: process.Outcome, request: CallPolicy) -> str:
@@ -466,5 +639,14 @@ def _failure(outcome: process.Outcome, request: CallPolicy) -> str:
     return what + (f"; last output:\n{_tail(tail)}" if tail.strip() else "")
 
 
+TAIL_CHARS = 4000  # what a message (and a void row) keeps of a CLI's output
+
+
 def _tail(text: str, lines: int = 12) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:])
+    """The last lines of a CLI's output, cut to a few kB: a 16 MiB line must not be stored
+    in every row it voids. What was cut is said, with the whole output's size."""
+    tail = "\n".join(text.strip().splitlines()[-lines:])
+    if len(tail) <= TAIL_CHARS:
+        return tail
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return f"[output of {size:,} bytes; its last {TAIL_CHARS:,} characters follow] {tail[-TAIL_CHARS:]}"

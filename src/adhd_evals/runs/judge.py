@@ -24,7 +24,7 @@ from typing import Any
 from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, RunnerFailed
 from . import process
-from .config import STUB, Runner
+from .config import Runner
 from .execute import (
     Budget,
     Progress,
@@ -32,12 +32,13 @@ from .execute import (
     call_with_retries,
     check_request,
     only_writer,
+    open_budget,
     pool,
     signals_stop,
 )
 from .rows import LABELLED_FIELDS, field_problems
 from .rubric import METRICS, WEIGHTS
-from .store import Store
+from .store import Ledger, Store
 
 MEANINGS = {  # in our words, after i-have-adhd's evals/rubric.md
     "correctness": "facts and technical details are accurate, and the details the task needs are all there",
@@ -95,6 +96,7 @@ class JudgeRequest:
     condition: str = "baseline"  # for the shared checks only: a judge call has no condition
     trials: int = 1
     max_calls: int | None = None
+    assume_call_usd: float | None = None
 
 
 def judge_prompt(row: dict[str, Any], case: dict[str, Any]) -> str:
@@ -198,19 +200,21 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         )
     with only_writer(request.output):
         store = Store.open(request.output)
+        ledger = Ledger.beside(request.output, process.owner())
         summary = JudgeSummary()
         try:
             name = request.runner.name
             todo = [r for r in sheet if (r["case_id"], r["trial"], r["condition"], name) not in store.done]
             summary.skipped = len(sheet) - len(todo)
-            spent = sum(cost for (_, runner), cost in store.spent.items() if runner == name)
-            budget = Budget(request.budget_usd, spent, request.jobs, bool(request.runner.budget_flag), None)
+            budget = open_budget(request, store, ledger, ("", name))
             progress = Progress(len(todo), sys.stderr)
             with signals_stop() as stop:
                 _judge_all(request, todo, catalog, store, budget, summary, progress, stop)
             summary.spent = budget.spent
+            budget.raise_if_overspent()
         finally:
             store.close()
+            ledger.close()
     return summary
 
 
@@ -225,6 +229,7 @@ def _judge_all(request: JudgeRequest, todo: list[dict[str, Any]], catalog: dict[
         if judged is None:
             return
         store.append(judged)
+        budget.row_written()
         with lock:
             summary.judged += 1
             summary.void += "void" in judged
@@ -241,7 +246,7 @@ def _one(request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], budge
     base = {k: v for k, v in row.items() if k not in (*METRICS, "blocker", "notes", "criteria", "void")}
     base.update(judge={"runner": request.runner.name, "template": TEMPLATE_ID}, runner=request.runner.name)
     cost: float | None = 0.0
-    if request.runner.name == STUB and not request.runner.command:
+    if request.runner.builtin:
         answer = stub_answer(row, case["criteria"])
     else:
         try:

@@ -1,22 +1,38 @@
-"""One model-CLI call as a real process group, stoppable at any moment.
+"""One model-CLI call as a real process group, stoppable at any moment, never outlived.
 
 Each call runs in its own session (its own process group) in an empty
 scratch folder, with its output going to files rather than pipes: memory
 stays bounded whatever the CLI prints (past `max_output` the call is ended),
 and no pipe can deadlock. The call is watched every 50 ms: a timeout, a stop
 (fatal failure elsewhere, budget, Ctrl-C, SIGTERM) or too much output ends
-it with its whole group — SIGTERM, then SIGKILL after a grace period — so no
-grandchild outlives it. Scratch and output files are removed in every case.
+it with its whole group — SIGTERM, then SIGKILL after a grace period.
+
+A group is not enough: a grandchild that calls `setsid` leaves it. So every
+call carries a tag in its environment (`ADHD_EVALS_CALL=<owner>/<n>`, which
+descendants inherit) and, on Linux, adhd-evals is a child subreaper
+(`PR_SET_CHILD_SUBREAPER`): an orphaned descendant is reparented to us
+rather than to init, so walking our own descendants finds it, and its tag
+(or a working folder inside the call's scratch) says which call it belongs
+to. The call's leader gets `PR_SET_PDEATHSIG` (SIGKILL), so it dies with a
+SIGKILLed adhd-evals; for its descendants a watchdog (this file run as a
+script, in a session of its own) waits on a pipe from us and, when that pipe
+closes without a goodbye, ends every process with our tag and removes our
+scratch folders. Scratch folders carry their owner's pid and start time, so
+the next start also sweeps what a dead owner left (`sweep_stale`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import itertools
 import os
+import re
 import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -27,6 +43,13 @@ from pathlib import Path
 POLL_S = 0.05
 GRACE_S = 2.0
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
+MAX_OUTPUT_LIMIT = 1024 * 1024 * 1024  # what one call's output may be read into memory at most
+TAG = "ADHD_EVALS_CALL"
+SCRATCH_PREFIX = "adhd-evals-run-"
+_OWNED = re.compile(re.escape(SCRATCH_PREFIX) + r"(\d+)-(\d+)-")
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+LINUX = sys.platform.startswith("linux")
 
 
 @dataclass(frozen=True)
@@ -34,32 +57,201 @@ class Outcome:
     code: int | None  # None: the call was ended (see `ended`)
     out: str
     err: str
-    ended: str = ""  # "timeout", "stop", "output": why the call was ended
+    ended: str = ""  # "timeout", "stop", "output": why the call was ended; "unsent": never sent
+    started: bool = True  # False: no process ran, so nothing can have been spent
+
+
+# --- who a process is: pid and start time (a pid alone is reused) ---------------------------
+
+
+def _stat(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields from the state on (field 3 is index 0), or None when gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
+
+
+def start_time(pid: int) -> int:
+    """The process's start time in clock ticks since boot (0 where /proc has none)."""
+    fields = _stat(pid)
+    return int(fields[19]) if fields and len(fields) > 19 else 0
+
+
+def owner() -> str:
+    """This process as an owner of scratch folders and call tags: "<pid>-<start time>"."""
+    return f"{os.getpid()}-{start_time(os.getpid())}"
+
+
+def alive(pid: int, started: int) -> bool:
+    if LINUX:
+        fields = _stat(pid)
+        return fields is not None and fields[0] != "Z" and start_time(pid) == started
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# --- Linux process control -----------------------------------------------------------------
+
+
+def _prctl(option: int, value: int) -> bool:
+    if not LINUX:
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def become_subreaper() -> bool:
+    """Orphaned descendants come to us, not to init: a `setsid` grandchild stays findable."""
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _die_with(parent: int) -> Callable[[], None] | None:
+    """A preexec for the call's leader: SIGKILL when adhd-evals dies (even by SIGKILL)."""
+    if not LINUX:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child must not import anything
+
+    def preexec() -> None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the line above: follow it now
+            os._exit(137)
+
+    return preexec
+
+
+# --- finding what a call left running -------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        with contextlib.suppress(OSError, ValueError):
+            found += [int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+    return found
+
+
+def descendants(root: int) -> list[int]:
+    """Every live descendant of `root` (with us a subreaper, orphans of our calls included)."""
+    seen: list[int] = []
+    pending = _children(root)
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.append(pid)
+        pending += _children(pid)
+    return seen
+
+
+def _tagged(pid: int, tag: bytes, scratch: str) -> bool:
+    """Whether the process carries the tag (an environment entry starting with it) or works
+    inside the scratch folder (a CLI that clears its environment still starts there)."""
+    try:
+        if (b"\0" + Path(f"/proc/{pid}/environ").read_bytes()).find(b"\0" + tag) >= 0:
+            return True
+    except OSError:
+        pass
+    try:
+        return (os.readlink(f"/proc/{pid}/cwd") + os.sep).startswith(scratch)
+    except OSError:
+        return False
+
+
+def end_tagged(tag: str, scratch: str, pids: list[int]) -> list[int]:
+    """SIGKILL those of `pids` carrying the tag; reap the ones that became our children."""
+    marked = (f"{TAG}={tag}").encode()
+    ended = []
+    for pid in pids:
+        if pid not in _leaders and _tagged(pid, marked, scratch):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                ended.append(pid)
+    for pid in ended:
+        _reap(pid)
+    return ended
+
+
+def _reap(pid: int) -> None:
+    fields = _stat(pid)
+    if fields is None or int(fields[1]) != os.getpid():
+        return
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, 0)
+
+
+def _all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()] if LINUX else []
+
+
+# --- one call --------------------------------------------------------------------------------
+
+_leaders: set[int] = set()  # leaders of calls in flight (Popen waits for them; we never reap them)
+_spawning = threading.Lock()
+_numbers = itertools.count(1)
 
 
 def call(argv: list[str], *, stdin_text: str | None, timeout: float | None, max_output: int,
          stop: threading.Event) -> Outcome:  # fmt: skip
     """Run one CLI call to its end, or end it; never raises for what the CLI does."""
-    base = Path(tempfile.mkdtemp(prefix="adhd-evals-run-"))
+    unsendable = _unsendable([*argv, stdin_text or ""])
+    if unsendable:
+        return Outcome(None, "", unsendable, "unsent", started=False)
+    me = owner()
+    base = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{me}-"))
     scratch, logs = base / "cwd", base  # the CLI sees an empty folder; its output lies beside it
     scratch.mkdir()
+    tag = f"{me}/{next(_numbers)}/"
+    _guard_calls()
     try:
         with (logs / "out").open("wb") as out, (logs / "err").open("wb") as err:
             try:
-                process = subprocess.Popen(
-                    argv, cwd=scratch, stdout=out, stderr=err, start_new_session=True,
-                    stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                )  # fmt: skip
+                with _spawning:
+                    process = subprocess.Popen(
+                        argv, cwd=scratch, stdout=out, stderr=err, start_new_session=True,
+                        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+                        env={**os.environ, TAG: tag}, preexec_fn=_die_with(os.getpid()),
+                    )  # fmt: skip
+                    _leaders.add(process.pid)
             except OSError as exc:
-                return Outcome(127, "", f"cannot start {argv[0]}: {exc.strerror or exc}")
-            feeder = _feed(process, stdin_text)
-            ended = _watch(process, logs, timeout, max_output, stop)
-            if feeder is not None:
-                feeder.join(timeout=GRACE_S)
+                return Outcome(127, "", f"cannot start {argv[0]}: {exc.strerror or exc}", started=False)
+            try:
+                feeder = _feed(process, stdin_text)
+                ended = _watch(process, logs, timeout, max_output, stop)
+                if feeder is not None:
+                    feeder.join(timeout=GRACE_S)
+            finally:
+                _leaders.discard(process.pid)
+                if LINUX:
+                    end_tagged(tag, f"{base}{os.sep}", descendants(os.getpid()))
         return Outcome(None if ended else process.returncode, _read(logs / "out", max_output),
                        _read(logs / "err", max_output), ended)  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _unsendable(texts: list[str]) -> str:
+    """Why the call cannot be made at all: a lone surrogate has no UTF-8 bytes to send."""
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return (f"the prompt holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+                    f"{exc.start + 1}), which UTF-8 cannot carry; nothing was sent")  # fmt: skip
+    return ""
 
 
 def _feed(process: subprocess.Popen[bytes], text: str | None) -> threading.Thread | None:
@@ -67,12 +259,15 @@ def _feed(process: subprocess.Popen[bytes], text: str | None) -> threading.Threa
     if text is None or process.stdin is None:
         return None
     stdin = process.stdin
+    data = text.encode("utf-8")  # checked by _unsendable: this cannot fail
 
     def write() -> None:
-        with contextlib.suppress(OSError):  # the CLI may exit without reading it all
-            stdin.write(text.encode("utf-8"))
-        with contextlib.suppress(OSError):
-            stdin.close()
+        try:
+            with contextlib.suppress(OSError):  # the CLI may exit without reading it all
+                stdin.write(data)
+        finally:  # whatever happens, the CLI sees the end of its input
+            with contextlib.suppress(OSError):
+                stdin.close()
 
     feeder = threading.Thread(target=write, daemon=True)
     feeder.start()
@@ -153,5 +348,119 @@ def _size(path: Path) -> int:
 
 
 def _read(path: Path, limit: int) -> str:
+    """At most `limit` bytes, and never a buffer larger than the file (a limit of 10^11
+    must not ask for 100 GB of memory)."""
     with path.open("rb") as stream:
-        return stream.read(limit).decode("utf-8", errors="replace")
+        return stream.read(min(limit, _size(path))).decode("utf-8", errors="replace")
+
+
+# --- a run's calls as one guarded scope --------------------------------------------------------
+
+
+_guard: list[subprocess.Popen[bytes] | None] = []  # the scope's watchdog, once a call has started
+
+
+@contextlib.contextmanager
+def guarded(report: Callable[[str], None]) -> Iterator[None]:
+    """Calls made inside never outlive it: stale scratch swept first (named through
+    `report`); at the first call, us a subreaper and a watchdog for our SIGKILL; every
+    tagged process ended after."""
+    for line in sweep_stale():
+        report(line)
+    _guard.clear()
+    try:
+        yield
+    finally:
+        if LINUX and _guard:
+            end_tagged(f"{owner()}/", _scratch_root(owner()), descendants(os.getpid()))
+        _dismiss(_guard[0] if _guard else None)
+        _guard.clear()
+
+
+def _guard_calls() -> None:
+    """Before the first call: a run with no process (the built-in stub) needs no watchdog."""
+    with _spawning:
+        if not _guard:
+            become_subreaper()
+            _guard.append(_start_watchdog())
+
+
+def _scratch_root(who: str) -> str:
+    return os.path.join(tempfile.gettempdir(), f"{SCRATCH_PREFIX}{who}-")
+
+
+def _start_watchdog() -> subprocess.Popen[bytes] | None:
+    if not LINUX:
+        return None
+    env = {k: v for k, v in os.environ.items() if k != TAG}
+    with contextlib.suppress(OSError):
+        return subprocess.Popen([sys.executable, "-I", "-S", __file__, "--watch", owner(), tempfile.gettempdir()],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True, env=env)  # fmt: skip
+    return None
+
+
+def _dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
+    """Say goodbye (one byte): the watchdog leaves without sweeping."""
+    if watchdog is None or watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        watchdog.stdin.write(b"x")
+        watchdog.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        watchdog.wait(timeout=GRACE_S)
+
+
+def end_owned(who: str, tmp: str) -> list[str]:
+    """End every process of a (dead) owner's calls and remove its scratch folders; returns them."""
+    scratch = os.path.join(tmp, f"{SCRATCH_PREFIX}{who}-")
+    marked = (f"{TAG}={who}/").encode()
+    for pid in _all_pids():
+        if pid != os.getpid() and _tagged(pid, marked, scratch):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tmp):
+            if entry.name.startswith(f"{SCRATCH_PREFIX}{who}-") and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.path)
+    return removed
+
+
+def sweep_stale(tmp: str | None = None) -> list[str]:
+    """Scratch folders whose owner is dead (a SIGKILLed run whose watchdog died too): their
+    processes ended, the folders removed, each named in a line for the user."""
+    tmp = tmp or tempfile.gettempdir()
+    dead: set[tuple[int, int]] = set()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(tmp):
+            match = _OWNED.match(entry.name)
+            if match and not alive(int(match[1]), int(match[2])):
+                dead.add((int(match[1]), int(match[2])))
+    lines = []
+    for pid, started in sorted(dead):
+        for path in end_owned(f"{pid}-{started}", tmp):
+            lines.append(
+                f"Removed {path}: a scratch folder of adhd-evals pid {pid}, which is no longer running."
+            )
+    return lines
+
+
+def _watch_over(who: str, tmp: str) -> None:
+    """The watchdog: wait for the owner's goodbye; without one (it died), clean up after it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    if os.read(0, 1):
+        return
+    pid, _, started = who.partition("-")
+    deadline = time.monotonic() + 5
+    while alive(int(pid), int(started)) and time.monotonic() < deadline:
+        time.sleep(POLL_S)  # the pipe closes as the owner dies; let it finish dying
+    for _ in range(3):  # a process forked while we swept is caught on the next pass
+        end_owned(who, tmp)
+        time.sleep(POLL_S)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--watch"]:
+    _watch_over(sys.argv[2], sys.argv[3])

@@ -11,6 +11,16 @@ class ResponseUnreadable(ValueError):
     pass
 
 
+def is_dollars(value: Any) -> bool:
+    """A finite number, 0 or more (not a bool): NaN or -inf would stop a budget ever stopping."""
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, (int, float))
+        and math.isfinite(value)
+        and value >= 0
+    )
+
+
 def parse(output: str, response_format: str) -> tuple[str, dict[str, Any], float | None]:
     try:
         if response_format == "text":
@@ -33,9 +43,7 @@ def _usage_checked(text: str, usage: Any, cost: float | None) -> tuple[str, dict
 def _claude(output: str) -> tuple[str, dict[str, Any], float | None]:
     payload, _ = json.JSONDecoder().raw_decode(output.lstrip())
     cost = payload.get("total_cost_usd")
-    if cost is not None and (
-        isinstance(cost, bool) or not isinstance(cost, (int, float)) or not math.isfinite(cost) or cost < 0
-    ):  # NaN would stop the budget from ever stopping the run
+    if cost is not None and not is_dollars(cost):
         raise ValueError(f"total_cost_usd is {cost!r}, not a finite number of dollars, 0 or more")
     return str(payload.get("result", "")).strip(), payload.get("usage") or {}, cost
 

@@ -1,21 +1,30 @@
-"""The responses file: resumable, appended one whole line at a time.
+"""The responses file: resumable, appended one whole line at a time; and its ledger.
 
 A run killed mid-write can leave a torn last line. Opening the store
 repairs it (the partial row is cut off and reported; its case simply runs
 again), so a row is never duplicated and never lost.
+
+Beside it, `<output>.ledger` records every reservation before its call
+starts and how it was settled: a call whose cost is unknown (it failed,
+timed out or printed unreadable output after it started, or the run was
+killed while it ran) is charged its reservation, and the ledger is how a
+resumed run still counts that money.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import jsonl
 from ..errors import InputInvalid
+from .responses import is_dollars
 
 Key = tuple[str, int, str, str]
 
@@ -25,6 +34,7 @@ class Store:
     path: Path
     done: set[Key] = field(default_factory=set)
     spent: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
+    dearest: dict[tuple[str, str], float] = field(default_factory=dict)  # the most one row cost
     repaired_bytes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _fd: int = -1
@@ -53,6 +63,10 @@ class Store:
                         f"{self.path}:{number}: not a JSON line; fix or remove it before resuming"
                     )
                     continue
+                problem = _cost_problem(row)
+                if problem:
+                    problems.append(f"{self.path}:{number}: {problem}; fix or remove it before resuming")
+                    continue
                 self._count(row)
         if problems:
             raise InputInvalid(problems)
@@ -74,6 +88,7 @@ class Store:
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             budget_key = (str(row.get("condition")), str(row.get("runner")))
             self.spent[budget_key] = self.spent.get(budget_key, 0.0) + float(cost)
+            self.dearest[budget_key] = max(self.dearest.get(budget_key, 0.0), float(cost))
 
     def append(self, row: dict[str, Any]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
@@ -89,6 +104,91 @@ class Store:
             os.fsync(self._fd)
             os.close(self._fd)
             self._fd = -1
+
+
+def _cost_problem(row: Any) -> str:
+    """Why a row's cost cannot count toward the budget (NaN would stop it ever stopping)."""
+    if not isinstance(row, dict) or row.get("cost_usd") is None:
+        return ""
+    if is_dollars(row["cost_usd"]):
+        return ""
+    return f"cost_usd is {json.dumps(row['cost_usd'])}, not a finite number of dollars, 0 or more"
+
+
+@dataclass
+class Ledger:
+    """Reservations written before their calls start, and how each was settled.
+
+    Lines: `{"id", "reserve", "condition", "runner"}` when a call starts, then
+    `{"id", "charged"}` when it ends (0 when its cost is on its row). A
+    reservation never settled belongs to a run that was killed: it counts as
+    charged, since the call may have spent it. A row written just before a kill
+    can so be counted twice; never less than was spent.
+    """
+
+    path: Path
+    charged: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _fd: int = -1
+    _ids: Iterator[str] = field(default_factory=lambda: iter(()))
+
+    @classmethod
+    def beside(cls, output: Path, owner: str) -> Ledger:
+        real = Path(os.path.realpath(output))  # one file, one ledger, whichever symlink names it
+        ledger = cls(real.with_name(real.name + ".ledger"))
+        ledger._read()
+        ledger._fd = os.open(ledger.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        ledger._ids = (f"{owner}-{n}" for n in itertools.count(1))
+        return ledger
+
+    def _read(self) -> None:
+        if not self.path.exists():
+            return
+        open_: dict[str, tuple[tuple[str, str], float]] = {}
+        with self.path.open("rb") as stream:
+            for raw in stream:
+                try:
+                    entry = json.loads(raw)
+                    if "reserve" in entry:
+                        open_[str(entry["id"])] = ((str(entry["condition"]), str(entry["runner"])),
+                                                   _dollars(entry["reserve"]))  # fmt: skip
+                    elif str(entry["id"]) in open_:
+                        scope, _ = open_.pop(str(entry["id"]))
+                        self._add(scope, _dollars(entry["charged"]))
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    continue  # a torn line: a torn reservation's call never started (it is written
+                    # first); a torn settlement leaves its reservation open, so charged
+        for scope, usd in open_.values():
+            self._add(scope, usd)
+
+    def _add(self, scope: tuple[str, str], usd: float) -> None:
+        self.charged[scope] = self.charged.get(scope, 0.0) + usd
+
+    def reserve(self, usd: float, condition: str, runner: str) -> str:
+        ticket = str(next(self._ids))
+        self._write({"id": ticket, "reserve": usd, "condition": condition, "runner": runner})
+        return ticket
+
+    def settle(self, ticket: str, charged: float, scope: tuple[str, str]) -> None:
+        self._write({"id": ticket, "charged": charged})
+        with self._lock:
+            self._add(scope, charged)
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        data = ("\n" + jsonl.line(entry) + "\n").encode()  # a leading newline ends a torn line
+        with self._lock:
+            os.write(self._fd, data)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _dollars(value: Any) -> float:
+    if not is_dollars(value):
+        raise ValueError(f"not dollars: {value!r}")
+    return float(value)
 
 
 def _repair_torn_tail(path: Path) -> int:
