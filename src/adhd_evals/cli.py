@@ -510,6 +510,13 @@ def judge_command(
     ),
     retries: int = typer.Option(2, "--retries", help="Retries per call after a failure."),
     timeout: float | None = typer.Option(None, "--timeout", help="Seconds one judge call may take."),
+    swap_check: bool = typer.Option(
+        False,
+        "--swap-check",
+        metavar=FLAG,
+        help="Judge a sample again with the criteria in reverse order and report verdicts that change.",
+    ),
+    swap_sample: int = typer.Option(10, "--swap-sample", min=1, help="Rows --swap-check judges again."),
 ) -> int:
     """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
     from .output import refuse_clobbering
@@ -521,10 +528,15 @@ def judge_command(
     )
 
     request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
-                           allow_unmetered, retries, timeout=timeout)  # fmt: skip
+                           allow_unmetered, retries, timeout=timeout, swap_check=swap_check,
+                           swap_sample=swap_sample)  # fmt: skip
     summary = judge(request)
     print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
           f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip
+    if summary.swap is not None:
+        from .runs.judge import swap_lines
+
+        print("\n".join(swap_lines(summary.swap)), file=sys.stderr)
     if runner == "stub" and runner_config is None:
         print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
     if summary.stopped_for_budget:
