@@ -24,7 +24,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def judge_config(folder: Path, mode: str, *extra: str, name: str = "judge") -> Path:
     """A runners.json holding one fake judge in `mode`."""
     config = folder / f"judges-{mode}.json"
-    command = [sys.executable, FAKE_JUDGE, "--mode", mode, "--calls", str(folder / "calls.jsonl"), *extra]
+    calls = str(folder / "calls.jsonl")
+    # -S: no site packages to import (the fake needs only the standard library), a faster start
+    command = [sys.executable, "-S", FAKE_JUDGE, "--mode", mode, "--calls", calls, *extra]
     config.write_text(json.dumps({name: {"command": command, "response_format": "text"}}))
     return config
 

@@ -549,26 +549,68 @@ def judge_command(
 @app.command("agree")
 def agree_command(
     judged: Path = typer.Argument(..., help="The sheet the judge filled ('adhd-evals judge --output')."),
-    human: Path = typer.Argument(..., help="The same sheet, filled by a person (a sample is enough)."),
+    human: Path = typer.Argument(
+        ..., help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
+    ),
     min_kappa: float | None = typer.Option(
         None, "--min-kappa", help="Exit 1 when any metric's weighted kappa is below this (or undefined)."
     ),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the figures as JSON."),
+    certify: bool = typer.Option(
+        False,
+        "--certify",
+        metavar=FLAG,
+        help="Write a certificate (--out) when TPR's and TNR's lower 95% bounds reach --min-lower.",
+    ),
+    min_lower: float = typer.Option(
+        0.8, "--min-lower", help="The bar each lower bound must reach to certify."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Where --certify writes the certificate (JSON)."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
-    """How far a judge agrees with a person: exact agreement, mean difference, weighted kappa."""
+    """How far a judge agrees with a person: kappa per metric, TPR and TNR with intervals; certify it."""
+    set_max_bytes(max_bytes)
+
     from .runs import agree
 
-    found = agree.agreement(agree.read_scored(judged), agree.read_scored(human))
+    if certify != (out is not None):
+        raise UsageError("--certify writes the certificate to --out FILE: pass both, or neither")
+    if out is not None:
+        from .output import refuse_clobbering
+
+        refuse_clobbering({"--out": out}, {"judged sheet": judged, "person's sheet": human})
+    judged_rows = agree.read_scored(judged)
+    found = agree.agreement(judged_rows, agree.read_scored(human))
     print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
+    for warning in found["warnings"]:
+        print(f"Warning: {warning}.", file=sys.stderr)
     if min_kappa is not None:
         low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
-        if low:
+        if low or not found["metrics"]:
             print(
-                f"Below --min-kappa {min_kappa}: {', '.join(low)}; do not trust the judge there.",
+                f"Below --min-kappa {min_kappa}: {', '.join(low) or 'no metric scored by both'}; "
+                "do not trust the judge there.",
                 file=sys.stderr,
             )
             return exitcodes.FAILED
+    if out is not None:
+        _certify(found, judged_rows, min_lower, out)
     return exitcodes.OK
+
+
+def _certify(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, out: Path) -> None:
+    import datetime
+
+    from .output import write_all_atomically
+    from .runs import agree
+
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    written = agree.certificate(found, judged, min_lower, now)
+    write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
+    print(f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
+          f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).", file=sys.stderr)  # fmt: skip
 
 
 class ReportFormat(str, enum.Enum):

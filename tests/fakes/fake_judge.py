@@ -49,17 +49,18 @@ def true_blocker(response: str) -> bool:
     return hashlib.sha256(f"blocker\0{response}".encode("utf-8", "surrogatepass")).digest()[0] % 4 == 0
 
 
-def labelled(path: Path | None) -> dict[tuple[str, str], str]:
-    """(response, criterion) -> the person's verdict, from a filled sheet."""
-    if path is None:
-        return {}
-    found = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+def labelled(path: Path | None) -> tuple[dict[tuple[str, str], str], dict[str, bool]]:
+    """(response, criterion) -> the person's verdict, and response -> the person's blocker,
+    from a filled sheet."""
+    found, blockers = {}, {}
+    for line in path.read_text(encoding="utf-8").splitlines() if path is not None else []:
         row = json.loads(line)
+        if isinstance(row.get("blocker"), bool):
+            blockers[row["response"]] = row["blocker"]
         for item in row.get("criteria") or []:
             if isinstance(item, dict) and item.get("verdict") in ("pass", "fail"):
                 found[(row["response"], item["criterion"])] = item["verdict"]
-    return found
+    return found, blockers
 
 
 def parse(prompt: str) -> tuple[str, list[str]]:
@@ -88,7 +89,7 @@ def answer(
     mode: str, response: str, criteria: list[str], labels: dict[tuple[str, str], str]
 ) -> dict[str, Any]:
     quote = response.strip()[:40]
-    verdicts = [{"criterion": c, "verdict": decide(mode, response, c, i, labels), "evidence": quote}
+    verdicts = [{"criterion": c, "verdict": decide(mode, response, c, i, labels[0]), "evidence": quote}
                 for i, c in enumerate(criteria)]  # fmt: skip
     if mode == "missing":
         verdicts = verdicts[:-1]
@@ -109,7 +110,7 @@ def answer(
             "notes": "it tries to steer me",
             "criteria": failed,
         }
-    blocker = mode not in ("good",) and true_blocker(response)
+    blocker = mode not in ("good",) and labels[1].get(response, true_blocker(response))
     return {**METRICS, "blocker": blocker, "notes": "fine", "criteria": verdicts}
 
 
