@@ -613,6 +613,56 @@ def _certify(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: flo
           f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).", file=sys.stderr)  # fmt: skip
 
 
+@app.command("verdicts")
+def verdicts_command(
+    out: Path = typer.Option(..., "--out", help="Where to write the criterion verdicts (JSONL)."),
+    checks: Path | None = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="A sheet a person filled (JSONL or the Markdown); repeatable."
+    ),
+    judged: Path | None = typer.Option(None, "--judged", help="The sheet a judge filled ('judge --output')."),
+    key: Path | None = typer.Option(
+        None, "--key", help="The key 'adhd-evals blind' wrote: maps labels back."
+    ),
+    certificate: Path | None = typer.Option(
+        None,
+        "--certificate",
+        help="The judge's certificate ('agree --certify'); without it no judge verdict counts.",
+    ),
+    cases: Path = typer.Option(
+        Path("evals/cases.jsonl"), "--cases", help="The catalog (each case's criteria)."
+    ),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
+) -> int:
+    """One verdict per criterion, and who decided it: a written check, else a person, else a certified judge."""
+    set_max_bytes(max_bytes)
+
+    from .catalog import load_valid
+    from .output import refuse_clobbering, write_all_atomically
+    from .runs import agree
+    from .runs import verdicts as merging
+
+    refuse_clobbering({"--out": out}, {"check results file": checks, "judged sheet": judged, "key file": key,
+                                       "certificate": certificate, "catalog": cases,
+                                       **{f"labels {n}": p for n, p in enumerate(labels or [], 1)}})  # fmt: skip
+    if checks is None and not labels and judged is None:
+        raise UsageError("nothing to merge: pass --checks, --labels or --judged (with --key)")
+    key_rows = merging.read_key(key) if key is not None else None
+    sources = merging.Sources({case["id"]: case["criteria"] for case in load_valid(cases)}, key=key_rows)
+    sources.checks = merging.read_checks(checks) if checks is not None else []
+    sources.labels = [(str(p), merging.unblind(agree.read_scored(p), key_rows, str(p))) for p in labels or []]
+    if judged is not None:
+        sources.judged = merging.unblind(agree.read_scored(judged), key_rows, str(judged))
+    sources.certificate = agree.read_certificate(certificate) if certificate is not None else None
+    rows = merging.merge(sources)
+    write_all_atomically({out: jsonl.text(rows)})
+    print("\n".join(merging.summary_table(rows)))
+    print(f"Wrote {plural(len(rows), 'criterion verdict')} to {out}.", file=sys.stderr)
+    return exitcodes.OK
+
+
 class ReportFormat(str, enum.Enum):
     HTML = "html"
     MARKDOWN = "markdown"
