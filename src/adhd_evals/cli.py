@@ -427,6 +427,16 @@ def score_command(
     min_trials: int | None = typer.Option(
         None, "--min-trials", min=1, help="The gate says 'incomparable' when a case has fewer trials."
     ),
+    criteria: Path | None = typer.Option(
+        None,
+        "--criteria",
+        help="Criterion verdicts from 'adhd-evals verdicts': the gate fails while any is undecided.",
+    ),
+    certificate: Path | None = typer.Option(
+        None,
+        "--certificate",
+        help="With --criteria: the judge's certificate; without it no judge verdict counts.",
+    ),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -442,8 +452,30 @@ def score_command(
     results = scoring.read_results(checks) if checks is not None else None
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
                                 min_trials=min_trials)  # fmt: skip
+    _gate_on_criteria(summary, criteria, certificate)
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    if criteria is not None and not as_json:
+        from .runs.criteria import table as criteria_table
+
+        print("\n".join(criteria_table(summary["criteria"])))
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
+
+
+def _gate_on_criteria(summary: dict[str, Any], criteria: Path | None, certificate: Path | None) -> None:
+    """score --criteria: who decided each criterion, and the gate fails while any is undecided."""
+    if criteria is None:
+        if certificate is not None:
+            raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
+        return
+    from .runs import agree
+    from .runs import criteria as counting
+
+    certified = agree.read_certificate(certificate) if certificate is not None else None
+    found = counting.summarize(counting.read_verdicts(criteria), certified)
+    summary["criteria"] = found
+    gate = summary["release_gate"]
+    gate["reasons"] = [*gate["reasons"], *found["reasons"]]
+    gate["passed"] = gate["passed"] and not found["reasons"]
 
 
 @app.command("blind")
