@@ -232,3 +232,19 @@ def test_a_changed_template_or_model_is_named(tmp_path: Path, sample: Sample) ->
         f'template "000000000000" where the certificate has "{same["template"]}"',
     ]
     assert mismatches(cert["fingerprint"], None) == ["the row records no judge fingerprint"]
+
+
+@pytest.mark.parametrize(
+    "counts", [{"k": "40", "n": 40}, {"k": 41, "n": 40}, {"k": True, "n": 40}, {"k": 40}]
+)
+def test_a_certificate_with_counts_that_are_not_counts_is_refused(
+    tmp_path: Path, counts: dict[str, Any]
+) -> None:
+    from test_verdicts import FINGERPRINT, certificate_for
+
+    cert = certificate_for(FINGERPRINT)
+    cert["figures"]["criteria"]["tpr"] = counts
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(cert))
+    with pytest.raises(Exception, match=r"figures must hold whole counts k of n \(0 <= k <= n\)"):
+        read_certificate(path)

@@ -318,12 +318,20 @@ def _certificate_problems(data: Any) -> list[str]:
     if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
         return ["min_lower must be a number above 0 and at most 1"]
     try:
-        found = {"rates": {what: {name: {"k": int(data["figures"][what][name]["k"]),
-                                         "n": int(data["figures"][what][name]["n"])}
-                                  for name in ("tpr", "tnr")} for what in ("criteria", "blocker")}}  # fmt: skip
+        found = {"rates": {what: {name: _counts(data["figures"][what][name]) for name in ("tpr", "tnr")}
+                           for what in ("criteria", "blocker")}}  # fmt: skip
     except (KeyError, TypeError, ValueError):
-        return ["figures must hold k and n for the criteria and blocker TPR and TNR"]
+        return [
+            "figures must hold whole counts k of n (0 <= k <= n) for the criteria and blocker TPR and TNR"
+        ]
     return [f"its own counts do not reach its bar: {r}" for r in shortfalls(found, float(bar))]
+
+
+def _counts(figure: Any) -> dict[str, int]:
+    k, n = figure["k"], figure["n"]
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in (k, n)) or not 0 <= k <= n:
+        raise ValueError(f"{k!r} of {n!r}")
+    return {"k": k, "n": n}
 
 
 def mismatches(certified: dict[str, Any], fingerprint: Any) -> list[str]:
