@@ -641,6 +641,16 @@ def score_command(
     min_trials: int | None = typer.Option(
         None, "--min-trials", min=1, help="The gate says 'incomparable' when a case has fewer trials."
     ),
+    criteria: Path | None = typer.Option(
+        None,
+        "--criteria",
+        help="Criterion verdicts from 'adhd-evals verdicts': the gate fails while any is undecided.",
+    ),
+    certificate: Path | None = typer.Option(
+        None,
+        "--certificate",
+        help="With --criteria: the judge's certificate; without it no judge verdict counts.",
+    ),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -680,11 +690,33 @@ def score_command(
     decide = Decide(gate.value, min_effect, max_drop, seed)
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
                                 min_trials=min_trials, decide=decide)  # fmt: skip
+    _gate_on_criteria(summary, criteria, certificate)
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    if criteria is not None and not as_json:
+        from .runs.criteria import table as criteria_table
+
+        print("\n".join(criteria_table(summary["criteria"])))
     if gate is Gate.PAIRED:
         verdict = summary["decision"]["verdict"]
         return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
+
+
+def _gate_on_criteria(summary: dict[str, Any], criteria: Path | None, certificate: Path | None) -> None:
+    """score --criteria: who decided each criterion, and the gate fails while any is undecided."""
+    if criteria is None:
+        if certificate is not None:
+            raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
+        return
+    from .runs import agree
+    from .runs import criteria as counting
+
+    certified = agree.read_certificate(certificate) if certificate is not None else None
+    found = counting.summarize(counting.read_verdicts(criteria), certified)
+    summary["criteria"] = found
+    gate = summary["release_gate"]
+    gate["reasons"] = [*gate["reasons"], *found["reasons"]]
+    gate["passed"] = gate["passed"] and not found["reasons"]
 
 
 @app.command("blind")
@@ -754,6 +786,13 @@ def judge_command(
     assume_call_usd: float | None = typer.Option(
         None, "--assume-call-usd", help="Without a budget_flag: the most one judge call may cost (see run)."
     ),
+    swap_check: bool = typer.Option(
+        False,
+        "--swap-check",
+        metavar=FLAG,
+        help="Judge a sample again with the criteria in reverse order and report verdicts that change.",
+    ),
+    swap_sample: int = typer.Option(10, "--swap-sample", min=1, help="Rows --swap-check judges again."),
 ) -> int:
     """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
     from .output import refuse_clobbering
@@ -765,10 +804,15 @@ def judge_command(
     )
 
     request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
-                           allow_unmetered, retries, timeout=timeout, assume_call_usd=assume_call_usd)  # fmt: skip
+                           allow_unmetered, retries, timeout=timeout, assume_call_usd=assume_call_usd,
+                           swap_check=swap_check, swap_sample=swap_sample)  # fmt: skip
     summary = judge(request)
     print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
           f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip
+    if summary.swap is not None:
+        from .runs.judge import swap_lines
+
+        print("\n".join(swap_lines(summary.swap)), file=sys.stderr)
     if runner == "stub" and runner_config is None:
         print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
     if summary.stopped_for_budget:
@@ -781,25 +825,117 @@ def judge_command(
 @app.command("agree")
 def agree_command(
     judged: Path = typer.Argument(..., help="The sheet the judge filled ('adhd-evals judge --output')."),
-    human: Path = typer.Argument(..., help="The same sheet, filled by a person (a sample is enough)."),
+    human: Path = typer.Argument(
+        ..., help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
+    ),
     min_kappa: float | None = typer.Option(
         None, "--min-kappa", help="Exit 1 when any metric's weighted kappa is below this (or undefined)."
     ),
     as_json: bool = typer.Option(False, "--json", metavar=FLAG, help="Print the figures as JSON."),
+    certify: bool = typer.Option(
+        False,
+        "--certify",
+        metavar=FLAG,
+        help="Write a certificate (--out) when TPR's and TNR's lower 95% bounds reach --min-lower.",
+    ),
+    min_lower: float = typer.Option(
+        0.8, "--min-lower", help="The bar each lower bound must reach to certify."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Where --certify writes the certificate (JSON)."),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
 ) -> int:
-    """How far a judge agrees with a person: exact agreement, mean difference, weighted kappa."""
+    """How far a judge agrees with a person: kappa per metric, TPR and TNR with intervals; certify it."""
+    set_max_bytes(max_bytes)
+
     from .runs import agree
 
-    found = agree.agreement(agree.read_scored(judged), agree.read_scored(human))
+    if certify != (out is not None):
+        raise UsageError("--certify writes the certificate to --out FILE: pass both, or neither")
+    if out is not None:
+        from .output import refuse_clobbering
+
+        refuse_clobbering({"--out": out}, {"judged sheet": judged, "person's sheet": human})
+    judged_rows = agree.read_scored(judged)
+    found = agree.agreement(judged_rows, agree.read_scored(human))
     print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
+    for warning in found["warnings"]:
+        print(f"Warning: {warning}.", file=sys.stderr)
     if min_kappa is not None:
         low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
-        if low:
+        if low or not found["metrics"]:
             print(
-                f"Below --min-kappa {min_kappa}: {', '.join(low)}; do not trust the judge there.",
+                f"Below --min-kappa {min_kappa}: {', '.join(low) or 'no metric scored by both'}; "
+                "do not trust the judge there.",
                 file=sys.stderr,
             )
             return exitcodes.FAILED
+    if out is not None:
+        _certify(found, judged_rows, min_lower, out)
+    return exitcodes.OK
+
+
+def _certify(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, out: Path) -> None:
+    import datetime
+
+    from .output import write_all_atomically
+    from .runs import agree
+
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    written = agree.certificate(found, judged, min_lower, now)
+    write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
+    print(f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
+          f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).", file=sys.stderr)  # fmt: skip
+
+
+@app.command("verdicts")
+def verdicts_command(
+    out: Path = typer.Option(..., "--out", help="Where to write the criterion verdicts (JSONL)."),
+    checks: Path | None = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="A sheet a person filled (JSONL or the Markdown); repeatable."
+    ),
+    judged: Path | None = typer.Option(None, "--judged", help="The sheet a judge filled ('judge --output')."),
+    key: Path | None = typer.Option(
+        None, "--key", help="The key 'adhd-evals blind' wrote: maps labels back."
+    ),
+    certificate: Path | None = typer.Option(
+        None,
+        "--certificate",
+        help="The judge's certificate ('agree --certify'); without it no judge verdict counts.",
+    ),
+    cases: Path = typer.Option(
+        Path("evals/cases.jsonl"), "--cases", help="The catalog (each case's criteria)."
+    ),
+    max_bytes: int = typer.Option(
+        DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
+    ),
+) -> int:
+    """One verdict per criterion, and who decided it: a written check, else a person, else a certified judge."""
+    set_max_bytes(max_bytes)
+
+    from .catalog import load_valid
+    from .output import refuse_clobbering, write_all_atomically
+    from .runs import agree
+    from .runs import verdicts as merging
+
+    refuse_clobbering({"--out": out}, {"check results file": checks, "judged sheet": judged, "key file": key,
+                                       "certificate": certificate, "catalog": cases,
+                                       **{f"labels {n}": p for n, p in enumerate(labels or [], 1)}})  # fmt: skip
+    if checks is None and not labels and judged is None:
+        raise UsageError("nothing to merge: pass --checks, --labels or --judged (with --key)")
+    key_rows = merging.read_key(key) if key is not None else None
+    sources = merging.Sources({case["id"]: case["criteria"] for case in load_valid(cases)}, key=key_rows)
+    sources.checks = merging.read_checks(checks) if checks is not None else []
+    sources.labels = [(str(p), merging.unblind(agree.read_scored(p), key_rows, str(p))) for p in labels or []]
+    if judged is not None:
+        sources.judged = merging.unblind(agree.read_scored(judged), key_rows, str(judged))
+    sources.certificate = agree.read_certificate(certificate) if certificate is not None else None
+    rows = merging.merge(sources)
+    write_all_atomically({out: jsonl.text(rows)})
+    print("\n".join(merging.summary_table(rows)))
+    print(f"Wrote {plural(len(rows), 'criterion verdict')} to {out}.", file=sys.stderr)
     return exitcodes.OK
 
 

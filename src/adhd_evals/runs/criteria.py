@@ -1,0 +1,157 @@
+"""`score --criteria VERDICTS`: criteria passed per condition, by who decided them, and the gate on them.
+
+The verdicts file is `adhd-evals verdicts`'s. A judge's verdict counts only
+when the certificate given to `score` names the judge's fingerprint, whatever
+the file says (a verdicts file merged with another certificate, or edited,
+cannot slip an uncertified verdict in): otherwise it is `uncertified`.
+
+For judge-decided criteria the pass rate is reported raw and corrected for
+the judge's error (Rogan-Gladen, with the certificate's criterion TPR as
+sensitivity and TNR as specificity):
+
+    corrected = (raw + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1]
+
+Its interval carries the certificate's uncertainty as well as the sample's:
+the corrected rate rises with the raw rate and with TNR and falls with TPR
+(while TPR + TNR > 1, which certification guarantees), so its extremes over
+the box of the three Wilson 95% intervals lie at two corners. The box is
+conservative (wider than a joint 95% region), never narrower.
+
+The gate fails while any criterion is undecided (unwritten, error, void, or
+an uncertified judge's), naming the counts, and when the candidate passes a
+smaller share of its criteria than baseline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..catalog import read_object_rows
+from ..text import plural
+from .agree import Rate, wilson
+from .rows import field_problems
+from .verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
+
+FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
+WHY = {"unwritten": "nobody decided", "error": "a check raised", "void": "the judge could not judge",
+       "uncertified": "an uncertified judge's"}  # fmt: skip
+
+
+def verdict_problems(row: dict[str, Any]) -> list[str]:
+    problems = field_problems(row, FIELDS)
+    status, by = row.get("status"), row.get("decided_by")
+    if isinstance(status, str) and status not in STATUSES:
+        problems.append(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+    if isinstance(by, str) and by not in DECIDERS:
+        problems.append(f"decided_by must be one of {', '.join(DECIDERS)}, not {by!r}")
+    elif (status in DECIDED and by == "nobody") or (status in UNDECIDED and by != "nobody"):
+        problems.append(
+            f"a {status} is decided by {'someone' if status in DECIDED else 'nobody'}, not {by!r}"
+        )
+    return problems
+
+
+def read_verdicts(path: Path) -> list[dict[str, Any]]:
+    """`adhd-evals verdicts --out` rows; every row the gate could not count is named by line."""
+    return read_object_rows(path, verdict_problems, what="criterion verdicts file")
+
+
+def recheck(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Each judge-decided verdict counts only under this certificate; the others become
+    uncertified, with the reason."""
+    checked = []
+    for row in rows:
+        why = not_counted(row.get("judge"), certificate) if row["decided_by"] == "judge" else None
+        if why:
+            row = {
+                **row,
+                "status": "uncertified",
+                "decided_by": "nobody",
+                "verdict": row["status"],
+                "reason": why,
+            }
+        checked.append(row)
+    return checked
+
+
+def corrected(raw: Rate, tpr: Rate, tnr: Rate) -> dict[str, Any]:
+    """The judge's raw pass rate, and Rogan-Gladen's correction with its interval (see above)."""
+    p, se, sp = raw.k / raw.n, tpr.k / tpr.n, tnr.k / tnr.n
+    (p_lo, p_hi), (se_lo, se_hi), (sp_lo, sp_hi) = _interval(raw), _interval(tpr), _interval(tnr)
+    point = _rogan_gladen(p, se, sp)
+    if se_lo + sp_lo <= 1 or point is None:  # the judge may be no better than a coin: nothing to correct
+        return {"raw": p, "raw_interval": [p_lo, p_hi], "corrected": None, "interval": [0.0, 1.0]}
+    low, high = _rogan_gladen(p_lo, se_hi, sp_lo), _rogan_gladen(p_hi, se_lo, sp_hi)
+    return {"raw": p, "raw_interval": [p_lo, p_hi], "corrected": point,
+            "interval": [low if low is not None else 0.0, high if high is not None else 1.0]}  # fmt: skip
+
+
+def _interval(rate: Rate) -> tuple[float, float]:
+    found = wilson(rate.k, rate.n)
+    if found is None:  # a certificate measures both classes, and a rate is asked for only with a count
+        raise ValueError(f"no interval for {rate.k} of {rate.n}")
+    return found
+
+
+def _rogan_gladen(p: float, se: float, sp: float) -> float | None:
+    if se + sp <= 1:
+        return None
+    return min(1.0, max(0.0, (p + sp - 1) / (se + sp - 1)))
+
+
+def summarize(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) -> dict[str, Any]:
+    """Per condition: criteria, passes by decider, undecided by status, the judge's corrected
+    pass rate; and the gate's reasons."""
+    rows = recheck(rows, certificate)
+    conditions = per_condition(rows)
+    for counts in conditions.values():
+        counts["passed"] = sum(d["pass"] for d in counts["decided"].values())
+        judged = counts["decided"].get("judge")
+        if judged and certificate is not None:
+            figures = certificate["figures"]["criteria"]
+            counts["judge_rate"] = corrected(Rate(judged["pass"], judged["pass"] + judged["fail"]),
+                                             Rate(figures["tpr"]["k"], figures["tpr"]["n"]),
+                                             Rate(figures["tnr"]["k"], figures["tnr"]["n"]))  # fmt: skip
+    return {"conditions": conditions, "reasons": _reasons(conditions)}
+
+
+def _reasons(conditions: dict[str, dict[str, Any]]) -> list[str]:
+    if "baseline" not in conditions or "candidate" not in conditions:
+        return ["Criteria: the verdicts must include baseline and candidate conditions."]
+    reasons = []
+    total = sum(c["criteria"] for c in conditions.values())
+    undecided = {s: sum(c["undecided"].get(s, 0) for c in conditions.values()) for s in UNDECIDED}
+    if any(undecided.values()):
+        decided = {
+            d: sum(sum(c["decided"].get(d, {}).values()) for c in conditions.values()) for d in DECIDERS[:3]
+        }
+        kinds = ", ".join(f"{n} {s} ({WHY[s]})" for s, n in undecided.items() if n)
+        reasons.append(f"Criteria: {sum(undecided.values())} of {total} undecided ({kinds}); decided by check "
+                       f"{decided['check']}, by person {decided['person']}, by certified judge {decided['judge']}. "
+                       "An undecided criterion never passes.")  # fmt: skip
+    base, cand = conditions["baseline"], conditions["candidate"]
+    if cand["passed"] * base["criteria"] < base["passed"] * cand["criteria"]:
+        reasons.append(f"Candidate passes a smaller share of its criteria than baseline "
+                       f"({cand['passed']}/{cand['criteria']} against {base['passed']}/{base['criteria']}).")  # fmt: skip
+    return reasons
+
+
+def table(found: dict[str, Any]) -> list[str]:
+    """The criteria as `score` prints them under its own table."""
+    from ..text import table as text_table
+
+    rows = [["condition", "criteria", "passed", "by check", "by person", "by judge", "undecided",
+             "judge pass rate: raw -> corrected [95%]"]]  # fmt: skip
+    for name, c in found["conditions"].items():
+        by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in DECIDERS[:3]]
+        rate = c.get("judge_rate")
+        shown = "-" if rate is None else (
+            f"{rate['raw']:.3f} -> " + ("not correctable" if rate["corrected"] is None else
+                                        f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"))  # fmt: skip
+        rows.append([name, str(c["criteria"]), str(c["passed"]), *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
+                     str(sum(c["undecided"].values())), shown])  # fmt: skip
+    undecided = [f"{plural(n, 'criterion', 'criteria')} {s} ({name})" for name, c in found["conditions"].items()
+                 for s, n in c["undecided"].items() if n]  # fmt: skip
+    return ["Criteria (passed / decided, by who decided):", *text_table(rows),
+            *([f"Undecided: {'; '.join(undecided)}."] if undecided else [])]  # fmt: skip

@@ -1,0 +1,167 @@
+"""`score --criteria`: criteria passed per condition by who decided, the judge's corrected rate, the gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+from adhd_evals.runs import criteria
+from adhd_evals.runs.agree import Rate
+from judging import write_jsonl
+from test_verdicts import FINGERPRINT, certificate_for, fingerprints
+
+
+def test_rogan_gladen_by_hand() -> None:
+    """The judge passed 30 of the 50 criteria it decided (raw 0.6); its certificate has TPR
+    40/40 and TNR 39/40 (0.975). Corrected = (0.6 + 0.975 - 1) / (1 + 0.975 - 1) = 0.575 / 0.975
+    = 0.5897.
+    Wilson intervals (z = 1.95996): 30/50 -> [0.4618, 0.7239]; 40/40 -> [0.9124, 1];
+    39/40 -> [0.8712, 0.9956].
+    Lowest corner: raw low, TNR low, TPR high: (0.4618 + 0.8712 - 1) / (1 + 0.8712 - 1) =
+    0.3330 / 0.8712 = 0.3822. Highest: raw high, TNR high, TPR low: (0.7239 + 0.9956 - 1) /
+    (0.9124 + 0.9956 - 1) = 0.7195 / 0.9080 = 0.7924."""
+    found = criteria.corrected(Rate(30, 50), Rate(40, 40), Rate(39, 40))
+    assert found["raw"] == 0.6
+    assert found["raw_interval"] == pytest.approx([0.4618, 0.7239], abs=1e-4)
+    assert found["corrected"] == pytest.approx(0.5897, abs=1e-4)
+    assert found["interval"] == pytest.approx([0.3822, 0.7924], abs=1e-4)
+
+
+def test_a_perfect_judge_is_not_corrected() -> None:
+    """TPR = TNR = 1: corrected = (p + 1 - 1) / (1 + 1 - 1) = p."""
+    assert criteria.corrected(Rate(3, 4), Rate(50, 50), Rate(50, 50))["corrected"] == 0.75
+
+
+def test_a_judge_no_better_than_a_coin_is_not_corrected() -> None:
+    """TPR 10/20 and TNR 10/20: TPR + TNR = 1, so the correction divides by zero."""
+    found = criteria.corrected(Rate(5, 10), Rate(10, 20), Rate(10, 20))
+    assert found["corrected"] is None and found["interval"] == [0.0, 1.0]
+
+
+def test_rates_below_the_floor_clip_to_zero() -> None:
+    """Raw 1/20 = 0.05 with TNR 0.9 and TPR 0.95 (19/20, 18/20): (0.05 + 0.9 - 1) / 0.85 < 0 -> 0."""
+    assert criteria.corrected(Rate(1, 20), Rate(19, 20), Rate(18, 20))["corrected"] == 0.0
+
+
+def _row(condition: str, criterion: str, status: str, by: str, **extra: Any) -> dict[str, Any]:
+    return {"case_id": "c", "trial": 1, "condition": condition, "criterion": criterion, "status": status,
+            "decided_by": by, **extra}  # fmt: skip
+
+
+def _scores(tmp_path: Path) -> Path:
+    """Candidate 4s over baseline 3s, no blocker: the reference gate passes on its own."""
+    metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
+    return write_jsonl(tmp_path / "scores.jsonl", [
+        {"case_id": "c", "trial": 1, "condition": c, **dict.fromkeys(metrics, n), "blocker": False, "notes": ""}
+        for c, n in (("baseline", 3), ("candidate", 4))])  # fmt: skip
+
+
+def _score(tmp_path: Path, rows: list[dict[str, Any]], *extra: str) -> int:
+    verdicts = write_jsonl(tmp_path / "verdicts.jsonl", rows)
+    return main(["score", str(_scores(tmp_path)), "--criteria", str(verdicts), *extra])
+
+
+DECIDED = [
+    _row("baseline", "a", "pass", "check"), _row("baseline", "b", "fail", "person"),
+    _row("candidate", "a", "pass", "check"), _row("candidate", "b", "pass", "person"),
+]  # fmt: skip
+
+
+def test_every_criterion_decided_lets_the_gate_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _score(tmp_path, DECIDED) == 0
+    out = capsys.readouterr().out
+    assert "Release gate: PASSED" in out
+    lines = out.split("Criteria (passed / decided, by who decided):")[1].splitlines()
+    candidate = next(line.split() for line in lines if line.startswith("candidate"))
+    # criteria 2, passed 2, by check 1/1, by person 1/1, by judge 0/0, undecided 0, no judge rate
+    assert candidate == ["candidate", "2", "2", "1/1", "1/1", "0/0", "0", "-"]
+
+
+def test_the_gate_fails_while_anything_is_undecided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [*DECIDED, _row("baseline", "c", "unwritten", "nobody"), _row("candidate", "c", "error", "check"),
+            _row("candidate", "d", "void", "nobody")]  # fmt: skip
+    rows[-2]["decided_by"] = "nobody"
+    assert _score(tmp_path, rows) == exitcodes.GATE
+    out = capsys.readouterr().out
+    assert ("Criteria: 3 of 7 undecided (1 unwritten (nobody decided), 1 error (a check raised), 1 void (the judge "
+            "could not judge)); decided by check 2, by person 2, by certified judge 0.") in out  # fmt: skip
+
+
+def test_a_judges_verdict_counts_only_under_its_certificate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The candidate's c was decided by the judge (pass). Without a certificate, and with one for
+    another model, it is uncertified; with the judge's own, it counts and the gate passes."""
+    rows = [*DECIDED, _row("baseline", "c", "pass", "judge", judge=FINGERPRINT),
+            _row("candidate", "c", "pass", "judge", judge=FINGERPRINT)]  # fmt: skip
+    assert _score(tmp_path, rows) == exitcodes.GATE
+    assert "2 uncertified (an uncertified judge's)" in capsys.readouterr().out
+    cert = tmp_path / "cert.json"
+    cert.write_text(json.dumps(certificate_for({**FINGERPRINT, "model": "opus"})))
+    assert _score(tmp_path, rows, "--certificate", str(cert)) == exitcodes.GATE
+    cert.write_text(json.dumps(certificate_for(FINGERPRINT)))
+    assert _score(tmp_path, rows, "--certificate", str(cert)) == 0
+    out = capsys.readouterr().out
+    # 1 of 1 judged passes; TPR = TNR = 40/40, so corrected = raw = 1; the interval's low end:
+    # (0.2065 + 0.9124 - 1) / (1 + 0.9124 - 1) = 0.1189 / 0.9124 = 0.1303 (Wilson 1/1 -> [0.2065, 1])
+    assert "1.000 -> 1.000 [0.130, 1.000]" in out
+
+
+def test_a_smaller_share_of_criteria_fails_the_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [_row("baseline", "a", "pass", "check"), _row("candidate", "a", "fail", "check")]
+    assert _score(tmp_path, rows) == exitcodes.GATE
+    assert (
+        "Candidate passes a smaller share of its criteria than baseline (0/1 against 1/1)."
+        in capsys.readouterr().out
+    )
+
+
+def test_a_certificate_without_criteria_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["score", str(_scores(tmp_path)), "--certificate", "c.json"]) == exitcodes.USAGE
+
+
+@pytest.mark.parametrize(("row", "problem"), [
+    (_row("baseline", "a", "pass", "nobody"), "a pass is decided by someone, not 'nobody'"),
+    (_row("baseline", "a", "unwritten", "judge"), "a unwritten is decided by nobody, not 'judge'"),
+    (_row("baseline", "a", "maybe", "check"), "status must be one of pass, fail, unwritten"),
+    (_row("baseline", "a", "pass", "oracle"), "decided_by must be one of check, person, judge, nobody"),
+])  # fmt: skip
+def test_rows_the_gate_cannot_count_are_named(tmp_path: Path, row: dict[str, Any], problem: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert _score(tmp_path, [row]) == exitcodes.INPUT
+    err = capsys.readouterr().err
+    assert "verdicts.jsonl:1: " in err and problem in err
+
+
+@given(
+    rows=st.lists(st.tuples(fingerprints(), st.sampled_from(["pass", "fail"])), min_size=1, max_size=8),
+    certified=st.one_of(st.none(), fingerprints()),
+)  # fmt: skip
+@settings(max_examples=150, deadline=None)
+def test_score_never_counts_a_judge_the_certificate_does_not_name(
+    rows: list[tuple[dict[str, Any], str]], certified: dict[str, Any] | None
+) -> None:
+    """Whatever the verdicts file says, a judge verdict counts only under a matching certificate."""
+    verdicts = [{**_row(c, f"k{i}", said, "judge", judge=fingerprint), "trial": 1}
+                for i, (fingerprint, said) in enumerate(rows) for c in ("baseline", "candidate")]  # fmt: skip
+    found = criteria.summarize(verdicts, certificate_for(certified) if certified else None)
+    counted = sum(2 for fingerprint, said in rows if said == "pass" and certified == fingerprint)
+    passed = sum(c["passed"] for c in found["conditions"].values())
+    assert passed == counted
+    uncertified = sum(c["undecided"].get("uncertified", 0) for c in found["conditions"].values())
+    assert uncertified == sum(2 for fingerprint, _ in rows if certified != fingerprint)

@@ -1,0 +1,86 @@
+"""docs/verdicts.md's tour, command by command as the page writes them: import a prose-heavy
+suite, run the stub, check, blind, judge with a fake judge, certify it on 40 hand-labelled rows,
+merge the verdicts, score with --criteria. Every criterion ends decided, and says by whom."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from adhd_evals.entry import main
+from helpers import FIXTURES, ROOT
+from judging import FAKE_JUDGE, read_jsonl
+
+PAGE = ROOT / "docs" / "verdicts.md"
+LABELS = FIXTURES / "verdicts" / "tour" / "labels.jsonl"
+
+
+def tour() -> list[tuple[list[str], int]]:
+    """Each `$ adhd-evals ...` line of the page's console block, with the exit code its comment
+    states (`# exit 1: ...`), 0 when it states none."""
+    steps = []
+    for line in PAGE.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("$ adhd-evals "):
+            continue
+        command, _, comment = line.removeprefix("$ adhd-evals ").partition("  # ")
+        code = int(comment.split()[1].rstrip(":")) if comment.startswith("exit ") else 0
+        steps.append((shlex.split(command), code))
+    return steps
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder that looks like the repository's root to the tour, with the page's judges.json."""
+    (tmp_path / "fixtures").symlink_to(FIXTURES)
+    page = PAGE.read_text(encoding="utf-8")
+    shown = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
+    command = shown["judge"]["command"]
+    assert command[:2] == ["python3", "/path/to/adhd-evals/tests/fakes/fake_judge.py"]
+    shown["judge"]["command"] = [sys.executable, "-S", FAKE_JUDGE, *command[2:]]
+    (tmp_path / "judges.json").write_text(json.dumps(shown))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_tour_runs_and_every_criterion_is_decided(
+    checkout: Path, capsys: pytest.CaptureFixture[str], regen_golden: bool
+) -> None:
+    steps = tour()
+    assert [s[0][0] for s in steps] == ["import", "run", "run", "check", "blind", "judge", "agree", "verdicts",
+                                        "score"]  # fmt: skip
+    for argv, code in steps:
+        if regen_golden and argv[0] == "agree":
+            _write_labels()
+        assert main(argv) == code, argv
+    out = capsys.readouterr().out
+    verdicts = read_jsonl(checkout / "runs" / "verdicts.jsonl")
+    # 20 cases: 40 prose criteria and 9 typed ones, x 2 trials x 2 conditions
+    assert len(verdicts) == 196
+    assert Counter(v["decided_by"] for v in verdicts) == {"check": 36, "person": 80, "judge": 80}
+    assert {v["status"] for v in verdicts} == {"pass", "fail"}
+    assert all(v["trial"] == 2 for v in verdicts if v["decided_by"] == "judge")
+    cert = json.loads((checkout / "judge.cert.json").read_text())
+    assert cert["sample"]["rows"] == 40 and cert["fingerprint"]["runner"] == "judge"
+    assert "Criteria (passed / decided, by who decided):" in out and "undecided (" not in out
+    assert "Release gate: FAILED" in out and "Candidate weighted score did not beat baseline." in out
+
+
+def _write_labels() -> None:
+    """--regen-golden: the person's labels, as the fake judge's truth rule has them, for every
+    prose criterion of trial 1's rows (a stand-in for an afternoon of labelling)."""
+    sys.path.insert(0, str(Path(FAKE_JUDGE).parent))
+    from fake_judge import truth  # type: ignore[import-not-found]
+
+    rows = []
+    for row in read_jsonl(Path("runs/sheet.jsonl")):
+        if row["trial"] == 1:
+            prose = [c for c in row["criteria"] if c.startswith(("Acknowledges", "Gives the next step"))]
+            rows.append({"case_id": row["case_id"], "trial": 1, "condition": row["condition"], "blocker": None,
+                         "notes": "", "criteria": [{"criterion": c, "verdict": truth(row["response"], c)}
+                                                   for c in prose]})  # fmt: skip
+    LABELS.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
