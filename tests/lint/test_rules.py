@@ -295,3 +295,17 @@ def test_select_and_ignore_by_code_and_prefix(tmp_path: Path, capsys: pytest.Cap
     capsys.readouterr()
     assert main(["lint", "--select", "Z1", str(catalog)]) == 2
     assert "no lint code starts with Z1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "blank", ["\u00a0", "\u3000 \u2003", "\t\u00a0\t"], ids=["nbsp", "ideographic", "mixed"]
+)
+def test_a_line_of_unicode_whitespace_is_blank_as_the_reference_reads_it(tmp_path: Path, blank: str) -> None:
+    """i-have-adhd's validate_cases skips a line whose str.strip() is empty: a line holding only
+    U+00A0 or U+3000 is no case there. adhd-evals reported it as invalid JSON (E101) and
+    counted it as a case; now the file is one valid case, as the reference says."""
+    from adhd_evals.catalog import validate_file
+
+    path = tmp_path / "cases.jsonl"
+    path.write_text(GOOD + "\n" + blank + "\n", encoding="utf-8")
+    assert validate_file(path) == (1, [])

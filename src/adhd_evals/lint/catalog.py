@@ -119,12 +119,21 @@ def lint_lines(
             except (ValueError, RecursionError):
                 pass  # the rules below say what is wrong
         row = read_row(number, raw)
+        if row.value is None and _blank(row.text):  # U+00A0, U+3000...: blank, as the reference reads it
+            cases -= 1
+            continue
         if keep is not None and row.value is not None:
             keep.append(row.value)
         for rule in CATALOG_RULES:
             problems += stamp(rule, rule.check(row, states[rule.ID]))
     problems += stamp(empty_catalog, empty_catalog.check(cases))
     return cases, problems, seen
+
+
+def _blank(text: str | None) -> bool:
+    """A line of only whitespace, Unicode's included: i-have-adhd's validator reads the file as
+    text and skips every line whose `strip()` is empty (a line of U+00A0 is no row there)."""
+    return text is not None and not text.strip()
 
 
 def row_problems(row: dict[str, Any]) -> list[Problem]:
