@@ -31,7 +31,7 @@ def work(tmp_path: Path) -> Path:
     command = [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.5", "--numbered", "--calls",
                str(tmp_path / "calls.jsonl")]  # fmt: skip
     (tmp_path / "runners.json").write_text(
-        json.dumps({"fake": {"command": command, "response_format": "claude-json"}})
+        json.dumps({"fake": {"command": command, "response_format": "claude-json", "assume_call_usd": 0.5}})
     )
     return tmp_path
 

@@ -68,7 +68,7 @@ def _project(folder: Path, calls: Path) -> Path:
     command = [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.01", "--sleep", "0.02", "--calls",
                str(calls)]  # fmt: skip
     (folder / "runners.json").write_text(
-        json.dumps({"fake": {"command": command, "response_format": "claude-json"}})
+        json.dumps({"fake": {"command": command, "response_format": "claude-json", "assume_call_usd": 0.01}})
     )
     return folder
 

@@ -689,8 +689,8 @@ def score_command(
     results = scoring.read_results(checks) if checks is not None else None
     decide = Decide(gate.value, min_effect, max_drop, seed)
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
-                                min_trials=min_trials, decide=decide)  # fmt: skip
-    _gate_on_criteria(summary, criteria, certificate)
+                                min_trials=min_trials, decide=decide,
+                                criteria=_criteria(criteria, certificate))  # fmt: skip
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
     if criteria is not None and not as_json:
         from .runs.criteria import table as criteria_table
@@ -702,21 +702,19 @@ def score_command(
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
 
 
-def _gate_on_criteria(summary: dict[str, Any], criteria: Path | None, certificate: Path | None) -> None:
-    """score --criteria: who decided each criterion, and the gate fails while any is undecided."""
+def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any] | None:
+    """score --criteria: who decided each criterion (its reasons join the gate's, so the gate
+    fails while any is undecided and the paired decision counts them too)."""
     if criteria is None:
         if certificate is not None:
             raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
-        return
+        return None
     from .runs import agree
     from .runs import criteria as counting
 
     certified = agree.read_certificate(certificate) if certificate is not None else None
-    found = counting.summarize(counting.read_verdicts(criteria), certified)
-    summary["criteria"] = found
-    gate = summary["release_gate"]
-    gate["reasons"] = [*gate["reasons"], *found["reasons"]]
-    gate["passed"] = gate["passed"] and not found["reasons"]
+    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified)
+    return found
 
 
 @app.command("blind")

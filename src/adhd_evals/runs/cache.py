@@ -29,6 +29,7 @@ from typing import Any
 
 from .. import exitcodes
 from ..errors import ScaleRefused
+from ..files import open_limited
 from .config import Runner
 
 LAYOUT = "v1"
@@ -90,7 +91,7 @@ class Cache:
         if self.refresh:
             return None
         try:
-            with open(self.path(digest), "rb") as stream:
+            with open_limited(self.path(digest)) as stream:  # a FIFO planted here cannot block a run
                 entry = json.loads(stream.read())
         except (OSError, ValueError, RecursionError):
             return None

@@ -188,6 +188,9 @@ def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fracti
         lines.append(f"{said} (candidate {c['passed']}/{c['total']}, baseline {b['passed']}/{b['total']})")
         if not c["passed"] and not b["passed"]:
             lines.append("No check passed in either condition: the checks cannot tell the conditions apart.")
+    criteria = summary.get("criteria")
+    if criteria is not None:  # the criteria's own rule, in its words (a "Candidate ..." reason)
+        lines += [r for r in criteria["reasons"] if r.startswith("Candidate ")]
     lines += [r for r in summary["release_gate"]["reasons"] if not r.startswith("Candidate ")]
     regressions = summary.get("regressions", [])
     if regressions:

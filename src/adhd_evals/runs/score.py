@@ -142,6 +142,7 @@ def summarize(
     allow_unwritten: bool = False,
     min_trials: int | None = None,
     decide: Decide | None = None,
+    criteria: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
     analysis and the decision (the reference's work alone, as the benchmark's floor)."""
@@ -154,6 +155,9 @@ def summarize(
     if checks is not None:
         summary["checks"] = check_rates(checks)
         reasons += _checks_gate(summary["checks"], allow_unwritten)
+    if criteria is not None:  # score --criteria: who decided each criterion (runs/criteria.py)
+        summary["criteria"] = criteria
+        reasons += criteria["reasons"]
     if void:
         summary["void"] = void
         reasons.append(f"{plural(len(void), 'judged row')} void, so {plural(len(missing), 'pair')} "

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import exitcodes
+from .. import exitcodes, jsonl
 from ..errors import ScaleRefused, UsageError
+from ..files import read_limited
 from .config import Runner
 
 SIDECAR_SUFFIX = ".shard.json"
@@ -145,7 +146,7 @@ def sidecar_path(output: Path) -> Path:
 def file_sha256(path: Path | None) -> str | None:
     if path is None:
         return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_limited(path)).hexdigest()
 
 
 def runner_config(runner: Runner) -> dict[str, Any]:
@@ -191,7 +192,7 @@ def record(output: Path, shard: Shard, catalog_sha256: str, planned: Planned) ->
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)
     data["runs"][planned.key] = {**planned.config(), "cases": [list(c) for c in planned.cases]}
-    write_all_atomically({path: json.dumps(data, ensure_ascii=False) + "\n"})
+    write_all_atomically({path: jsonl.text([data])})
 
 
 def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, planned: Planned) -> list[str]:
@@ -212,7 +213,7 @@ def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, pla
 def read_sidecar(path: Path) -> dict[str, Any]:
     """A sidecar, checked for the shape this version writes; refused by name otherwise."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_limited(path))
     except FileNotFoundError:
         raise ScaleRefused([f"{path} is missing: its output is not a shard of a run (run with --shard K/N)"],
                            exitcodes.SHARD_FOREIGN) from None  # fmt: skip
