@@ -778,6 +778,8 @@ def bench_startup(repeat: int) -> None:
             "judge (stub judge)": ["judge", str(work / "sheet.jsonl"), "--runner", "stub", "--cases",
                                    str(run / "cases.jsonl"), "--output", str(work / "judged.jsonl")],
             "agree": ["agree", str(run / "scores.jsonl"), str(run / "scores.jsonl")],
+            "verdicts": ["verdicts", "--cases", str(run / "cases.jsonl"), "--checks", str(run / "checks.jsonl"),
+                         "--out", str(work / "verdicts.jsonl")],
             "--version": ["--version"],
         }  # fmt: skip
         for label, argv in commands.items():  # run and judge resume: the first call does the work
