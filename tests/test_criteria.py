@@ -124,7 +124,7 @@ def test_a_smaller_share_of_criteria_fails_the_gate(
     rows = [_row("baseline", "a", "pass", "check"), _row("candidate", "a", "fail", "check")]
     assert _score(tmp_path, rows) == exitcodes.GATE
     assert (
-        "Candidate passes a smaller share of its criteria than baseline (0/1 against 1/1)."
+        "Criteria: the candidate passes a smaller share of its criteria than baseline (0/1 against 1/1)."
         in capsys.readouterr().out
     )
 
@@ -165,3 +165,24 @@ def test_score_never_counts_a_judge_the_certificate_does_not_name(
     assert passed == counted
     uncertified = sum(c["undecided"].get("uncertified", 0) for c in found["conditions"].values())
     assert uncertified == sum(2 for fingerprint, _ in rows if certified != fingerprint)
+
+
+def test_the_paired_gate_cannot_say_better_while_a_criterion_is_undecided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ten cases, the candidate 2 points up on every metric of every case: the paired gate says
+    better (exit 0) on the scores alone; one unwritten criterion makes it inconclusive (exit 8)."""
+    metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
+    scores = write_jsonl(tmp_path / "scores.jsonl", [
+        {"case_id": f"c{n}", "trial": 1, "condition": c, **dict.fromkeys(metrics, m), "blocker": False, "notes": ""}
+        for n in range(10) for c, m in (("baseline", 2), ("candidate", 4))])  # fmt: skip
+    assert main(["score", str(scores), "--gate", "paired"]) == 0
+    rows = [*DECIDED, _row("candidate", "c", "unwritten", "nobody")]
+    verdicts = write_jsonl(tmp_path / "verdicts.jsonl", rows)
+    capsys.readouterr()
+    assert (
+        main(["score", str(scores), "--gate", "paired", "--criteria", str(verdicts)])
+        == exitcodes.INCONCLUSIVE
+    )
+    out = capsys.readouterr().out
+    assert "Release decision (--gate paired): INCONCLUSIVE" in out and "Criteria: 1 of 5 undecided" in out

@@ -132,7 +132,7 @@ def _reasons(conditions: dict[str, dict[str, Any]]) -> list[str]:
                        "An undecided criterion never passes.")  # fmt: skip
     base, cand = conditions["baseline"], conditions["candidate"]
     if cand["passed"] * base["criteria"] < base["passed"] * cand["criteria"]:
-        reasons.append(f"Candidate passes a smaller share of its criteria than baseline "
+        reasons.append(f"Criteria: the candidate passes a smaller share of its criteria than baseline "
                        f"({cand['passed']}/{cand['criteria']} against {base['passed']}/{base['criteria']}).")  # fmt: skip
     return reasons
 

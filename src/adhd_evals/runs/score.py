@@ -145,7 +145,8 @@ def summarize(
     criteria: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
-    analysis and the decision (the reference's work alone, as the benchmark's floor)."""
+    analysis and the decision (the reference's work alone, as the benchmark's floor); `criteria`
+    (criteria.summarize's) adds the criterion verdicts and their reasons to the gate."""
     weights = weights or dict(WEIGHTS)
     grouped, void, missing = grouped_rows(scores, weights)
     conditions = {c: _condition(rows, weights) for c, rows in sorted(grouped.items())}
