@@ -186,3 +186,34 @@ def test_the_paired_gate_cannot_say_better_while_a_criterion_is_undecided(
     )
     out = capsys.readouterr().out
     assert "Release decision (--gate paired): INCONCLUSIVE" in out and "Criteria: 1 of 5 undecided" in out
+
+
+def test_per_case_the_criteria_are_compared_as_the_scores_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ten cases of one criterion each: baseline passes it in every case, the candidate in none.
+    Per case Δ = 0/1 - 1/1 = -1, the same in every case, so the mean is -1 and every resample's
+    too: the interval is [-1, -1], wholly below 0."""
+    rows = [{**_row(c, "a", s, "check"), "case_id": f"c{n}"} for n in range(10)
+            for c, s in (("baseline", "pass"), ("candidate", "fail"))]  # fmt: skip
+    found = criteria.summarize(rows, None)
+    assert (found["paired"]["n"], found["paired"]["mean_delta"], found["paired"]["ci"]) == (
+        10,
+        -1.0,
+        [-1.0, -1.0],
+    )
+    assert any(
+        r.startswith("Criteria: per case, the candidate passes a smaller share (Δ −1.00")
+        for r in found["reasons"]
+    )
+    assert _score(tmp_path, rows) == exitcodes.GATE
+    assert "Per case, share of criteria passed, candidate minus baseline: mean -1.000, 95% CI -1.000..-1.000, 10 " \
+           "cases." in capsys.readouterr().out  # fmt: skip
+
+
+def test_a_case_judged_in_one_condition_only_cannot_be_compared() -> None:
+    rows = [*DECIDED, _row("baseline", "a", "pass", "check") | {"case_id": "lonely"}]
+    found = criteria.summarize(rows, None)
+    assert found["paired"] is None
+    assert "Criteria: cases without both baseline and candidate: lonely: verdicts for one condition only cannot " \
+           "be compared." in found["reasons"]  # fmt: skip

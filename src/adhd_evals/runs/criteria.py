@@ -19,7 +19,10 @@ conservative (wider than a joint 95% region), never narrower.
 
 The gate fails while any criterion is undecided (unwritten, error, void, or
 an uncertified judge's), naming the counts, and when the candidate passes a
-smaller share of its criteria than baseline.
+smaller share of its criteria than baseline. The unit of comparison is the
+case, as in the paired analysis: per case, the candidate's share of criteria
+passed (mean over its trials) minus the baseline's, with the same interval
+and sign test as the scores; an interval wholly below 0 fails the gate too.
 """
 
 from __future__ import annotations
@@ -113,7 +116,38 @@ def summarize(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) ->
             counts["judge_rate"] = corrected(Rate(judged["pass"], judged["pass"] + judged["fail"]),
                                              Rate(figures["tpr"]["k"], figures["tpr"]["n"]),
                                              Rate(figures["tnr"]["k"], figures["tnr"]["n"]))  # fmt: skip
-    return {"conditions": conditions, "reasons": _reasons(conditions)}
+    found: dict[str, Any] = {"conditions": conditions}
+    reasons = _reasons(conditions)
+    if "baseline" in conditions and "candidate" in conditions:
+        found["paired"], said = _paired(rows)
+        reasons += said
+    found["reasons"] = reasons
+    return found
+
+
+def _paired(rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[str]]:
+    """Per case, the candidate's share of criteria passed minus the baseline's (each a mean over
+    its trials): the paired analysis of the scores, on criteria."""
+    from fractions import Fraction
+
+    from . import paired as stats
+    from .decision import described
+
+    counts: dict[tuple[str, str, int], list[int]] = {}
+    for row in rows:
+        if row["condition"] in ("baseline", "candidate"):
+            tally = counts.setdefault((row["case_id"], row["condition"], row["trial"]), [0, 0])
+            tally[0] += row["status"] == "pass"
+            tally[1] += 1
+    try:
+        found = stats.paired({key: Fraction(passed, total) for key, (passed, total) in counts.items()})
+    except ValueError as exc:
+        return None, [f"Criteria: {exc}: verdicts for one condition only cannot be compared."]
+    reasons = []
+    if found.high is not None and found.high < 0:
+        reasons.append(f"Criteria: per case, the candidate passes a smaller share ({described(found)}): the "
+                       "interval lies wholly below 0.")  # fmt: skip
+    return {"what": "per case: share of criteria passed, candidate minus baseline", **found.json()}, reasons
 
 
 def _reasons(conditions: dict[str, dict[str, Any]]) -> list[str]:
@@ -153,5 +187,10 @@ def table(found: dict[str, Any]) -> list[str]:
                      str(sum(c["undecided"].values())), shown])  # fmt: skip
     undecided = [f"{plural(n, 'criterion', 'criteria')} {s} ({name})" for name, c in found["conditions"].items()
                  for s, n in c["undecided"].items() if n]  # fmt: skip
-    return ["Criteria (passed / decided, by who decided):", *text_table(rows),
+    paired = found.get("paired")
+    delta = [] if not paired else [
+        f"Per case, share of criteria passed, candidate minus baseline: mean {paired['mean_delta']:+.3f}"
+        + ("" if paired["ci"] is None else f", 95% CI {paired['ci'][0]:+.3f}..{paired['ci'][1]:+.3f}")
+        + f", {plural(paired['n'], 'case')}."]  # fmt: skip
+    return ["Criteria (passed / decided, by who decided):", *text_table(rows), *delta,
             *([f"Undecided: {'; '.join(undecided)}."] if undecided else [])]  # fmt: skip
