@@ -217,3 +217,20 @@ def test_a_case_judged_in_one_condition_only_cannot_be_compared() -> None:
     assert found["paired"] is None
     assert "Criteria: cases without both baseline and candidate: lonely: verdicts for one condition only cannot " \
            "be compared." in found["reasons"]  # fmt: skip
+
+
+def test_the_markdown_report_shows_who_decided(tmp_path: Path) -> None:
+    """DECIDED: each condition has 2 criteria, one decided by check and one by a person; baseline
+    passes 1 (a), the candidate 2."""
+    cases = write_jsonl(tmp_path / "cases.jsonl", [{"id": "c", "category": "x", "prompt": "p", "risk": "low",
+                                                    "criteria": ["a", "b"]}])  # fmt: skip
+    responses = write_jsonl(tmp_path / "responses.jsonl", [
+        {"case_id": "c", "trial": 1, "condition": c, "runner": "m", "response": "r"} for c in ("baseline", "candidate")])  # fmt: skip
+    verdicts = write_jsonl(tmp_path / "verdicts.jsonl", DECIDED)
+    out = tmp_path / "report.md"
+    assert main(["report", "--cases", str(cases), "--responses", str(responses), "--scores", str(_scores(tmp_path)),
+                 "--criteria", str(verdicts), "--format", "markdown", "--out", str(out)]) == 0  # fmt: skip
+    text = out.read_text()
+    assert "### Criteria: who decided" in text
+    assert "| baseline | 2 | 1 | 1/1 | 0/1 | 0/0 | 0 | - |" in text
+    assert "| candidate | 2 | 2 | 1/1 | 1/1 | 0/0 | 0 | - |" in text

@@ -52,7 +52,7 @@ def test_the_tour_runs_and_every_criterion_is_decided(
 ) -> None:
     steps = tour()
     assert [s[0][0] for s in steps] == ["import", "run", "run", "check", "blind", "judge", "agree", "verdicts",
-                                        "score"]  # fmt: skip
+                                        "score", "report"]  # fmt: skip
     for argv, code in steps:
         if regen_golden and argv[0] == "agree":
             _write_labels()
@@ -68,6 +68,18 @@ def test_the_tour_runs_and_every_criterion_is_decided(
     assert cert["sample"]["rows"] == 40 and cert["fingerprint"]["runner"] == "judge"
     assert "Criteria (passed / decided, by who decided):" in out and "undecided (" not in out
     assert "Release gate: FAILED" in out and "Candidate weighted score did not beat baseline." in out
+    assert _html_row("baseline") in (checkout / "runs" / "report.html").read_text()
+
+
+def _html_row(condition: str) -> str:
+    """Baseline's row of the report's criteria table. 98 criteria (40 prose and 9 typed, twice);
+    the 18 typed verdicts pass 10 (what the stub's reply holds); the person passed 25 of its 40,
+    the judge 25 of its 40 (the same truth rule): 60 passed.
+    Judge 25/40: Wilson [0.4703, 0.7578]; TPR 53/53: low 53/56.84 = 0.9324; TNR 27/27: low
+    27/30.84 = 0.8755. Corrected, low: (0.4703 + 0.8755 - 1) / (1 + 0.8755 - 1) = 0.395; high:
+    (0.7578 + 1 - 1) / (0.9324 + 1 - 1) = 0.813; the point, with TPR = TNR = 1, is 0.625."""
+    cells = [condition, "98", "60", "10/18", "25/40", "25/40", "0", "0.625 → 0.625 [0.395, 0.813]"]
+    return "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
 
 
 def _write_labels() -> None:

@@ -955,6 +955,12 @@ def report_command(
     fmt: ReportFormat = typer.Option(
         ReportFormat.HTML, "--format", help="html (one offline file) or markdown."
     ),
+    criteria: Path | None = typer.Option(
+        None, "--criteria", help="Criterion verdicts from 'adhd-evals verdicts': who decided, per condition."
+    ),
+    certificate: Path | None = typer.Option(
+        None, "--certificate", help="With --criteria: the judge's certificate (as score takes it)."
+    ),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -972,14 +978,17 @@ def report_command(
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
     refuse_clobbering({"--out": out}, {"catalog": cases, "responses file": responses, "check results file": checks,
-                                       "scores file": scores, "key file": key})  # fmt: skip
+                                       "scores file": scores, "key file": key, "criterion verdicts": criteria,
+                                       "certificate": certificate})  # fmt: skip
     inputs = report.Inputs(load_valid(cases), read_responses(responses))
     inputs.checks = scoring.read_results(checks) if checks is not None else None
+    inputs.criteria = _criteria(criteria, certificate)
     if scores is not None:
         rows = scoring.read_rows(scores)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=Decide())
+        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=Decide(),
+                                           criteria=inputs.criteria)  # fmt: skip
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")

@@ -35,6 +35,7 @@ class Inputs:
     checks: list[dict[str, Any]] | None = None
     scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
     summary: dict[str, Any] | None = None  # score.summarize's, when there are scores
+    criteria: dict[str, Any] | None = None  # criteria.summarize's (score --criteria), when given
 
 
 @dataclass
@@ -364,12 +365,45 @@ def html_report(inputs: Inputs) -> str:
     if inputs.checks:
         parts += ["<h2>Checks</h2><p>Unwritten checks (placeholders) are shown apart from failed ones.</p>",
                   _check_chart(inputs.checks)]  # fmt: skip
+    if inputs.criteria is not None:
+        parts.append(_criteria_html(inputs.criteria))
     parts.append("<h2>Cases, worst regression first</h2><table><thead><tr><th>case</th><th>weighted Δ</th>"
                  "<th>Δ per metric (candidate − baseline)</th><th>blockers</th><th>failing checks</th>"
                  "<th>unwritten</th></tr></thead><tbody>")  # fmt: skip
     parts += [_case_html(view) for view in views]
     parts.append("</tbody></table></body></html>\n")
     return "".join(parts)
+
+
+def _criteria_html(found: dict[str, Any]) -> str:
+    """Per condition, the criteria passed by who decided them, and what stayed undecided."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in criteria_header())
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in criteria_rows(found)
+    )
+    return ("<h2>Criteria: who decided</h2><p>Each criterion is decided by a written check, else a person's "
+            "label, else a certified judge; anything else is undecided and never passes.</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")  # fmt: skip
+
+
+def criteria_header() -> list[str]:
+    return ["condition", "criteria", "passed", "by check", "by person", "by certified judge", "undecided",
+            "judge pass rate (raw → corrected, 95%)"]  # fmt: skip
+
+
+def criteria_rows(found: dict[str, Any]) -> list[list[str]]:
+    """One row per condition: passed/decided by each decider, undecided by kind, the judge's rate."""
+    rows = []
+    for name, c in found["conditions"].items():
+        by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in ("check", "person", "judge")]
+        undecided = ", ".join(f"{n} {kind}" for kind, n in c["undecided"].items() if n) or "0"
+        rate = c.get("judge_rate")
+        shown = "-" if rate is None else f"{rate['raw']:.3f} → " + (
+            "not correctable" if rate["corrected"] is None
+            else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]")  # fmt: skip
+        rows.append([name, str(c["criteria"]), str(c["passed"]), *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
+                     undecided, shown])  # fmt: skip
+    return rows
 
 
 # ---- Markdown -------------------------------------------------------------------------
@@ -428,6 +462,13 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
         lines.append("")
     if note := _outside_note(inputs):
         lines += [f"> {_md(note)}", ""]
+    if inputs.criteria is not None:
+        lines += ["### Criteria: who decided", "", "| " + " | ".join(criteria_header()) + " |",
+                  "| --- |" + " ---: |" * (len(criteria_header()) - 1)]  # fmt: skip
+        lines += [
+            "| " + " | ".join(_md(cell) for cell in row) + " |" for row in criteria_rows(inputs.criteria)
+        ]
+        lines.append("")
     views = [v for v in case_views(inputs) if v.deltas or v.failing or v.unwritten]
     if views:
         lines += ["### Worst cases", "", "| case | weighted Δ | blockers | failing checks | unwritten |",
