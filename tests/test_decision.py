@@ -293,3 +293,31 @@ def test_plan_from_scores_sizes_the_suite(tmp_path: Path, capsys: pytest.Capture
     table = next(line for line in out.splitlines() if line.startswith("0.5 "))
     assert table.split()[1] == "10"
     assert main(["plan", "--from-scores", str(path), "--effect", "-1"]) == exitcodes.USAGE
+
+
+def test_one_case_is_inconclusive_and_says_to_add_cases(tmp_path: Path) -> None:
+    """One case has no spread: no interval, so never better; the reasons say to add cases."""
+    code, out = _run(tmp_path, _shifted(1, cases=1), "--gate", "paired", "--json")
+    decision = json.loads(out)["decision"]
+    assert (code, decision["verdict"]) == (exitcodes.INCONCLUSIVE, "inconclusive")
+    assert "an interval needs at least 2 cases" in decision["reasons"][0]
+    assert "Add cases: one case has no spread to size the suite from." in decision["reasons"]
+
+
+def test_a_small_score_does_not_import_numpy(tmp_path: Path) -> None:
+    """On a small catalog the bootstrap distribution is counted exactly: `score` never imports numpy
+    (a real process, so nothing another test imported can hide it)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "scores.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _f6()), encoding="utf-8")
+    probe = ("import sys\nfrom adhd_evals.entry import main\nmain(sys.argv[1:])\n"
+             "print('numpy' in sys.modules)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe, "score", str(path), "--json"], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.stdout.splitlines()[-1] == "False"
+    assert (
+        json.loads("\n".join(done.stdout.splitlines()[:-1]))["paired"]["weighted_score"]["bootstrap"]
+        == "exact"
+    )

@@ -155,7 +155,11 @@ def _not_better(found: dict[str, stats.Analysis], evidence: Evidence, decide: De
 def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
     effect = float(weighted.mean) - decide.min_effect
     can = "" if weighted.mde is None else f"; {plural(weighted.n, 'case')} can detect {weighted.mde:.2f}"
-    needed = stats.cases_needed(weighted.sd, effect) if weighted.n > 1 else None
+    if weighted.n < 2:
+        return "Add cases: one case has no spread to size the suite from."
+    needed = stats.cases_needed(weighted.sd, effect)
+    if needed is None and effect > 0:
+        return f"No practical number of cases would tell a weighted Δ of {signed(float(weighted.mean))} apart{can}."
     if needed is None:
         return (f"The observed mean Δ ({signed(float(weighted.mean))}) is not above --min-effect: more cases "
                 f"are unlikely to show the candidate better{can}.")  # fmt: skip

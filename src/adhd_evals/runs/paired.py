@@ -41,6 +41,7 @@ _FEW_VALUES = 64
 # below this much work (an upper bound; about 0.1 s of Python, less than importing numpy) the
 # bootstrap distribution is computed exactly
 _EXACT_WORK = 1_000_000
+_MOST_CASES = 1e12  # cases_needed answers None past this
 
 Number = int | float | Fraction
 
@@ -183,13 +184,17 @@ def detectable(sd: float, n: int) -> float | None:
 
 
 def cases_needed(sd: float, effect: float) -> int | None:
-    """How many cases would likely detect a mean Δ of `effect` (80% power), given the spread."""
+    """How many cases would likely detect a mean Δ of `effect` (80% power), given the spread
+    (None for no effect, or one needing more than 10^12 cases)."""
     if effect <= 0 or not math.isfinite(effect):
         return None
     if sd == 0:
         return 2
     z = NormalDist().inv_cdf(1 - (1 - LEVEL) / 2) + NormalDist().inv_cdf(POWER)
-    n = max(2, math.ceil((z * sd / effect) ** 2))  # the normal answer, then the t correction upward
+    normal = (z * sd / effect) ** 2
+    if not normal < _MOST_CASES:  # an effect this small next to the spread: no suite will show it
+        return None
+    n = max(2, math.ceil(normal))  # the normal answer, then the t correction upward
     while (found := detectable(sd, n)) is not None and found > effect:
         n += 1
     return n

@@ -345,9 +345,15 @@ def html_report(inputs: Inputs) -> str:
         if inputs.summary is not None and "paired" in inputs.summary:
             how = inputs.summary["paired"]["method"]
             n = inputs.summary["paired"]["weighted_score"]["n"]
+            exact = inputs.summary["paired"]["weighted_score"]["bootstrap"] == "exact"
+            drawn = (
+                "every resample counted exactly"
+                if exact
+                else f"{how['resamples']:,} resamples, seed {how['seed']}"
+            )
             parts += ["<h2>Paired differences (candidate − baseline, per case)</h2>",
                       f"<p>Dots are the mean difference over {plural(n, 'case')}; whiskers its 95% interval "
-                      f"({_e(how['interval'])}, {how['resamples']:,} resamples, seed {how['seed']}). "
+                      f"({_e(how['interval'])}, {drawn}). "
                       "An interval crossing the dashed zero line cannot tell the conditions apart.</p>",
                       _interval_chart(inputs.summary)]  # fmt: skip
         # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set

@@ -408,8 +408,11 @@ def paired_table(summary: dict[str, Any]) -> list[str]:
     section = summary["paired"]
     how = section["method"]
     first = section["weighted_score"]
+    drawn = (
+        "exact" if first["bootstrap"] == "exact" else f"{how['resamples']:,} resamples, seed {how['seed']}"
+    )
     lines = [f"Paired, candidate − baseline per case ({plural(first['n'], 'case')}; 95% CI: {how['interval']}, "
-             f"{how['resamples']:,} resamples, seed {how['seed']}):"]  # fmt: skip
+             f"{drawn}):"]  # fmt: skip
     rows = [["metric", "mean Δ", "95% CI", "+", "−", "sign p", "MDE 80%"]]
     for metric in ["weighted_score", *summary["weights"]]:
         found = section[metric]
