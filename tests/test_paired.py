@@ -8,6 +8,8 @@ import random
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adhd_evals.runs import paired as stats
 
@@ -234,3 +236,24 @@ def test_compositions_enumerate_every_multiset() -> None:
         for counts in _compositions(3, 3)
     )
     assert total == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=2, max_size=6))
+def test_the_exact_interval_is_the_enumerated_one_for_any_small_catalog(units: list[int]) -> None:
+    """For any 2 to 6 cases, the exact interval's ends are the enumerated bootstrap distribution's quantiles,
+    and they hold the mean: low <= mean <= high."""
+    series = stats.Series(list(range(len(units))), units, 1)
+    found = stats.interval(series)
+    assert found == (*_exact_quantiles(units, stats.expanded_tail(len(units))), True)
+    assert found[0] <= Fraction(sum(units), len(units)) <= found[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=2, max_size=12), st.integers(-5, 5))
+def test_shifting_every_case_shifts_the_interval(units: list[int], shift: int) -> None:
+    """Adding the same amount to every case's Δ moves the interval by exactly that amount."""
+    before = stats.interval(stats.Series(list(range(len(units))), units, 1))
+    after = stats.interval(stats.Series(list(range(len(units))), [u + shift for u in units], 1))
+    assert before is not None and after is not None
+    assert (after[0] - before[0], after[1] - before[1]) == (shift, shift)

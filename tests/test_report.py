@@ -424,3 +424,17 @@ def test_f6_reasons_are_on_the_page_in_a_real_browser(tmp_path: Path) -> None:
     for reason in F6_REASONS:
         assert reason in dom.stdout
     assert 'class="gate passed doubtful"' in dom.stdout
+
+
+def test_the_report_shows_the_paired_decision_when_asked(tmp_path: Path) -> None:
+    """`report --gate paired` heads the page with score's paired verdict and its reasons (F6: inconclusive)."""
+    out = _f6_report(tmp_path)
+    args = ["report", "--cases", str(tmp_path / "cases.jsonl"), "--responses", str(tmp_path / "responses.jsonl"),
+            "--scores", str(tmp_path / "scores.jsonl"), "--out", str(out), "--gate", "paired"]  # fmt: skip
+    assert main(args) == exitcodes.OK
+    page = out.read_text(encoding="utf-8")
+    assert (
+        '<section class="gate inconclusive"><h2 id="verdict">Release decision (paired): INCONCLUSIVE</h2>'
+        in page
+    )
+    assert "The reference rules say PASSED." in page and "cases would likely be needed" in page

@@ -676,18 +676,14 @@ def score_command(
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
 
-    import math
-
     from .runs import score as scoring
-    from .runs.decision import Decide
+    from .runs.decision import checked
 
-    if not math.isfinite(min_effect) or not math.isfinite(max_drop):
-        raise UsageError("--min-effect and --max-drop must be finite numbers")
+    decide = checked(gate.value, min_effect, max_drop, seed)
     rows = scoring.read_rows(scores)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_results(checks) if checks is not None else None
-    decide = Decide(gate.value, min_effect, max_drop, seed)
     summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
                                 min_trials=min_trials, decide=decide,
                                 criteria=_criteria(criteria, certificate))  # fmt: skip
@@ -964,6 +960,9 @@ def report_command(
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
+    gate: Gate = typer.Option(Gate.REFERENCE, "--gate", help="The verdict shown: as 'score --gate'."),
+    min_effect: float = typer.Option(0.0, "--min-effect", help="As 'score --min-effect' (--gate paired)."),
+    max_drop: float = typer.Option(0.1, "--max-drop", min=0.0, help="As 'score --max-drop' (--gate paired)."),
 ) -> int:
     """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
     set_max_bytes(max_bytes)
@@ -973,10 +972,11 @@ def report_command(
     from .runs import report
     from .runs import score as scoring
     from .runs.check import read_responses
-    from .runs.decision import Decide
+    from .runs.decision import checked
 
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
+    decide = checked(gate.value, min_effect, max_drop)
     refuse_clobbering({"--out": out}, {"catalog": cases, "responses file": responses, "check results file": checks,
                                        "scores file": scores, "key file": key, "criterion verdicts": criteria,
                                        "certificate": certificate})  # fmt: skip
@@ -987,7 +987,7 @@ def report_command(
         rows = scoring.read_rows(scores)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=Decide(),
+        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=decide,
                                            criteria=inputs.criteria)  # fmt: skip
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})

@@ -18,6 +18,7 @@ from collections import defaultdict
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ..errors import UsageError
 from ..text import plural
 from . import paired as stats
 
@@ -32,6 +33,13 @@ class Decide(NamedTuple):
     max_drop: float = 0.1
     seed: int = stats.SEED
     resamples: int = stats.RESAMPLES
+
+
+def checked(gate: str, min_effect: float, max_drop: float, seed: int = stats.SEED) -> Decide:
+    """The CLI's choices, refused when a margin is not a number (NaN would make every comparison false)."""
+    if not math.isfinite(min_effect) or not math.isfinite(max_drop):
+        raise UsageError("--min-effect and --max-drop must be finite numbers")
+    return Decide(gate, min_effect, max_drop, seed)
 
 
 def signed(value: float) -> str:
