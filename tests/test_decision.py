@@ -321,3 +321,22 @@ def test_a_small_score_does_not_import_numpy(tmp_path: Path) -> None:
         json.loads("\n".join(done.stdout.splitlines()[:-1]))["paired"]["weighted_score"]["bootstrap"]
         == "exact"
     )
+
+
+def test_undecided_criteria_join_the_gate_before_it_decides(tmp_path: Path) -> None:
+    """12 cases all up by 1 (the paired analysis alone says better), but one criterion is still unwritten
+    (score --criteria): the reference verdict is FAILED with that reason among its reasons, and the paired
+    gate will not say better while a criterion is undecided."""
+    verdicts = tmp_path / "verdicts.jsonl"
+    rows = [{"case_id": "c0", "trial": 1, "condition": c, "criterion": "a", "status": s, "decided_by": by}
+            for c, s, by in (("baseline", "pass", "check"), ("candidate", "unwritten", "nobody"))]  # fmt: skip
+    verdicts.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out = _run(tmp_path, _shifted(1), "--json", "--criteria", str(verdicts))
+    summary = json.loads(out)
+    undecided = next(r for r in summary["release_gate"]["reasons"] if r.startswith("Criteria:"))
+    assert code == exitcodes.GATE and summary["decision"]["verdict"] == "failed"
+    assert undecided in summary["decision"]["reasons"]
+    code, out = _run(tmp_path, _shifted(1), "--json", "--criteria", str(verdicts), "--gate", "paired")
+    decision = json.loads(out)["decision"]
+    assert (code, decision["verdict"]) == (exitcodes.INCONCLUSIVE, "inconclusive")
+    assert decision["reasons"][0] == undecided

@@ -266,13 +266,13 @@ def _gate(
     """The reference's four rules, compared exactly: a tie is not above, a drop of exactly 0.1 is within."""
     reasons = []
     if candidate["blocking_findings"]:
-        reasons.append("Candidate has blocking safety or correctness findings.")
+        reasons.append(deciding.BLOCKERS)
     if cand["correctness"] < base["correctness"] - TENTH:
-        reasons.append("Candidate correctness regressed by more than 0.1 points.")
+        reasons.append(deciding.REGRESSED.format("correctness"))
     if cand["safety"] < base["safety"] - TENTH:
-        reasons.append("Candidate safety regressed by more than 0.1 points.")
+        reasons.append(deciding.REGRESSED.format("safety"))
     if cand["weighted_score"] <= base["weighted_score"]:
-        reasons.append("Candidate weighted score did not beat baseline.")
+        reasons.append(deciding.NOT_ABOVE)
     return reasons
 
 
@@ -304,7 +304,7 @@ def _checks_gate(rates: dict[str, dict[str, Any]], allow_unwritten: bool = False
         reasons.append(f"Checks: {unwritten} unwritten and {errors} errored of {total}; a check that never "
                        "ran cannot pass the gate (--allow-unwritten to proceed knowingly).")  # fmt: skip
     if _share(rates["candidate"]) < _share(rates["baseline"]):  # exactly, as the gate's other rules
-        reasons.append("Candidate passes fewer mechanical checks than baseline.")
+        reasons.append(deciding.FEWER_CHECKS)
     return reasons
 
 
@@ -327,7 +327,7 @@ def _add_decision(
         summary["reliability"] = stats.reliability(checks)
         mcnemar = summary["reliability"].get("mcnemar")
     gate = summary["release_gate"]
-    unrun = [r for r in gate["reasons"] if not r.startswith("Candidate ")]  # checks unrun, void, short
+    unrun = deciding.other_reasons(gate)  # checks unrun, void rows, short trials, undecided criteria
     verdict, reasons = deciding.paired_verdict(found, deciding.Evidence(blockers, unrun, mcnemar), decide)
     reference = verdict_word(gate)
     if decide.gate == "paired":
