@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .. import exitcodes, jsonl
 from ..errors import ScaleRefused, UsageError
@@ -175,7 +175,7 @@ class Planned:
                 "skill_sha256": self.skill_sha256}  # fmt: skip
 
 
-def record(output: Path, shard: Shard, catalog_sha256: str, planned: Planned) -> None:
+def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> None:
     """Add this run to the output's sidecar (under the output's lock, so one writer), refusing an
     output whose sidecar speaks for another shard, catalog, or the same run configured otherwise."""
     from ..output import write_all_atomically
@@ -188,15 +188,16 @@ def record(output: Path, shard: Shard, catalog_sha256: str, planned: Planned) ->
                                 "to a file of its own"], exitcodes.SHARD_CONFLICT)  # fmt: skip
         data = {"adhd_evals_shard": VERSION, "shard": str(shard), "index": shard.index, "count": shard.count,
                 "catalog_sha256": catalog_sha256, "runs": {}}  # fmt: skip
-    problems = _conflicts(path, data, shard, catalog_sha256, planned)
+    problems = [p for planned in runs for p in _conflicts(path, data, shard, catalog_sha256, planned)]
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)
-    data["runs"][planned.key] = {**planned.config(), "cases": [list(c) for c in planned.cases]}
+    for planned in runs:
+        data["runs"][planned.key] = {**planned.config(), "cases": [list(c) for c in planned.cases]}
     write_all_atomically({path: jsonl.text([data])})
 
 
 def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, planned: Planned) -> list[str]:
-    problems = []
+    problems: list[str] = []
     if (data["index"], data["count"]) != (shard.index, shard.count):
         problems.append(
             f"{path} records shard {data['shard']}, not {shard}: write each shard to its own file"
@@ -260,3 +261,33 @@ def plan(output: Path, shard: Shard, catalog: Path, cases: list[dict[str, Any]],
                       [(at, case["id"]) for at, case in chosen])  # fmt: skip
     record(output, shard, file_sha256(catalog) or "", planned)
     return [case for _, case in chosen]
+
+
+class JudgeLike(Protocol):
+    @property
+    def output(self) -> Path: ...
+    @property
+    def shard(self) -> Shard | None: ...
+    @property
+    def cases(self) -> Path: ...
+    @property
+    def sheet(self) -> Path: ...
+    @property
+    def runner(self) -> Runner: ...
+
+
+def plan_judge(request: JudgeLike, ids: list[str], sheet: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sheet rows a judge shard judges, recorded as one run per label: each label's rows are
+    the shard's cases times the sheet's trials (a sheet blind made from complete runs). The
+    sheet's hash stands where a run records its skill file's: shards of two sheets are foreign."""
+    assert request.shard is not None
+    shard = request.shard
+    place = {case_id: at for at, case_id in enumerate(ids)}
+    mine = [row for row in sheet if shard.holds(row["case_id"])]
+    cases = [(at, ids[at]) for at in sorted({place[row["case_id"]] for row in mine})]
+    trials = max((row["trial"] for row in sheet), default=1)
+    sheet_sha256 = file_sha256(request.sheet)
+    labels = dict.fromkeys(row["condition"] for row in sheet)
+    runs = [Planned(label, runner_config(request.runner), trials, sheet_sha256, cases) for label in labels]
+    record(request.output, shard, file_sha256(request.cases) or "", *runs)
+    return mine
