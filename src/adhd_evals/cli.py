@@ -396,45 +396,16 @@ def _estimate(
     cases: list[dict[str, Any]], trials: int, conditions: list[str], options: dict[str, Any]
 ) -> int:
     from .runs import forecast
-    from .runs.config import STUB
 
-    history = forecast.read_history(options["history"])
-    names = options["runners"] or sorted(
-        {runner for runner, _, _ in history.cost} | {r for r, _, _ in history.elapsed}
-    )
-    if not names:
-        raise UsageError("plan --estimate: pass --runner NAME (no --history row names one)")
-    lookup = _cached_lookup(options, names) if options["cache"] is not None else None
-    calls = [(name, condition, case["id"], bool(lookup and lookup(name, condition, case, trial)))
-             for name in names for condition in conditions for trial in range(1, trials + 1) for case in cases]  # fmt: skip
-    free = {STUB} if options["config"] is None else set()  # the built-in stub: free by construction
-    lines = forecast.estimate(calls, history, free & set(names))
-    if options["as_json"]:
-        print(json.dumps({"jobs": options["jobs"], "lines": [line.as_json(options["jobs"]) for line in lines],
-                          "total": forecast.total(lines).as_json(options["jobs"])}, indent=2))  # fmt: skip
+    jobs = options.pop("jobs")
+    as_json = options.pop("as_json")
+    lines = forecast.forecast(cases, trials, conditions, **options)
+    if as_json:
+        print(json.dumps({"jobs": jobs, "lines": [line.as_json(jobs) for line in lines],
+                          "total": forecast.total(lines).as_json(jobs)}, indent=2))  # fmt: skip
     else:
-        print("\n".join(forecast.report(lines, options["jobs"])))
+        print("\n".join(forecast.report(lines, jobs)))
     return exitcodes.OK
-
-
-def _cached_lookup(options: dict[str, Any], names: list[str]) -> Any:
-    """Whether the cache answers (runner, condition, case, trial): the key needs the prompt as sent."""
-    from .runs import cache as caching
-    from .runs.config import load_runner
-    from .runs.prompts import condition_prompt, skill_text
-
-    where = Path(options["cache"]) if options["cache"] else caching.default_dir()
-    store = caching.Cache(where)
-    runners = {name: load_runner(name, options["config"]) for name in names}
-    wrapped: dict[str, str | None] = {}
-
-    def answered(name: str, condition: str, case: dict[str, Any], trial: int) -> bool:
-        if condition not in wrapped:
-            wrapped[condition] = skill_text(condition, options["skill"])
-        prompt = condition_prompt(case["prompt"], wrapped[condition])
-        return store.get(caching.key(runners[name], prompt, trial)) is not None
-
-    return answered
 
 
 @app.command("run")
