@@ -227,3 +227,19 @@ def test_check_shard_checks_only_its_cases(
     found = json.loads(capsys.readouterr().out)
     rows = sum(c["rows"] for c in found["conditions"].values())
     assert rows == len(shards[1].read_text().splitlines()) and found["catalog_cases_without_checks"] == []
+
+
+@pytest.mark.parametrize(
+    "cases",
+    [pytest.param([[0, 1]], id="an id that is a number"), pytest.param([[0]], id="a pair of one"),
+     pytest.param([["0", "case-0"]], id="a place that is text"), pytest.param("case-0", id="not a list")],
+)  # fmt: skip
+def test_a_record_this_version_did_not_write_is_refused(
+    shards: list[Path], tmp_path: Path, cases: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "shard-2.jsonl.shard.json"
+    data = json.loads(record.read_text())
+    data["runs"]["baseline stub"]["cases"] = cases
+    record.write_text(json.dumps(data))
+    assert _merge(*shards) == exitcodes.SHARD_FOREIGN
+    assert "shard-2.jsonl.shard.json is not a shard record" in capsys.readouterr().err

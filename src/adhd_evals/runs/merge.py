@@ -230,12 +230,14 @@ def _problem(part: Part, number: int, row: Any, planned: dict[tuple[str, str], t
 def _absent(
     part: Part, planned: dict[tuple[str, str], tuple[int, dict[str, int]]], merged: Merged
 ) -> list[str]:
+    slots, width = merged.slots, merged.width
     absent = [
         (case_id, trial, condition, runner)
         for (condition, runner), (trials, cases) in planned.items()
         for trial in range(1, trials + 1)
+        for base in [(merged.runs[(condition, runner)] * merged.trials + trial - 1) * width]
         for case_id, at in cases.items()
-        if merged.slots[merged.slot(merged.runs[(condition, runner)], trial, at)] is None
+        if slots[base + at] is None
     ]
     if not absent:
         return []

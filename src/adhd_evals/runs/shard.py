@@ -244,11 +244,18 @@ def _run_shaped(run: Any) -> bool:
         and isinstance(run["runner"].get("name"), str)
         and type(run.get("trials")) is int
         and isinstance(run.get("cases"), list)
-        and all(
-            isinstance(c, list) and len(c) == 2 and type(c[0]) is int and isinstance(c[1], str)
-            for c in run["cases"]
-        )
+        and _pairs(run["cases"])
     )
+
+
+def _pairs(cases: list[Any]) -> bool:
+    """Every item a [place, case id] pair (type sets built at C speed: 100,000 cases a shard)."""
+    if not cases:
+        return True
+    if set(map(type, cases)) != {list} or set(map(len, cases)) != {2}:
+        return False
+    places, ids = zip(*cases, strict=True)
+    return set(map(type, places)) == {int} and set(map(type, ids)) == {str}
 
 
 def plan(output: Path, shard: Shard, catalog: Path, cases: list[dict[str, Any]], *, runner: Runner,
