@@ -176,10 +176,10 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
         "runner": runner,
         "trials": 3,
         "skill_sha256": None,
-        "cases": [[0, "case-0"]],
+        "places": [0],
     }
-    record = {"adhd_evals_shard": 1, "shard": "1/1", "index": 1, "count": 1, "catalog_sha256": "x",
-              "runs": {"baseline r": run}}  # fmt: skip
+    record = {"adhd_evals_shard": 2, "shard": "1/1", "index": 1, "count": 1, "catalog_sha256": "x",
+              "places": [0], "ids": ["case-0"], "runs": {"baseline r": run}}  # fmt: skip
     (tmp_path / "s.jsonl.shard.json").write_text(json.dumps(record))
     assert _merge(out) == exitcodes.OK
     assert (
@@ -230,16 +230,20 @@ def test_check_shard_checks_only_its_cases(
 
 
 @pytest.mark.parametrize(
-    "cases",
-    [pytest.param([[0, 1]], id="an id that is a number"), pytest.param([[0]], id="a pair of one"),
-     pytest.param([["0", "case-0"]], id="a place that is text"), pytest.param("case-0", id="not a list")],
+    ("field", "value"),
+    [pytest.param("ids", [1, 2], id="ids that are numbers"), pytest.param("places", ["0"], id="a place as text"),
+     pytest.param("ids", [], id="fewer ids than places"), pytest.param("places", "0", id="not a list"),
+     pytest.param("run places", [99], id="a run planning a case the shard does not list")],
 )  # fmt: skip
 def test_a_record_this_version_did_not_write_is_refused(
-    shards: list[Path], tmp_path: Path, cases: object, capsys: pytest.CaptureFixture[str]
+    shards: list[Path], tmp_path: Path, field: str, value: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     record = tmp_path / "shard-2.jsonl.shard.json"
     data = json.loads(record.read_text())
-    data["runs"]["baseline stub"]["cases"] = cases
+    if field == "run places":
+        data["runs"]["baseline stub"]["places"] = value
+    else:
+        data[field] = value
     record.write_text(json.dumps(data))
     assert _merge(*shards) == exitcodes.SHARD_FOREIGN
     assert "shard-2.jsonl.shard.json is not a shard record" in capsys.readouterr().err

@@ -28,7 +28,7 @@ from ..files import read_limited
 from .config import Runner
 
 SIDECAR_SUFFIX = ".shard.json"
-VERSION = 1
+VERSION = 2  # 2: the planned cases once per shard (places and ids), each run its places
 
 
 @dataclass(frozen=True)
@@ -187,12 +187,16 @@ def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> N
             raise ScaleRefused([f"{output} already holds rows of an unsharded run: write shard {shard} "
                                 "to a file of its own"], exitcodes.SHARD_CONFLICT)  # fmt: skip
         data = {"adhd_evals_shard": VERSION, "shard": str(shard), "index": shard.index, "count": shard.count,
-                "catalog_sha256": catalog_sha256, "runs": {}}  # fmt: skip
+                "catalog_sha256": catalog_sha256, "places": [], "ids": [], "runs": {}}  # fmt: skip
     problems = [p for planned in runs for p in _conflicts(path, data, shard, catalog_sha256, planned)]
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)
+    known = dict(zip(data["places"], data["ids"], strict=True))
     for planned in runs:
-        data["runs"][planned.key] = {**planned.config(), "cases": [list(c) for c in planned.cases]}
+        known.update(planned.cases)
+        data["runs"][planned.key] = {**planned.config(), "places": [at for at, _ in planned.cases]}
+    data["places"] = sorted(known)
+    data["ids"] = [known[at] for at in data["places"]]
     write_all_atomically({path: jsonl.text([data])})
 
 
@@ -205,7 +209,7 @@ def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, pla
     if data["catalog_sha256"] != catalog:
         problems.append(f"{path} records another catalog (the cases changed since): start a new output")
     earlier = data["runs"].get(planned.key)
-    if earlier is not None and {k: v for k, v in earlier.items() if k != "cases"} != planned.config():
+    if earlier is not None and {k: v for k, v in earlier.items() if k != "places"} != planned.config():
         problems.append(f"{path} records {planned.key} with another runner config, trials or skill file: "
                         "start a new output (rows of two configurations would be merged as one)")  # fmt: skip
     return problems
@@ -227,8 +231,11 @@ def read_sidecar(path: Path) -> dict[str, Any]:
         and data.get("adhd_evals_shard") == VERSION
         and all(type(data.get(k)) is int for k in ("index", "count"))
         and isinstance(data.get("catalog_sha256"), str)
+        and _listed(data.get("places"), int)
+        and _listed(data.get("ids"), str)
+        and len(data["places"]) == len(data["ids"])
         and isinstance(data.get("runs"), dict)
-        and all(_run_shaped(run) for run in data["runs"].values())
+        and all(_run_shaped(run, data["places"]) for run in data["runs"].values())
     )
     if not shaped or not isinstance(data, dict):
         raise ScaleRefused([f"{path} is not a shard record this version of adhd-evals wrote"],
@@ -236,26 +243,29 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     return data
 
 
-def _run_shaped(run: Any) -> bool:
+def _run_shaped(run: Any, places: list[int]) -> bool:
     return (
         isinstance(run, dict)
         and isinstance(run.get("condition"), str)
         and isinstance(run.get("runner"), dict)
         and isinstance(run["runner"].get("name"), str)
         and type(run.get("trials")) is int
-        and isinstance(run.get("cases"), list)
-        and _pairs(run["cases"])
+        and _listed(run.get("places"), int)
+        and (run["places"] == places or set(run["places"]) <= set(places))
     )
 
 
-def _pairs(cases: list[Any]) -> bool:
-    """Every item a [place, case id] pair (type sets built at C speed: 100,000 cases a shard)."""
-    if not cases:
-        return True
-    if set(map(type, cases)) != {list} or set(map(len, cases)) != {2}:
-        return False
-    places, ids = zip(*cases, strict=True)
-    return set(map(type, places)) == {int} and set(map(type, ids)) == {str}
+def _listed(values: Any, kind: type) -> bool:
+    """A list of `kind` only (a type set built at C speed: 100,000 cases a shard)."""
+    return isinstance(values, list) and set(map(type, values)) <= {kind}
+
+
+def run_cases(record: dict[str, Any], run: dict[str, Any]) -> dict[str, int]:
+    """A run's planned cases: case id -> its place in the catalog."""
+    if run["places"] == record["places"]:  # every case of the shard (the common run): built at C speed
+        return dict(zip(record["ids"], record["places"], strict=True))
+    name = dict(zip(record["places"], record["ids"], strict=True))
+    return {name[at]: at for at in run["places"]}
 
 
 def plan(output: Path, shard: Shard, catalog: Path, cases: list[dict[str, Any]], *, runner: Runner,
