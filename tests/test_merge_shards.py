@@ -176,12 +176,74 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
         "runner": runner,
         "trials": 3,
         "skill_sha256": None,
-        "cases": [[0, "case-0"]],
+        "places": [0],
     }
-    record = {"adhd_evals_shard": 1, "shard": "1/1", "index": 1, "count": 1, "catalog_sha256": "x",
-              "runs": {"baseline r": run}}  # fmt: skip
+    record = {"adhd_evals_shard": 2, "shard": "1/1", "index": 1, "count": 1, "catalog_sha256": "x",
+              "places": [0], "ids": ["case-0"], "runs": {"baseline r": run}}  # fmt: skip
     (tmp_path / "s.jsonl.shard.json").write_text(json.dumps(record))
     assert _merge(out) == exitcodes.OK
     assert (
         "Total spend $0.5000; 1 from the cache, not charged (first cost $1.0000)." in capsys.readouterr().out
     )
+
+
+def test_judge_shards_merge_to_the_scores_of_one_judge(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The merged responses blinded, judged by the stub in 4 shards and merged, score as one
+    judge of the whole sheet does (the stub judge is deterministic per response)."""
+    assert _merge(*shards) == exitcodes.OK
+    merged, cases = tmp_path / "merged.jsonl", str(tmp_path / "cases.jsonl")
+    sheet, key = str(tmp_path / "sheet.jsonl"), str(tmp_path / "key.jsonl")
+    assert main(["blind", str(merged), "--sheet", sheet, "--key", key, "--cases", cases]) == exitcodes.OK
+    judge = ["judge", sheet, "--runner", "stub", "--cases", cases, "--output"]
+    assert main([*judge, str(tmp_path / "whole.jsonl")]) == exitcodes.OK
+    parts = [tmp_path / f"judged-{k}.jsonl" for k in range(1, 5)]
+    for k, part in enumerate(parts, start=1):
+        assert main([*judge, str(part), "--shard", f"{k}/4"]) == exitcodes.OK
+    assert sum(len(p.read_text().splitlines()) for p in parts) == 32  # every sheet row judged once
+    assert main(["merge", *map(str, parts), "--output", str(tmp_path / "judged.jsonl")]) == exitcodes.OK
+    capsys.readouterr()
+    scores = []
+    for judged in ("whole.jsonl", "judged.jsonl"):
+        main(["score", str(tmp_path / judged), "--key", key, "--json"])
+        scores.append(capsys.readouterr().out)
+    assert scores[0] == scores[1] and '"conditions"' in scores[0]
+
+
+def test_check_shard_checks_only_its_cases(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Shard 2/4's check sees its cases alone: as many rows as shard-2.jsonl holds."""
+    assert _merge(*shards) == exitcodes.OK
+    suite = tmp_path / "checks.py"
+    suite.write_text(
+        "CHECKS = {" + ", ".join(f"'case-{n}': [('x', lambda a: True)]" for n in range(8)) + "}\n"
+    )
+    capsys.readouterr()
+    argv = ["check", str(tmp_path / "merged.jsonl"), "--cases", str(tmp_path / "cases.jsonl"), "--suite", str(suite),
+            "--json", "--shard", "2/4"]  # fmt: skip
+    assert main(argv) == exitcodes.OK
+    found = json.loads(capsys.readouterr().out)
+    rows = sum(c["rows"] for c in found["conditions"].values())
+    assert rows == len(shards[1].read_text().splitlines()) and found["catalog_cases_without_checks"] == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [pytest.param("ids", [1, 2], id="ids that are numbers"), pytest.param("places", ["0"], id="a place as text"),
+     pytest.param("ids", [], id="fewer ids than places"), pytest.param("places", "0", id="not a list"),
+     pytest.param("run places", [99], id="a run planning a case the shard does not list")],
+)  # fmt: skip
+def test_a_record_this_version_did_not_write_is_refused(
+    shards: list[Path], tmp_path: Path, field: str, value: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "shard-2.jsonl.shard.json"
+    data = json.loads(record.read_text())
+    if field == "run places":
+        data["runs"]["baseline stub"]["places"] = value
+    else:
+        data[field] = value
+    record.write_text(json.dumps(data))
+    assert _merge(*shards) == exitcodes.SHARD_FOREIGN
+    assert "shard-2.jsonl.shard.json is not a shard record" in capsys.readouterr().err

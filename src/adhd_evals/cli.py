@@ -58,6 +58,13 @@ class Risk(str, enum.Enum):
     HIGH = "high"
 
 
+SHARD_HELP = ("Run only shard K of N (K from 1; a case's trials and conditions stay in one shard), or auto: "
+              "from GitLab, a Kubernetes Indexed Job or a Slurm array (see docs/scale.md).")  # fmt: skip
+SHARD_COUNT_HELP = "The number of shards, for --shard auto under a Kubernetes Indexed Job."
+CACHE_HELP = ("Reuse answers already paid for, and keep new ones: in DIR, or without DIR in "
+              "$XDG_CACHE_HOME/adhd-evals/responses.")  # fmt: skip
+
+
 @app.command("import")
 def import_command(
     sources: list[Path] = typer.Argument(
@@ -250,6 +257,8 @@ def check_command(
         min=0,
         help="Seconds one check may run before it is stopped and recorded as an error (0: no limit).",
     ),
+    shard: str | None = typer.Option(None, "--shard", metavar="K/N|auto", help=SHARD_HELP),
+    shard_count: int | None = typer.Option(None, "--shard-count", help=SHARD_COUNT_HELP),
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten.
 
@@ -268,7 +277,11 @@ def check_command(
     checking.refuse_torn_pair(cases, suite)
     ids = checking.catalog_ids(cases)
     loaded = checking.load_suite(suite)
-    run = checking.run_checks(checking.read_responses(responses), loaded, ids, timeout=check_timeout)
+    rows = checking.read_responses(responses)
+    part = _shard(shard, shard_count)
+    if part is not None:  # this shard's cases and rows only: the catalog's other cases are other shards'
+        ids, rows = [i for i in ids if part.holds(i)], [r for r in rows if part.holds(r["case_id"])]
+    run = checking.run_checks(rows, loaded, ids, timeout=check_timeout)
     if output is not None:
         write_all_atomically({output: checking.results_text(run)})
     if junit is not None:
@@ -362,11 +375,10 @@ def plan_command(
     return exitcodes.OK
 
 
-SHARD_HELP = ("Run only shard K of N (K from 1; a case's trials and conditions stay in one shard), or auto: "
-              "from GitLab, a Kubernetes Indexed Job or a Slurm array (see docs/scale.md).")  # fmt: skip
-SHARD_COUNT_HELP = "The number of shards, for --shard auto under a Kubernetes Indexed Job."
-CACHE_HELP = ("Reuse answers already paid for, and keep new ones: in DIR, or without DIR in "
-              "$XDG_CACHE_HOME/adhd-evals/responses.")  # fmt: skip
+def _shard(spec: str | None, count: int | None) -> Any:
+    from .runs.shard import parse
+
+    return parse(spec, count=count) if spec is not None else None
 
 
 def _cache(where: str | None, refresh: bool) -> Any:
@@ -384,45 +396,16 @@ def _estimate(
     cases: list[dict[str, Any]], trials: int, conditions: list[str], options: dict[str, Any]
 ) -> int:
     from .runs import forecast
-    from .runs.config import STUB
 
-    history = forecast.read_history(options["history"])
-    names = options["runners"] or sorted(
-        {runner for runner, _, _ in history.cost} | {r for r, _, _ in history.elapsed}
-    )
-    if not names:
-        raise UsageError("plan --estimate: pass --runner NAME (no --history row names one)")
-    lookup = _cached_lookup(options, names) if options["cache"] is not None else None
-    calls = [(name, condition, case["id"], bool(lookup and lookup(name, condition, case, trial)))
-             for name in names for condition in conditions for trial in range(1, trials + 1) for case in cases]  # fmt: skip
-    free = {STUB} if options["config"] is None else set()  # the built-in stub: free by construction
-    lines = forecast.estimate(calls, history, free & set(names))
-    if options["as_json"]:
-        print(json.dumps({"jobs": options["jobs"], "lines": [line.as_json(options["jobs"]) for line in lines],
-                          "total": forecast.total(lines).as_json(options["jobs"])}, indent=2))  # fmt: skip
+    jobs = options.pop("jobs")
+    as_json = options.pop("as_json")
+    lines = forecast.forecast(cases, trials, conditions, **options)
+    if as_json:
+        print(json.dumps({"jobs": jobs, "lines": [line.as_json(jobs) for line in lines],
+                          "total": forecast.total(lines).as_json(jobs)}, indent=2))  # fmt: skip
     else:
-        print("\n".join(forecast.report(lines, options["jobs"])))
+        print("\n".join(forecast.report(lines, jobs)))
     return exitcodes.OK
-
-
-def _cached_lookup(options: dict[str, Any], names: list[str]) -> Any:
-    """Whether the cache answers (runner, condition, case, trial): the key needs the prompt as sent."""
-    from .runs import cache as caching
-    from .runs.config import load_runner
-    from .runs.prompts import condition_prompt, skill_text
-
-    where = Path(options["cache"]) if options["cache"] else caching.default_dir()
-    store = caching.Cache(where)
-    runners = {name: load_runner(name, options["config"]) for name in names}
-    wrapped: dict[str, str | None] = {}
-
-    def answered(name: str, condition: str, case: dict[str, Any], trial: int) -> bool:
-        if condition not in wrapped:
-            wrapped[condition] = skill_text(condition, options["skill"])
-        prompt = condition_prompt(case["prompt"], wrapped[condition])
-        return store.get(caching.key(runners[name], prompt, trial)) is not None
-
-    return answered
 
 
 @app.command("run")
@@ -787,6 +770,8 @@ def judge_command(
         help="Judge a sample again with the criteria in reverse order and report verdicts that change.",
     ),
     swap_sample: int = typer.Option(10, "--swap-sample", min=1, help="Rows --swap-check judges again."),
+    shard: str | None = typer.Option(None, "--shard", metavar="K/N|auto", help=SHARD_HELP),
+    shard_count: int | None = typer.Option(None, "--shard-count", help=SHARD_COUNT_HELP),
 ) -> int:
     """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
     from .output import refuse_clobbering
@@ -799,7 +784,8 @@ def judge_command(
 
     request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
                            allow_unmetered, retries, timeout=timeout, assume_call_usd=assume_call_usd,
-                           swap_check=swap_check, swap_sample=swap_sample)  # fmt: skip
+                           swap_check=swap_check, swap_sample=swap_sample,
+                           shard=_shard(shard, shard_count))  # fmt: skip
     summary = judge(request)
     print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
           f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip

@@ -388,10 +388,11 @@ def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
                     out.write(json.dumps({"case_id": case_id, "trial": 1, "condition": condition, "runner": "fake",
                                           "response": answer, "usage": {"input_tokens": 10, "output_tokens": 50},
                                           "cost_usd": 0.0123, "elapsed_s": 4.2}) + "\n")  # fmt: skip
-        runs = {f"{c} fake": {"condition": c, "runner": runner, "trials": 1, "skill_sha256": None,
-                              "cases": [list(x) for x in part]} for c in ("baseline", "candidate")}  # fmt: skip
-        record = {"adhd_evals_shard": 1, "shard": f"{k}/{count}", "index": k, "count": count,
-                  "catalog_sha256": "bench", "runs": runs}  # fmt: skip
+        places = [at for at, _ in part]
+        runs = {f"{c} fake": {"condition": c, "runner": runner, "trials": 1, "skill_sha256": None, "places": places}
+                for c in ("baseline", "candidate")}  # fmt: skip
+        record = {"adhd_evals_shard": 2, "shard": f"{k}/{count}", "index": k, "count": count,
+                  "catalog_sha256": "bench", "places": places, "ids": [c for _, c in part], "runs": runs}  # fmt: skip
         (work / (path.name + SIDECAR_SUFFIX)).write_text(json.dumps(record))
         paths.append(path)
     return paths

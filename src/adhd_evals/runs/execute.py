@@ -540,6 +540,9 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
 
         row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
         if row is not None:
+            held = budget.reserve(stop, cached=True)  # FREE: a hit reserves nothing and is charged nothing
+            if held is not None:
+                budget.release(held)
             return row, 0
     if request.runner.builtin:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0

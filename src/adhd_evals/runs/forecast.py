@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,44 @@ def estimate(calls: Iterable[tuple[str, str, str, bool]], history: History, free
         else:
             line.untimed += 1
     return list(lines.values())
+
+
+def forecast(cases: list[dict[str, Any]], trials: int, conditions: list[str], *, history: list[Path],
+             runners: list[str], config: Path | None, skill: Path | None, cache: str | None) -> list[Line]:  # fmt: skip
+    """The plan's lines: each runner (given, or named by the history) under each condition."""
+    from ..errors import UsageError
+    from .config import STUB
+
+    recorded = read_history(history)
+    names = runners or sorted(
+        {runner for runner, _, _ in recorded.cost} | {r for r, _, _ in recorded.elapsed}
+    )
+    if not names:
+        raise UsageError("plan --estimate: pass --runner NAME (no --history row names one)")
+    answered = _answered(cache, config, skill, names) if cache is not None else None
+    calls = [(name, condition, case["id"], bool(answered and answered(name, condition, case, trial)))
+             for name in names for condition in conditions for trial in range(1, trials + 1) for case in cases]  # fmt: skip
+    free = {STUB} & set(names) if config is None else set()  # the built-in stub: free by construction
+    return estimate(calls, recorded, free)
+
+
+def _answered(where: str, config: Path | None, skill: Path | None, names: list[str]) -> Callable[..., bool]:
+    """Whether the cache answers (runner, condition, case, trial): the key needs the prompt as sent."""
+    from . import cache as caching
+    from .config import load_runner
+    from .prompts import condition_prompt, skill_text
+
+    store = caching.Cache(Path(where) if where else caching.default_dir())
+    runners = {name: load_runner(name, config) for name in names}
+    wrapped: dict[str, str | None] = {}
+
+    def answered(name: str, condition: str, case: dict[str, Any], trial: int) -> bool:
+        if condition not in wrapped:
+            wrapped[condition] = skill_text(condition, skill)
+        prompt = condition_prompt(case["prompt"], wrapped[condition])
+        return store.get(caching.key(runners[name], prompt, trial)) is not None
+
+    return answered
 
 
 def total(lines: list[Line]) -> Line:

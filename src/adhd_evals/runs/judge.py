@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, RunnerFailed, UsageError
@@ -49,6 +49,9 @@ from .execute import (
 from .rows import LABELLED_FIELDS, field_problems
 from .rubric import METRICS, WEIGHTS
 from .store import Ledger, Store
+
+if TYPE_CHECKING:
+    from .shard import Shard
 
 MEANINGS = {  # in our words, after i-have-adhd's evals/rubric.md
     "correctness": "facts and technical details are accurate, and the details the task needs are all there",
@@ -138,6 +141,7 @@ class JudgeRequest:
     assume_call_usd: float | None = None
     swap_check: bool = False
     swap_sample: int = 10
+    shard: Shard | None = None  # issue 24: judge only this shard's rows, recorded beside the output
 
 
 def judge_prompt(row: dict[str, Any], case: dict[str, Any], nonce: str,
@@ -330,6 +334,10 @@ def judge(request: JudgeRequest) -> JudgeSummary:
             [f"{request.sheet}: case {case_id} is not in {request.cases}" for case_id in missing]
         )
     with only_writer(request.output):
+        if request.shard is not None:  # the sheet's rows of this shard only (see shard.py)
+            from .shard import plan_judge
+
+            sheet = plan_judge(request, list(catalog), sheet)
         store = Store.open(request.output)
         ledger = Ledger.beside(request.output, process.owner())
         summary = JudgeSummary()

@@ -67,7 +67,7 @@ class Part:
 
     def planned(self) -> dict[tuple[str, str], tuple[int, dict[str, int]]]:
         """(condition, runner) -> (trials, case id -> catalog place): the rows this shard owes."""
-        return {(run["condition"], run["runner"]["name"]): (run["trials"], {c: at for at, c in run["cases"]})
+        return {(run["condition"], run["runner"]["name"]): (run["trials"], sharding.run_cases(self.record, run))
                 for run in self.record["runs"].values()}  # fmt: skip
 
 
@@ -77,8 +77,7 @@ def merge(paths: list[Path], plan: Path | None = None) -> Merged:
     if plan is not None:
         _against_plan(plan, parts)
     runs = parts[0].record["runs"].values()
-    width = 1 + max((at for part in parts for run in part.record["runs"].values() for at, _ in run["cases"]),
-                    default=0)  # fmt: skip
+    width = 1 + max((max(part.record["places"], default=0) for part in parts), default=0)
     trials = max((run["trials"] for run in runs), default=1)
     order = {(run["condition"], run["runner"]["name"]): place for place, run in enumerate(runs)}
     merged = Merged(order, trials, width, shards=len(parts))
@@ -132,13 +131,10 @@ def _foreign(part: Part, first: Part) -> list[str]:
         if differs:
             problems.append(f"{part.name}: run {name} differs from {first.name} in {', '.join(differs)}")
     count, index = mine["count"], mine["index"]
-    for name, run in runs.items():  # a sample: another split (or hash) shows in its first cases
-        sample = run["cases"][:SAMPLE]
-        strays = [case_id for _, case_id in sample if sharding.shard_of(case_id, count) != index]
-        if strays:
-            problems.append(
-                f"{part.name}: run {name} planned cases of other shards ({', '.join(strays[:SHOWN])})"
-            )
+    # a sample: another split (or hash) shows in the first cases; a case planned twice is refused anyway
+    strays = [case_id for case_id in mine["ids"][:SAMPLE] if sharding.shard_of(case_id, count) != index]
+    if strays:
+        problems.append(f"{part.name} planned cases of other shards ({', '.join(strays[:SHOWN])})")
     return problems
 
 
@@ -230,12 +226,14 @@ def _problem(part: Part, number: int, row: Any, planned: dict[tuple[str, str], t
 def _absent(
     part: Part, planned: dict[tuple[str, str], tuple[int, dict[str, int]]], merged: Merged
 ) -> list[str]:
+    slots, width = merged.slots, merged.width
     absent = [
         (case_id, trial, condition, runner)
         for (condition, runner), (trials, cases) in planned.items()
         for trial in range(1, trials + 1)
+        for base in [(merged.runs[(condition, runner)] * merged.trials + trial - 1) * width]
         for case_id, at in cases.items()
-        if merged.slots[merged.slot(merged.runs[(condition, runner)], trial, at)] is None
+        if slots[base + at] is None
     ]
     if not absent:
         return []

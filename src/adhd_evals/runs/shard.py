@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .. import exitcodes, jsonl
 from ..errors import ScaleRefused, UsageError
@@ -28,7 +28,7 @@ from ..files import read_limited
 from .config import Runner
 
 SIDECAR_SUFFIX = ".shard.json"
-VERSION = 1
+VERSION = 2  # 2: the planned cases once per shard (places and ids), each run its places
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ class Planned:
                 "skill_sha256": self.skill_sha256}  # fmt: skip
 
 
-def record(output: Path, shard: Shard, catalog_sha256: str, planned: Planned) -> None:
+def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> None:
     """Add this run to the output's sidecar (under the output's lock, so one writer), refusing an
     output whose sidecar speaks for another shard, catalog, or the same run configured otherwise."""
     from ..output import write_all_atomically
@@ -187,16 +187,21 @@ def record(output: Path, shard: Shard, catalog_sha256: str, planned: Planned) ->
             raise ScaleRefused([f"{output} already holds rows of an unsharded run: write shard {shard} "
                                 "to a file of its own"], exitcodes.SHARD_CONFLICT)  # fmt: skip
         data = {"adhd_evals_shard": VERSION, "shard": str(shard), "index": shard.index, "count": shard.count,
-                "catalog_sha256": catalog_sha256, "runs": {}}  # fmt: skip
-    problems = _conflicts(path, data, shard, catalog_sha256, planned)
+                "catalog_sha256": catalog_sha256, "places": [], "ids": [], "runs": {}}  # fmt: skip
+    problems = [p for planned in runs for p in _conflicts(path, data, shard, catalog_sha256, planned)]
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)
-    data["runs"][planned.key] = {**planned.config(), "cases": [list(c) for c in planned.cases]}
+    known = dict(zip(data["places"], data["ids"], strict=True))
+    for planned in runs:
+        known.update(planned.cases)
+        data["runs"][planned.key] = {**planned.config(), "places": [at for at, _ in planned.cases]}
+    data["places"] = sorted(known)
+    data["ids"] = [known[at] for at in data["places"]]
     write_all_atomically({path: jsonl.text([data])})
 
 
 def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, planned: Planned) -> list[str]:
-    problems = []
+    problems: list[str] = []
     if (data["index"], data["count"]) != (shard.index, shard.count):
         problems.append(
             f"{path} records shard {data['shard']}, not {shard}: write each shard to its own file"
@@ -204,7 +209,7 @@ def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, pla
     if data["catalog_sha256"] != catalog:
         problems.append(f"{path} records another catalog (the cases changed since): start a new output")
     earlier = data["runs"].get(planned.key)
-    if earlier is not None and {k: v for k, v in earlier.items() if k != "cases"} != planned.config():
+    if earlier is not None and {k: v for k, v in earlier.items() if k != "places"} != planned.config():
         problems.append(f"{path} records {planned.key} with another runner config, trials or skill file: "
                         "start a new output (rows of two configurations would be merged as one)")  # fmt: skip
     return problems
@@ -226,8 +231,11 @@ def read_sidecar(path: Path) -> dict[str, Any]:
         and data.get("adhd_evals_shard") == VERSION
         and all(type(data.get(k)) is int for k in ("index", "count"))
         and isinstance(data.get("catalog_sha256"), str)
+        and _listed(data.get("places"), int)
+        and _listed(data.get("ids"), str)
+        and len(data["places"]) == len(data["ids"])
         and isinstance(data.get("runs"), dict)
-        and all(_run_shaped(run) for run in data["runs"].values())
+        and all(_run_shaped(run, data["places"]) for run in data["runs"].values())
     )
     if not shaped or not isinstance(data, dict):
         raise ScaleRefused([f"{path} is not a shard record this version of adhd-evals wrote"],
@@ -235,19 +243,29 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     return data
 
 
-def _run_shaped(run: Any) -> bool:
+def _run_shaped(run: Any, places: list[int]) -> bool:
     return (
         isinstance(run, dict)
         and isinstance(run.get("condition"), str)
         and isinstance(run.get("runner"), dict)
         and isinstance(run["runner"].get("name"), str)
         and type(run.get("trials")) is int
-        and isinstance(run.get("cases"), list)
-        and all(
-            isinstance(c, list) and len(c) == 2 and type(c[0]) is int and isinstance(c[1], str)
-            for c in run["cases"]
-        )
+        and _listed(run.get("places"), int)
+        and (run["places"] == places or set(run["places"]) <= set(places))
     )
+
+
+def _listed(values: Any, kind: type) -> bool:
+    """A list of `kind` only (a type set built at C speed: 100,000 cases a shard)."""
+    return isinstance(values, list) and set(map(type, values)) <= {kind}
+
+
+def run_cases(record: dict[str, Any], run: dict[str, Any]) -> dict[str, int]:
+    """A run's planned cases: case id -> its place in the catalog."""
+    if run["places"] == record["places"]:  # every case of the shard (the common run): built at C speed
+        return dict(zip(record["ids"], record["places"], strict=True))
+    name = dict(zip(record["places"], record["ids"], strict=True))
+    return {name[at]: at for at in run["places"]}
 
 
 def plan(output: Path, shard: Shard, catalog: Path, cases: list[dict[str, Any]], *, runner: Runner,
@@ -260,3 +278,33 @@ def plan(output: Path, shard: Shard, catalog: Path, cases: list[dict[str, Any]],
                       [(at, case["id"]) for at, case in chosen])  # fmt: skip
     record(output, shard, file_sha256(catalog) or "", planned)
     return [case for _, case in chosen]
+
+
+class JudgeLike(Protocol):
+    @property
+    def output(self) -> Path: ...
+    @property
+    def shard(self) -> Shard | None: ...
+    @property
+    def cases(self) -> Path: ...
+    @property
+    def sheet(self) -> Path: ...
+    @property
+    def runner(self) -> Runner: ...
+
+
+def plan_judge(request: JudgeLike, ids: list[str], sheet: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sheet rows a judge shard judges, recorded as one run per label: each label's rows are
+    the shard's cases times the sheet's trials (a sheet blind made from complete runs). The
+    sheet's hash stands where a run records its skill file's: shards of two sheets are foreign."""
+    assert request.shard is not None
+    shard = request.shard
+    place = {case_id: at for at, case_id in enumerate(ids)}
+    mine = [row for row in sheet if shard.holds(row["case_id"])]
+    cases = [(at, ids[at]) for at in sorted({place[row["case_id"]] for row in mine})]
+    trials = max((row["trial"] for row in sheet), default=1)
+    sheet_sha256 = file_sha256(request.sheet)
+    labels = dict.fromkeys(row["condition"] for row in sheet)
+    runs = [Planned(label, runner_config(request.runner), trials, sheet_sha256, cases) for label in labels]
+    record(request.output, shard, file_sha256(request.cases) or "", *runs)
+    return mine
