@@ -266,9 +266,10 @@ def check_command(
     refuse_clobbering({"--output": output, "--junit": junit},
                       {"responses file": responses, "catalog": cases, "check module": suite})  # fmt: skip
     checking.refuse_torn_pair(cases, suite)
-    ids = checking.catalog_ids(cases)
+    criteria = checking.catalog_criteria(cases)
     loaded = checking.load_suite(suite)
-    run = checking.run_checks(checking.read_responses(responses), loaded, ids, timeout=check_timeout)
+    run = checking.run_checks(checking.read_responses(responses), loaded, list(criteria), criteria,
+                              timeout=check_timeout)  # fmt: skip
     if output is not None:
         write_all_atomically({output: checking.results_text(run)})
     if junit is not None:
