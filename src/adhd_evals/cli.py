@@ -65,7 +65,9 @@ def import_command(
         help="evals.json files (a folder: every evals.json beneath it), YAML case files or folders, "
         "or dataset.json files.",
     ),
-    format: Format = typer.Option(..., "--format", "-f", help="The source format."),
+    format: Format | None = typer.Option(
+        None, "--format", "-f", help="The source format (default: recognised as lint recognises it)."
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."
     ),
@@ -104,6 +106,13 @@ def import_command(
     from .importing.importer import Request, collector_paused
 
     declared = dialects.load(dialect) if dialect is not None else None
+    if format is None:
+        from .importing.detect import detect
+
+        fmt = detect(sources, declared.format if declared is not None else None)
+        print(f"Format: {fmt} (recognised as lint recognises it; --format chooses).", file=sys.stderr)
+    else:
+        fmt = format.value
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
@@ -111,7 +120,7 @@ def import_command(
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():
-        _import(format.value, sources, request, options)
+        _import(fmt, sources, request, options)
     return exitcodes.OK
 
 

@@ -123,12 +123,23 @@ def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
     from ..lint import format_of
 
     looks = format_of(source, explicit=True) if source.is_file() else None
+    if looks is not None and looks in READERS:  # named only when that format reads the file
+        looks = next((other for other in (looks, *READERS) if other != fmt and _reads(other, source)), None)
     if looks is None or looks == fmt:
         return refusal
     advice = f"try --format {looks}" if looks in READERS else "it is not a source to import"
-    looks_like = f"{source.name} looks like {_LOOKS[looks]}: {advice}"
+    looks_like = f"{source.name} looks like {_LOOKS.get(looks, f'a {looks} file')}: {advice}"
     refusal.hint = f"{refusal.hint}; {looks_like}" if refusal.hint else looks_like
     return refusal
+
+
+def _reads(fmt: str, source: Path) -> bool:
+    """Whether `fmt` imports `source` (a refusal's hint names no format that refuses it too)."""
+    try:
+        READERS[fmt](source, display=str(source), options=ReadOptions(risk=DEFAULT_RISK))
+    except (Refusal, UsageError):
+        return False
+    return True
 
 
 def render_module(result: ImportResult) -> str:
