@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,7 @@ def test_all_written_and_passing_exits_zero(project: Path, capsys: pytest.Captur
         "fail": 0,
         "unwritten": 0,
         "error": 0,
+        "orphan": 0,
         "rows": 2,
         "rows_fully_passing": 2,
     }
@@ -311,3 +313,37 @@ def test_a_runaway_check_times_out_as_an_error(tmp_path: Path) -> None:
         ("swallow", "error", "timed out after 0.3 s (--check-timeout)"),
         ("quick", "pass", None),
     ]
+
+
+def test_a_kept_check_whose_case_or_criterion_left_the_catalog_is_an_orphan(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A person wrote rel-2's check and rel-1's second one; the source then dropped case 2 and
+    reworded nothing but removed rel-1's "No placeholder text". The re-import keeps both
+    hand-written checks; check must not count them as passes. By hand: rel-1 baseline runs
+    its one catalog criterion (pass) and its kept one is an orphan; rel-2's is an orphan."""
+    module = project / "evals/checks.py"
+    generated = module.read_text()
+    text = re.sub(r"return unwritten\(.Reads like a changelog.\)", "return True", generated)
+    text = re.sub(r"return contains_none\(answer, \[.TODO.\][^)]*\)", "return True  # a person's", text)
+    assert text.count("return True") == generated.count("return True") + 2  # both written by a person
+    module.write_text(text)
+    source = project / "evals.json"
+    source.write_text(
+        json.dumps({"skill_name": "rel", "evals": [{**CASES[0], "assertions": CASES[0]["assertions"][:1]}]})
+    )
+    import_source("evals-json", source, out=project / "evals")
+    assert "rel-2" in module.read_text()  # kept: a person wrote it
+    rows = [_row("rel-1", "--legacy"), _row("rel-2", "## 2.4")]
+    junit = project / "junit.xml"
+    code = _check(project, rows, "--output", str(project / "results.jsonl"), "--junit", str(junit))
+    assert code == exitcodes.FAILED
+    assert [(r["case_id"], r["status"]) for r in _results(project)] == [
+        ("rel-1", "pass"),
+        ("rel-1", "orphan"),
+        ("rel-2", "orphan"),
+    ]
+    out = capsys.readouterr().out
+    assert "2 kept checks have no case or criterion in the catalog any more" in out
+    assert "orphan" in out.splitlines()[0]  # a column of the table
+    assert junit.read_text().count('type="orphan"') == 2

@@ -199,6 +199,24 @@ def test_blind_sheet_and_key_round_trip(tmp_path: Path) -> None:
     assert json.loads(out)["conditions"]["baseline"]["weighted_score"] == pytest.approx(3.15)
 
 
+def test_an_orphaned_check_counts_as_unwritten(tmp_path: Path) -> None:
+    """An orphan (a kept check whose case or criterion left the catalog) never ran: by hand,
+    candidate has 1 pass of 2 and 1 counted unwritten, so the gate names it as it names
+    an unwritten check."""
+    results = [
+        {"condition": "baseline", "status": "pass"},
+        {"condition": "baseline", "status": "pass"},
+        {"condition": "candidate", "status": "pass"},
+        {"condition": "candidate", "status": "orphan"},
+    ]
+    checks = _write(tmp_path / "results.jsonl", results)
+    code, out, _ = _score(tmp_path, BASELINE + CANDIDATE, "--json", "--checks", str(checks))
+    summary = json.loads(out)
+    assert code == exitcodes.GATE
+    assert summary["checks"]["candidate"]["passed"] == 1 and summary["checks"]["candidate"]["unwritten"] == 1
+    assert summary["release_gate"]["reasons"][0].startswith("Checks: 1 unwritten and 0 errored of 4")
+
+
 @pytest.mark.parametrize(
     ("row", "said"),
     [
@@ -207,7 +225,7 @@ def test_blind_sheet_and_key_round_trip(tmp_path: Path) -> None:
         ({"condition": "baseline"}, "status must be a string (missing)"),
         (
             {"condition": "baseline", "status": "passed"},
-            "status must be one of pass, fail, unwritten, error, not 'passed'",
+            "status must be one of pass, fail, unwritten, error, orphan, not 'passed'",
         ),
     ],
 )

@@ -72,7 +72,9 @@ def import_command(
         help="evals.json files (a folder: every evals.json beneath it), YAML case files or folders, "
         "or dataset.json files.",
     ),
-    format: Format = typer.Option(..., "--format", "-f", help="The source format."),
+    format: Format | None = typer.Option(
+        None, "--format", "-f", help="The source format (default: recognised as lint recognises it)."
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."
     ),
@@ -111,6 +113,13 @@ def import_command(
     from .importing.importer import Request, collector_paused
 
     declared = dialects.load(dialect) if dialect is not None else None
+    if format is None:
+        from .importing.detect import detect
+
+        fmt = detect(sources, declared.format if declared is not None else None)
+        print(f"Format: {fmt} (recognised as lint recognises it; --format chooses).", file=sys.stderr)
+    else:
+        fmt = format.value
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
@@ -118,7 +127,7 @@ def import_command(
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():
-        _import(format.value, sources, request, options)
+        _import(fmt, sources, request, options)
     return exitcodes.OK
 
 
@@ -275,13 +284,14 @@ def check_command(
     refuse_clobbering({"--output": output, "--junit": junit},
                       {"responses file": responses, "catalog": cases, "check module": suite})  # fmt: skip
     checking.refuse_torn_pair(cases, suite)
-    ids = checking.catalog_ids(cases)
+    criteria = checking.catalog_criteria(cases)
     loaded = checking.load_suite(suite)
     rows = checking.read_responses(responses)
+    ids = list(criteria)
     part = _shard(shard, shard_count)
     if part is not None:  # this shard's cases and rows only: the catalog's other cases are other shards'
         ids, rows = [i for i in ids if part.holds(i)], [r for r in rows if part.holds(r["case_id"])]
-    run = checking.run_checks(rows, loaded, ids, timeout=check_timeout)
+    run = checking.run_checks(rows, loaded, ids, criteria, timeout=check_timeout)
     if output is not None:
         write_all_atomically({output: checking.results_text(run)})
     if junit is not None:

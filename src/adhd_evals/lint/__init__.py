@@ -29,10 +29,18 @@ _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
 class LintReport:
     """What a lint run found, over every file it read."""
 
-    def __init__(self, files: int = 0, cases: int = 0, problems: list[Problem] | None = None) -> None:
+    def __init__(
+        self,
+        files: int = 0,
+        cases: int = 0,
+        problems: list[Problem] | None = None,
+        skipped: list[tuple[str, str, str]] | None = None,
+    ) -> None:
         self.files = files
         self.cases = cases
         self.problems = problems if problems is not None else []
+        # (path, format, why): files matched by name that are another tool's (see lookalike.py)
+        self.skipped = skipped if skipped is not None else []
 
     @property
     def errors(self) -> int:
@@ -50,7 +58,7 @@ class LintReport:
             for p in self.problems
             if (not select or p.code.startswith(tuple(select))) and not p.code.startswith(tuple(ignore))
         ]
-        return LintReport(self.files, self.cases, kept)
+        return LintReport(self.files, self.cases, kept, self.skipped)
 
 
 class LintUsageError(Exception):
@@ -123,6 +131,13 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
     report = LintReport()
     yaml_ids: list[tuple[Path, str]] = []
     for path, kind in discover(paths, forced):
+        if forced is None and kind != "evals-json":
+            from .lookalike import why_not_ours
+
+            why = why_not_ours(path, kind)
+            if why is not None:
+                report.skipped.append((str(path), kind, why))
+                continue
         cases, problems, ids = lint_file(path, kind, dialect if dialect and dialect.format == kind else None)
         report.files += 1
         report.cases += cases

@@ -38,7 +38,11 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="text (default), json, sarif (SARIF 2.1.0), or github annotations (the default under GitHub Actions)",
     )
-    parser.add_argument("--strict", action="store_true", help="fail on warnings too")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too, and on files skipped as another tool's",
+    )
     parser.add_argument(
         "--select",
         action="append",
@@ -86,12 +90,26 @@ def _github(problem: Problem) -> str:
 
 
 def summary(report: LintReport) -> str:
+    skipped = len(report.skipped)
+    if report.files == 0 and skipped:
+        return f"Skipped {plural(skipped, 'file')} of another tool's: nothing else was checked."
     if report.files == 0:
         return "No case files found: nothing was checked."
+    also = f" ({plural(skipped, 'file')} skipped as another tool's)" if skipped else ""
     return (
-        f"Checked {plural(report.files, 'file')} and {plural(report.cases, 'case')}: "
+        f"Checked {plural(report.files, 'file')} and {plural(report.cases, 'case')}{also}: "
         f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}."
     )
+
+
+def skipped_lines(report: LintReport) -> list[str]:
+    """Each skipped file once: what it is not, and why."""
+    from .lookalike import NAMES
+
+    return [
+        f"{printable(path)}: not {NAMES.get(kind, kind)} file; skipped ({printable(why)})"
+        for path, kind, why in report.skipped
+    ]
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -108,7 +126,9 @@ def _codes(values: list[str]) -> list[str]:
 
 
 def exit_code(report: LintReport, strict: bool) -> int:
-    if report.files == 0 or report.errors or (strict and report.warnings):
+    if strict and report.skipped:
+        return FAILED
+    if (report.files == 0 and not report.skipped) or report.errors or (strict and report.warnings):
         return FAILED
     return OK
 
@@ -135,8 +155,11 @@ def _dialect(path: Path | None) -> Dialect | None:
 
 
 def _json(report: LintReport, code: int) -> str:
-    counts = {"files": report.files, "cases": report.cases, "errors": report.errors}
+    counts: dict[str, object] = {"files": report.files, "cases": report.cases, "errors": report.errors}
     counts |= {"warnings": report.warnings, "exit_code": code}
+    counts["skipped"] = [
+        {"path": printable(p), "format": k, "why": printable(w)} for p, k, w in report.skipped
+    ]
     return json.dumps(
         {**counts, "problems": [_printable_fields(p) for p in report.problems]}, indent=2, ensure_ascii=False
     )
@@ -195,6 +218,8 @@ def main(argv: list[str]) -> int:
         print(sarif(report.problems, version("adhd-evals")))
         return code
     render = _github if style == "github" else _text
+    for line in skipped_lines(report):
+        print(line)
     for problem in report.problems:
         print(render(problem))
     print(summary(report))

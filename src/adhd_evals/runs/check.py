@@ -5,6 +5,9 @@ fail      it returned False
 unwritten it returned False after calling unwritten(...): nobody wrote it yet
 error     it raised, or returned something other than a bool (recorded; the
           rest still run)
+orphan    a kept check whose case or criterion is no longer in the catalog (a
+          person's check the import kept when its source changed): not run, never
+          a pass, counted by score --checks as unwritten is
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from ..output import torn
 from ..text import table
 from .rows import response_problems
 
-STATUSES = ("pass", "fail", "unwritten", "error")
+STATUSES = ("pass", "fail", "unwritten", "error", "orphan")
 Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
 
 
@@ -200,6 +203,11 @@ def catalog_ids(path: Path) -> list[str]:
     return [row["id"] for row in load_valid(path)]
 
 
+def catalog_criteria(path: Path) -> dict[str, list[str]]:
+    """Each catalog case's criteria, by id, in file order."""
+    return {row["id"]: list(row["criteria"]) for row in load_valid(path)}
+
+
 DEFAULT_CHECK_TIMEOUT = 5.0  # seconds: a check is a few string tests; a catastrophic regex is not
 
 
@@ -251,11 +259,15 @@ def run_checks(
     responses: list[dict[str, Any]],
     suite: Suite,
     catalog: list[str],
+    criteria: dict[str, list[str]] | None = None,
     *,
     timeout: float = DEFAULT_CHECK_TIMEOUT,
 ) -> CheckRun:
+    """Every response through its case's checks; `criteria` (case id -> the catalog's criteria)
+    tells a check whose criterion left the catalog, as a case id outside `catalog` does."""
     run = CheckRun()
     known = set(catalog)
+    current = {case_id: set(texts) for case_id, texts in (criteria or {}).items()}
     run.catalog_cases_without_checks = [case_id for case_id in catalog if case_id not in suite.registry]
     for row in responses:
         case_id = row["case_id"]
@@ -267,7 +279,10 @@ def run_checks(
             continue
         statuses = []
         for criterion, function in checks:
-            status, error = run_one(suite, function, row["response"], timeout)
+            if case_id not in known or (criteria is not None and criterion not in current.get(case_id, ())):
+                status, error = "orphan", None  # its case or criterion left the catalog: not run
+            else:
+                status, error = run_one(suite, function, row["response"], timeout)
             statuses.append(status)
             run.results.append(
                 CheckResult(
@@ -301,7 +316,7 @@ def summary_json(run: CheckRun) -> dict[str, Any]:
 
 
 def summary_table(run: CheckRun) -> list[str]:
-    header = ("condition", "rows", "pass", "fail", "unwritten", "error", "rows fully passing")
+    header = ("condition", "rows", "pass", "fail", "unwritten", "error", "orphan", "rows fully passing")
     body = [
         (
             name,
@@ -310,6 +325,7 @@ def summary_table(run: CheckRun) -> list[str]:
             str(c["fail"]),
             str(c["unwritten"]),
             str(c["error"]),
+            str(c["orphan"]),
             f"{c['rows_fully_passing']} of {c['rows']}",
         )
         for name, c in run.per_condition().items()
@@ -329,12 +345,22 @@ def _gaps(run: CheckRun) -> list[str]:
         lines.append(
             "Catalog cases with no checks in the module: " + ", ".join(run.catalog_cases_without_checks) + "."
         )
+    orphans = sorted({(r.case_id, r.criterion) for r in run.results if r.status == "orphan"})
+    if orphans:
+        lines.append(
+            f"{len(orphans)} kept checks have no case or criterion in the catalog any more (orphan, never "
+            "a pass): "
+            + "; ".join(f"{case_id}: {criterion}" for case_id, criterion in orphans[:10])
+            + ("; ..." if len(orphans) > 10 else "")
+            + ". Delete them, or point them at a criterion."
+        )
     if not run.results:
         lines.append("No check ran.")
     return lines
 
 
 __all__ = [
+    "catalog_criteria",
     "catalog_ids",
     "load_suite",
     "read_responses",

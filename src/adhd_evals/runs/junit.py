@@ -2,7 +2,8 @@
 
 One test suite per case, one test case per check run (per response row):
 `failure` for fail, `error` for error, and `failure type="unwritten"` for a
-placeholder, so an unwritten check is red on a dashboard too. Totals live on each
+placeholder (`type="orphan"` for a kept check whose case or criterion left the
+catalog), so neither is green on a dashboard. Totals live on each
 suite (Ant's schema allows no attribute on `testsuites`); a check's time is not
 measured, so every `time` is 0. Text from cases
 and responses is escaped by the XML writer; characters XML 1.0 cannot hold
@@ -44,11 +45,12 @@ def junit(results: list[CheckResult], *, when: datetime | None = None, host: str
 def _suite(
     root: ET.Element, index: int, case_id: str, found: list[CheckResult], stamp: str, host: str
 ) -> None:
-    counts = {s: sum(r.status == s for r in found) for s in ("fail", "error", "unwritten")}
+    counts = {s: sum(r.status == s for r in found) for s in ("fail", "error", "unwritten", "orphan")}
+    failures = counts["fail"] + counts["unwritten"] + counts["orphan"]
     name = _xml_text(case_id)
     suite = ET.SubElement(root, "testsuite", name=name, package=name, id=str(index), timestamp=stamp,
                           hostname=host, tests=str(len(found)), time="0",
-                          failures=str(counts["fail"] + counts["unwritten"]), errors=str(counts["error"]))  # fmt: skip
+                          failures=str(failures), errors=str(counts["error"]))  # fmt: skip
     ET.SubElement(suite, "properties")
     for result in found:
         _testcase(suite, case_id, result)
@@ -64,5 +66,8 @@ def _testcase(suite: ET.Element, case_id: str, result: CheckResult) -> None:
     elif result.status == "unwritten":
         ET.SubElement(test, "failure", type="unwritten",
                       message=_xml_text(f"{result.check} is an unwritten placeholder"))  # fmt: skip
+    elif result.status == "orphan":
+        ET.SubElement(test, "failure", type="orphan",
+                      message=_xml_text(f"{result.check}: its case or criterion left the catalog"))  # fmt: skip
     elif result.status == "error":
         ET.SubElement(test, "error", type="error", message=_xml_text(result.error or "error"))

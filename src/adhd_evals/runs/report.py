@@ -24,7 +24,8 @@ from .score import verdict_word
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
 # in the order the stacked bars draw them: passing first, never-run last
-STATUS_COLOURS = {"pass": "#2f7d4f", "fail": "#b03a2e", "error": "#6c3483", "unwritten": "#c9c9c9"}
+STATUS_COLOURS = {"pass": "#2f7d4f", "fail": "#b03a2e", "error": "#6c3483", "unwritten": "#c9c9c9",
+                  "orphan": "#8a6d3b"}  # fmt: skip
 MARKDOWN_LIMIT = 65_000
 
 
@@ -89,8 +90,8 @@ def _add_checks(views: dict[str, CaseView], checks: list[dict[str, Any]]) -> Non
         view, status = views.get(str(row.get("case_id"))), row["status"]
         if view is not None and status in ("fail", "error"):
             view.failing.append(f"{row.get('criterion')} ({row['condition']}, {status})")
-        elif view is not None and status == "unwritten":
-            view.unwritten.append(f"{row.get('criterion')} ({row['condition']}, unwritten)")
+        elif view is not None and status in ("unwritten", "orphan"):
+            view.unwritten.append(f"{row.get('criterion')} ({row['condition']}, {status})")
 
 
 def _add_scores(views: dict[str, CaseView], scores: list[dict[str, Any]]) -> None:

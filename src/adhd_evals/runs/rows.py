@@ -14,7 +14,7 @@ KEY_FIELDS = {"case_id": str, "trial": int, "label": str, "condition": str}
 LABELLED_FIELDS = {"case_id": str, "trial": int, "condition": str}
 # what the gate counts (check --output writes more)
 RESULT_FIELDS: dict[str, type] = {"condition": str, "status": str}
-STATUSES = ("pass", "fail", "unwritten", "error")
+STATUSES = ("pass", "fail", "unwritten", "error", "orphan")
 
 
 def field_problems(row: dict[str, Any], fields: dict[str, type]) -> list[str]:

@@ -286,7 +286,7 @@ def check_rates(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "passed": n["pass"],
             "total": sum(n.values()),
             "pass_rate": n["pass"] / sum(n.values()) if sum(n.values()) else 0.0,
-            "unwritten": n["unwritten"],
+            "unwritten": n["unwritten"] + n["orphan"],  # an orphaned check never ran: as unwritten
             "error": n["error"],
         }
         for c, n in sorted(counts.items())

@@ -1,0 +1,46 @@
+"""Which source format an import reads when no --format is given: lint's own recognition.
+
+One rule, two commands: a file is recognised by name, then by shape, exactly as
+`lint` recognises it (`lint.format_of`); a folder by the case files beneath it, as
+`lint` walks one. A dialect's `format:` decides when one is given. What cannot be
+told (a folder holding two formats, a catalog, nothing recognisable) is a usage
+error naming what was found, never a guess.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+from .formats import READERS
+
+
+def detect(sources: list[Path], dialect_format: str | None = None) -> str:
+    """The one format every source is, or a UsageError saying why there is none."""
+    if dialect_format is not None:
+        return dialect_format
+    found = {source: _format_of(source) for source in sources}
+    formats = sorted(set(found.values()))
+    if len(formats) == 1:
+        return formats[0]
+    shown = "; ".join(f"{source} is {fmt}" for source, fmt in found.items())
+    raise UsageError(f"the sources are of different formats ({shown}): pass --format")
+
+
+def _format_of(source: Path) -> str:
+    from ..lint import discover, format_of
+
+    if not source.exists():
+        raise UsageError(f"{source}: no such file or directory")
+    if source.is_dir():
+        kinds = sorted({kind for _, kind in discover([source], None) if kind in READERS})
+        if len(kinds) != 1:
+            what = " and ".join(kinds) if kinds else "no case file lint recognises"
+            raise UsageError(f"{source} holds {what}: pass --format {' or '.join(kinds) or '...'}")
+        return kinds[0]
+    kind = format_of(source, explicit=True)
+    if kind is None:
+        raise UsageError(f"{source}: cannot tell its format (as lint cannot): pass --format")
+    if kind not in READERS:
+        raise UsageError(f"{source} is a {kind} adhd-evals writes, not a source to import")
+    return kind
