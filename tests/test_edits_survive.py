@@ -2,10 +2,11 @@
 
 A module is imported from random cases (hostile criteria: quotes, backslashes,
 marker look-alikes, line separators, long text); a person edits it at random
-(helpers, extra checks, edited bodies, comments, in random regions, sometimes
-then running a formatter over it); the source changes at random (reworded,
+(helpers, extra checks, edited bodies, comments, in random regions and in the
+preamble, sometimes then running a formatter over it); the source changes at random (reworded,
 renamed, removed, reordered, added criteria and cases); it is imported again,
-with or without --prune. Then every line the person wrote is in the new module
+with or without --prune, sometimes bringing a dialect (whose helpers replace
+the preamble's generated part). Then every line the person wrote is in the new module
 exactly once. The one exception is the rule of --prune itself: a generated check
 of a pruned case is removed even when a person edited its body; every other line
 of a pruned case's regions moves to the end, once.
@@ -30,7 +31,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.errors import OutputError
+from adhd_evals.importing.dialect import load
 from adhd_evals.importing.importer import Request, import_sources
+from helpers import FIXTURES
 
 HOSTILE = [
     "Names the version",
@@ -85,7 +88,13 @@ def hand_edit(text: str, rng: random.Random, person: Person, ids: list[str]) -> 
     """One random edit of the kinds the attack used."""
     person.count += 1
     n = f"{person.count}"
-    kind = rng.choice(["helper", "check", "body", "comment", "trailing"])
+    kind = rng.choice(["helper", "check", "body", "comment", "trailing", "preamble"])
+    if kind == "preamble":  # an import and a helper of the person's own, inside the preamble
+        lines = [f"import textwrap as textwrap_{n}  # p{n}"]
+        helper = [f"def preamble_helper_{n}(answer: str) -> str:", f"    return answer  # p{n}"]
+        person.lines += lines + helper
+        text = text.replace("\nimport re\n", "\nimport re\n" + lines[0] + "\n", 1)
+        return text.replace("\n\ndef unwritten(", "\n\n" + "\n".join(helper) + "\n\n\ndef unwritten(", 1)
     if kind == "body":
         generated = [
             m.start() for m in re.finditer(r"^def check_.*\n    return (unwritten|contains)", text, re.M)
@@ -164,10 +173,14 @@ def change_source(cases: list[Case], rng: random.Random) -> list[Case]:
     return changed
 
 
-def _import(tmp: Path, cases: list[Case], prune: bool = False) -> Any:
+def _import(tmp: Path, cases: list[Case], prune: bool = False, dialect: bool = False) -> Any:
     source = tmp / "evals.json"
     source.write_text(json.dumps({"skill_name": "s", "evals": [c.row() for c in cases]}))
-    return import_sources("evals-json", [source], Request(out=tmp / "out", prune=prune))
+    chosen = load(DIALECT, "dialect.yaml") if dialect else None
+    return import_sources("evals-json", [source], Request(out=tmp / "out", prune=prune), dialect=chosen)
+
+
+DIALECT = FIXTURES / "evals-json/good/dialect-typed/dialect.yaml"
 
 
 def _formatter() -> list[str] | None:
@@ -185,6 +198,7 @@ class Counts:
     refused: int = 0
     name_errors: int = 0
     formatted: int = 0
+    dialects: int = 0  # re-imports that brought a dialect (and its helpers) over the preamble
     problems: list[str] = field(default_factory=list)
 
 
@@ -205,10 +219,11 @@ def one_round(tmp: Path, rng: random.Random, counts: Counts, *, formatter: list[
         formatted = module.read_text()
         person.lines = [_formatted_line(line, formatted) for line in person.lines]
         person.edited_in = {_formatted_line(k, formatted): v for k, v in person.edited_in.items()}
-    changed, prune = change_source(cases, rng), rng.random() < 0.4
+    changed, prune, dialect = change_source(cases, rng), rng.random() < 0.4, rng.random() < 0.2
     counts.reimports += 1
+    counts.dialects += dialect
     try:
-        _import(tmp, changed, prune=prune)
+        _import(tmp, changed, prune=prune, dialect=dialect)
     except OutputError as refused:
         counts.refused += 1
         counts.problems.append(f"refused: {refused}")
@@ -269,7 +284,7 @@ def test_hostile_reimports_at_scale(tmp_path: Path) -> None:
     print(f"\n{counts.reimports} re-imports, {counts.person_lines} lines a person wrote: {counts.lost} lost, "
           f"{counts.duplicated} duplicated, {counts.pruned_edits} removed with a pruned case's edited check, "
           f"{counts.refused} refused, {counts.name_errors} NameErrors, {counts.formatted} reformatted by ruff "
-          "before the re-import")  # fmt: skip
+          f"before the re-import, {counts.dialects} bringing a dialect")  # fmt: skip
     assert (counts.lost, counts.duplicated, counts.name_errors, counts.refused) == (0, 0, 0, 0), (
         counts.problems[:5]
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from adhd_evals.importing.dialect import load
 from adhd_evals.importing.importer import Request, import_source, import_sources
 from helpers import FIXTURES, ROOT, fixture_params
 
@@ -167,3 +168,25 @@ def test_a_person_s_comment_in_a_formatted_check_is_an_edit(tmp_path: Path) -> N
     outcome = _reimport(tmp_path, CHANGED)
     assert len(outcome.merge_report.kept_edited) == 1
     assert "    # mine: keep\n" in module.read_text()
+
+
+@pytest.mark.parametrize("formatter", FORMATTERS)
+def test_a_formatted_dialect_module_of_the_previous_layout_is_recognised(
+    tmp_path: Path, formatter: str
+) -> None:
+    """The dialect-typed golden module as the version before this layout wrote it (kept in
+    tests/legacy), reformatted: its preamble (the vocabulary as it then was) and every check
+    are recognised as generated; the import writes today's golden module."""
+    fixture = FIXTURES / "evals-json/good/dialect-typed"
+    out = tmp_path / "evals"
+    out.mkdir()
+    shutil.copyfile(ROOT / "tests/legacy/checks-dialect-before-formatter-layout.txt", out / "checks.py")
+    _format(formatter, out / "checks.py")
+    source = fixture / "skill/evals/evals.json"
+    dialect = load(fixture / "dialect.yaml", "dialect.yaml")
+    outcome = import_source(
+        "evals-json", source, out=out, display=source.relative_to(ROOT).as_posix(), dialect=dialect
+    )
+    assert outcome.merge_report is not None
+    assert (outcome.merge_report.kept_edited, outcome.merge_report.kept_orphans) == ([], [])
+    assert (out / "checks.py").read_text() == (fixture / "expected/checks.py").read_text()

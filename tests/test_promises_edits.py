@@ -281,3 +281,39 @@ def test_prune_removes_an_edited_generated_check_and_names_it(tmp_path: Path) ->
         f"a person had edited, with their pruned cases: {name}." in line
         for line in outcome.merge_report.lines()
     )
+
+
+def test_a_check_kept_from_before_a_dialect_still_runs_after_it_arrives(tmp_path: Path) -> None:
+    """By hand: case notes-2's check calls contains_any(answer, ["--legacy"]) (the plain
+    helpers ignore case). The case leaves the source and is kept (no --prune); the
+    re-import brings a dialect, whose vocabulary's contains_any takes ignore_case: its
+    default (ignoring case) keeps the kept call meaning what it meant: "--LEGACY" passes."""
+    flag = {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy"]}
+    before = [{"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
+              {"id": 2, "prompt": "p2", "assertions": [flag]}]  # fmt: skip
+    _import(tmp_path, before)
+    source = _write_source(tmp_path, before[:1])
+    dialect = load(TYPED / "dialect.yaml", "dialect.yaml")
+    import_sources("evals-json", [source], Request(out=tmp_path / "evals"), dialect=dialect)
+    module = (tmp_path / "evals" / "checks.py").read_text()
+    namespace: dict[str, Any] = {}
+    exec(compile(module, "checks.py", "exec"), namespace)
+    assert [fn("use --LEGACY") for _, fn in namespace["CHECKS"]["notes-2"]] == [True]
+
+
+def test_checks_kept_calling_helpers_a_new_preamble_lacks_are_refused(tmp_path: Path) -> None:
+    """By hand: imported with the dialect, a check calls regex(...); a person edits it (so
+    it is kept). Re-imported without the dialect, the preamble's helpers are the plain
+    ones, which have no regex: the kept check would fail with NameError, so the import is
+    refused, naming regex, and nothing is written."""
+    source, out = _typed_source(tmp_path), tmp_path / "evals"
+    dialect = load(TYPED / "dialect.yaml", "dialect.yaml")
+    import_sources("evals-json", [source], Request(out=out), dialect=dialect)
+    module = (out / "checks.py").read_text()
+    old = next(line for line in module.split("\n") if line.startswith("    return regex(answer, "))
+    edited = module.replace(old, '    return regex(answer, "^#+ ", ignore_case=False)  # mine')
+    (out / "checks.py").write_text(edited)
+    with pytest.raises(OutputError) as refused:
+        import_sources("evals-json", [source], Request(out=out))
+    assert "call regex, which the helpers this import generates do not define" in str(refused.value)
+    assert (out / "checks.py").read_text() == edited

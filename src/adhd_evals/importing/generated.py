@@ -22,6 +22,7 @@ whose fingerprint does not match (an untouched module is never parsed).
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from dataclasses import dataclass
@@ -90,19 +91,37 @@ def preamble_candidates(tree: ast.Module) -> list[str]:
 
 
 def helper_texts() -> list[str]:
-    """The helpers a preamble may hold: without and with a dialect, now and before
-    the generated module was laid out as formatters lay it out (one line differs)."""
+    """The helpers a preamble may hold: without and with a dialect, now and before the
+    generated module was laid out as formatters lay it out (a few lines differ)."""
     now = [checkgen.HELPERS, checkgen.vocabulary_source()]
-    return now + [text.replace(_SPLIT_RETURN, _ONE_LINE_RETURN) for text in now]
+    return now + [_before(text) for text in now]
 
 
-_SPLIT_RETURN = (
-    "    if actual == wanted:\n        return True\n"
-    "    return _without_punctuation(actual) == _without_punctuation(wanted)\n"
-)
-_ONE_LINE_RETURN = (
-    "    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)\n"
-)
+def _before(text: str) -> str:
+    """`text` as the version before today's layout wrote it (undoing each change, by hand)."""
+    for name in ("contains_any", "contains_all", "contains_none", "in_order"):
+        one_line = f"def {name}(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:"
+        for default in (" = True", ""):
+            exploded = (f"def {name}(\n    answer: str,\n    needles: str | Sequence[str],\n    *,\n"
+                        f"    ignore_case: bool{default},\n) -> bool:")  # fmt: skip
+            text = text.replace(exploded, one_line)
+    for now, before in _CHANGED_LINES:
+        text = text.replace(now, before)
+    return text
+
+
+_CHANGED_LINES = [
+    ("    if actual == wanted:\n        return True\n"
+     "    return _without_punctuation(actual) == _without_punctuation(wanted)\n",
+     "    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)\n"),
+    ("# (Kana and Han in the BMP, then Hangul and Han beyond the BMP.)\n"
+     '_KANA_HAN = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"\n'
+     '_CJK = _KANA_HAN + "\\uac00-\\ud7af\\U00020000-\\U0003134f"\n',
+     '_CJK = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\U00020000-\\U0003134f"\n'),
+    ("    parsed = json.loads(schema)\n"
+     "    return jsonschema.validators.validator_for(parsed)(parsed).is_valid(value)\n",
+     "    return jsonschema.validators.validator_for(json.loads(schema))(json.loads(schema)).is_valid(value)\n"),
+]  # fmt: skip
 
 
 def check_candidates(function: ast.FunctionDef) -> list[str]:
@@ -230,3 +249,22 @@ def defined_names(text: str) -> set[str] | None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     return names
+
+
+def called_names(text: str) -> set[str]:
+    """The names `text` reads (every name a check might call); none when it does not parse alone."""
+    tree = parse(text)
+    if tree is None:
+        return set()
+    return {
+        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+@functools.cache
+def helper_names() -> frozenset[str]:
+    """Every helper a generated preamble defines, with or without a dialect."""
+    names: set[str] = set()
+    for text in (checkgen.HELPERS, checkgen.vocabulary_source()):
+        names |= defined_names(text) or set()
+    return frozenset(names)

@@ -200,6 +200,9 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False,
     merged = assemble(parts + leftovers) + kept_text + trailing
     if parts and parts[0][1] in report.kept_markers:  # a preamble a person edited: can its checks run?
         _refuse_missing_helpers(parts[0][0] + kept_text + trailing, result)
+    if old[0].print_ != fingerprint(fresh[0].text):  # the generated helpers changed (a dialect came or went)
+        kept = [text for text, marker in parts[1:] if marker in report.kept_markers]
+        _refuse_lost_helpers(parts[0][0], [*kept, *(text for text, _ in leftovers), kept_text, trailing])
     # What the generator wrote is safe by construction; only what a person wrote can break
     # the module, so only that is compiled (a 50,000-case module is never parsed whole).
     written_by_people = [text for text, marker in parts if marker in report.kept_markers]
@@ -352,6 +355,29 @@ def _refuse_missing_helpers(kept: str, result: ImportResult) -> None:
             "the check module's preamble was edited, and this import's checks call "
             f"{', '.join(missing)}, which it does not define; restore the preamble (or move "
             "checks.py aside) and import again"
+        )
+
+
+def _refuse_lost_helpers(preamble: str, kept: list[str]) -> None:
+    """Code kept from before (edited checks, a vanished case's regions, moved lines) must
+    still find the generated helpers it calls once the preamble's helpers change."""
+    from .generated import called_names, defined_names, helper_names
+
+    called = set().union(*(called_names(text) for text in kept)) & helper_names()
+    if not called:
+        return
+    defined: set[str] = set()
+    for text in [preamble, *kept]:
+        found = defined_names(text)
+        if found is None:  # no telling what it defines
+            return
+        defined |= found
+    missing = sorted(called - defined)
+    if missing:
+        raise OutputError(
+            f"checks kept in the check module call {', '.join(missing)}, which the helpers this import "
+            "generates do not define (the dialect changed); import with the dialect that made them, "
+            "prune the cases that left (--prune), or move checks.py aside"
         )
 
 

@@ -8,7 +8,10 @@ except `is_json`, which imports jsonschema when a rule gives it a schema.
 
 Letter case: every helper that compares text takes a keyword-only
 `ignore_case`; the generated call always states it, because what `contains`
-means differs between teams and the dialect file says which. Ignoring case
+means differs between teams and the dialect file says which. (contains_any,
+contains_all and contains_none default to ignoring case, what the helpers of
+a module imported without a dialect do: a check kept from such a module, its
+call without `ignore_case`, still means what it meant once a dialect arrives.) Ignoring case
 uses `str.casefold()` on both sides (so "STRASSE" matches "straße").
 """
 
@@ -50,7 +53,7 @@ def contains_any(
     answer: str,
     needles: str | Sequence[str],
     *,
-    ignore_case: bool,
+    ignore_case: bool = True,
 ) -> bool:
     """At least one needle occurs in the answer as plain text."""
     text = _fold(answer, ignore_case)
@@ -61,7 +64,7 @@ def contains_all(
     answer: str,
     needles: str | Sequence[str],
     *,
-    ignore_case: bool,
+    ignore_case: bool = True,
 ) -> bool:
     """Every needle occurs in the answer as plain text."""
     text = _fold(answer, ignore_case)
@@ -72,7 +75,7 @@ def contains_none(
     answer: str,
     needles: str | Sequence[str],
     *,
-    ignore_case: bool,
+    ignore_case: bool = True,
 ) -> bool:
     """No needle occurs in the answer as plain text."""
     text = _fold(answer, ignore_case)
