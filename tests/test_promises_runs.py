@@ -248,8 +248,8 @@ def test_a_lone_surrogate_in_a_stdin_prompt_is_refused_by_case(
     )
     _config(tmp_path, ["--cost", "0.01"], prompt_via="stdin")
     code = main(_argv(tmp_path))
-    # refused here, or first by the catalog's rules (E110: the file's rows break them, exit 4)
-    assert code in (exitcodes.USAGE, exitcodes.FAILED, exitcodes.INPUT)
+    # refused first by the catalog's rules (E110: the file's rows break them, exit 4), or here
+    assert code in (exitcodes.USAGE, exitcodes.INPUT)
     assert "surrogate" in capsys.readouterr().err
     assert not (tmp_path / "counter").exists()
 
@@ -292,6 +292,28 @@ def test_a_symlink_and_a_hard_link_meet_the_same_lock(tmp_path: Path) -> None:
             assert held.value.holder == str(os.getpid())
     with only_writer(tmp_path / "hard.jsonl"):  # released: any name may take it
         pass
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_an_output_that_is_not_a_file_is_refused_not_waited_on(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lock opens the output itself: a FIFO must be refused, never block the open."""
+    _cases(tmp_path, 1)
+    _config(tmp_path, ["--cost", "0.01"])
+    output = tmp_path / "out.jsonl"
+    os.mkfifo(output) if kind == "fifo" else output.mkdir()
+    assert main(_argv(tmp_path)) in (exitcodes.OUTPUT, exitcodes.USAGE)
+    assert "out.jsonl" in capsys.readouterr().err
+    assert not (tmp_path / "counter").exists()
+
+
+def test_a_run_without_calls_leaves_no_ledger(tmp_path: Path) -> None:
+    _cases(tmp_path, 2)
+    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl"),
+            "--output", str(tmp_path / "out.jsonl"), "--trials", "1"]  # fmt: skip
+    assert main(argv) == exitcodes.OK
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl", "out.jsonl"]
 
 
 @pytest.mark.parametrize("name", ["symlink", "hard link"])
