@@ -455,22 +455,26 @@ def _count(counter: Path) -> int:
 
 
 FUZZ = int(os.environ.get("ADHD_EVALS_FUZZ", "4"))  # kill/resume cycles; the issue's figure is 200
-CYCLES_PER_OUTPUT = 10  # then a fresh output: killed reservations are charged, and budgets run out
+CYCLES_PER_OUTPUT = 8  # then a fresh output: killed reservations are charged, and budgets run out
+BUDGET = 1.0  # 48 rows at up to $0.02, and up to 8 x $0.02 charged per kill: it binds late in an output
 
 
-def _kill_mid_run(work: Path, scratch: Path, delay: float) -> None:
-    """Start (or resume) the run, wait for a call to start, then SIGKILL its group after `delay`."""
+def _kill_mid_run(work: Path, scratch: Path, delay: float) -> bool:
+    """Start (or resume) the run, wait for a call to start, then SIGKILL its group after `delay`;
+    whether it was still running when killed."""
     argv = _argv(work, "--jobs", "8", "--trials", "2", "--timeout", "0.4", "--retries", "1")
-    argv[argv.index("--budget-usd") + 1] = "0.6"
+    argv[argv.index("--budget-usd") + 1] = str(BUDGET)
     before = _count(work / "counter")
     runner = subprocess.Popen([sys.executable, "-m", "adhd_evals", *argv], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, env={**os.environ, "TMPDIR": str(scratch)},
                               start_new_session=True)  # fmt: skip
     _until(lambda: _count(work / "counter") > before or runner.poll() is not None, 3)
     time.sleep(delay)
+    running = runner.poll() is None
     with contextlib.suppress(ProcessLookupError):  # it may have finished: the budget spent
         os.killpg(runner.pid, signal.SIGKILL)
     runner.wait()
+    return running
 
 
 def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: Path) -> None:
@@ -485,7 +489,7 @@ def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: P
     marker = f"adhd-evals-promise-fuzz-{os.getpid()}"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    overspent = orphaned = 0
+    overspent = orphaned = killed = 0
     for cycle in range(FUZZ):
         work = tmp_path / f"output-{cycle // CYCLES_PER_OUTPUT}"
         if not work.exists():
@@ -493,10 +497,14 @@ def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: P
             _cases(work, 24)
             _config(work, ["--first-free", "--rise", "0.005", "--cap", "0.02", "--mix", "--sleep", "0.05",
                            "--grandchild", marker], assume_call_usd=0.02)  # fmt: skip
-        _kill_mid_run(work, scratch, chooser.uniform(0, 0.8))
-        overspent += _provider_spent(work) > 0.6 + 1e-9
+        killed += _kill_mid_run(work, scratch, chooser.uniform(0, 0.8))
+        overspent += _provider_spent(work) > BUDGET + 1e-9
         orphaned += not _until(lambda: marked(marker) == [], 5)
     calls = sum(_count(c) for c in tmp_path.glob("output-*/counter"))
     assert _until(lambda: list(scratch.iterdir()) == [], 5), list(scratch.iterdir())
-    print(f"\nfuzz: {FUZZ} kill/resume cycles, {calls} calls, {overspent} overspent, {orphaned} orphaned")
+    spent = sum(_provider_spent(w) for w in tmp_path.glob("output-*"))
+    print(
+        f"\nfuzz: {FUZZ} kill/resume cycles ({killed} killed mid-run), {calls} calls, ${spent:.2f} paid over "
+        f"{len(list(tmp_path.glob('output-*')))} outputs of ${BUDGET} each: {overspent} overspent, {orphaned} orphaned"
+    )
     assert (overspent, orphaned) == (0, 0)
