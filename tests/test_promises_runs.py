@@ -381,6 +381,23 @@ def _judge_argv(work: Path) -> list[str]:
             "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl"), "--jobs", "2"]  # fmt: skip
 
 
+def test_a_judge_call_that_times_out_is_charged_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four sheet rows; every judge call spends $0.25 and hangs past --timeout. By hand: each row
+    is void and its call charged the $0.25 it held: $1.00 spent, and the summary says why."""
+    _cases(tmp_path, 4)
+    _config(tmp_path, ["--cost", "0.25", "--then", "hang"], assume_call_usd=0.25)
+    argv = [*_judge_argv(tmp_path), "--timeout", "0.5", "--retries", "0", "--budget-usd", "1"]
+    assert main(argv) == exitcodes.OK
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and all("timed out" in row["void"] for row in rows)
+    assert _provider_spent(tmp_path) == pytest.approx(1.0)
+    err = capsys.readouterr().err
+    assert "spent $1.0000" in err and "for 4 calls that failed" in err
+    assert "charged the reservation: cost unknown" in err
+
+
 def _start(work: Path, command: str, marker: str) -> tuple[subprocess.Popen[str], Path]:
     _cases(work, 4)
     _config(work, ["--cost", "0.01", "--sleep", "30", "--grandchild", marker], assume_call_usd=0.01)

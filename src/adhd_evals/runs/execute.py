@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 from .. import exitcodes, files
 from ..catalog import load_valid
 from ..errors import Busy, OutputError, RunnerFailed, Stopped, UsageError
+from ..text import plural
 from . import process
 from .config import Runner
 from .prompts import condition_prompt, skill_text
@@ -344,6 +345,14 @@ class Progress:
             else:
                 self.stream.write(f"{label} ({self.done}/{self.total}, ${spent:.4f})\n")
             self.stream.flush()
+
+
+def charged_line(usd: float, calls: int) -> str:
+    """The summary's line for calls whose cost stayed unknown ("" when there were none)."""
+    if not calls:
+        return ""
+    return (f"Of that, ${usd:.4f} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
+            "output after starting: charged the reservation: cost unknown.")  # fmt: skip
 
 
 def stub_answer(prompt: str) -> str:
