@@ -248,8 +248,8 @@ def test_a_lone_surrogate_in_a_stdin_prompt_is_refused_by_case(
     )
     _config(tmp_path, ["--cost", "0.01"], prompt_via="stdin")
     code = main(_argv(tmp_path))
-    # refused here, or first by the catalog's rules (E110: the file's rows break them, exit 4)
-    assert code in (exitcodes.USAGE, exitcodes.FAILED, exitcodes.INPUT)
+    # refused first by the catalog's rules (E110: the file's rows break them, exit 4), or here
+    assert code in (exitcodes.USAGE, exitcodes.INPUT)
     assert "surrogate" in capsys.readouterr().err
     assert not (tmp_path / "counter").exists()
 
@@ -292,6 +292,28 @@ def test_a_symlink_and_a_hard_link_meet_the_same_lock(tmp_path: Path) -> None:
             assert held.value.holder == str(os.getpid())
     with only_writer(tmp_path / "hard.jsonl"):  # released: any name may take it
         pass
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_an_output_that_is_not_a_file_is_refused_not_waited_on(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lock opens the output itself: a FIFO must be refused, never block the open."""
+    _cases(tmp_path, 1)
+    _config(tmp_path, ["--cost", "0.01"])
+    output = tmp_path / "out.jsonl"
+    os.mkfifo(output) if kind == "fifo" else output.mkdir()
+    assert main(_argv(tmp_path)) in (exitcodes.OUTPUT, exitcodes.USAGE)
+    assert "out.jsonl" in capsys.readouterr().err
+    assert not (tmp_path / "counter").exists()
+
+
+def test_a_run_without_calls_leaves_no_ledger(tmp_path: Path) -> None:
+    _cases(tmp_path, 2)
+    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl"),
+            "--output", str(tmp_path / "out.jsonl"), "--trials", "1"]  # fmt: skip
+    assert main(argv) == exitcodes.OK
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl", "out.jsonl"]
 
 
 @pytest.mark.parametrize("name", ["symlink", "hard link"])
@@ -357,6 +379,23 @@ def _judge_argv(work: Path) -> list[str]:
                  "--cases", str(work / "cases.jsonl")]) == 0  # fmt: skip
     return ["judge", str(work / "sheet.jsonl"), "--runner", "cheat", "--runner-config", str(work / "runners.json"),
             "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl"), "--jobs", "2"]  # fmt: skip
+
+
+def test_a_judge_call_that_times_out_is_charged_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four sheet rows; every judge call spends $0.25 and hangs past --timeout. By hand: each row
+    is void and its call charged the $0.25 it held: $1.00 spent, and the summary says why."""
+    _cases(tmp_path, 4)
+    _config(tmp_path, ["--cost", "0.25", "--then", "hang"], assume_call_usd=0.25)
+    argv = [*_judge_argv(tmp_path), "--timeout", "0.5", "--retries", "0", "--budget-usd", "1"]
+    assert main(argv) == exitcodes.OK
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and all("timed out" in row["void"] for row in rows)
+    assert _provider_spent(tmp_path) == pytest.approx(1.0)
+    err = capsys.readouterr().err
+    assert "spent $1.0000" in err and "for 4 calls that failed" in err
+    assert "charged the reservation: cost unknown" in err
 
 
 def _start(work: Path, command: str, marker: str) -> tuple[subprocess.Popen[str], Path]:
@@ -433,22 +472,26 @@ def _count(counter: Path) -> int:
 
 
 FUZZ = int(os.environ.get("ADHD_EVALS_FUZZ", "4"))  # kill/resume cycles; the issue's figure is 200
-CYCLES_PER_OUTPUT = 10  # then a fresh output: killed reservations are charged, and budgets run out
+CYCLES_PER_OUTPUT = 8  # then a fresh output: killed reservations are charged, and budgets run out
+BUDGET = 1.0  # 48 rows at up to $0.02, and up to 8 x $0.02 charged per kill: it binds late in an output
 
 
-def _kill_mid_run(work: Path, scratch: Path, delay: float) -> None:
-    """Start (or resume) the run, wait for a call to start, then SIGKILL its group after `delay`."""
+def _kill_mid_run(work: Path, scratch: Path, delay: float) -> bool:
+    """Start (or resume) the run, wait for a call to start, then SIGKILL its group after `delay`;
+    whether it was still running when killed."""
     argv = _argv(work, "--jobs", "8", "--trials", "2", "--timeout", "0.4", "--retries", "1")
-    argv[argv.index("--budget-usd") + 1] = "0.6"
+    argv[argv.index("--budget-usd") + 1] = str(BUDGET)
     before = _count(work / "counter")
     runner = subprocess.Popen([sys.executable, "-m", "adhd_evals", *argv], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, env={**os.environ, "TMPDIR": str(scratch)},
                               start_new_session=True)  # fmt: skip
     _until(lambda: _count(work / "counter") > before or runner.poll() is not None, 3)
     time.sleep(delay)
+    running = runner.poll() is None
     with contextlib.suppress(ProcessLookupError):  # it may have finished: the budget spent
         os.killpg(runner.pid, signal.SIGKILL)
     runner.wait()
+    return running
 
 
 def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: Path) -> None:
@@ -463,7 +506,7 @@ def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: P
     marker = f"adhd-evals-promise-fuzz-{os.getpid()}"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    overspent = orphaned = 0
+    overspent = orphaned = killed = 0
     for cycle in range(FUZZ):
         work = tmp_path / f"output-{cycle // CYCLES_PER_OUTPUT}"
         if not work.exists():
@@ -471,10 +514,14 @@ def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: P
             _cases(work, 24)
             _config(work, ["--first-free", "--rise", "0.005", "--cap", "0.02", "--mix", "--sleep", "0.05",
                            "--grandchild", marker], assume_call_usd=0.02)  # fmt: skip
-        _kill_mid_run(work, scratch, chooser.uniform(0, 0.8))
-        overspent += _provider_spent(work) > 0.6 + 1e-9
+        killed += _kill_mid_run(work, scratch, chooser.uniform(0, 0.8))
+        overspent += _provider_spent(work) > BUDGET + 1e-9
         orphaned += not _until(lambda: marked(marker) == [], 5)
     calls = sum(_count(c) for c in tmp_path.glob("output-*/counter"))
     assert _until(lambda: list(scratch.iterdir()) == [], 5), list(scratch.iterdir())
-    print(f"\nfuzz: {FUZZ} kill/resume cycles, {calls} calls, {overspent} overspent, {orphaned} orphaned")
+    spent = sum(_provider_spent(w) for w in tmp_path.glob("output-*"))
+    print(
+        f"\nfuzz: {FUZZ} kill/resume cycles ({killed} killed mid-run), {calls} calls, ${spent:.2f} paid over "
+        f"{len(list(tmp_path.glob('output-*')))} outputs of ${BUDGET} each: {overspent} overspent, {orphaned} orphaned"
+    )
     assert (overspent, orphaned) == (0, 0)

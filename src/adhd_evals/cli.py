@@ -482,7 +482,7 @@ def run_command(
 
     from .output import refuse_clobbering
     from .runs.config import load_runner
-    from .runs.execute import RunRequest, run
+    from .runs.execute import RunRequest, charged_line, run
 
     refuse_clobbering({"--output": output}, {"catalog": cases, "runner config": runner_config,
                                              "condition skill": condition_skill})  # fmt: skip
@@ -528,9 +528,7 @@ def run_command(
         print(f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
               f"cost ${responses.hit_cost:.4f}).", file=sys.stderr)  # fmt: skip
     if summary.charged_calls:
-        print(f"Of that, ${summary.charged:.4f} for {plural(summary.charged_calls, 'call')} that failed, timed out "
-              "or printed unreadable output after starting: charged the reservation: cost unknown.",
-              file=sys.stderr)  # fmt: skip
+        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
     if allow_unmetered:
         cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
         print(
@@ -799,6 +797,10 @@ def judge_command(
     summary = judge(request)
     print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
           f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip
+    if summary.charged_calls:
+        from .runs.execute import charged_line
+
+        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
     if summary.swap is not None:
         from .runs.judge import swap_lines
 

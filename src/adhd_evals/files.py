@@ -141,8 +141,12 @@ def only_writer(path: Path) -> Iterator[None]:
     the kernel knows by device and inode, so a symlink or a hard link to the
     same file meets the same lock (a lock file beside each name would not).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    # non-blocking: a FIFO named as the output must be refused, not wait for a writer
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotAFile(f"it is {_kind(mode)}, not a regular file")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 
 from .. import exitcodes, files
 from ..catalog import load_valid
-from ..errors import Busy, RunnerFailed, Stopped, UsageError
+from ..errors import Busy, OutputError, RunnerFailed, Stopped, UsageError
+from ..text import plural
 from . import process
 from .config import Runner
 from .prompts import condition_prompt, skill_text
@@ -346,6 +347,14 @@ class Progress:
             self.stream.flush()
 
 
+def charged_line(usd: float, calls: int) -> str:
+    """The summary's line for calls whose cost stayed unknown ("" when there were none)."""
+    if not calls:
+        return ""
+    return (f"Of that, ${usd:.4f} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
+            "output after starting: charged the reservation: cost unknown.")  # fmt: skip
+
+
 def stub_answer(prompt: str) -> str:
     """Deterministic, network-free: the same prompt always gets the same answer."""
     digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:12]
@@ -437,12 +446,15 @@ def only_writer(output: Path) -> Iterator[None]:
     """One writer per output file, by the file's identity (see files.only_writer): a second
     run refuses at once, whether it names the file by the same path, a symlink or a hard link."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with files.only_writer(output):
-            yield
-    except files.Held as held:
-        raise Busy(f"{output} is being written by another run (pid {held.holder}); "
-                   "wait for it, or write to another --output") from None  # fmt: skip
+    with contextlib.ExitStack() as held_lock:
+        try:
+            held_lock.enter_context(files.only_writer(output))
+        except files.Held as held:
+            raise Busy(f"{output} is being written by another run (pid {held.holder}); "
+                       "wait for it, or write to another --output") from None  # fmt: skip
+        except OSError as exc:  # a directory, a FIFO, no permission: said, never a traceback
+            raise OutputError(f"{output}: cannot be written ({exc.strerror or exc})") from exc
+        yield
 
 
 @contextlib.contextmanager

@@ -320,6 +320,8 @@ class JudgeSummary:
     spent: float = 0.0
     stopped_for_budget: bool = False
     swap: SwapCheck | None = None
+    charged: float = 0.0  # calls whose cost is unknown, charged their reservation
+    charged_calls: int = 0
 
 
 def judge(request: JudgeRequest) -> JudgeSummary:
@@ -352,6 +354,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
                 if request.swap_check and not summary.stopped_for_budget:
                     summary.swap = _swap_check(request, catalog, budget, stop)
             summary.spent = budget.spent
+            summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
             budget.raise_if_overspent()
         finally:
             store.close()

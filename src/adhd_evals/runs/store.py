@@ -137,7 +137,6 @@ class Ledger:
         real = Path(os.path.realpath(output))  # one file, one ledger, whichever symlink names it
         ledger = cls(real.with_name(real.name + ".ledger"))
         ledger._read()
-        ledger._fd = os.open(ledger.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         ledger._ids = (f"{owner}-{n}" for n in itertools.count(1))
         return ledger
 
@@ -177,6 +176,8 @@ class Ledger:
     def _write(self, entry: dict[str, Any]) -> None:
         data = ("\n" + jsonl.line(entry) + "\n").encode()  # a leading newline ends a torn line
         with self._lock:
+            if self._fd < 0:  # created at the first reservation: a stub run leaves no ledger
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
             os.write(self._fd, data)
 
     def close(self) -> None:
