@@ -50,6 +50,7 @@ class Format(str, enum.Enum):
     EVALS_JSON = "evals-json"
     YAML = "yaml"
     EVALFLOW = "evalflow"
+    PROMPTFOO = "promptfoo"
 
 
 class Risk(str, enum.Enum):

@@ -86,6 +86,7 @@ def unwritten(criterion: str) -> bool:
     return False
 '''
 
+VOCABULARY_FORMATS = ("promptfoo",)  # formats whose modules carry vocabulary.py as their helpers
 RULE = "# " + "-" * 76
 MARKER = "# adhd-evals: "  # begins every marker line; nothing else may begin so
 
@@ -326,7 +327,10 @@ def units(result: ImportResult) -> list[Unit]:
 
 
 def preamble(result: ImportResult) -> Unit:
-    helpers = HELPERS if result.dialect is None else vocabulary_source()
+    # promptfoo's assertions need the whole vocabulary (case-sensitive contains, regex, is_json...)
+    helpers = (
+        HELPERS if result.dialect is None and result.format not in VOCABULARY_FORMATS else vocabulary_source()
+    )
     return Unit("preamble", "-", header(result) + helpers.rstrip("\n"))
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
+_PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptfoo config's top-level keys
 
 
 class LintReport:
@@ -80,6 +81,8 @@ def format_of(path: Path, *, explicit: bool) -> str | None:
     if name.endswith(".py"):
         return "module" if explicit or _has_marker(path) else None
     if name.endswith((".yaml", ".yml")):
+        if _PROMPTFOO.search(_head(path)):
+            return "promptfoo"
         return "yaml" if explicit or _YAML_CASE.search(_head(path)) else None
     if name == "dataset.json":
         return "evalflow"
@@ -97,6 +100,8 @@ def _json_shape(path: Path) -> str:
         return "evals-json"  # the reader reports the syntax error with its position
     if isinstance(data, dict) and "test_cases" in data and "version" in data:
         return "evalflow"
+    if isinstance(data, dict) and "prompts" in data and ("tests" in data or "providers" in data):
+        return "promptfoo"
     return "evals-json"
 
 
