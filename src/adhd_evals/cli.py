@@ -996,6 +996,33 @@ def report_command(
     return exitcodes.OK
 
 
+class ExportTarget(str, enum.Enum):
+    PROMPTFOO = "promptfoo"
+    EVALS_JSON = "evals-json"
+
+
+@app.command("export")
+def export_command(
+    to: ExportTarget = typer.Option(..., "--to", help="promptfoo (a config) or evals-json (skill-creator)."),
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog to export."),
+    suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="Its check module (promptfoo only)."),
+    out: Path = typer.Option(
+        ..., "--out", help="The file to write (promptfoo: .json writes JSON, else YAML)."
+    ),
+) -> int:
+    """Export the catalog to a promptfoo config or a skill-creator evals.json; says what did not survive."""
+    from .importing.export import export
+    from .output import write_all_atomically
+
+    result = export(to.value, cases, suite, as_json=out.suffix.lower() == ".json")
+    write_all_atomically({out: result.text})
+    lines = [f"Wrote {out} ({plural(result.cases, 'case')}, {to.value})."]
+    if result.lost:
+        lines += ["Did not survive the export:", *(f"  {line}" for line in result.lost)]
+    print("\n".join(lines), file=sys.stderr)
+    return exitcodes.OK
+
+
 @app.command(
     "lint", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False
 )

@@ -44,16 +44,26 @@ def find() -> tuple[Path | None, str]:
     )
 
 
-def run_echo(main: Path, config: Path, work: Path) -> list[dict[str, Any]]:
+def run_echo(
+    main: Path, config: Path, work: Path, *, extra_env: dict[str, str] | None = None, timeout: float = 180
+) -> list[dict[str, Any]]:
     """promptfoo's results for `config` with the echo provider, in (test, prompt) order."""
     out = work / "promptfoo-output.json"
     home = work / "promptfoo-home"
     env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(home), "PROMPTFOO_DISABLE_TELEMETRY": "1",
            "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_DISABLE_REMOTE_GENERATION": "1",
-           "PROMPTFOO_SELF_HOSTED": "1", "NO_COLOR": "1"}  # fmt: skip
+           "PROMPTFOO_SELF_HOSTED": "1", "NO_COLOR": "1", **(extra_env or {})}  # fmt: skip
     command = ["node", str(main), "eval", "-c", config.name, "-r", "echo", "-o", str(out), "--no-cache",
                "--no-progress-bar", "--no-table", "--max-concurrency", "1"]  # fmt: skip
-    done = subprocess.run(command, cwd=config.parent, env=env, capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        command,
+        cwd=config.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     if not out.is_file():
         raise RuntimeError(
             f"promptfoo wrote no results (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"

@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...model import Case, Check, Note, Refusal, RefusalCode, describe
+from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
 from ...sourcetext import decode_utf8, load_json, locate, read_bytes
 from .._common import ReadOptions, Refuser, collecting, jsonable, no_criteria_placeholder, slug, strict
 from .asserts import map_assertion
@@ -73,7 +73,7 @@ class Test(NamedTuple):
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
 ) -> tuple[list[Case], list[Refusal], bool]:
-    config = _config(source, display)
+    config = _config(source, display)._replace(category_given=options.category is not None)
     data, refuse = config.data, config.source.refuse
     env = _env(refuse, data)
     prompts = _prompts(config, data.get("prompts"))
@@ -108,6 +108,7 @@ class Config(NamedTuple):
     data: dict[str, Any]
     source: Source
     folder: Path
+    category_given: bool = False
 
 
 def _config(path: Path, display: str) -> Config:
@@ -244,9 +245,9 @@ def _prompt_entries(refuse: Refuser, given: Any) -> list[tuple[Any, str, tuple[s
                 entries.append((item, "", at))
             elif isinstance(item, dict):
                 raw = item.get("raw") or item.get("id")
-                if not isinstance(raw, str):
+                if not isinstance(raw, str) or not isinstance(item.get("raw", item.get("label")), str):
                     raise refuse(case=f"prompt {index + 1}", field_path=f"prompts[{index}]", at=at,
-                                 expected="a string, or an object with raw or id", actual=describe(item),
+                                 expected="a string, or an object with raw (or id and label)", actual=describe(item),
                                  hint="promptfoo stops here: prompt.raw must be a string")  # fmt: skip
                 if "function" in item:
                     raise refuse(case=f"prompt {index + 1}", field_path=f"prompts[{index}].function", at=at,
@@ -639,6 +640,7 @@ def _cases(test: Test, test_id: str, default: dict[str, Any], prompts: list[Prom
     where = _Where(test)
     data = _merged(test, default)
     _refuse_unreadable_test(where, data)
+    test_id, category, risk = _exported(data, test_id, category, risk, config)
     options = _mapping(data.get("options"))
     combinations = _combinations(where, data["vars"], options, config)
     cases = []
@@ -656,6 +658,21 @@ def _cases(test: Test, test_id: str, default: dict[str, Any], prompts: list[Prom
             cases.append(Case(case_id, category, text, risk, tuple(checks) or (no_criteria_placeholder(),), tuple(notes),
                               origin=f"{test.source.display}, {test.label}", had_no_criteria=not checks))  # fmt: skip
     return cases
+
+
+def _exported(
+    data: dict[str, Any], test_id: str, category: str, risk: str, config: Config
+) -> tuple[str, str, str]:
+    """What `adhd-evals export --to promptfoo` keeps in metadata.adhd_evals: the case's own id,
+    category (unless --category was given) and risk."""
+    kept = _mapping(_mapping(data.get("metadata")).get("adhd_evals"))
+    if isinstance(kept.get("id"), str) and kept["id"].strip():
+        test_id = kept["id"]
+    if isinstance(kept.get("category"), str) and kept["category"].strip() and not config.category_given:
+        category = kept["category"]
+    if kept.get("risk") in RISKS:
+        risk = kept["risk"]
+    return test_id, category, risk
 
 
 def _refuse_unreadable_test(where: _Where, data: dict[str, Any]) -> None:

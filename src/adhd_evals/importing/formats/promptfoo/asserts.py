@@ -29,7 +29,7 @@ import yaml
 from ...model import Check, CheckKind, Note
 from .._common import compact
 from .jsregex import NotTranslatable, translate
-from .jsvalues import js_json, js_number, js_string
+from .jsvalues import js_json, js_number, js_string, js_truthy
 
 PROSE = ("llm-rubric", "g-eval", "model-graded-closedqa", "factuality", "model-graded-factuality")
 # ASSERTION_HANDLERS in promptfoo 0.120.0 (src/assertions/index.ts), and the types handled around them.
@@ -186,9 +186,9 @@ def _rejected(assertion: Any, reason: str) -> Check:
 
 
 def _placeholder(assertion: dict[str, Any], kind: str, why: str = "") -> Check:
-    text = f"{kind}: " + (
-        assertion["value"] if isinstance(assertion.get("value"), str) else compact(assertion.get("value"))
-    )
+    text = kind if "value" not in assertion else _label(kind, assertion["value"])
+    if "threshold" in assertion:
+        text += f" (threshold {compact(assertion['threshold'])})"
     source = compact(assertion) + (f" ({why})" if why else "")
     return Check(_wording(assertion) or text, CheckKind.UNWRITTEN, (source,), via=f"promptfoo {kind}")
 
@@ -209,7 +209,7 @@ _ANY_ITEMS = re.compile(r'(".*?"|[^,]+)(?=\s*,|\s*\Z)')
 
 def _needles(kind: str, base: str, value: Any) -> list[str] | str:
     """The needle list of a -any/-all assertion, or promptfoo's reason for rejecting it."""
-    if (not value and value != 0) or value is False:
+    if not js_truthy(value):
         return f'"{kind}" assertion type must have a value'
     if isinstance(value, str):
         if base == "contains-any":  # the one that honours "quoted, items"
