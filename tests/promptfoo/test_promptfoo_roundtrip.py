@@ -60,19 +60,19 @@ def _checks(criterion: str) -> st.SearchStrategy[Check]:
             st.sampled_from(
                 [CheckKind.EQUALS, CheckKind.NOT_EQUALS, CheckKind.STARTS_WITH, CheckKind.NOT_STARTS_WITH]
             ),
-        ),  # fmt: skip
+        ),
         st.builds(
             lambda p, k: Check(criterion, k, (p,), (("ignore_case", False),)),
             WORDS,
             st.sampled_from([CheckKind.REGEX, CheckKind.NOT_REGEX]),
-        ),  # fmt: skip
+        ),
         st.sampled_from(
             [
                 Check(criterion, CheckKind.IS_JSON, ()),
                 Check(criterion, CheckKind.NOT_IS_JSON, ()),
                 Check(criterion, CheckKind.IS_JSON, (), (("schema", '{"type":"object"}'),)),
             ]
-        ),  # fmt: skip
+        ),
         st.just(Check(criterion, CheckKind.UNWRITTEN, (criterion,))),
     )
 
