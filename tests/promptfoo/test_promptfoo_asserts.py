@@ -88,7 +88,7 @@ def test_everything_else_is_a_placeholder_counted_by_type(kind: str) -> None:
 
 
 def test_transformed_output_is_a_placeholder() -> None:
-    assert _one({"type": "contains", "value": "x", "transform": "output.trim()"}).via == "promptfoo contains"
+    assert _one({"type": "contains", "value": "x", "transform": "output.trim()"}).via == "promptfoo transform"
 
 
 @pytest.mark.parametrize(

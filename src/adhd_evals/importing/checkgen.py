@@ -305,6 +305,7 @@ def header(result: ImportResult) -> str:
         f"Imported from {result.origin} ({result.format})" + (":" if len(result.sources) > 1 else "."),
         *(f"  {source}" for source in result.sources if len(result.sources) > 1),
         *([result.dialect.header] if result.dialect is not None else []),
+        *_provider_lines(result),
         "Each function checks one criterion of one case against the model's answer and",
         "returns True when it passes; @check files it under the case id. A call to",
         "unwritten(...) is a criterion nobody has turned into code yet: it always fails,",
@@ -315,6 +316,19 @@ def header(result: ImportResult) -> str:
     ]
     body = "\n".join(printable(line).rstrip() for line in about)  # formatters strip trailing spaces
     return '"""' + body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n"""\n\n'
+
+
+PROVIDERS_NOTE = "(config) providers"  # the key a promptfoo config's providers are kept under
+
+
+def _provider_lines(result: ImportResult) -> list[str]:
+    """A promptfoo config's providers: promptfoo's models, which adhd-evals does not run."""
+    found = [n.value for case in result.cases[:1] for n in case.notes if n.key == PROVIDERS_NOTE]
+    if result.format != "promptfoo" or not found:
+        return []
+    return [
+        f"promptfoo providers (not run by adhd-evals; configure runners instead): {_NOTE_JSON(found[0])[:300]}"
+    ]
 
 
 def units(result: ImportResult) -> list[Unit]:

@@ -820,3 +820,41 @@ def _test_notes(
         if key not in (*TEST_KEYS, "vars"):
             notes.append(Note(key, value))
     return notes
+
+
+ASSERT_UNDER_VARS = "PromptfooAssertUnderVars"
+
+
+def _step(value: Any, step: str | int) -> Any:
+    if isinstance(value, dict) and isinstance(step, str):
+        return value.get(step)
+    if isinstance(value, list) and isinstance(step, int) and step < len(value):
+        return value[step]
+    return None
+
+
+def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
+    """(line, column, code, message) of what promptfoo reads but likely not as meant: an `assert`
+    list indented under `vars` is a var to promptfoo, and nothing is checked."""
+    try:
+        data, locator = _load_structured(source, str(source))
+    except Refusal:
+        return []  # the import's refusal says it
+    if not isinstance(data, dict) or locator is None:
+        return []
+    places: list[tuple[str | int, ...]] = [("defaultTest",)]
+    tests = data.get("tests")
+    if isinstance(tests, list):
+        places += [("tests", index) for index, item in enumerate(tests) if isinstance(item, dict)]
+    found = []
+    for at in places:
+        test: Any = data
+        for step in at:
+            test = _step(test, step)
+        variables = test.get("vars") if isinstance(test, dict) else None
+        if isinstance(variables, dict) and "assert" in variables:
+            line, column = locator((*at, "vars", "assert"))
+            found.append((line or 1, column or 1, ASSERT_UNDER_VARS,
+                          f"{'.'.join(str(s) for s in at)}: an assert list under vars is a var to promptfoo; "
+                          "unindent it to sit beside vars, or nothing is checked"))  # fmt: skip
+    return found

@@ -118,8 +118,10 @@ def map_assertion(assertion: Any, render: Render, where: str) -> Mapped:
     base = kind[4:] if kind.startswith("not-") else kind
     if base not in KNOWN and kind not in SPECIAL:
         return Mapped([_rejected(assertion, f"Unknown assertion type: {kind}")], notes)
-    if kind in SPECIAL or any(k in assertion for k in ("transform", "contextTransform")):
+    if kind in SPECIAL:
         return Mapped([_placeholder(assertion, kind)], notes)
+    if any(k in assertion for k in ("transform", "contextTransform")):  # checks a transformed output
+        return Mapped([_placeholder(assertion, kind)._replace(via="promptfoo transform")], notes)
     value = assertion.get("value")
     if isinstance(value, str) and value.startswith("file://"):
         return Mapped(
