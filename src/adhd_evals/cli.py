@@ -154,6 +154,15 @@ def survey_command(
 
     if format is Format.EVALFLOW:
         raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+    if format is Format.PROMPTFOO:  # promptfoo's meaning is its own: counted, no dialect drafted
+        if out is not None:
+            raise UsageError(
+                "survey --format promptfoo drafts no dialect (promptfoo defines its types): drop --out"
+            )
+        from .importing.formats.promptfoo import census
+
+        print("\n".join(census.report(sources)))
+        return exitcodes.OK
     for source in sources:
         refuse_clobbering({"--out": out}, {"source": source})
     found = survey.survey(format.value, sources)

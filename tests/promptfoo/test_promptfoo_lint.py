@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from adhd_evals.cli import main
+from adhd_evals.errors import UsageError
 from helpers import FIXTURES, ROOT
 
 GOOD = FIXTURES / "promptfoo" / "good"
@@ -57,3 +58,20 @@ def test_a_folder_finds_its_configs(tmp_path: Path, capsys: pytest.CaptureFixtur
     (folder / "tests" / "t.yaml").write_text("- vars: {x: a}\n")
     assert main(["lint", str(folder)]) == 0
     assert "Checked 1 file and 1 case: 0 errors" in capsys.readouterr().out
+
+
+def test_survey_counts_shapes_and_assertion_types(capsys: pytest.CaptureFixture[str]) -> None:
+    """The assertions fixture: 3 inline tests; `type: contains` appears twice in the first test,
+    once in the second's assert-set and once (with a transform) in the third: 4 times."""
+    assert main(["survey", "--format", "promptfoo", str(GOOD / "assertions" / "promptfooconfig.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "tests: inline: 3" in out
+    assert "  contains: 4, a mechanical check" in out
+    assert "  made-up-type: 1, a placeholder (promptfoo rejects the type)" in out
+    assert "  llm-rubric: 1, a prose criterion" in out
+
+
+def test_survey_drafts_no_dialect_for_promptfoo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UsageError, match="drafts no dialect"):
+        main(["survey", "--format", "promptfoo", str(GOOD / "inline"), "--out", str(tmp_path / "d.yaml")])
+    assert not (tmp_path / "d.yaml").exists()
