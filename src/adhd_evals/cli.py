@@ -66,7 +66,12 @@ def import_command(
         help="evals.json files (a folder: every evals.json beneath it), YAML case files or folders, "
         "or dataset.json files.",
     ),
-    format: Format = typer.Option(..., "--format", "-f", help="The source format."),
+    format: Format | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="The source format (default: recognised from each file's name and shape).",
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."
     ),
@@ -112,8 +117,19 @@ def import_command(
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():
-        _import(format.value, sources, request, options)
+        _import(format.value if format is not None else _recognised(sources), sources, request, options)
     return exitcodes.OK
+
+
+def _recognised(sources: list[Path]) -> str:
+    """The one import format every source file is recognised as (by name, then shape)."""
+    from .importing.formats import READERS
+    from .lint import format_of
+
+    found = {format_of(s, explicit=True) if s.is_file() else None for s in sources}
+    if len(found) == 1 and (only := found.pop()) in READERS:
+        return str(only)
+    raise UsageError("cannot tell the sources' format (folders, or files of several formats): pass --format")
 
 
 def _import(fmt: str, sources: list[Path], request: Request, options: dict[str, Any]) -> None:

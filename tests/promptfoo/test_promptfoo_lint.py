@@ -75,3 +75,13 @@ def test_survey_drafts_no_dialect_for_promptfoo(tmp_path: Path, capsys: pytest.C
     with pytest.raises(UsageError, match="drafts no dialect"):
         main(["survey", "--format", "promptfoo", str(GOOD / "inline"), "--out", str(tmp_path / "d.yaml")])
     assert not (tmp_path / "d.yaml").exists()
+
+
+def test_import_recognises_a_config_without_format(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", str(GOOD / "inline" / "promptfooconfig.yaml")]) == 0
+    assert "(promptfoo)" in capsys.readouterr().err
+
+
+def test_import_without_format_names_what_it_cannot_tell() -> None:
+    with pytest.raises(UsageError, match="pass --format"):
+        main(["import", str(GOOD / "inline")])
