@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from ..errors import UsageError
 from .formats.promptfoo.jsregex import NotTranslatable, translate
+from .registrations import registration
 
 TARGETS = ("promptfoo", "evals-json")
 PROMPT_TEMPLATE = "{{prompt}}"
@@ -58,19 +59,10 @@ def suite_checks(module_text: str) -> dict[tuple[str, str], Mechanical | None]:
 
 
 def _registration(node: ast.FunctionDef) -> tuple[str, str] | None:
-    for decorator in node.decorator_list:
-        if (
-            isinstance(decorator, ast.Call)
-            and isinstance(decorator.func, ast.Name)
-            and decorator.func.id == "check"
-        ):
-            try:
-                case_id, criterion = (ast.literal_eval(a) for a in decorator.args)
-            except (ValueError, TypeError):
-                return None
-            if isinstance(case_id, str) and isinstance(criterion, str):
-                return case_id, criterion
-    return None
+    found = registration(node)
+    if found is None or found[0] is None or found[1] is None:
+        return None
+    return found[0], found[1]
 
 
 def _call(node: ast.FunctionDef) -> Mechanical | None:

@@ -79,23 +79,47 @@ def contains_none(
     return not any(_fold(n, ignore_case) in text for n in _texts(needles))
 
 
-def not_contains_all(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:
+def not_contains_all(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool,
+) -> bool:
     """At least one needle is missing from the answer (the opposite of contains_all)."""
     return not contains_all(answer, needles, ignore_case=ignore_case)
 
 
-def starts_with(answer: str, prefix: str, *, ignore_case: bool, strip: bool = True) -> bool:
+def starts_with(
+    answer: str,
+    prefix: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
     """The answer, leading whitespace removed, begins with the prefix
     (`strip=False`: the answer as it is, as promptfoo's starts-with reads it)."""
-    return _fold(answer.lstrip() if strip else answer, ignore_case).startswith(_fold(prefix, ignore_case))
+    text = answer.lstrip() if strip else answer
+    return _fold(text, ignore_case).startswith(_fold(prefix, ignore_case))
 
 
-def not_starts_with(answer: str, prefix: str, *, ignore_case: bool, strip: bool = True) -> bool:
+def not_starts_with(
+    answer: str,
+    prefix: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
     """The answer does not begin with the prefix (read as starts_with reads it)."""
     return not starts_with(answer, prefix, ignore_case=ignore_case, strip=strip)
 
 
-def equals(answer: str, expected: str, *, ignore_case: bool, strip: bool = True) -> bool:
+def equals(
+    answer: str,
+    expected: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
     """The answer equals the expected text once surrounding whitespace is removed
     from both (inner whitespace must match); `strip=False`: character for
     character, as promptfoo's equals compares."""
@@ -104,7 +128,13 @@ def equals(answer: str, expected: str, *, ignore_case: bool, strip: bool = True)
     return _fold(answer, ignore_case) == _fold(expected, ignore_case)
 
 
-def not_equals(answer: str, expected: str, *, ignore_case: bool, strip: bool = True) -> bool:
+def not_equals(
+    answer: str,
+    expected: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
     """The answer does not equal the expected text (compared as equals compares)."""
     return not equals(answer, expected, ignore_case=ignore_case, strip=strip)
 
@@ -200,7 +230,7 @@ def is_json(answer: str, schema: str | None = None) -> bool:
     it (checked with jsonschema, draft taken from the schema's $schema)."""
     try:
         value = json.loads(answer, parse_constant=_not_json)
-    except ValueError:  # not JSON (NaN and Infinity are not), or a number past Python's digit limit
+    except ValueError:  # not JSON (NaN is not), or past Python's digit limit
         return False
     if schema is None:
         return True
