@@ -155,14 +155,29 @@ def _category(data: dict[str, Any], source: Path) -> str:
     return slug(source.resolve().parent.name) or "promptfoo"
 
 
+_MERGED = ("vars", "assert", "options", "metadata", "threshold")  # what defaultTest gives each test
+
+
 def _header_notes(data: dict[str, Any]) -> list[Note]:
+    """The config's own keys (providers first), kept on its first case: nothing is dropped."""
     notes = []
     if "providers" in data:
         notes.append(Note("(config) providers", data["providers"],
                           "promptfoo's models for this config; adhd-evals runs the runners you configure instead"))  # fmt: skip
     for key, value in data.items():
-        if key not in ("prompts", "tests", "defaultTest", "providers", "env", "description"):
-            notes.append(Note(f"(config) {key}", value))
+        if key not in ("prompts", "tests", "defaultTest", "providers", "description"):
+            notes.append(
+                Note(f"(config) {key}", value, "the only env a template may read" if key == "env" else "")
+            )
+    default = data.get("defaultTest")
+    for key, value in default.items() if isinstance(default, dict) else ():
+        if key not in _MERGED:
+            notes.append(Note(f"(config) defaultTest.{key}", value, "promptfoo's; not merged into the cases"))
+    prompts = data.get("prompts")
+    for index, prompt in enumerate(prompts if isinstance(prompts, list) else []):
+        for key, value in prompt.items() if isinstance(prompt, dict) else ():
+            if key not in ("raw", "id", "label"):
+                notes.append(Note(f"(config) prompts[{index}].{key}", value))
     if "description" in data:
         notes.append(Note("(config) description", data["description"]))
     return notes
