@@ -86,4 +86,7 @@ def test_a_usage_error_with_choices_is_one_readable_line(capsys: pytest.CaptureF
     the one-line printer showed as literal `\\n\\t`: the words are joined by spaces instead."""
     assert main(["survey", "x.json"]) == exitcodes.USAGE
     first = capsys.readouterr().err.splitlines()[0]
-    assert first == "adhd-evals: Missing option '--format' / '-f'. Choose from: evals-json, yaml, evalflow"
+    assert (
+        first
+        == "adhd-evals: Missing option '--format' / '-f'. Choose from: evals-json, yaml, evalflow, promptfoo"
+    )

@@ -50,6 +50,7 @@ class Format(str, enum.Enum):
     EVALS_JSON = "evals-json"
     YAML = "yaml"
     EVALFLOW = "evalflow"
+    PROMPTFOO = "promptfoo"
 
 
 class Risk(str, enum.Enum):
@@ -169,6 +170,15 @@ def survey_command(
 
     if format is Format.EVALFLOW:
         raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+    if format is Format.PROMPTFOO:  # promptfoo's meaning is its own: counted, no dialect drafted
+        if out is not None:
+            raise UsageError(
+                "survey --format promptfoo drafts no dialect (promptfoo defines its types): drop --out"
+            )
+        from .importing.formats.promptfoo import census
+
+        print("\n".join(census.report(sources)))
+        return exitcodes.OK
     for source in sources:
         refuse_clobbering({"--out": out}, {"source": source})
     found = survey.survey(format.value, sources)
@@ -990,6 +1000,33 @@ def report_command(
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")
+    return exitcodes.OK
+
+
+class ExportTarget(str, enum.Enum):
+    PROMPTFOO = "promptfoo"
+    EVALS_JSON = "evals-json"
+
+
+@app.command("export")
+def export_command(
+    to: ExportTarget = typer.Option(..., "--to", help="promptfoo (a config) or evals-json (skill-creator)."),
+    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog to export."),
+    suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="Its check module (promptfoo only)."),
+    out: Path = typer.Option(
+        ..., "--out", help="The file to write (promptfoo: .json writes JSON, else YAML)."
+    ),
+) -> int:
+    """Export the catalog to a promptfoo config or a skill-creator evals.json; says what did not survive."""
+    from .importing.export import export
+    from .output import write_all_atomically
+
+    result = export(to.value, cases, suite, as_json=out.suffix.lower() == ".json")
+    write_all_atomically({out: result.text})
+    lines = [f"Wrote {out} ({plural(result.cases, 'case')}, {to.value})."]
+    if result.lost:
+        lines += ["Did not survive the export:", *(f"  {line}" for line in result.lost)]
+    print("\n".join(lines), file=sys.stderr)
     return exitcodes.OK
 
 

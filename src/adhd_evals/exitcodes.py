@@ -28,6 +28,12 @@ REFUSAL = {  # one code per refusal, so scripts can tell them apart
     "CaseFileEmpty": 17,
     "CaseDirectoryEmpty": 18,
     "DialectInvalid": 19,
+    # promptfoo configs (issue 23): the config's shape, a template that cannot be rendered as
+    # Nunjucks renders it, a file:// reference that cannot be read, code promptfoo would run
+    "CaseFileNotPromptfooConfig": 20,
+    "PromptfooTemplateNotRenderable": 21,
+    "PromptfooReferenceUnreadable": 22,
+    "PromptfooCodeNotRun": 23,
 }
 # scale (shards, merge, response cache): 30-34, one per refusal so CI scripts can tell them apart
 SHARD_MISSING = 30  # merge: a shard, or a planned row of one, is not there

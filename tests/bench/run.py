@@ -61,6 +61,43 @@ YAML_FLOOR = (
 )
 
 
+PROMPTFOO_FLOOR = (
+    "import json, resource, sys, yaml\n"
+    "with open(sys.argv[1], encoding='utf-8') as f: data = yaml.load(f, Loader=yaml.CSafeLoader)\n"
+    "out = sys.stdout\n"
+    "for test in data['tests']:\n"
+    "    for prompt in data['prompts']:\n"
+    "        text = prompt\n"
+    "        for key, value in test['vars'].items(): text = text.replace('{{ ' + key + ' }}', value)\n"
+    "        out.write(json.dumps({'id': test['description'], 'category': 'bench', 'prompt': text, 'risk': 'medium',\n"
+    "            'criteria': [a['type'] + ': ' + a['value'] for a in test['assert']]}, ensure_ascii=False) + '\\n')\n"
+    + PEAK
+)
+
+
+def make_promptfoo_config(path: Path, tests: int) -> None:
+    """`tests` inline tests x 2 prompts, two vars and two assertions each (issue 23's size: 10,000)."""
+    lines = ["prompts:", '  - "Answer about {{ topic }} for {{ name }}."', '  - "Explain {{ topic }} to {{ name }}, briefly."',
+             "tests:"]  # fmt: skip
+    for n in range(tests):
+        lines += [f"  - description: case {n}", "    vars:", f"      topic: topic number {n}", f"      name: Person {n % 97}",
+                  "    assert:", "      - type: contains", f"        value: number {n}", "      - type: icontains",
+                  "        value: PERSON"]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def bench_promptfoo(repeat: int, tests: int) -> None:
+    """Import of a promptfoo config against yaml.load (C loader) plus json.dumps of the rendered cases."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "promptfooconfig.yaml"
+        make_promptfoo_config(source, tests)
+        floor = timed([py, "-c", PROMPTFOO_FLOOR, str(source)], repeat)
+        report(f"yaml.load + json.dumps, {tests} tests x 2 prompts", floor, None, "(floor)")
+        argv = [py, "-c", CLI, "import", "--format", "promptfoo", str(source)]
+        report("  import --format promptfoo to stdout", timed(argv, repeat), floor, "<= 3x (issue 23)")
+
+
 def make_evals_json(path: Path, count: int) -> None:
     cases = []
     for n in range(count):
@@ -956,6 +993,7 @@ def main() -> None:
         "--only",
         choices=[
             "import",
+            "promptfoo",
             "module",
             "lint",
             "runs",
@@ -983,6 +1021,8 @@ def main() -> None:
         bench_paired(args.paired_cases, args.repeat)
     if args.only in (None, "scale"):
         bench_scale(args.cache_hits, args.merge_shards[0], args.merge_shards[1], args.repeat)
+    if args.only in (None, "promptfoo"):
+        bench_promptfoo(args.repeat, 10_000)
     if args.only in (None, "check"):
         bench_check_and_score(args.module_cases, args.repeat)
     if args.only in (None, "report"):

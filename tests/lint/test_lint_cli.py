@@ -116,13 +116,8 @@ def test_lint_does_not_import_heavy_modules(tmp_path: Path, kind: str) -> None:
 
 @pytest.mark.corpus
 def test_every_corpus_file_lints_without_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
-    # promptfoo configs are folders of configs with their referenced files: lint learns them with
-    # the promptfoo format (issue 23), until then they are not case files it knows.
-    files = [
-        p
-        for p in sorted(CORPUS.glob("*/*"))
-        if p.name not in ("MANIFEST.tsv", "README.md") and p.parent.name != "promptfoo"
-    ]
+    # promptfoo configs (folders of a config with its referenced files, or a config alone) included
+    files = [p for p in sorted(CORPUS.glob("*/*")) if p.name not in ("MANIFEST.tsv", "README.md")]
     if not files:
         pytest.skip("../shared/corpus is not here")
     for path in files:

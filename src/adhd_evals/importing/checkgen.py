@@ -86,6 +86,7 @@ def unwritten(criterion: str) -> bool:
     return False
 '''
 
+VOCABULARY_FORMATS = ("promptfoo",)  # formats whose modules carry vocabulary.py as their helpers
 RULE = "# " + "-" * 76
 MARKER = "# adhd-evals: "  # begins every marker line; nothing else may begin so
 
@@ -304,6 +305,7 @@ def header(result: ImportResult) -> str:
         f"Imported from {result.origin} ({result.format})" + (":" if len(result.sources) > 1 else "."),
         *(f"  {source}" for source in result.sources if len(result.sources) > 1),
         *([result.dialect.header] if result.dialect is not None else []),
+        *_provider_lines(result),
         "Each function checks one criterion of one case against the model's answer and",
         "returns True when it passes; @check files it under the case id. A call to",
         "unwritten(...) is a criterion nobody has turned into code yet: it always fails,",
@@ -316,6 +318,19 @@ def header(result: ImportResult) -> str:
     return '"""' + body.replace("\\", "\\\\").replace('"""', '\\"\\"\\"') + '\n"""\n\n'
 
 
+PROVIDERS_NOTE = "(config) providers"  # the key a promptfoo config's providers are kept under
+
+
+def _provider_lines(result: ImportResult) -> list[str]:
+    """A promptfoo config's providers: promptfoo's models, which adhd-evals does not run."""
+    found = [n.value for case in result.cases[:1] for n in case.notes if n.key == PROVIDERS_NOTE]
+    if result.format != "promptfoo" or not found:
+        return []
+    return [
+        f"promptfoo providers (not run by adhd-evals; configure runners instead): {_NOTE_JSON(found[0])[:300]}"
+    ]
+
+
 def units(result: ImportResult) -> list[Unit]:
     """The whole module as generated: the preamble, then each case and its checks."""
     names = function_names(result.cases)
@@ -326,7 +341,10 @@ def units(result: ImportResult) -> list[Unit]:
 
 
 def preamble(result: ImportResult) -> Unit:
-    helpers = HELPERS if result.dialect is None else vocabulary_source()
+    # promptfoo's assertions need the whole vocabulary (case-sensitive contains, regex, is_json...)
+    helpers = (
+        HELPERS if result.dialect is None and result.format not in VOCABULARY_FORMATS else vocabulary_source()
+    )
     return Unit("preamble", "-", header(result) + helpers.rstrip("\n"))
 
 

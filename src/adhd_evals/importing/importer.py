@@ -113,7 +113,8 @@ def collector_paused() -> Iterator[None]:
 
 
 _LOOKS = {"evals-json": "an evals.json", "evalflow": "an evalflow dataset", "yaml": "a YAML case file",
-          "catalog": "a five-field catalog (JSONL)", "module": "a check module"}  # fmt: skip
+          "catalog": "a five-field catalog (JSONL)", "module": "a check module",
+          "promptfoo": "a promptfoo config"}  # fmt: skip
 
 
 def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
@@ -200,7 +201,7 @@ def read_sources(
 
 
 _NOT_CODE = {"evals-json": RefusalCode.NOT_EVALS_JSON, "yaml": RefusalCode.NOT_YAML_CASE,
-             "evalflow": RefusalCode.NOT_EVALFLOW}  # fmt: skip
+             "evalflow": RefusalCode.NOT_EVALFLOW, "promptfoo": RefusalCode.NOT_PROMPTFOO}  # fmt: skip
 
 
 def import_source(fmt: str, source: Path, *, out: Path | None = None, prune: bool = False,

@@ -45,6 +45,11 @@ class CheckKind(str, enum.Enum):
     MAX_WORDS = "max_words"
     IN_ORDER = "in_order"
     IS_JSON = "is_json"
+    # The negations promptfoo's not- forms need (see vocabulary.py).
+    NOT_CONTAINS_ALL = "not_contains_all"
+    NOT_EQUALS = "not_equals"
+    NOT_STARTS_WITH = "not_starts_with"
+    NOT_IS_JSON = "not_is_json"
 
 
 class Check(NamedTuple):
@@ -193,6 +198,11 @@ class RefusalCode(str, enum.Enum):
     FILE_EMPTY = "CaseFileEmpty"
     DIRECTORY_EMPTY = "CaseDirectoryEmpty"
     DIALECT_INVALID = "DialectInvalid"
+    # promptfoo configs (issue 23)
+    NOT_PROMPTFOO = "CaseFileNotPromptfooConfig"
+    PROMPTFOO_TEMPLATE = "PromptfooTemplateNotRenderable"
+    PROMPTFOO_REFERENCE = "PromptfooReferenceUnreadable"
+    PROMPTFOO_CODE = "PromptfooCodeNotRun"
 
 
 class Refusal(UserError):

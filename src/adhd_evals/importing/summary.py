@@ -66,6 +66,14 @@ def _dialect_lines(result: ImportResult) -> list[str]:
             if place.missing == "skip":
                 lines.append(f"  {place.label}: {plural(skipped[place.label], 'case')} gave no criterion "
                              "(nothing there, null, or not what the path walks; missing: skip)")  # fmt: skip
+    by_type = [
+        (via.removeprefix("promptfoo "), count)
+        for via, count in made.most_common()
+        if via.startswith("promptfoo ")
+    ]
+    if by_type:
+        listed = ", ".join(f"{kind} {count}" for kind, count in by_type)
+        lines.append(f"promptfoo assertions kept as placeholders, by type: {listed}.")
     shapes = [(via, count) for via, count in made.most_common() if via.startswith("{")]
     if shapes:
         listed = ", ".join(f"{via} {count}" for via, count in shapes)

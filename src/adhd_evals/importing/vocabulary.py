@@ -82,15 +82,64 @@ def contains_none(
     return not any(_fold(n, ignore_case) in text for n in _texts(needles))
 
 
-def starts_with(answer: str, prefix: str, *, ignore_case: bool) -> bool:
-    """The answer, leading whitespace removed, begins with the prefix."""
-    return _fold(answer.lstrip(), ignore_case).startswith(_fold(prefix, ignore_case))
+def not_contains_all(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool,
+) -> bool:
+    """At least one needle is missing from the answer (the opposite of contains_all)."""
+    return not contains_all(answer, needles, ignore_case=ignore_case)
 
 
-def equals(answer: str, expected: str, *, ignore_case: bool) -> bool:
+def starts_with(
+    answer: str,
+    prefix: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
+    """The answer, leading whitespace removed, begins with the prefix
+    (`strip=False`: the answer as it is, as promptfoo's starts-with reads it)."""
+    text = answer.lstrip() if strip else answer
+    return _fold(text, ignore_case).startswith(_fold(prefix, ignore_case))
+
+
+def not_starts_with(
+    answer: str,
+    prefix: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
+    """The answer does not begin with the prefix (read as starts_with reads it)."""
+    return not starts_with(answer, prefix, ignore_case=ignore_case, strip=strip)
+
+
+def equals(
+    answer: str,
+    expected: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
     """The answer equals the expected text once surrounding whitespace is removed
-    from both (inner whitespace must match)."""
-    return _fold(answer.strip(), ignore_case) == _fold(expected.strip(), ignore_case)
+    from both (inner whitespace must match); `strip=False`: character for
+    character, as promptfoo's equals compares."""
+    if strip:
+        answer, expected = answer.strip(), expected.strip()
+    return _fold(answer, ignore_case) == _fold(expected, ignore_case)
+
+
+def not_equals(
+    answer: str,
+    expected: str,
+    *,
+    ignore_case: bool,
+    strip: bool = True,
+) -> bool:
+    """The answer does not equal the expected text (compared as equals compares)."""
+    return not equals(answer, expected, ignore_case=ignore_case, strip=strip)
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -183,8 +232,8 @@ def is_json(answer: str, schema: str | None = None) -> bool:
     with `schema` (a JSON Schema, as JSON text) it must also be valid against
     it (checked with jsonschema, draft taken from the schema's $schema)."""
     try:
-        value = json.loads(answer)
-    except ValueError:  # not JSON, or a number past Python's digit limit
+        value = json.loads(answer, parse_constant=_not_json)
+    except ValueError:  # not JSON (NaN is not), or past Python's digit limit
         return False
     if schema is None:
         return True
@@ -192,6 +241,15 @@ def is_json(answer: str, schema: str | None = None) -> bool:
 
     parsed = json.loads(schema)
     return jsonschema.validators.validator_for(parsed)(parsed).is_valid(value)
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def not_is_json(answer: str) -> bool:
+    """The whole answer is not one JSON value (the opposite of is_json without a schema)."""
+    return not is_json(answer)
 
 
 def unwritten(criterion: str) -> bool:

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from ..importing.dialect import Dialect
     from ..importing.model import Refusal
 
-FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module")
+FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module", "promptfoo")
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
+_PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptfoo config's top-level keys
 
 
 class LintReport:
@@ -88,6 +89,8 @@ def format_of(path: Path, *, explicit: bool) -> str | None:
     if name.endswith(".py"):
         return "module" if explicit or _has_marker(path) else None
     if name.endswith((".yaml", ".yml")):
+        if _PROMPTFOO.search(_head(path)):
+            return "promptfoo"
         return "yaml" if explicit or _YAML_CASE.search(_head(path)) else None
     if name == "dataset.json":
         return "evalflow"
@@ -105,6 +108,8 @@ def _json_shape(path: Path) -> str:
         return "evals-json"  # the reader reports the syntax error with its position
     if isinstance(data, dict) and "test_cases" in data and "version" in data:
         return "evalflow"
+    if isinstance(data, dict) and "prompts" in data and ("tests" in data or "providers" in data):
+        return "promptfoo"
     return "evals-json"
 
 
@@ -206,7 +211,16 @@ def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, l
 
     options = ReadOptions(risk="medium", dialect=dialect)
     cases, refusals, ids = PROBLEMS[kind](path, display=path.name, options=options)
-    return cases, [Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r)) for r in refusals], ids
+    problems = [Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r)) if r.file == path.name
+                else Problem(1, 1, r.code.value, f"{r.message}" + (f" (hint: {r.hint})" if r.hint else ""))
+                for r in refusals]  # fmt: skip  # a file the config names: its position is in the message
+    if kind == "promptfoo":  # what promptfoo reads, but not as its author meant
+        from ..importing.formats.promptfoo import lint_warnings
+
+        problems += [
+            Problem(line, col, code, message, WARNING) for line, col, code, message in lint_warnings(path)
+        ]
+    return cases, problems, ids
 
 
 def _with_hint(refusal: Refusal) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from ..model import Case
 from ._common import ReadOptions, SourceProblems
 
-MODULES = {"evals-json": "evals_json", "yaml": "yaml_cases", "evalflow": "evalflow"}
+MODULES = {"evals-json": "evals_json", "yaml": "yaml_cases", "evalflow": "evalflow", "promptfoo": "promptfoo"}
 
 
 class Reader(Protocol):

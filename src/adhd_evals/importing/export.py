@@ -1,0 +1,246 @@
+"""Export a catalog (and its check module) to a promptfoo config or a skill-creator evals.json.
+
+"Import faithfully, export thinly": a team must be able to leave with its
+cases. What survives, and how:
+
+- promptfoo: one test per case, `vars: {prompt}` under `prompts: ["{{prompt}}"]`
+  (the prompt's text wrapped in `{% raw %}` when it holds template syntax, a
+  final newline carried by `options.suffix`, since promptfoo drops one from a
+  var); the id, category and risk in `metadata.adhd_evals`; each criterion's
+  wording in its assertion's `config.criterion`. A generated check the
+  vocabulary can say in promptfoo's words (contains, icontains, -any, -all,
+  equals and starts-with without stripping, regex whose pattern means the same
+  in JavaScript, is-json, and their negations) becomes that assertion; every
+  other criterion becomes `llm-rubric` with its text.
+- evals-json: `{skill_name, evals: [{id, prompt, expectations}]}`, every
+  criterion as text; skill_name is the catalog's one category.
+
+Lost: hand-written check bodies (their criterion's text goes as llm-rubric),
+risk in evals-json, notes, categories beyond the first in evals-json.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..errors import UsageError
+from .formats.promptfoo.jsregex import NotTranslatable, translate
+from .registrations import registration
+
+TARGETS = ("promptfoo", "evals-json")
+PROMPT_TEMPLATE = "{{prompt}}"
+_TEMPLATE_MARKS = ("{{", "{%", "{#")
+
+
+class Mechanical(NamedTuple):
+    """A generated check's call: the helper and its literal arguments."""
+
+    helper: str
+    args: tuple[Any, ...]
+    keywords: dict[str, Any]
+
+
+def suite_checks(module_text: str) -> dict[tuple[str, str], Mechanical | None]:
+    """(case id, criterion) -> the vocabulary call its function returns, or None when the body
+    is anything else (hand-written, or unwritten)."""
+    tree = ast.parse(module_text)
+    found: dict[tuple[str, str], Mechanical | None] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        key = _registration(node)
+        if key is not None:
+            found[key] = _call(node)
+    return found
+
+
+def _registration(node: ast.FunctionDef) -> tuple[str, str] | None:
+    found = registration(node)
+    if found is None or found[0] is None or found[1] is None:
+        return None
+    return found[0], found[1]
+
+
+def _call(node: ast.FunctionDef) -> Mechanical | None:
+    """The call a generated function returns (unwritten included); None for a body a person wrote."""
+    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
+        return None
+    call = body[0].value
+    if isinstance(call.func, ast.Name) and call.func.id == "unwritten":
+        return Mechanical("unwritten", (), {})
+    if not isinstance(call.func, ast.Name) or not call.args or not isinstance(call.args[0], ast.Name):
+        return None
+    try:
+        args = tuple(ast.literal_eval(a) for a in call.args[1:])
+        keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+    except ValueError:
+        return None
+    return Mechanical(call.func.id, args, keywords)
+
+
+def _raw(text: str) -> str | None:
+    """Text that promptfoo's rendering gives back unchanged, or None when none can."""
+    if not any(mark in text for mark in _TEMPLATE_MARKS):
+        return text
+    if "endraw" in text:
+        return None
+    return "{% raw %}" + text + "{% endraw %}"
+
+
+def _needles(value: Any) -> Any:
+    if isinstance(value, str):
+        return _raw(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        items = [_raw(v) for v in value]
+        return None if any(i is None for i in items) else items
+    return None
+
+
+_LISTS = {"contains_any": "contains-any", "contains_all": "contains-all", "contains_none": "not-contains-any",
+          "not_contains_all": "not-contains-all"}  # fmt: skip
+
+
+def assertion_for(criterion: str, call: Mechanical | None) -> dict[str, Any]:
+    """The promptfoo assertion that checks what `call` checks, else llm-rubric with the criterion."""
+    mapped = _mapped(call) if call is not None else None
+    if mapped is None:
+        value = _raw(criterion)
+        return {"type": "llm-rubric", "value": value if value is not None else criterion,
+                "config": {"criterion": criterion}}  # fmt: skip
+    mapped["config"] = {"criterion": criterion}
+    return mapped
+
+
+def _mapped(call: Mechanical) -> dict[str, Any] | None:
+    # A module's plain helpers (contains_any, ...) ignore case and take no keyword; the
+    # vocabulary's calls always state ignore_case.
+    ignore = call.keywords.get("ignore_case", True)
+    prefix = "i" if ignore else ""
+    exact = call.keywords.get("strip", True) is False and not ignore
+    args = call.args
+    if call.helper == "contains" and len(args) == 1:
+        value = _needles(args[0])
+        return {"type": f"{prefix}contains", "value": value} if value else None
+    if call.helper in _LISTS and isinstance(args[0], list) and not args[0]:
+        return None  # promptfoo reads an empty list as no value
+    if call.helper in _LISTS and len(args) == 1:
+        value = _needles(list(args[0]) if isinstance(args[0], (list, tuple)) else [args[0]])
+        kind = _LISTS[call.helper]
+        kind = kind.replace("contains", f"{prefix}contains", 1)
+        return {"type": kind, "value": value} if value else None
+    if call.helper in ("equals", "not_equals", "starts_with", "not_starts_with") and exact and len(args) == 1:
+        value = _needles(args[0])
+        kind = call.helper.replace("not_", "not-").replace("starts_with", "starts-with")
+        return {"type": kind, "value": value} if value else None
+    if call.helper in ("regex", "not_regex") and not ignore and len(args) == 1 and isinstance(args[0], str):
+        try:
+            same = translate(args[0]) == args[0]
+        except NotTranslatable:
+            same = False
+        value = _needles(args[0]) if same else None
+        return {"type": call.helper.replace("_", "-"), "value": value} if value else None
+    if call.helper in ("is_json", "not_is_json") and not args:
+        schema = call.keywords.get("schema")
+        if schema is None:
+            return {"type": call.helper.replace("_", "-")}
+        return {"type": "is-json", "value": json.loads(schema)} if call.helper == "is_json" else None
+    return None
+
+
+def to_promptfoo(rows: list[dict[str, Any]], checks: dict[tuple[str, str], Mechanical | None], *,
+                 description: str) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
+    """The config, and what did not survive (one line each)."""
+    tests = []
+    lost: list[str] = []
+    for row in rows:
+        test, row_lost = _test(row, checks)
+        tests.append(test)
+        lost += row_lost
+    return {"description": description, "prompts": [PROMPT_TEMPLATE], "tests": tests}, lost
+
+
+def _test(
+    row: dict[str, Any], checks: dict[tuple[str, str], Mechanical | None]
+) -> tuple[dict[str, Any], list[str]]:
+    lost = []
+    prompt = row["prompt"]
+    value = _raw(prompt[:-1] if prompt.endswith("\n") else prompt)
+    if value is None or _REFERENCE.search(prompt):
+        lost.append(f"{row['id']}: its prompt holds template text promptfoo cannot be told to leave alone")
+        value = prompt
+    test: dict[str, Any] = {"description": row["id"], "vars": {"prompt": value}}
+    if prompt.endswith("\n"):
+        test["options"] = {"suffix": "\n"}  # promptfoo drops a var's final newline
+    test["assert"] = []
+    for criterion in row["criteria"]:
+        key = (row["id"], criterion)
+        if key in checks and checks[key] is None:
+            lost.append(f"{row['id']}: the hand-written check of {criterion!r} goes as its text (llm-rubric)")
+        test["assert"].append(assertion_for(criterion, checks.get(key)))
+    test["metadata"] = {"adhd_evals": {"id": row["id"], "category": row["category"], "risk": row["risk"]}}
+    return test, lost
+
+
+# promptfoo replaces `{{ prompt }}` inside a var's text before any template runs, raw blocks or not
+_REFERENCE = re.compile(r"\{\{\s*prompt\s*\}\}")
+
+
+def to_evals_json(rows: list[dict[str, Any]], *, skill_name: str) -> dict[str, Any]:
+    return {"skill_name": skill_name,
+            "evals": [{"id": row["id"], "prompt": row["prompt"], "expectations": list(row["criteria"])} for row in rows]}  # fmt: skip
+
+
+def skill_name_of(rows: list[dict[str, Any]], fallback: str) -> tuple[str, list[str]]:
+    categories = list(dict.fromkeys(row["category"] for row in rows))
+    if len(categories) == 1:
+        stripped = (
+            []
+            if categories[0] == categories[0].strip()
+            else [f"category {categories[0]!r}: read back stripped"]
+        )
+        return categories[0], stripped
+    return fallback, [f"categories {', '.join(categories)}: evals.json has one skill_name ({fallback})"]
+
+
+class ExportResult(NamedTuple):
+    text: str
+    cases: int
+    lost: list[str]
+
+
+def export(target: str, cases: Path, suite: Path | None, *, as_json: bool = False) -> ExportResult:
+    """The exported file's text for the catalog at `cases` (and its module at `suite`)."""
+    from ..catalog import load_valid
+
+    if target not in TARGETS:
+        raise UsageError(f"--to must be one of {', '.join(TARGETS)}, not {target!r}")
+    rows = load_valid(cases)
+    if target == "evals-json":
+        name, lost = skill_name_of(rows, cases.resolve().parent.parent.name or "skill")
+        lost.append("risk: evals.json has none (pass --risk when importing it back)")
+        return ExportResult(json.dumps(to_evals_json(rows, skill_name=name), indent=2, ensure_ascii=False) + "\n",
+                            len(rows), lost)  # fmt: skip
+    if suite is not None and suite.exists():
+        try:
+            checks = suite_checks(suite.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+            raise UsageError(f"{suite} cannot be read as a check module ({exc})") from exc
+    else:
+        checks = {}
+    config, lost = to_promptfoo(rows, checks, description=f"Exported from {cases}")
+    return ExportResult(config_text(config, as_json=as_json), len(rows), lost)
+
+
+def config_text(config: dict[str, Any], *, as_json: bool) -> str:
+    """JSON (ASCII, so every reader agrees), or YAML with every string double-quoted: a plain
+    scalar could mean a number or a boolean to js-yaml and a string to PyYAML, or the reverse."""
+    if as_json:
+        return json.dumps(config, indent=2, ensure_ascii=True) + "\n"
+    import yaml
+
+    return str(yaml.safe_dump(config, allow_unicode=True, sort_keys=False, default_style='"', width=10**9))

@@ -1,0 +1,289 @@
+"""promptfoo assertions as checks, by promptfoo's own rules (0.120.0, src/assertions/*.ts).
+
+| promptfoo | check | its rule in promptfoo |
+| --- | --- | --- |
+| equals | equals(strip=False) | String(value) === output |
+| contains / icontains | contains | output.includes(String(value)); i: both toLowerCase() |
+| contains-any / icontains-any | contains_any | a text value is split on commas (contains-any honours "quoted, items") |
+| contains-all / icontains-all | contains_all | a text value is split on commas, each item trimmed |
+| regex | regex (translated) | new RegExp(value).test(output), no flags |
+| starts-with | starts_with(strip=False) | output.startsWith(value) |
+| is-json | is_json (schema as JSON) | JSON.parse(output), then ajv against the schema |
+| not-X | the negation | not-contains(-any) → contains_none, not-contains-all → not_contains_all, ... |
+| llm-rubric, g-eval, model-graded-closedqa, factuality | prose | the text is the criterion |
+| anything else | unwritten placeholder | the assertion kept as its argument, counted by type |
+
+An assertion promptfoo itself rejects (a `not-contains` given a list, an
+unknown type, a regex JavaScript cannot compile) becomes a placeholder
+carrying promptfoo's own reason: the file is not refused for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import yaml
+
+from ...model import Check, CheckKind, Note
+from .._common import compact
+from .jsregex import NotTranslatable, translate
+from .jsvalues import js_json, js_number, js_string, js_truthy
+
+PROSE = ("llm-rubric", "g-eval", "model-graded-closedqa", "factuality", "model-graded-factuality")
+# ASSERTION_HANDLERS in promptfoo 0.120.0 (src/assertions/index.ts), and the types handled around them.
+KNOWN = frozenset(
+    [
+        "answer-relevance",
+        "bleu",
+        "classifier",
+        "contains",
+        "contains-all",
+        "contains-any",
+        "contains-html",
+        "contains-json",
+        "contains-sql",
+        "contains-xml",
+        "context-faithfulness",
+        "context-recall",
+        "context-relevance",
+        "conversation-relevance",
+        "cost",
+        "equals",
+        "factuality",
+        "finish-reason",
+        "g-eval",
+        "gleu",
+        "guardrails",
+        "icontains",
+        "icontains-all",
+        "icontains-any",
+        "is-html",
+        "is-json",
+        "is-refusal",
+        "is-sql",
+        "is-valid-function-call",
+        "is-valid-openai-function-call",
+        "is-valid-openai-tools-call",
+        "is-xml",
+        "javascript",
+        "latency",
+        "levenshtein",
+        "llm-rubric",
+        "meteor",
+        "model-graded-closedqa",
+        "model-graded-factuality",
+        "moderation",
+        "perplexity",
+        "perplexity-score",
+        "pi",
+        "python",
+        "regex",
+        "ruby",
+        "rouge-n",
+        "search-rubric",
+        "similar",
+        "similar:cosine",
+        "similar:dot",
+        "similar:euclidean",
+        "starts-with",
+        "trace-error-spans",
+        "trace-span-count",
+        "trace-span-duration",
+        "webhook",
+    ]
+)
+SPECIAL = ("select-best", "human", "max-score")
+CRITERION_KEY = "criterion"  # config.criterion: the catalog's wording, which export writes
+NOT_HONOURED = "kept for reference: adhd-evals' gate does not honour it"
+Render = Callable[[Any], Any]
+
+
+class Mapped(NamedTuple):
+    checks: list[Check]
+    notes: list[Note]
+
+
+def map_assertion(assertion: Any, render: Render, where: str) -> Mapped:
+    """One entry of an `assert` list (an assert-set flattened) as checks and notes."""
+    if not isinstance(assertion, dict):
+        return Mapped([_rejected(assertion, "an assertion must be an object with a type")], [])
+    kind = assertion.get("type")
+    if kind == "assert-set":
+        return _assert_set(assertion, render, where)
+    notes = _kept(assertion, where)
+    if not isinstance(kind, str) or not kind:
+        return Mapped([_rejected(assertion, f"Assertion must have a type: {js_json(assertion)}")], notes)
+    base = kind[4:] if kind.startswith("not-") else kind
+    if base not in KNOWN and kind not in SPECIAL:
+        return Mapped([_rejected(assertion, f"Unknown assertion type: {kind}")], notes)
+    if kind in SPECIAL:
+        return Mapped([_placeholder(assertion, kind)], notes)
+    if any(k in assertion for k in ("transform", "contextTransform")):  # checks a transformed output
+        return Mapped([_placeholder(assertion, kind)._replace(via="promptfoo transform")], notes)
+    value = assertion.get("value")
+    if isinstance(value, str) and value.startswith("file://"):
+        return Mapped(
+            [_placeholder(assertion, kind, "its value is read from a file when promptfoo runs")], notes
+        )
+    try:
+        rendered = render(value)
+    except ValueError as exc:  # the reader's refusal carries the position; here the reason suffices
+        raise exc
+    check = _check(assertion, kind, base, rendered)
+    wording = _wording(assertion)
+    if wording and check.kind is not CheckKind.UNWRITTEN:
+        check = check._replace(criterion=wording)
+    if "provider" in assertion:
+        notes.append(Note(f"{where}.provider", assertion["provider"], "the model promptfoo grades this with"))
+    return Mapped([check], notes)
+
+
+def _wording(assertion: dict[str, Any]) -> str | None:
+    config = assertion.get("config")
+    if (
+        isinstance(config, dict)
+        and isinstance(config.get(CRITERION_KEY), str)
+        and config[CRITERION_KEY].strip()
+    ):
+        return str(config[CRITERION_KEY])
+    return None
+
+
+def _kept(assertion: dict[str, Any], where: str) -> list[Note]:
+    notes = []
+    for key in ("weight", "metric", "threshold"):
+        if key in assertion:
+            remark = NOT_HONOURED
+            if key == "weight" and assertion[key] == 0:
+                remark = (
+                    "weight 0: promptfoo counts this assertion as passed whatever the output; " + NOT_HONOURED
+                )
+            notes.append(Note(f"{where}.{key}", assertion[key], remark))
+    return notes
+
+
+def _assert_set(assertion: dict[str, Any], render: Render, where: str) -> Mapped:
+    inner = assertion.get("assert")
+    if not isinstance(inner, list):
+        return Mapped([_rejected(assertion, "assert-set must have an assert list")], [])
+    checks: list[Check] = []
+    notes: list[Note] = []
+    for key in ("threshold", "weight", "metric"):
+        if key in assertion:
+            notes.append(Note(f"{where}.{key}", assertion[key],
+                              f"of an assert-set of {len(inner)}, flattened here: each is its own criterion; "
+                              + NOT_HONOURED))  # fmt: skip
+    for position, item in enumerate(inner):
+        mapped = map_assertion(item, render, f"{where}.assert[{position}]")
+        checks += mapped.checks
+        notes += mapped.notes
+    return Mapped(checks, notes)
+
+
+def _rejected(assertion: Any, reason: str) -> Check:
+    text = f"promptfoo rejects this assertion ({reason}): {compact(assertion)}"
+    return Check(text, CheckKind.UNWRITTEN, (text,), via="promptfoo (rejected)")
+
+
+def _placeholder(assertion: dict[str, Any], kind: str, why: str = "") -> Check:
+    text = kind if "value" not in assertion else _label(kind, assertion["value"])
+    if "threshold" in assertion:
+        text += f" (threshold {compact(assertion['threshold'])})"
+    source = compact(assertion) + (f" ({why})" if why else "")
+    return Check(_wording(assertion) or text, CheckKind.UNWRITTEN, (source,), via=f"promptfoo {kind}")
+
+
+def _label(kind: str, value: Any) -> str:
+    return f"{kind}: {value if isinstance(value, str) else compact(value)}"
+
+
+def _string(value: Any) -> str:
+    """String(value) for a value promptfoo stringifies (numbers as JavaScript prints them)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return js_number(value)
+    return js_string(value) if value is not None else "null"
+
+
+_ANY_ITEMS = re.compile(r'(".*?"|[^,]+)(?=\s*,|\s*\Z)')
+
+
+def _needles(kind: str, base: str, value: Any) -> list[str] | str:
+    """The needle list of a -any/-all assertion, or promptfoo's reason for rejecting it."""
+    if not js_truthy(value):
+        return f'"{kind}" assertion type must have a value'
+    if isinstance(value, str):
+        if base == "contains-any":  # the one that honours "quoted, items"
+            return [m.strip().removeprefix('"').removesuffix('"') for m in _ANY_ITEMS.findall(value)]
+        return [item.strip() for item in value.split(",")]
+    if not isinstance(value, list):
+        return f'"{kind}" assertion type must have an array value'
+    return [_string(item) for item in value]
+
+
+def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check:
+    inverse = kind.startswith("not-")
+    label = _wording(assertion) or _label(kind, value)
+    if base in PROSE:
+        if isinstance(value, str) and value.strip():
+            return Check(
+                label if _wording(assertion) else value.strip(), CheckKind.UNWRITTEN, (value,), via=""
+            )
+        return _placeholder(assertion, kind, "a model-graded assertion without a text criterion")
+    if base in ("contains", "icontains"):
+        if not value or not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            return _rejected(assertion, f'"{base}" assertion type must have a string or number value')
+        needle, ignore = _string(value), (("ignore_case", base == "icontains"),)
+        if inverse:
+            return Check(label, CheckKind.CONTAINS_NONE, ([needle],), ignore)
+        return Check(label, CheckKind.CONTAINS, (needle,), ignore)
+    if base in ("contains-any", "icontains-any", "contains-all", "icontains-all"):
+        needles = _needles(base, base, value)
+        if isinstance(needles, str):
+            return _rejected(assertion, needles)
+        ignore = (("ignore_case", base.startswith("i")),)
+        kinds = {("any", False): CheckKind.CONTAINS_ANY, ("any", True): CheckKind.CONTAINS_NONE,
+                 ("all", False): CheckKind.CONTAINS_ALL, ("all", True): CheckKind.NOT_CONTAINS_ALL}  # fmt: skip
+        return Check(label, kinds[(base[-3:], inverse)], (needles,), ignore)
+    if base == "equals":
+        if isinstance(value, (dict, list)) or (value is None and "value" in assertion):
+            return _placeholder(assertion, kind, "equals with a JSON value compares parsed JSON")
+        expected = "undefined" if value is None else _string(value)
+        return Check(label, CheckKind.NOT_EQUALS if inverse else CheckKind.EQUALS, (expected,),
+                     (("ignore_case", False), ("strip", False)))  # fmt: skip
+    if base == "starts-with":
+        if not value or not isinstance(value, str):
+            return _rejected(assertion, '"starts-with" assertion type must have a string value')
+        return Check(label, CheckKind.NOT_STARTS_WITH if inverse else CheckKind.STARTS_WITH, (value,),
+                     (("ignore_case", False), ("strip", False)))  # fmt: skip
+    if base == "regex":
+        if not value or not isinstance(value, str):
+            return _rejected(assertion, '"regex" assertion type must have a string value')
+        try:
+            pattern = translate(value)
+        except NotTranslatable as exc:
+            return _placeholder(assertion, kind, f"a JavaScript pattern with no exact Python form: {exc}")
+        return Check(
+            label, CheckKind.NOT_REGEX if inverse else CheckKind.REGEX, (pattern,), (("ignore_case", False),)
+        )
+    if base == "is-json":
+        return _is_json(assertion, kind, inverse, value, label)
+    return _placeholder(assertion, kind)
+
+
+def _is_json(assertion: dict[str, Any], kind: str, inverse: bool, value: Any, label: str) -> Check:
+    if not value:
+        return Check(label, CheckKind.NOT_IS_JSON if inverse else CheckKind.IS_JSON, ())
+    if inverse:
+        return _placeholder(assertion, kind, "not-is-json with a schema")
+    schema = value
+    if isinstance(value, str):
+        try:
+            schema = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return _rejected(assertion, "its schema is not YAML")
+    if not isinstance(schema, dict):
+        return _rejected(assertion, "is-json assertion must have a string or object value")
+    text = js_json(schema)
+    return Check(label, CheckKind.IS_JSON, (), (("schema", text),))

@@ -1,0 +1,131 @@
+"""A JavaScript regular expression (no flags, as promptfoo's regex builds it) as a Python one.
+
+`new RegExp(pattern)` and Python's `re` agree on most syntax and differ on
+meaning in a few places, each translated here: `\\d`, `\\w` and `\\b` are
+ASCII-only in JavaScript (Python's `(?a)` flag), `\\s` is JavaScript's
+whitespace set, `.` stops at four line terminators (Python's at one), and `$`
+is the very end (Python's also matches before a final newline). Anything
+whose meaning differs and is not translated — named groups, `[^]`, escapes
+of letters Python rejects, inline flags JavaScript has no syntax for — raises
+`NotTranslatable` naming it, and the assertion stays a placeholder.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .jsvalues import JS_SPACE
+
+
+class NotTranslatable(ValueError):
+    pass
+
+
+_CLASS_ESCAPES = {"d": "0-9", "w": "A-Za-z0-9_", "s": JS_SPACE}
+_OUTSIDE = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": "[A-Za-z0-9_]",
+    "W": "[^A-Za-z0-9_]",
+    "s": f"[{JS_SPACE}]",
+    "S": f"[^{JS_SPACE}]",
+}
+_SAME = set("bB^$.|?*+()[]{}\\/-nrtfv0123456789")
+_GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
+
+
+def translate(pattern: str) -> str:
+    """The Python pattern that matches exactly where the JavaScript one does."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    needs_ascii = False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            piece, i, ascii_word = _escape(pattern, i, in_class=False)
+            needs_ascii |= ascii_word
+            out.append(piece)
+            continue
+        if ch == "[":
+            piece, i = _char_class(pattern, i)
+            out.append(piece)
+            continue
+        if ch == "(" and pattern.startswith("(?", i):
+            opener = next((o for o in _GROUP_OPENERS if pattern.startswith(o, i)), None)
+            if opener is None:
+                raise NotTranslatable(
+                    f"the group {pattern[i : i + 4]!r}… (JavaScript reads it differently or not at all)"
+                )
+            out.append(opener)
+            i += len(opener)
+            continue
+        if ch == ".":
+            out.append("[^\n\r\u2028\u2029]")
+        elif ch == "$":
+            out.append(r"\Z")
+        elif ch == "{" and not re.match(r"\{\d+(,\d*)?\}", pattern[i:]):
+            out.append(r"\{")  # a brace that is not a quantifier is literal in JavaScript
+        elif ch == "}":
+            out.append(r"\}")
+        else:
+            out.append(ch)
+        i += 1
+    translated = "".join(out)
+    try:
+        re.compile(translated)
+    except re.error as exc:
+        raise NotTranslatable(f"a pattern Python cannot compile once translated ({exc})") from None
+    return ("(?a)" if needs_ascii else "") + translated
+
+
+def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
+    if i + 1 >= len(pattern):
+        raise NotTranslatable("a pattern ending in a backslash")
+    ch = pattern[i + 1]
+    if ch in _OUTSIDE:
+        if in_class:
+            if ch not in _CLASS_ESCAPES:
+                raise NotTranslatable(f"\\{ch} inside a character class")
+            return _CLASS_ESCAPES[ch], i + 2, False
+        return _OUTSIDE[ch], i + 2, False
+    if ch in "bB":
+        return "\\" + ch if not in_class else "\\x08", i + 2, not in_class
+    if ch == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", pattern[i + 2 : i + 6]):
+        return pattern[i : i + 6], i + 6, False
+    if ch == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", pattern[i + 2 : i + 4]):
+        return pattern[i : i + 4], i + 4, False
+    if ch.isalpha() and ch not in "nrtfv":
+        raise NotTranslatable(f"the escape \\{ch}")
+    if ch.isdigit() and ch != "0":
+        return pattern[i : i + 2], i + 2, False  # a back-reference, read alike
+    if ch == "0":
+        if i + 2 < len(pattern) and pattern[i + 2].isdigit():
+            raise NotTranslatable("an octal escape")
+        return "\\x00", i + 2, False
+    if ch in "nrtfv":
+        return "\\" + ch if ch != "v" else "\\x0b", i + 2, False
+    return "\\" + ch if not ch.isalnum() else ch, i + 2, False
+
+
+def _char_class(pattern: str, i: int) -> tuple[str, int]:
+    j = i + 1
+    out = ["["]
+    if j < len(pattern) and pattern[j] == "^":
+        out.append("^")
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        raise NotTranslatable("an empty character class [] or [^]")
+    while j < len(pattern) and pattern[j] != "]":
+        if pattern[j] == "\\":
+            piece, j, _ = _escape(pattern, j, in_class=True)
+            out.append(piece)
+            continue
+        if pattern[j] == "[":
+            out.append("\\[")  # literal in JavaScript; Python warns of nested sets
+        else:
+            out.append(pattern[j])
+        j += 1
+    if j >= len(pattern):
+        raise NotTranslatable("an unterminated character class")
+    out.append("]")
+    return "".join(out), j + 1

@@ -1,0 +1,159 @@
+"""JavaScript's view of the values a promptfoo config holds.
+
+promptfoo is JavaScript: a var is printed with `String(value)`, dumped with
+`JSON.stringify`, and tested for truth as JavaScript tests it. Python's own
+str(), json.dumps and bool() differ (`1.0` prints as `1` in JavaScript, `[]`
+is true, `None` prints as nothing), so every conversion goes through here.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import math
+import re
+from typing import Any
+
+# JavaScript's \s (and String.prototype.trim): Unicode spaces, line terminators and the BOM.
+JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
+_INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,9}")
+
+
+class JSList(list[Any]):
+    """An array: true even when empty."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class JSDict(dict[str, Any]):
+    """An object: true even when empty; keys in JavaScript's own order when serialized."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def js_value(value: Any) -> Any:
+    """A value read from YAML/JSON, as JavaScript would hold it."""
+    if isinstance(value, dict):
+        return JSDict((str(k), js_value(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return JSList(js_value(v) for v in value)
+    return value
+
+
+def js_trim(text: str) -> str:
+    return _TRIM.sub("", text)
+
+
+def js_number(value: float | int) -> str:
+    """Number.prototype.toString for a finite or infinite double."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        if abs(value) < 10**21:
+            return str(value)
+        value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    # repr is the shortest text that reads back as the same double, as JavaScript's is
+    shortest = decimal.Decimal(repr(abs(value))).normalize().as_tuple()
+    digits = "".join(str(d) for d in shortest.digits)
+    k = len(digits)
+    n = k + int(shortest.exponent)  # value = 0.digits x 10^n
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return sign + text
+
+
+def js_string(value: Any) -> str:
+    """String(value), with undefined and null printed as nothing (as Nunjucks prints them)."""
+    if value is None or _is_undefined(value):
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None or _is_undefined(v) else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _is_undefined(value: Any) -> bool:
+    from jinja2 import Undefined
+
+    return isinstance(value, Undefined)
+
+
+def js_keys(obj: dict[str, Any]) -> list[str]:
+    """An object's keys in the order JavaScript lists them: array-index keys ascending, then the rest."""
+    indexes = sorted((k for k in obj if _INDEX_KEY.fullmatch(k) and int(k) < 2**32 - 1), key=int)
+    if not indexes:
+        return list(obj)
+    return indexes + [k for k in obj if k not in set(indexes)]
+
+
+def js_json(value: Any, indent: int = 0, _depth: int = 0) -> str | None:
+    """JSON.stringify(value, null, indent); None where JavaScript returns undefined."""
+    if value is None:
+        return "null"
+    if _is_undefined(value):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value) if math.isfinite(value) else "null"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    inner = "\n" + " " * (indent * (_depth + 1)) if indent else ""
+    outer = "\n" + " " * (indent * _depth) if indent else ""
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        items = [js_json(v, indent, _depth + 1) or "null" for v in value]
+        return "[" + inner + ("," + inner).join(items) + outer + "]"
+    if isinstance(value, dict):
+        colon = ": " if indent else ":"
+        parts = []
+        for key in js_keys(value):
+            text = js_json(value[key], indent, _depth + 1)
+            if text is not None:
+                parts.append(json.dumps(key, ensure_ascii=False) + colon + text)
+        if not parts:
+            return "{}"
+        return "{" + inner + ("," + inner).join(parts) + outer + "}"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def js_truthy(value: Any) -> bool:
+    if isinstance(value, (list, dict)):
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    return bool(value)
+
+
+def js_parse_json(text: str) -> Any:
+    """JSON.parse: strict JSON (no NaN or Infinity); raises ValueError otherwise."""
+    return js_value(json.loads(text, parse_constant=_no_constant))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
