@@ -143,3 +143,17 @@ def test_console_blocks_are_parsed_into_commands_exits_and_output(tmp_path: Path
         (None, "cat a.txt \\\n  | tr h H", ["Hello"], 0),
         (None, "false  # exit 1", [], 1),
     ]
+
+
+def test_the_exit_codes_page_lists_every_exit_code() -> None:
+    """Each int in exitcodes.py (and each refusal's code) has its row `| N |` in docs/exit-codes.md."""
+    from adhd_evals import exitcodes
+
+    codes = {v for k, v in vars(exitcodes).items() if k.isupper() and isinstance(v, int)}
+    codes |= set(exitcodes.REFUSAL.values())
+    page = (ROOT / "docs" / "exit-codes.md").read_text(encoding="utf-8")
+    listed = {int(n) for n in re.findall(r"^\| (\d+) \|", page, re.MULTILINE)}
+    missing = sorted(codes - listed)
+    assert not missing, (
+        f"docs/exit-codes.md has no row for exit code(s) {missing}: add `| N | code | meaning |`"
+    )
