@@ -1,3 +1,3 @@
 """adhd-evals: one catalog from the eval case files teams already wrote."""
 
-__version__ = "0.1.0"
+__version__ = "0.3.0.dev0"  # CHANGELOG.md: [Unreleased], headed for 0.3.0

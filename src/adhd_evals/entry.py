@@ -4,9 +4,15 @@ than linting a catalog."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .boundary import guard
+from .errors import UsageError
+
+# Commands that run model CLIs: each call in its own process group (os.killpg), the output
+# locked with flock (fcntl). Both are POSIX; pidfds are used where Linux has them.
+POSIX_ONLY = ("run", "judge")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: list[str]) -> int:
+    _refuse_without_posix(args)
     if args[:1] == ["lint"]:
         from .lint.cli import main as lint_main
 
@@ -23,6 +30,16 @@ def _dispatch(args: list[str]) -> int:
     from .cli import main as cli_main
 
     return cli_main(args)
+
+
+def _refuse_without_posix(args: list[str]) -> None:
+    """Say so before any work where `run` and `judge` cannot stop their calls or lock their output."""
+    if args[:1] and args[0] in POSIX_ONLY and os.name != "posix":
+        raise UsageError(
+            f"'{args[0]}' needs a POSIX system such as Linux or macOS: it runs each model call in its "
+            f"own process group and locks its output file with flock, which {sys.platform} does not have",
+            hint="Run it under Linux, macOS or WSL.",
+        )
 
 
 def run() -> None:

@@ -35,18 +35,33 @@ def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
     return repo
 
 
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
+
+
+def _hook_repository(home: Path) -> Path:
+    """This repository as pre-commit clones it: the checkout itself, or, where the tests run from
+    an unpacked sdist (no .git), a git repository committed from a copy of it."""
+    if (ROOT / ".git").exists():
+        return ROOT
+    copy = home.parent / "hook-repository"
+    if not copy.exists():
+        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".venv", "__pycache__", "*.egg-info"))
+        env = {**os.environ, **GIT_ENV}
+        for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "sdist"]):
+            subprocess.run(["git", *argv], cwd=copy, env=env, check=True)
+    return copy
+
+
 def _try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PRE_COMMIT_HOME": str(home),
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    }
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), **GIT_ENV}
     env.pop("GITHUB_ACTIONS", None)
     return subprocess.run(
-        ["pre-commit", "try-repo", str(ROOT), "adhd-evals-lint", "--all-files"],
+        ["pre-commit", "try-repo", str(_hook_repository(home)), "adhd-evals-lint", "--all-files"],
         cwd=repo,
         env=env,
         capture_output=True,

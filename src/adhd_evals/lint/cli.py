@@ -121,7 +121,7 @@ def _codes(values: list[str]) -> list[str]:
     codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
     unknown = [code for code in codes if not any(k.startswith(code) for k in known)]
     if unknown:
-        raise LintUsageError(f"no lint code starts with {', '.join(unknown)} (see the README's rule table)")
+        raise LintUsageError(f"no lint code starts with {', '.join(unknown)} (see docs/lint-rules.md)")
     return codes
 
 

@@ -93,7 +93,7 @@ def summary(rule: Rule) -> str:
 
 
 def table() -> str:
-    """The README's rule table, made from the rules (a test keeps the README equal to it)."""
+    """The rule table, made from the rules (docs/lint-rules.md shows it; the MkDocs hook builds it)."""
     rows = ["| code | name | severity | what |", "| --- | --- | --- | --- |"]
     rows += [f"| {r.ID} | {r.NAME} | {r.SEVERITY} | {summary(r)} |" for r in RULES.values()]
     rows.append(
