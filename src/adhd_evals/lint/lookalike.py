@@ -26,6 +26,8 @@ import json
 import re
 from pathlib import Path
 
+from ..files import open_limited
+
 HEAD = 65536
 FIELDS = ("id", "category", "prompt", "risk", "criteria")
 _YAML_OURS = re.compile(rb"^(task|name)\s*:", re.MULTILINE)
@@ -33,11 +35,11 @@ NAMES = {"catalog": "a five-field catalog", "evalflow": "an evalflow dataset", "
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as stream:
+    try:  # through the bounded door: a FIFO named like a catalog must not block the hook
+        with open_limited(path) as stream:
             return stream.read(HEAD)
     except OSError:
-        return b""  # lint reports the unreadable file itself
+        return b""  # lint reports the unreadable file itself (a FIFO, a device, past --max-bytes)
 
 
 def why_not_ours(path: Path, kind: str) -> str | None:
