@@ -26,6 +26,7 @@ import functools
 import io
 import tokenize
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import checkgen
@@ -91,10 +92,18 @@ def preamble_candidates(tree: ast.Module) -> list[str]:
 
 
 def helper_texts() -> list[str]:
-    """The helpers a preamble may hold: without and with a dialect, now and before the
-    generated module was laid out as formatters lay it out (a few lines differ)."""
+    """The helpers a preamble may hold: without and with a dialect, as this version writes
+    them, as this version's text in the layout before formatters laid it out, and exactly as
+    each released version wrote them (kept verbatim in released/: the vocabulary grows between
+    releases, so an older module's preamble cannot be rebuilt from today's text)."""
     now = [checkgen.HELPERS, checkgen.vocabulary_source()]
-    return now + [_before(text) for text in now]
+    return now + [_before(text) for text in now] + _released()
+
+
+@functools.cache
+def _released() -> list[str]:
+    folder = Path(__file__).with_name("released")
+    return [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.txt"))]
 
 
 def _before(text: str) -> str:

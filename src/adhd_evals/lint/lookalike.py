@@ -27,9 +27,9 @@ import re
 from pathlib import Path
 
 from ..files import open_limited
+from ..importing.model import FIELDS
 
 HEAD = 65536
-FIELDS = ("id", "category", "prompt", "risk", "criteria")
 _YAML_OURS = re.compile(rb"^(task|name)\s*:", re.MULTILINE)
 NAMES = {"catalog": "a five-field catalog", "evalflow": "an evalflow dataset", "yaml": "a YAML case"}
 
