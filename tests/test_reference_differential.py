@@ -827,23 +827,35 @@ def test_a_non_object_line_in_the_output_is_refused_as_the_reference_refuses_it(
 # --- the run table: every row is covered here, by a predicate above or by its own test elsewhere --
 
 
-ELSEWHERE = {  # rows of the run table that are not input differentials: where each is tested
-    "exit codes": "tests/test_run.py, tests/test_no_tracebacks.py",
+ELSEWHERE = {  # rows of the run table that are not input differentials: the test of each
+    "exit codes": "tests/test_no_tracebacks.py::test_a_message_not_a_traceback",
     "a failed release gate": "test_a_failed_gate_exits_1_where_the_reference_exits_0",
-    "the CLI's working folder": "tests/test_run_safety.py",
-    "the CLI's stdin": "tests/test_run_safety.py",
-    "`--trials 0`, `--jobs 0`": "tests/test_run.py",
-    "`--budget-usd`": "tests/test_run.py",
+    "the CLI's working folder": "test_the_cli_runs_in_an_empty_folder_with_empty_stdin",
+    "the CLI's stdin": "test_the_cli_runs_in_an_empty_folder_with_empty_stdin",
+    "`--trials 0`, `--jobs 0`": "test_trials_or_jobs_0_is_a_usage_error",
+    "`--budget-usd`": "test_a_budget_over_25_is_the_user_s_to_choose",
     "the budget flag's value": "test_the_budget_flag_is_the_reference_s_unless_that_tells_more_than_remains",
-    "the last calls of a budget": "tests/test_promises_runs.py",
-    "retry backoff": "tests/test_run_safety.py",
-    "`elapsed_s` in each row": "tests/test_run.py",
-    "concurrency, `--timeout`, `--max-output-bytes`, `--max-calls`, the output lock": "tests/test_run_safety.py",
-    "a prompt beginning with `-`, or holding NUL": "tests/test_run_safety.py",
+    "the last calls of a budget": "tests/test_run_safety.py::test_jobs_never_spend_past_the_budget_with_a_budget_flag",
+    "retry backoff": "tests/test_run_safety.py::test_a_backoff_that_is_not_a_duration_is_a_usage_error",
+    "`elapsed_s` in each row": "test_a_budget_over_25_is_the_user_s_to_choose",
+    "concurrency, `--timeout`, `--max-output-bytes`, `--max-calls`, the output lock": (
+        "tests/test_run_safety.py::test_a_timeout_ends_the_whole_process_group"
+    ),
+    "a prompt beginning with `-`, or holding NUL": (
+        "tests/test_run_safety.py::test_a_prompt_starting_with_a_dash_is_refused_unless_placed"
+    ),
     "resume: a line of only non-ASCII whitespace (U+00A0) in `--output`": "test_resume_nbsp_line",
     "`validate`'s catalog": "test_validate_takes_its_catalog_as_an_argument",
     "defaults of `--cases` and `--runner-config`": "test_run_has_no_default_runner_config",
 }
+
+
+def test_every_test_the_table_points_to_exists() -> None:
+    here = Path(__file__)
+    for pointer in ELSEWHERE.values():
+        path, _, name = pointer.rpartition("::")
+        source = (here.parents[1] / path if path else here).read_text(encoding="utf-8")
+        assert f"def {name}(" in source, pointer
 
 
 def test_every_run_table_row_has_a_rule_here_and_every_rule_a_row() -> None:
@@ -907,3 +919,47 @@ def test_stdout_that_is_not_utf8_fails_the_call_and_names_the_byte(tmp_path: Pat
     """b"caf\\xe9": byte 4 is not UTF-8; no row with a replacement character is written (exit 6)."""
     code, rows = _run_cli(tmp_path, b"caf\xe9", "text")
     assert code == 6 and rows == []
+
+
+def _stub(tmp: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:
+    (tmp / "cases.jsonl").write_text(json.dumps(GOOD) + "\n")
+    out = tmp / "o.jsonl"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["run", "--cases", str(tmp / "cases.jsonl"), "--output", str(out), "--runner", "stub",
+                     "--condition", "baseline", *extra])  # fmt: skip
+    return code, [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+
+
+@pytest.mark.parametrize("flag", ["--trials", "--jobs"])
+def test_trials_or_jobs_0_is_a_usage_error(tmp_path: Path, flag: str) -> None:
+    """The reference runs nothing and exits 0; adhd-evals refuses (exit 2) and writes no row."""
+    code, rows = _stub(tmp_path, flag, "0")
+    assert code == 2 and rows == []
+
+
+def test_a_budget_over_25_is_the_user_s_to_choose(tmp_path: Path) -> None:
+    """The reference refuses --budget-usd 30 (its range is (0, 25]); the stub's 1 case x 1 trial
+    runs, and its row carries elapsed_s, which the reference's rows do not have."""
+    code, rows = _stub(tmp_path, "--budget-usd", "30", "--trials", "1")
+    assert code == 0 and len(rows) == 1 and isinstance(rows[0]["elapsed_s"], float)
+
+
+def test_the_cli_runs_in_an_empty_folder_with_empty_stdin(tmp_path: Path) -> None:
+    """The reference runs the CLI in its checkout with stdin inherited; here the CLI lists its
+    folder (nothing) and reads stdin to its end (nothing): the answer is '[[], ""]'."""
+    code = 'import json, os, sys; print(json.dumps({"result": json.dumps([os.listdir("."), sys.stdin.read()]), "total_cost_usd": 0}))'
+    config = tmp_path / "runners.json"
+    config.write_text(
+        json.dumps({"fake": {"command": [sys.executable, "-c", code], "response_format": "claude-json"}})
+    )
+    exit_code, rows = _stub_like(tmp_path, config)
+    assert exit_code == 0 and rows[0]["response"] == '[[], ""]'
+
+
+def _stub_like(tmp: Path, config: Path) -> tuple[int, list[dict[str, Any]]]:
+    (tmp / "cases.jsonl").write_text(json.dumps(GOOD) + "\n")
+    out = tmp / "o.jsonl"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["run", "--cases", str(tmp / "cases.jsonl"), "--output", str(out), "--runner-config",
+                     str(config), "--runner", "fake", "--condition", "baseline", "--trials", "1"])  # fmt: skip
+    return code, [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
