@@ -110,10 +110,13 @@ def _runner(name: str, spec: Any, config: Path) -> Runner:
 
 def budget_text(budget: float) -> str:
     """A budget flag's value: four decimals, rounded down where the reference rounds to nearest
-    (`f"{x:.4f}"`), so 0.041666... is told 0.0416, never 0.0417 > what remains. The decimal the
-    float stands for (its repr) is cut, not `budget * 10_000`: 0.99 is 9899.999... times 10^4,
-    and must be told 0.9900 as the reference tells it."""
+    (`f"{x:.4f}"`), so 0.041666... is told 0.0416, never 0.0417 > what remains.
+
+    What is cut is the amount to the nano-dollar, not the binary float: $1 less costs summed
+    in floats leaves 0.8764999999999999 where 0.8765 remains, and 0.99 * 10^4 is 9899.999...;
+    both are told as the reference tells them (0.8765, 0.9900). At most $0.000000001 of float
+    noise can so be told beyond the float that remains."""
     if budget != budget or budget in (float("inf"), float("-inf")):
         return f"{budget:.4f}"
     # precision for any float's integer digits: quantize must never run out of digits
-    return str(Decimal(repr(budget)).quantize(Decimal("0.0001"), ROUND_DOWN, Context(prec=400)))
+    return str(Decimal(f"{budget:.9f}").quantize(Decimal("0.0001"), ROUND_DOWN, Context(prec=400)))
