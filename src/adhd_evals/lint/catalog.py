@@ -119,7 +119,9 @@ def lint_lines(
             except (ValueError, RecursionError):
                 pass  # the rules below say what is wrong
         row = read_row(number, raw)
-        if row.value is None and _blank(row.text):  # U+00A0, U+3000...: blank, as the reference reads it
+        # U+00A0, U+3000...: blank, as the reference reads it; but a BOM is not whitespace to its
+        # strip(), so a first line of a BOM and blanks is a row there (and E110 here)
+        if row.value is None and not row.bom and _blank(row.text):
             cases -= 1
             continue
         if keep is not None and row.value is not None:

@@ -60,7 +60,7 @@ def key(runner: Runner, prompt: str, trial: int) -> str:
 @dataclass(frozen=True)
 class Hit:
     response: str
-    usage: dict[str, Any]
+    usage: Any  # as the CLI reported it: the reference writes any JSON value
     cost_usd: float | None
     elapsed_s: float
 
@@ -151,7 +151,7 @@ def _hit(entry: Any, digest: str) -> Hit | None:
     if not isinstance(entry, dict) or entry.get("key") != digest:
         return None
     response, usage, cost, elapsed = (entry.get(k) for k in ("response", "usage", "cost_usd", "elapsed_s"))
-    if not isinstance(response, str) or not isinstance(usage, dict):
+    if not isinstance(response, str) or "usage" not in entry:
         return None
     if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
         return None

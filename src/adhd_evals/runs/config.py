@@ -9,8 +9,8 @@ so a config that defines it means that command, never our toy.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
+from decimal import ROUND_DOWN, Context, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +48,7 @@ class Runner:
         """(argv, stdin text) for one call: the budget flag after the command, as the
         reference places it; the prompt last, at `{prompt}`, or on stdin."""
         base = list(self.command)
-        # rounded down: a share printed as 0.0417 for 0.041666... would let calls sum past the budget
-        told = math.floor(budget * 10_000) / 10_000 if budget is not None else None
-        flag = [self.budget_flag, f"{told:.4f}"] if self.budget_flag and told is not None else []
+        flag = [self.budget_flag, budget_text(budget)] if self.budget_flag and budget is not None else []
         if self.prompt_via == "stdin":
             return [*base, *flag], prompt
         if PROMPT in base:
@@ -108,3 +106,17 @@ def _runner(name: str, spec: Any, config: Path) -> Runner:
         raise UsageError(f"{where}: assume_call_usd must be a number of dollars greater than 0")
     return Runner(name, tuple(command), response_format, budget_flag, prompt_via,
                   None if assume is None else float(assume))  # fmt: skip
+
+
+def budget_text(budget: float) -> str:
+    """A budget flag's value: four decimals, rounded down where the reference rounds to nearest
+    (`f"{x:.4f}"`), so 0.041666... is told 0.0416, never 0.0417 > what remains.
+
+    What is cut is the amount to the nano-dollar, not the binary float: $1 less costs summed
+    in floats leaves 0.8764999999999999 where 0.8765 remains, and 0.99 * 10^4 is 9899.999...;
+    both are told as the reference tells them (0.8765, 0.9900). At most $0.000000001 of float
+    noise can so be told beyond the float that remains."""
+    if budget != budget or budget in (float("inf"), float("-inf")):
+        return f"{budget:.4f}"
+    # precision for any float's integer digits: quantize must never run out of digits
+    return str(Decimal(f"{budget:.9f}").quantize(Decimal("0.0001"), ROUND_DOWN, Context(prec=400)))

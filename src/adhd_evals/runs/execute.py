@@ -579,7 +579,7 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
 
 
 def call_with_retries(request: CallPolicy, prompt: str, budget: Budget, stop: threading.Event
-                       ) -> tuple[tuple[str, dict[str, Any], float | None], int] | None:  # fmt: skip
+                       ) -> tuple[tuple[str, Any, float | None], int] | None:  # fmt: skip
     """A response, None when nothing more may start, or RunnerFailed after the last retry.
 
     Every reservation ends in exactly one of record, charge or release: a call
@@ -611,6 +611,9 @@ def call_with_retries(request: CallPolicy, prompt: str, budget: Budget, stop: th
                 cost = _reported_cost(outcome.out, runner.response_format)
                 ending = "charge" if cost is None else "record"  # a failure that says what it cost
                 continue
+            if outcome.out_not_utf8_at is not None:  # the reference's strict decoding raises here
+                last = f"output is not UTF-8 (byte {outcome.out_not_utf8_at + 1} of stdout)\n{_tail(outcome.out)}"
+                continue  # charged its reservation: the CLI may have spent it
             try:
                 text, usage, cost = parse(outcome.out, runner.response_format)
             except ResponseUnreadable as exc:

@@ -59,6 +59,8 @@ class Outcome:
     err: str
     ended: str = ""  # "timeout", "stop", "output": why the call was ended; "unsent": never sent
     started: bool = True  # False: no process ran, so nothing can have been spent
+    # where stdout stops being UTF-8 (0-based byte), else None; `out` then shows U+FFFD there
+    out_not_utf8_at: int | None = None
 
 
 # --- who a process is: pid and start time (a pid alone is reused) ---------------------------
@@ -237,8 +239,9 @@ def call(argv: list[str], *, stdin_text: str | None, timeout: float | None, max_
                 _leaders.discard(process.pid)
                 if LINUX:
                     end_tagged(tag, f"{base}{os.sep}", descendants(os.getpid()))
-        return Outcome(None if ended else process.returncode, _read(logs / "out", max_output),
-                       _read(logs / "err", max_output), ended)  # fmt: skip
+        out_text, not_utf8_at = _read(logs / "out", max_output)
+        return Outcome(None if ended else process.returncode, out_text, _read(logs / "err", max_output)[0],
+                       ended, out_not_utf8_at=not_utf8_at)  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -347,11 +350,15 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _read(path: Path, limit: int) -> str:
+def _read(path: Path, limit: int) -> tuple[str, int | None]:
     """At most `limit` bytes, and never a buffer larger than the file (a limit of 10^11
-    must not ask for 100 GB of memory)."""
+    must not ask for 100 GB of memory); with where they stop being UTF-8, if they do."""
     with path.open("rb") as stream:
-        return stream.read(min(limit, _size(path))).decode("utf-8", errors="replace")
+        data = stream.read(min(limit, _size(path)))
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", errors="replace"), exc.start
 
 
 # --- a run's calls as one guarded scope --------------------------------------------------------

@@ -21,41 +21,44 @@ def is_dollars(value: Any) -> bool:
     )
 
 
-def parse(output: str, response_format: str) -> tuple[str, dict[str, Any], float | None]:
+def parse(output: str, response_format: str) -> tuple[str, Any, float | None]:
+    """The reference reads a CLI's output with universal newlines (`text=True`): `\r\n` and a lone
+    `\r` become `\n` before any format is parsed, so a `text` answer's line ends are `\n`."""
+    output = universal_newlines(output)
     try:
         if response_format == "text":
             return output.strip(), {}, None
         if response_format == "claude-json":
-            return _usage_checked(*_claude(output))
+            return _claude(output)
         if response_format == "codex-jsonl":
-            return _usage_checked(*_codex(output))
+            return _codex(output)
     except (ValueError, AttributeError, TypeError, RecursionError) as exc:
         raise ResponseUnreadable(f"output is not {response_format}: {exc}") from exc
     raise ResponseUnreadable(f"unknown response format {response_format!r}")
 
 
-def _usage_checked(text: str, usage: Any, cost: float | None) -> tuple[str, dict[str, Any], float | None]:
-    if not isinstance(usage, dict):  # the row's usage is an object, as the reference reads it
-        raise ValueError(f"usage is {usage!r}, not an object")
-    return text, usage, cost
+def universal_newlines(output: str) -> str:
+    return output.replace("\r\n", "\n").replace("\r", "\n") if "\r" in output else output
 
 
-def _claude(output: str) -> tuple[str, dict[str, Any], float | None]:
-    payload, _ = json.JSONDecoder().raw_decode(output.lstrip())
+def _claude(output: str) -> tuple[str, Any, float | None]:
+    # the whole output is one JSON value, as the reference reads it: text after it is unreadable
+    payload = json.loads(output)
     cost = payload.get("total_cost_usd")
     if cost is not None and not is_dollars(cost):
         raise ValueError(f"total_cost_usd is {cost!r}, not a finite number of dollars, 0 or more")
-    return str(payload.get("result", "")).strip(), payload.get("usage") or {}, cost
+    # usage is written as the CLI gave it (any JSON value), as the reference writes it
+    return str(payload.get("result", "")).strip(), payload.get("usage", {}) or {}, cost
 
 
-def _codex(output: str) -> tuple[str, dict[str, Any], float | None]:
-    text: str = ""
-    usage: dict[str, Any] = {}
+def _codex(output: str) -> tuple[str, Any, float | None]:
+    text: Any = ""
+    usage: Any = {}
     for line in output.splitlines():
         if not line.strip():
             continue
         event = json.loads(line)
-        item = event.get("item") or {}
+        item = event.get("item") or {}  # "item": null is no item (the reference raises AttributeError)
         if event.get("type") == "item.completed" and item.get("type") == "agent_message":
             text = item.get("text", text)
         if event.get("type") == "turn.completed":

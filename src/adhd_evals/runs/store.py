@@ -63,6 +63,11 @@ class Store:
                         f"{self.path}:{number}: not a JSON line; fix or remove it before resuming"
                     )
                     continue
+                if not isinstance(row, dict):  # as the reference refuses it, not skipped unread
+                    problems.append(
+                        f"{self.path}:{number}: not a JSON object; fix or remove it before resuming"
+                    )
+                    continue
                 problem = _cost_problem(row)
                 if problem:
                     problems.append(f"{self.path}:{number}: {problem}; fix or remove it before resuming")
