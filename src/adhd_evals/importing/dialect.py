@@ -75,8 +75,10 @@ class Rule:
         """Keys of a matched object the check uses; the rest travel as notes."""
         return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
 
-    def matches_keys(self, obj: dict[str, Any]) -> bool:
-        return all(key in obj for key in self.has)
+    @functools.cached_property
+    def keys(self) -> frozenset[str]:
+        """The `has` keys, as a set: `keys <= obj.keys()` tests them all at once."""
+        return frozenset(self.has)
 
     def matches(self, obj: dict[str, Any]) -> bool:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
@@ -201,7 +203,7 @@ class Dialect:
             except TypeError:  # an unhashable value (a list) matches no scalar
                 continue
             for rule in candidates or ():
-                if not rule.has or all(k in obj for k in rule.has):
+                if not rule.has or rule.keys <= obj.keys():
                     if best is None or rule.index < best.index:
                         best = rule
                     break
