@@ -281,10 +281,13 @@ def _list_today(found: Survey, where: str) -> str:
     files, imports = found.lists[where], found.imports[where]
     if imports == files:
         return "imported today"
+    own = found.format == "yaml" or where == "evals"
+    if imports == 0:
+        return "refused today (lint says why)" if own else f'refused today: declare cases.at: "{where}"'
     refused = f"{files - imports} of {files} refused today"
-    if found.format == "yaml" or where == "evals":
-        return f"{imports} imported today, {refused} (lint says why)"
-    return f'{refused}: declare cases.at: "{where}"'
+    return f"{imports} imported today, {refused}" + (
+        " (lint says why)" if own else f': declare cases.at: "{where}"'
+    )
 
 
 def _key_today(fmt: str, key: str) -> str:
