@@ -72,16 +72,20 @@ class Survey:
 
 
 def survey(fmt: str, sources: list[Path], displays: list[str] | None = None) -> Survey:
+    from .importer import collector_paused
+
     found = Survey(fmt)
-    for path, shown in _files(fmt, sources, displays or [str(s) for s in sources], found):
-        found.files.append(shown)
-        try:
-            if fmt == "yaml":
-                _yaml_file(found, path, shown)
-            else:
-                _json_file(found, path, shown)
-        except Refusal as refusal:
-            found.unreadable.append((shown, refusal.body if refusal.line is None else refusal.message))
+    # Paused as the import pauses it: survey builds as many small objects (and tries the import)
+    with collector_paused():
+        for path, shown in _files(fmt, sources, displays or [str(s) for s in sources], found):
+            found.files.append(shown)
+            try:
+                if fmt == "yaml":
+                    _yaml_file(found, path, shown)
+                else:
+                    _json_file(found, path, shown)
+            except Refusal as refusal:
+                found.unreadable.append((shown, refusal.body if refusal.line is None else refusal.message))
     return found
 
 
