@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -175,3 +176,29 @@ def test_a_left_out_case_is_listed_with_its_reason(tmp_path: Path) -> None:
     result = import_source("evals-json", source, dialect=dialect.load(rules)).result
     assert [c.id for c in result.cases] == ["a"]
     assert [(x.case, x.id, x.reason) for x in result.left_out] == [('case "b"', "b", "multi-turn")]
+
+
+def test_a_case_left_out_later_is_not_reported_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Imported once as a plain case, then left out by a cases.skip: the re-import lists it
+    with its reason (not among cases that left the catalog), the record of sources remembers
+    it, and lint of the folder finds nothing wrong."""
+    from adhd_evals.entry import main
+
+    source = tmp_path / "evals.json"
+    cases = [{"id": "a", "prompt": "p"}, {"id": "b", "prompt": "q", "query_flow": ["hi", "and?"]}]
+    source.write_text(json.dumps({"skill_name": "s", "evals": cases}))
+    out = tmp_path / "evals"
+    assert main(["import", str(source), "--out", str(out)]) == 0
+    rules = tmp_path / "dialect.yaml"
+    rules.write_text(
+        _dialect_text({"prompt": ["prompt"], "id": ["id"], "criteria": [], "rules": [], "skip": True})
+    )
+    capsys.readouterr()
+    assert main(["import", str(source), "--out", str(out), "--dialect", str(rules)]) == 0
+    err = capsys.readouterr().err
+    assert 'case "b": multi-turn' in err and "left the catalog" not in err
+    record = json.loads((out / ".adhd-evals-sources.json").read_text())
+    assert [(x["id"], x["reason"]) for x in record["left_out"]] == [("b", "multi-turn")]
+    assert main(["lint", str(out)]) == 0

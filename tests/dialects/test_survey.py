@@ -88,12 +88,14 @@ def test_filled_draft_imports_the_surveyed_files(tmp_path: Path, capsys: pytest.
             f"check: {name}\n",
             1,
         )
+    text = text.replace("check:  # choose\n", "check: unwritten\n")  # the type-less {check, name}
     text = text.replace(
         "case:  # sensitive | insensitive (not needed for counts, is_json, unwritten)", "case: insensitive"
     )
     out.write_text(text, encoding="utf-8")
     loaded = dialect.load(out)
-    assert [r.check for r in loaded.rules] == ["contains", "contains_any", "regex"]
+    assert [r.check for r in loaded.rules] == ["contains", "unwritten", "contains_any", "regex"]
+    assert loaded.rules[1].has == ("check", "name") and loaded.rules[1].when == ()
     from adhd_evals.importing.importer import import_source
 
     result = import_source("evals-json", folder / "skills/b/evals/evals.json", dialect=loaded).result
@@ -126,3 +128,43 @@ def test_a_draft_from_hostile_keys_reads_back(tmp_path: Path, capsys: pytest.Cap
     rules = YAML(typ="rt").load(text)["assertions"]
     assert [dict(rule["when"]) for rule in rules] == [{"type": "cont\u2028ains\x1b[31m"}]
     assert all(line.startswith(("#", " ", "-", "a", "f")) for line in text.splitlines())
+
+
+def test_choosing_unwritten_needs_nothing_else_deleted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every open rule set to `check: unwritten` and nothing else touched (needle and case
+    left as the draft wrote them, open or not): the draft loads."""
+    out = tmp_path / "dialect.yaml"
+    _survey(FIXTURES / "survey" / "mixed-shapes", out, capsys)
+    text = out.read_text(encoding="utf-8")
+    lines = [
+        "    check: unwritten" if line.startswith("    check:  #") else line for line in text.splitlines()
+    ]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert [r.check for r in dialect.load(out).rules] == ["unwritten"] * 4
+
+
+def test_imported_today_is_said_only_of_files_that_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two files with an "evals" list: one imports, one has a case without a prompt (import
+    refuses it). By hand: 1 imported, 1 of 2 refused."""
+    for name, case in (("a", {"id": 1, "prompt": "p"}), ("b", {"id": 1, "question": "q"})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "evals.json").write_text(json.dumps({"skill_name": name, "evals": [case]}))
+    assert main(["survey", "--format", "evals-json", str(tmp_path)]) == 0
+    assert (
+        '"evals"                  2 files, 2 cases  1 imported today, 1 of 2 refused today'
+        in capsys.readouterr().out
+    )
+
+
+def test_nested_prompts_are_drafted_as_alternatives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "evals.json"
+    source.write_text(json.dumps({"evals": [{"id": 1, "inputs": {"prompt": "p"}}, {"id": 2, "prompt": "q"}]}))
+    out = tmp_path / "dialect.yaml"
+    assert main(["survey", "--format", "evals-json", str(source), "--out", str(out)]) == 0
+    assert dialect.load(out).cases.prompt == ("prompt", "inputs.prompt")

@@ -14,6 +14,8 @@ from pathlib import Path
 from ..errors import UsageError
 from .formats import READERS
 
+FOLDER_FORMATS = ("evals-json", "yaml", "evalflow")  # the formats a folder source imports as
+
 
 def detect(sources: list[Path], dialect_format: str | None = None) -> str:
     """The one format every source is, or a UsageError saying why there is none."""
@@ -33,7 +35,11 @@ def _format_of(source: Path) -> str:
     if not source.exists():
         raise UsageError(f"{source}: no such file or directory")
     if source.is_dir():
-        kinds = sorted({kind for _, kind in discover([source], None) if kind in READERS})
+        found = {kind for _, kind in discover([source], None) if kind in READERS}
+        kinds = sorted(found & set(FOLDER_FORMATS))
+        if not kinds and found:  # a format read one file at a time (a promptfoo config)
+            raise UsageError(f"{source} holds {' and '.join(sorted(found))} files, read one file at a time: "
+                             "name the file, or pass --format")  # fmt: skip
         if len(kinds) != 1:
             what = " and ".join(kinds) if kinds else "no case file lint recognises"
             raise UsageError(f"{source} holds {what}: pass --format {' or '.join(kinds) or '...'}")

@@ -75,8 +75,10 @@ class Rule:
         """Keys of a matched object the check uses; the rest travel as notes."""
         return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
 
-    def matches_keys(self, obj: dict[str, Any]) -> bool:
-        return all(key in obj for key in self.has)
+    @functools.cached_property
+    def keys(self) -> frozenset[str]:
+        """The `has` keys, as a set: `keys <= obj.keys()` tests them all at once."""
+        return frozenset(self.has)
 
     def matches(self, obj: dict[str, Any]) -> bool:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
@@ -201,7 +203,7 @@ class Dialect:
             except TypeError:  # an unhashable value (a list) matches no scalar
                 continue
             for rule in candidates or ():
-                if not rule.has or all(k in obj for k in rule.has):
+                if not rule.has or rule.keys <= obj.keys():
                     if best is None or rule.index < best.index:
                         best = rule
                     break
@@ -270,11 +272,17 @@ def _parse(text: str, shown: str) -> Any:
 
 
 def _format_rules(tree: Any, shown: str) -> None:
-    """What only evals-json files have: a case list, and cases to number."""
+    """What only evals-json files have: a case list, cases to number or leave out, a category
+    per case, nested prompt and id keys (said, never silently ignored, for yaml)."""
     cases = tree.get("cases") or {}
     if tree["format"] != "yaml":
         return
-    refused = {"at": "at" in cases, "id": "id" in cases and NUMBERED in _keys(cases.get("id"))}
+    refused = {
+        "at": "at" in cases,
+        "id": "id" in cases and NUMBERED in _keys(cases.get("id")),
+        "skip": "skip" in cases,
+        "category": "category" in cases,
+    }
     for key in (k for k, bad in refused.items() if bad):
         line, column = position(tree, ("cases", key))
         what = f"no cases.{key}" + (' of "#"' if key == "id" else "")
@@ -286,6 +294,13 @@ def _format_rules(tree: Any, shown: str) -> None:
             expected=f"{what} for yaml: a YAML case file holds one case",
             actual=_kind(cases[key]),
         )
+    for key in ("prompt", "id"):  # a YAML case's keys are its own: no nested paths (yet)
+        dotted = [k for k in _keys(cases.get(key)) if "." in k]
+        if dotted:
+            line, column = position(tree, ("cases", key))
+            raise _refusal(shown, field_path=f"cases.{key}", line=line, column=column,
+                           expected="top-level keys for yaml (dotted paths are read in evals-json files)",
+                           actual=dotted[0])  # fmt: skip
 
 
 def _kind(value: Any) -> str:

@@ -63,6 +63,7 @@ class Survey:
     case_keys: Counter[str] = field(default_factory=Counter)
     lookalike_prompts: Counter[str] = field(default_factory=Counter)  # cases with no prompt
     without_id: int = 0
+    imports: Counter[str] = field(default_factory=Counter)  # where the case list is: files that import today
     strings: int = 0
     shapes: dict[tuple[str, tuple[str, ...]], Shape] = field(default_factory=dict)
 
@@ -71,17 +72,34 @@ class Survey:
 
 
 def survey(fmt: str, sources: list[Path], displays: list[str] | None = None) -> Survey:
+    from .importer import collector_paused
+
     found = Survey(fmt)
-    for path, shown in _files(fmt, sources, displays or [str(s) for s in sources], found):
-        found.files.append(shown)
-        try:
-            if fmt == "yaml":
-                _yaml_file(found, path, shown)
-            else:
-                _json_file(found, path, shown)
-        except Refusal as refusal:
-            found.unreadable.append((shown, refusal.body if refusal.line is None else refusal.message))
+    # Paused as the import pauses it: survey builds as many small objects (and tries the import)
+    with collector_paused():
+        for path, shown in _files(fmt, sources, displays or [str(s) for s in sources], found):
+            found.files.append(shown)
+            try:
+                if fmt == "yaml":
+                    _yaml_file(found, path, shown)
+                else:
+                    _json_file(found, path, shown)
+            except Refusal as refusal:
+                found.unreadable.append((shown, refusal.body if refusal.line is None else refusal.message))
     return found
+
+
+def _imports(fmt: str, path: Path) -> bool:
+    """Whether `import --format fmt` reads the file today, without a dialect (said only then)."""
+    from ..errors import UsageError
+    from .formats import READERS
+    from .formats._common import ReadOptions
+
+    try:
+        READERS[fmt](path, display=str(path), options=ReadOptions(risk="medium"))
+    except (Refusal, UsageError):
+        return False
+    return True
 
 
 def _files(fmt: str, sources: list[Path], displays: list[str], found: Survey) -> list[tuple[Path, str]]:
@@ -109,6 +127,7 @@ def _json_file(found: Survey, path: Path, shown: str) -> None:
         return
     found.lists[where] += 1
     found.list_cases[where] += len(cases)
+    found.imports[where] += _imports(found.format, path)
     lines = Lines(text)
     at_list: tuple[str | int, ...] = () if where == WHOLE_FILE else (where,)
     for index, case in enumerate(cases):
@@ -139,6 +158,7 @@ def _yaml_file(found: Survey, path: Path, shown: str) -> None:
         return
     found.lists["(one case per file)"] += 1
     found.list_cases["(one case per file)"] += 1
+    found.imports["(one case per file)"] += _imports(found.format, path)
     _case(found, data, lambda inner: _where(shown, yaml_cases.locate_node(root, inner)[0]))
 
 
@@ -152,6 +172,7 @@ def _case(found: Survey, case: dict[str, Any], where: Any) -> None:
     if found.format == "evals-json":
         if "prompt" not in case:
             found.lookalike_prompts.update(k for k in _PROMPT_LOOKALIKES if k in case)
+            found.lookalike_prompts.update(_nested_prompts(case))
         if "id" not in case:
             found.without_id += 1
     for key, value in case.items():
@@ -162,6 +183,20 @@ def _case(found: Survey, case: dict[str, Any], where: Any) -> None:
                 _shape(found, key, item, lambda k=key, p=position: where((k, p)))
             elif isinstance(item, str) and key in (*LIST_KEYS, "judge_context"):
                 found.strings += 1
+
+
+_NESTED_PROMPTS = ("prompt", "input", "query", "question", "body", "task")
+
+
+def _nested_prompts(case: dict[str, Any]) -> list[str]:
+    """Prompt-like text one level down (`inputs.prompt`, `ticket.body`): a dotted path each."""
+    return [
+        f"{key}.{inner}"
+        for key, value in case.items()
+        if isinstance(value, dict)
+        for inner in _NESTED_PROMPTS
+        if isinstance(value.get(inner), str)
+    ][:1]
 
 
 def _shape(found: Survey, key: str, item: dict[str, Any], where: Any) -> None:
@@ -210,7 +245,7 @@ def _report(found: Survey) -> list[str]:
     for where, files in found.lists.most_common():
         lines.append(
             f"  {_list_name(where):<24} {plural(files, 'file')}, {plural(found.list_cases[where], 'case')}"
-            f"  {_list_today(found.format, where)}"
+            f"  {_list_today(found, where)}"
         )
     for shown in found.no_list:
         lines.append(f"  no case list: {shown}")
@@ -245,10 +280,18 @@ def _list_name(where: str) -> str:
     )
 
 
-def _list_today(fmt: str, where: str) -> str:
-    if fmt == "yaml" or where == "evals":
+def _list_today(found: Survey, where: str) -> str:
+    """What import does with these files today: said "imported" only of files it imports."""
+    files, imports = found.lists[where], found.imports[where]
+    if imports == files:
         return "imported today"
-    return f'refused today: declare cases.at: "{where}"'
+    own = found.format == "yaml" or where == "evals"
+    if imports == 0:
+        return "refused today (lint says why)" if own else f'refused today: declare cases.at: "{where}"'
+    refused = f"{files - imports} of {files} refused today"
+    return f"{imports} imported today, {refused}" + (
+        " (lint says why)" if own else f': declare cases.at: "{where}"'
+    )
 
 
 def _key_today(fmt: str, key: str) -> str:
@@ -280,13 +323,11 @@ def draft(found: Survey, existing: str | None) -> tuple[str, int]:
     rules = tree.get("assertions")
     if rules is None:
         rules = tree["assertions"] = CommentedSeq()
-    covered = [
-        json.dumps(_plain(entry.get("when")), sort_keys=True) for entry in rules if isinstance(entry, dict)
-    ]
+    covered = [_covers(entry) for entry in rules if isinstance(entry, dict)]
     added = 0
     for shape in sorted(found.shapes.values(), key=lambda s: (-s.count, s.label)):
-        ident = json.dumps(shape.selector, sort_keys=True)
-        if not shape.selector or ident in covered or shape.today.startswith("converted"):
+        ident = _ident(shape)
+        if ident is None or ident in covered or shape.today.startswith("converted"):
             continue
         covered.append(ident)
         rules.append(_entry(shape, CommentedMap))
@@ -295,6 +336,25 @@ def draft(found: Survey, existing: str | None) -> tuple[str, int]:
     stream = io.StringIO()
     yaml.dump(tree, stream)
     return stream.getvalue(), added
+
+
+_PROSE_KEYS = frozenset({"text", "id"})  # {text} and {id, text} are prose: no rule to draft
+
+
+def _ident(shape: Shape) -> str | None:
+    """What a rule for this shape matches on: its type/kind, or (type-less) its keys."""
+    if shape.selector:
+        return json.dumps(shape.selector, sort_keys=True)
+    if set(shape.keys) <= _PROSE_KEYS:
+        return None
+    return "has " + json.dumps(sorted(shape.keys))
+
+
+def _covers(entry: Any) -> str:
+    when = entry.get("when")
+    if when is None and entry.get("has"):
+        return "has " + json.dumps(sorted(str(k) for k in entry["has"]))
+    return json.dumps(_plain(when), sort_keys=True)
 
 
 def _plain(value: Any) -> Any:
@@ -360,11 +420,18 @@ def _draft_cases(found: Survey) -> Any:
 
 def _entry(shape: Shape, mapping: Any) -> Any:
     entry = mapping()
-    when = mapping(shape.selector)
-    when.fa.set_flow_style()
-    entry["when"] = when
+    if shape.selector:
+        when = mapping(shape.selector)
+        when.fa.set_flow_style()
+        entry["when"] = when
+    else:  # no type key: the object is told by its keys (rules are tried in file order)
+        from ruamel.yaml.comments import CommentedSeq
+
+        has = CommentedSeq(shape.keys)
+        has.fa.set_flow_style()
+        entry["has"] = has
     entry["check"] = None
-    name = next(iter(shape.selector.values()))
+    name = next(iter(shape.selector.values()), None)
     hint = (
         f"perhaps {name}, if it means what the vocabulary's {name} does" if name in VOCABULARY else "choose"
     )  # a name in the vocabulary is one of ours: nothing from the file reaches a comment

@@ -207,10 +207,19 @@ def criteria_checks(
         reached = trace(raw, entry.at)
         if not reached and entry.missing == SKIP:  # the case has nothing there
             found.skipped.append(entry.label)
+        if reached and "." not in entry.at:  # one key (or one list): the whole key is read
+            consumed.add(reached[0][0][:1])
         for sub, value in reached:
             found.roots.add(str(sub[0]))
             consumed.add(sub)
-            if isinstance(value, Stop):
+            if type(value) is str:  # the common needle or prose: straight to its check
+                if entry.check is not None:
+                    found.checks.extend(
+                        _needle_checks(refuse, entry, value, label, (*at, *sub), path_text(sub))
+                    )
+                else:
+                    _items(entry, value, sub, at, assertion, found, consumed)
+            elif isinstance(value, Stop):
                 _stop(refuse, entry, value, found, label, at)
             elif value is None or value == []:
                 _nothing(refuse, entry, sub, value, found, label, at)

@@ -257,14 +257,16 @@ class _Reading:
         used.update(LIST_KEYS)
         used.update(found.roots)
         dotted = {key for key in used if "." in key}
+        consumed = found.consumed
+        partly = {root for root in found.roots if (root,) not in consumed}  # keys a path went into
         if dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
             used -= dotted
             roots = {key.split(".", 1)[0] for key in dotted}
-            consumed = found.consumed | {tuple(key.split(".")) for key in dotted}
-            notes += passed_by(refuse, raw, roots | found.roots, consumed, label, at)
+            consumed = consumed | {tuple(key.split(".")) for key in dotted}
+            partly |= roots
             used |= roots
-        elif found.roots:
-            notes += passed_by(refuse, raw, found.roots, found.consumed, label, at)
+        if partly:
+            notes += passed_by(refuse, raw, partly, consumed, label, at)
         for key, value in raw.items():
             if key not in used:
                 remark = FILES_REMARK if key == "files" and value else ""
