@@ -441,6 +441,46 @@ def test_a_sigkilled_run_leaves_no_process_and_no_scratch(tmp_path: Path, comman
     assert list(scratch.iterdir()) == []
 
 
+PARENT = """
+import sys, threading
+from adhd_evals.runs import process
+process._start_watchdog = lambda: None  # the death signal alone, no watchdog to help it
+if sys.argv[1] == "preexec":
+    process._setpriv = lambda: None
+process.call([sys.executable, "-c", "import time; time.sleep(3600)", sys.argv[2]], stdin_text=None,
+             timeout=None, max_output=1000, stop=threading.Event())
+"""
+
+
+@pytest.mark.parametrize("launch", ["setpriv", "preexec"])
+def test_a_calls_leader_dies_with_a_sigkilled_parent(tmp_path: Path, launch: str) -> None:
+    """PR_SET_PDEATHSIG on the leader, through `setpriv --pdeathsig KILL` where it exists and a
+    preexec_fn where it does not: SIGKILL of the parent takes the call with it."""
+    if launch == "setpriv" and not process._setpriv():
+        pytest.skip("no setpriv here")
+    marker = f"adhd-evals-promise-pdeath-{os.getpid()}-{launch}"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, launch, marker], env={**os.environ, "TMPDIR": str(tmp_path)}
+    )
+    assert _until(lambda: len(marked(marker)) == 1)
+    parent.kill()
+    parent.wait()
+    assert _until(lambda: marked(marker) == [], 5)
+
+
+def test_a_command_that_does_not_exist_is_not_charged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It never started, so nothing can have been spent: released, not charged (believed $0)."""
+    _cases(tmp_path, 1)
+    (tmp_path / "runners.json").write_text(json.dumps({"cheat": {"command": [str(tmp_path / "no-such-cli")],
+                                                                "response_format": "claude-json",
+                                                                "assume_call_usd": 0.25}}))  # fmt: skip
+    assert main(_argv(tmp_path, "--retries", "1")) == exitcodes.RUNNER
+    assert f"cannot start {tmp_path / 'no-such-cli'}: No such file or directory" in capsys.readouterr().err
+    assert _believed(tmp_path) == 0
+
+
 def test_the_next_start_sweeps_what_a_dead_owner_left(tmp_path: Path) -> None:
     """A folder named for an owner that is not running (pid 2^22+1 is past Linux's pid_max
     default), and a process tagged as one of its calls: the next start ends the process,
