@@ -13,6 +13,7 @@ after minutes of retries): neither changes a rendered prompt.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections import Counter
@@ -97,6 +98,9 @@ def _runnable_copy(config: str, work: Path) -> Path:
 
 
 def test_promptfoo_renders_every_corpus_prompt_as_we_do(tmp_path: Path) -> None:
+    """About 18 promptfoo runs (three minutes on two cores): on with ADHD_EVALS_PROMPTFOO_CORPUS=1."""
+    if os.environ.get("ADHD_EVALS_PROMPTFOO_CORPUS") != "1":
+        pytest.skip("set ADHD_EVALS_PROMPTFOO_CORPUS=1 to run promptfoo on every corpus config")
     main, why = promptfoo_cli.find()
     if main is None:
         pytest.skip(why)

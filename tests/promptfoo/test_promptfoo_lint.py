@@ -82,11 +82,15 @@ def test_import_recognises_a_config_without_format(capsys: pytest.CaptureFixture
     assert "(promptfoo)" in capsys.readouterr().err
 
 
-def test_import_of_a_config_folder_without_format_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    """A folder holding a config is recognised as lint recognises it (promptfoo); the promptfoo
-    reader reads one config, so the folder is refused by name: nothing is guessed or written."""
-    from adhd_evals.entry import main as entry_main  # through the error boundary, as a user runs it
+def test_a_folder_imports_its_promptfooconfig(capsys: pytest.CaptureFixture[str]) -> None:
+    """As `promptfoo eval` run in a folder reads its promptfooconfig.yaml."""
+    assert main(["import", "--format", "promptfoo", str(GOOD / "inline")]) == 0
+    assert "Read 3 cases from" in capsys.readouterr().err
 
-    assert entry_main(["import", str(GOOD / "inline")]) == 10  # CaseFileUnreadable
-    err = capsys.readouterr().err
-    assert "Format: promptfoo" in err and "this format reads one file" in err
+
+def test_a_folder_without_a_config_is_refused(tmp_path: Path) -> None:
+    from adhd_evals.importing.model import Refusal, RefusalCode
+
+    with pytest.raises(Refusal) as caught:
+        main(["import", "--format", "promptfoo", str(tmp_path)])
+    assert caught.value.code is RefusalCode.DIRECTORY_EMPTY and "promptfooconfig.yaml" in caught.value.message

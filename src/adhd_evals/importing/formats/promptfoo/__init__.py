@@ -111,7 +111,24 @@ class Config(NamedTuple):
     category_given: bool = False
 
 
+CONFIG_NAMES = ("promptfooconfig.yaml", "promptfooconfig.yml", "promptfooconfig.json")
+
+
+def _config_file(path: Path, display: str) -> tuple[Path, str]:
+    """A folder stands for its promptfooconfig file, as `promptfoo eval` run there reads it."""
+    if not path.is_dir():
+        return path, display
+    found = [path / name for name in CONFIG_NAMES if (path / name).is_file()]
+    if len(found) != 1:
+        raise Refusal(RefusalCode.DIRECTORY_EMPTY if not found else RefusalCode.NOT_PROMPTFOO, display,
+                      "has nothing to import" if not found else NOT_CONFIG,
+                      expected="one of " + ", ".join(CONFIG_NAMES),
+                      actual=", ".join(f.name for f in found) or "none")  # fmt: skip
+    return found[0], str(Path(display) / found[0].name)
+
+
 def _config(path: Path, display: str) -> Config:
+    path, display = _config_file(path, display)
     data, locator = _load_structured(path, display)
     refuse = Refuser(RefusalCode.NOT_PROMPTFOO, display, NOT_CONFIG, locator)
     if not isinstance(data, dict):

@@ -14,12 +14,11 @@ from typing import Any
 from ....files import walk
 from ....text import plural
 from ...model import Refusal
-from . import NAME, _load_structured, maybe_file_path
+from . import CONFIG_NAMES, NAME, _load_structured, maybe_file_path
 from .asserts import KNOWN, PROSE
 
 _MECHANICAL = ("equals", "contains", "icontains", "contains-any", "icontains-any", "contains-all", "icontains-all",
                "regex", "starts-with", "is-json")  # fmt: skip
-CONFIG_NAMES = ("promptfooconfig.yaml", "promptfooconfig.yml", "promptfooconfig.json")
 
 
 def configs(sources: list[Path]) -> list[Path]:
