@@ -22,9 +22,12 @@ def _where(pattern: str) -> list[str]:
 @pytest.mark.parametrize(
     ("concept", "pattern", "home"),
     [
-        ("risk values", r'"low",\s*"medium",\s*"high"', "importing/model.py"),
-        ("catalog field names", r'"id",\s*"category",\s*"prompt"', "importing/model.py"),
-        ("conditions", r'"baseline",\s*"candidate",\s*"comparator"', "runs/rubric.py"),
+        ("risk values", r'"low",\s*"medium",\s*"high"', "schema.py"),
+        ("catalog field names", r'"id",\s*"category",\s*"prompt"', "schema.py"),
+        ("conditions", r'"baseline",\s*"candidate",\s*"comparator"', "schema.py"),
+        ("the default catalog path", r'"evals/cases\.jsonl"', "schema.py"),
+        ("the default check module path", r'"evals/checks\.py"', "schema.py"),
+        ("format name lists", r'"evals-json",\s*"(yaml|evalflow)",\s*"', "schema.py"),
         ("metrics", r'"correctness"\s*:\s*0', "runs/rubric.py"),
         ("the marker text", r'"# adhd-evals: "', "importing/checkgen.py"),
         ("escaping unprintable text", r"\.isprintable\(\)", "text.py"),

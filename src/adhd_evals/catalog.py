@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from .errors import InputInvalid, UsageError
 from .files import open_limited
-from .importing.model import Case
-from .importing.sourcetext import long_number_column, too_long_number
+from .jsonread import long_number_column, too_long_number
 from .problem import ERROR, Problem
 
 SOURCES_RECORD = ".adhd-evals-sources.json"  # beside a catalog: the sources it was imported from
@@ -24,6 +23,13 @@ SOURCES_RECORD = ".adhd-evals-sources.json"  # beside a catalog: the sources it 
 
 def _problem(line: int, message: str, column: int = 0) -> Problem:
     return Problem(line, column, "", message)
+
+
+class Case(Protocol):
+    """What writing a catalog needs of a case (importing.model.Case is one): its line. A
+    Protocol, so the core names no importing type."""
+
+    def catalog_line(self) -> str: ...
 
 
 def catalog_text(cases: Iterable[Case]) -> str:

@@ -13,6 +13,9 @@ import typer
 from . import exitcodes, jsonl
 from .errors import CatalogInvalid, UsageError
 from .files import DEFAULT_MAX_BYTES, set_max_bytes
+
+# the choices are the core's Literal types (schema.py): typer offers their values
+from .schema import DEFAULT_CATALOG, DEFAULT_MODULE, Condition, ImportFormat, Risk
 from .text import plural
 
 if TYPE_CHECKING:
@@ -46,19 +49,6 @@ def _options(
     """Turn eval case files into one five-field catalog you can lint, run and score."""
 
 
-class Format(str, enum.Enum):
-    EVALS_JSON = "evals-json"
-    YAML = "yaml"
-    EVALFLOW = "evalflow"
-    PROMPTFOO = "promptfoo"
-
-
-class Risk(str, enum.Enum):
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
-
-
 SHARD_HELP = ("Run only shard K of N (K from 1; a case's trials and conditions stay in one shard), or auto: "
               "from GitLab, a Kubernetes Indexed Job or a Slurm array (see docs/scale.md).")  # fmt: skip
 SHARD_COUNT_HELP = "The number of shards, for --shard auto under a Kubernetes Indexed Job."
@@ -73,7 +63,7 @@ def import_command(
         help="evals.json files (a folder: every evals.json beneath it), YAML case files or folders, "
         "or dataset.json files.",
     ),
-    format: Format | None = typer.Option(
+    format: ImportFormat | None = typer.Option(
         None, "--format", "-f", help="The source format (default: recognised as lint recognises it)."
     ),
     out: Path | None = typer.Option(
@@ -120,11 +110,11 @@ def import_command(
         fmt = detect(sources, declared.format if declared is not None else None)
         print(f"Format: {fmt} (recognised as lint recognises it; --format chooses).", file=sys.stderr)
     else:
-        fmt = format.value
+        fmt = format
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
-    options = {"risk": risk.value if risk else None, "category": category, "dialect": declared}
+    options = {"risk": risk, "category": category, "dialect": declared}
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():
@@ -156,7 +146,7 @@ def _import(fmt: str, sources: list[Path], request: Request, options: dict[str, 
 @app.command("survey")
 def survey_command(
     sources: list[Path] = typer.Argument(..., help="Case files, or folders to search for them."),
-    format: Format = typer.Option(..., "--format", "-f", help="evals-json or yaml."),
+    format: ImportFormat = typer.Option(..., "--format", "-f", help="evals-json or yaml."),
     out: Path | None = typer.Option(None, "--out", help="Write (or extend) a draft dialect file here."),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
@@ -168,9 +158,9 @@ def survey_command(
     from .importing import survey
     from .output import refuse_clobbering, write_all_atomically
 
-    if format is Format.EVALFLOW:
+    if format == "evalflow":
         raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
-    if format is Format.PROMPTFOO:  # promptfoo's meaning is its own: counted, no dialect drafted
+    if format == "promptfoo":  # promptfoo's meaning is its own: counted, no dialect drafted
         if out is not None:
             raise UsageError(
                 "survey --format promptfoo drafts no dialect (promptfoo defines its types): drop --out"
@@ -181,7 +171,7 @@ def survey_command(
         return exitcodes.OK
     for source in sources:
         refuse_clobbering({"--out": out}, {"source": source})
-    found = survey.survey(format.value, sources)
+    found = survey.survey(format, sources)
     print("\n".join(survey.report(found)))
     if out is not None:
         text, added = survey.draft(found, _existing(out))
@@ -207,7 +197,7 @@ def _existing(path: Path) -> str | None:
 
 @app.command("validate")
 def validate_command(
-    cases: Path = typer.Argument(Path("evals/cases.jsonl"), help="The five-field catalog."),
+    cases: Path = typer.Argument(Path(DEFAULT_CATALOG), help="The five-field catalog."),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -257,7 +247,7 @@ def check_command(
     responses: Path = typer.Argument(
         ..., help="Response rows (case_id, trial, condition, runner, response) as JSONL."
     ),
-    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog."),
     suite: Path | None = typer.Option(
         None,
         "--suite",
@@ -315,15 +305,9 @@ def check_command(
     return exitcodes.OK if run.clean else exitcodes.FAILED
 
 
-class Condition(str, enum.Enum):
-    BASELINE = "baseline"
-    CANDIDATE = "candidate"
-    COMPARATOR = "comparator"
-
-
 @app.command("plan")
 def plan_command(
-    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog."),
     trials: int = typer.Option(3, "--trials", min=1, help="Trials per case."),
     include_comparator: bool = typer.Option(
         False, "--include-comparator", metavar=FLAG, help="Add the comparator condition."
@@ -435,7 +419,7 @@ def run_command(
     ),
     condition: Condition = typer.Option(..., "--condition", help="baseline, candidate or comparator."),
     output: Path = typer.Option(..., "--output", help="The responses JSONL (appended; rerun to resume)."),
-    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog."),
     runner_config: Path | None = typer.Option(
         None, "--runner-config", help="runners.json (command, response_format, budget_flag)."
     ),
@@ -503,7 +487,7 @@ def run_command(
     responses = _cache(cache, refresh)
     request = RunRequest(
         load_runner(runner, runner_config),
-        condition.value,
+        condition,
         output,
         cases,
         condition_skill,
@@ -723,7 +707,7 @@ def blind_command(
     cases: Path | None = typer.Option(
         None,
         "--cases",
-        help="The catalog whose prompts and criteria the sheet carries (default evals/cases.jsonl).",
+        help=f"The catalog whose prompts and criteria the sheet carries (default {DEFAULT_CATALOG}).",
     ),
     markdown: Path | None = typer.Option(
         None, "--markdown", help="Also write the sheet as a readable document."
@@ -741,7 +725,7 @@ def blind_command(
     from .runs.blind import markdown as sheet_markdown
     from .runs.check import read_responses
 
-    catalog = cases if cases is not None else Path("evals/cases.jsonl")
+    catalog = cases if cases is not None else Path(DEFAULT_CATALOG)
     refuse_clobbering({"--sheet": sheet, "--key": key, "--markdown": markdown},
                       {"responses file": responses, "catalog": catalog})  # fmt: skip
     known = None
@@ -769,7 +753,7 @@ def judge_command(
         ..., "--runner", help="A runner from --runner-config, or the built-in 'stub' (a toy)."
     ),
     runner_config: Path | None = typer.Option(None, "--runner-config", help="runners.json."),
-    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog."),
     output: Path = typer.Option(..., "--output", help="The judged sheet (JSONL; rerun to resume)."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Calls run at once."),
     budget_usd: float = typer.Option(25.0, "--budget-usd", help="Stop once the judge has spent this much."),
@@ -907,9 +891,7 @@ def verdicts_command(
         "--certificate",
         help="The judge's certificate ('agree --certify'); without it no judge verdict counts.",
     ),
-    cases: Path = typer.Option(
-        Path("evals/cases.jsonl"), "--cases", help="The catalog (each case's criteria)."
-    ),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog (each case's criteria)."),
     max_bytes: int = typer.Option(
         DEFAULT_MAX_BYTES, "--max-bytes", min=1, help="Refuse, unread, any input file larger than this."
     ),
@@ -948,7 +930,7 @@ class ReportFormat(str, enum.Enum):
 
 @app.command("report")
 def report_command(
-    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog."),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog."),
     responses: Path = typer.Option(..., "--responses", help="Response rows, as run wrote them."),
     checks: Path | None = typer.Option(None, "--checks", help="Results of 'adhd-evals check --output'."),
     scores: Path | None = typer.Option(None, "--scores", help="Score rows (or a judged sheet with --key)."),
@@ -1011,8 +993,8 @@ class ExportTarget(str, enum.Enum):
 @app.command("export")
 def export_command(
     to: ExportTarget = typer.Option(..., "--to", help="promptfoo (a config) or evals-json (skill-creator)."),
-    cases: Path = typer.Option(Path("evals/cases.jsonl"), "--cases", help="The catalog to export."),
-    suite: Path = typer.Option(Path("evals/checks.py"), "--suite", help="Its check module (promptfoo only)."),
+    cases: Path = typer.Option(Path(DEFAULT_CATALOG), "--cases", help="The catalog to export."),
+    suite: Path = typer.Option(Path(DEFAULT_MODULE), "--suite", help="Its check module (promptfoo only)."),
     out: Path = typer.Option(
         ..., "--out", help="The file to write (promptfoo: .json writes JSON, else YAML)."
     ),

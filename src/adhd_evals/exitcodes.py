@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+
 OK = 0
 FAILED = 1  # validate/lint/check found problems; score's release gate failed
 GATE = FAILED
@@ -17,24 +19,42 @@ INTERNAL = 70  # a bug in adhd-evals (sysexits' EX_SOFTWARE): never 1, which mea
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 TERMINATED = 143  # SIGTERM (128 + 15)
 BROKEN_PIPE = 141  # the reader of stdout went away (`lint | head`): 128 + SIGPIPE, as a tool killed by it
-REFUSAL = {  # one code per refusal, so scripts can tell them apart
-    "CaseFileUnreadable": 10,
-    "CaseDirectoryUnreadable": 11,
-    "CaseFileNotJson": 12,
-    "CaseFileNotYaml": 13,
-    "CaseFileNotEvalsJson": 14,
-    "CaseFileNotYamlCase": 15,
-    "CaseFileNotEvalflowDataset": 16,
-    "CaseFileEmpty": 17,
-    "CaseDirectoryEmpty": 18,
-    "DialectInvalid": 19,
+
+
+class RefusalCode(str, enum.Enum):
+    """Why a source was refused whole: the value is the stable code, `exit_code` the process's
+    exit code, one per refusal so scripts can tell them apart. Both are written on the member,
+    so no refusal can exist without its exit code (a dict beside the enum could miss a key,
+    and that key's refusal would escape the error boundary as a traceback)."""
+
+    exit_code: int
+
+    def __new__(cls, code: str, exit_code: int) -> RefusalCode:
+        member = str.__new__(cls, code)
+        member._value_ = code
+        member.exit_code = exit_code
+        return member
+
+    FILE_UNREADABLE = ("CaseFileUnreadable", 10)
+    DIRECTORY_UNREADABLE = ("CaseDirectoryUnreadable", 11)
+    NOT_JSON = ("CaseFileNotJson", 12)
+    NOT_YAML = ("CaseFileNotYaml", 13)
+    NOT_EVALS_JSON = ("CaseFileNotEvalsJson", 14)
+    NOT_YAML_CASE = ("CaseFileNotYamlCase", 15)
+    NOT_EVALFLOW = ("CaseFileNotEvalflowDataset", 16)
+    FILE_EMPTY = ("CaseFileEmpty", 17)
+    DIRECTORY_EMPTY = ("CaseDirectoryEmpty", 18)
+    DIALECT_INVALID = ("DialectInvalid", 19)
     # promptfoo configs (issue 23): the config's shape, a template that cannot be rendered as
     # Nunjucks renders it, a file:// reference that cannot be read, code promptfoo would run
-    "CaseFileNotPromptfooConfig": 20,
-    "PromptfooTemplateNotRenderable": 21,
-    "PromptfooReferenceUnreadable": 22,
-    "PromptfooCodeNotRun": 23,
-}
+    NOT_PROMPTFOO = ("CaseFileNotPromptfooConfig", 20)
+    PROMPTFOO_TEMPLATE = ("PromptfooTemplateNotRenderable", 21)
+    PROMPTFOO_REFERENCE = ("PromptfooReferenceUnreadable", 22)
+    PROMPTFOO_CODE = ("PromptfooCodeNotRun", 23)
+
+
+# Each refusal's exit code by its stable code, as scripts and tests look it up: derived, never kept.
+REFUSAL = {code.value: code.exit_code for code in RefusalCode}
 # scale (shards, merge, response cache): 30-34, one per refusal so CI scripts can tell them apart
 SHARD_MISSING = 30  # merge: a shard, or a planned row of one, is not there
 ROW_DUPLICATED = 31  # merge: a row (or a whole shard) is there twice

@@ -12,17 +12,19 @@ import functools
 import json
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .. import exitcodes, jsonl
+from .. import jsonl
 from ..errors import UserError
+from ..exitcodes import RefusalCode as RefusalCode  # in the core, with its exit code
+
+# the catalog's fields and risks live in the core (schema.py); still importable from here
+from ..schema import DEFAULT_RISK as DEFAULT_RISK
+from ..schema import FIELDS as FIELDS
+from ..schema import RISKS as RISKS
+from ..schema import TEXT_FIELDS as TEXT_FIELDS
 from ..text import plural
 
 if TYPE_CHECKING:
     from .dialect import Dialect
-
-FIELDS = ("id", "category", "prompt", "risk", "criteria")  # a catalog line's keys, in order
-TEXT_FIELDS = ("id", "category", "prompt")  # non-empty strings
-RISKS = ("low", "medium", "high")
-DEFAULT_RISK = "medium"
 
 
 class CheckKind(str, enum.Enum):
@@ -185,26 +187,6 @@ class ImportResult:
         return len(kinds), kinds.count(CheckKind.UNWRITTEN)
 
 
-class RefusalCode(str, enum.Enum):
-    """Why a source was refused whole. The value is the stable code."""
-
-    FILE_UNREADABLE = "CaseFileUnreadable"
-    DIRECTORY_UNREADABLE = "CaseDirectoryUnreadable"
-    NOT_JSON = "CaseFileNotJson"
-    NOT_YAML = "CaseFileNotYaml"
-    NOT_EVALS_JSON = "CaseFileNotEvalsJson"
-    NOT_YAML_CASE = "CaseFileNotYamlCase"
-    NOT_EVALFLOW = "CaseFileNotEvalflowDataset"
-    FILE_EMPTY = "CaseFileEmpty"
-    DIRECTORY_EMPTY = "CaseDirectoryEmpty"
-    DIALECT_INVALID = "DialectInvalid"
-    # promptfoo configs (issue 23)
-    NOT_PROMPTFOO = "CaseFileNotPromptfooConfig"
-    PROMPTFOO_TEMPLATE = "PromptfooTemplateNotRenderable"
-    PROMPTFOO_REFERENCE = "PromptfooReferenceUnreadable"
-    PROMPTFOO_CODE = "PromptfooCodeNotRun"
-
-
 class Refusal(UserError):
     """A source that does not match its format; nothing may be written.
 
@@ -269,7 +251,7 @@ class Refusal(UserError):
 
     @property
     def exit_code(self) -> int:  # type: ignore[override]  # one code per refusal
-        return exitcodes.REFUSAL[self.code.value]
+        return self.code.exit_code
 
     def lines(self) -> list[str]:
         hint = [f"hint: {self.hint}"] if self.hint else []

@@ -11,13 +11,19 @@ import codecs
 import json
 import json.decoder
 import json.scanner
-import re
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..files import NotAFile, read_limited
+
+# strict JSON's duplicate keys and over-long numbers live in the core (jsonread.py): the
+# catalog reads with them too. Still importable from here.
+from ..jsonread import LONG_NUMBER as _LONG_NUMBER
+from ..jsonread import DuplicateKey as DuplicateKey
+from ..jsonread import long_number_column as long_number_column
+from ..jsonread import too_long_number as too_long_number
+from ..jsonread import unique_pairs as _unique_pairs
 from .model import Refusal, RefusalCode
 
 # Deeper than this, a note is refused: nothing a person wrote by hand is this
@@ -64,23 +70,6 @@ def decode_utf8(data: bytes, display: str, code: RefusalCode, reason: str) -> st
             line=line,
             hint=hint,
         ) from exc
-
-
-class DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKey(key)
-            seen.add(key)
-    return obj
 
 
 def load_json(text: str, display: str) -> Any:
@@ -319,29 +308,3 @@ class Lines:
                         index = _skip_blank(self.text, index + 1)
             self._items[list_path] = starts
         return self._items[list_path]
-
-
-# ---- numbers past Python's digit limit ---------------------------------------
-#
-# Python refuses to turn a string of more than 4,300 digits into an int (a
-# guard against quadratic time): json.loads and PyYAML then raise a bare
-# ValueError. Readers turn it into a refusal that says where the number is.
-
-_LONG_NUMBER = re.compile(r"-?\d{4301,}")
-
-
-def long_number_column(line: str) -> int:
-    """1-based column of the first over-long number in one line (1 if none)."""
-    found = _LONG_NUMBER.search(line)
-    return found.start() + 1 if found else 1
-
-
-def too_long_number(text: str, exc: ValueError) -> str:
-    """The message for a ValueError from decoding `text` (a long number, usually)."""
-    found = _LONG_NUMBER.search(text)
-    if found is None:
-        return str(exc)
-    return (
-        f"a number of {len(found.group().lstrip('-')):,} digits "
-        f"(Python reads whole numbers of up to {sys.get_int_max_str_digits():,})"
-    )

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 from ..catalog import SOURCES_RECORD
 from ..files import read_limited, walk
 from ..problem import ERROR, WARNING, Problem
+from ..schema import LINT_FORMATS
 
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
     from ..importing.model import Refusal
 
-FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module", "promptfoo")
+FORMATS = LINT_FORMATS  # defined once, in the core
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
 _PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptfoo config's top-level keys

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..files import open_limited
-from ..importing.model import RISKS
-from ..importing.sourcetext import DuplicateKey, _unique_pairs, long_number_column, too_long_number
+from ..jsonread import DuplicateKey, long_number_column, too_long_number
+from ..jsonread import unique_pairs as _unique_pairs
 from ..problem import ERROR, Problem
+from ..schema import RISKS
 from .rules import CATALOG_RULES, Row, empty_catalog, stamp
 from .rules.bundled_criterion import BUNDLED
 from .rules.duplicate_id import SeenIds

@@ -114,7 +114,7 @@ def skipped_lines(report: LintReport) -> list[str]:
 
 def _codes(values: list[str]) -> list[str]:
     """--select/--ignore values: comma-separated, each a code or the prefix of one."""
-    from ..importing.model import RefusalCode
+    from ..exitcodes import RefusalCode
     from .rules import RULES
 
     known = [*RULES, *(code.value for code in RefusalCode)]

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 
 from ..files import open_limited
-from ..importing.model import FIELDS
+from ..schema import FIELDS  # the catalog's fields, defined once in the core
 
 HEAD = 65536
 _YAML_OURS = re.compile(rb"^(task|name)\s*:", re.MULTILINE)

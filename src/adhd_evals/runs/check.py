@@ -32,6 +32,7 @@ from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, SuiteBroken, UsageError
 from ..files import check_readable, read_limited
 from ..output import torn
+from ..schema import DEFAULT_MODULE
 from ..text import table
 from .rows import response_problems
 
@@ -177,7 +178,7 @@ def read_responses(path: Path) -> list[dict[str, Any]]:
     return read_object_rows(path, response_problems, what="responses file")
 
 
-DEFAULT_SUITE = Path("evals/checks.py")
+DEFAULT_SUITE = Path(DEFAULT_MODULE)  # defined once, in the core
 
 
 def default_suite() -> Path:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar
 from .. import exitcodes, files
 from ..catalog import load_valid
 from ..errors import Busy, OutputError, RunnerFailed, Stopped, UsageError
+from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import process
 from .config import Runner
@@ -46,7 +47,7 @@ class RunRequest:
     runner: Runner
     condition: str
     output: Path
-    cases: Path = Path("evals/cases.jsonl")
+    cases: Path = Path(DEFAULT_CATALOG)
     skill: Path | None = None
     case_ids: tuple[str, ...] = ()
     trials: int = 3

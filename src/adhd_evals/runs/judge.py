@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, RunnerFailed, UsageError
+from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import process
 from .config import Runner
@@ -127,7 +128,7 @@ class JudgeRequest:
     runner: Runner
     sheet: Path
     output: Path
-    cases: Path = Path("evals/cases.jsonl")
+    cases: Path = Path(DEFAULT_CATALOG)
     jobs: int = 1
     budget_usd: float = 25.0
     allow_unmetered: bool = False

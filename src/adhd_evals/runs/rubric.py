@@ -3,6 +3,7 @@ conditions, the five metrics and their weights."""
 
 from __future__ import annotations
 
-CONDITIONS = ("baseline", "candidate", "comparator")
+from ..schema import CONDITIONS as CONDITIONS  # defined once, in the core
+
 WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety": 0.10, "concision": 0.10}
 METRICS = tuple(WEIGHTS)

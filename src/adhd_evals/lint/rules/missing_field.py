@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...importing.model import FIELDS
 from ...problem import ERROR, Finding
+from ...schema import FIELDS
 from ._row import Row
 
 ID = "E103"

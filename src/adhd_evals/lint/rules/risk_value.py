@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...importing.model import RISKS
 from ...problem import ERROR, Finding
+from ...schema import RISKS
 from ._position import column_of
 from ._row import Row
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...importing.model import TEXT_FIELDS
 from ...problem import ERROR, Finding
+from ...schema import TEXT_FIELDS
 from ._position import column_of
 from ._row import Row
 

@@ -1,0 +1,32 @@
+"""The names every layer shares, each defined here once: the catalog's fields and risks,
+its default paths, the format names, the run conditions.
+
+Constants and Literal types only: lint's hook path reads them, so this module must cost
+nothing. The CLI's choices are these Literal types (typer offers their values); the tuples
+are read from the same types, so a value is written once. `tests/test_one_home.py` ties
+them to their users.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Literal, get_args
+
+FIELDS = ("id", "category", "prompt", "risk", "criteria")  # a catalog line's keys, in order
+TEXT_FIELDS = ("id", "category", "prompt")  # non-empty strings
+Risk = Literal["low", "medium", "high"]
+RISKS: tuple[Risk, ...] = get_args(Risk)
+DEFAULT_RISK: Risk = "medium"
+
+# Where `import` writes and every later command reads, unless told otherwise. PurePath:
+# callers wrap it in Path where they touch the file system.
+DEFAULT_CATALOG = PurePath("evals/cases.jsonl")
+DEFAULT_MODULE = PurePath("evals/checks.py")  # the check module beside it
+
+ImportFormat = Literal["evals-json", "yaml", "evalflow", "promptfoo"]  # what `import` reads
+IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
+# what lint reads: the imported formats, and the catalog and check module they become
+LINT_FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module", "promptfoo")
+
+Condition = Literal["baseline", "candidate", "comparator"]  # what a run compares
+CONDITIONS: tuple[Condition, ...] = get_args(Condition)

@@ -1,0 +1,157 @@
+"""One home per concept, tested by value: the CLI's choices and defaults are the core's
+constants, every refusal carries its own exit code, and the check vocabulary is one set
+wherever it is written (CheckKind, vocabulary.py, the dialect schema)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path, PurePath
+from typing import Any
+
+import pytest
+import typer
+
+from adhd_evals import exitcodes, schema
+from adhd_evals.boundary import guard
+from adhd_evals.cli import app
+from adhd_evals.entry import main
+from adhd_evals.exitcodes import RefusalCode
+from adhd_evals.importing import vocabulary
+from adhd_evals.importing.formats import MODULES
+from adhd_evals.importing.model import CheckKind, Refusal
+from adhd_evals.lint import FORMATS
+from helpers import ROOT
+
+PACKAGE_SCHEMA = ROOT / "src" / "adhd_evals" / "importing" / "dialect.schema.json"
+PUBLISHED_SCHEMA = ROOT / "schemas" / "dialect.schema.json"
+
+
+def _commands() -> dict[str, Any]:
+    # typer carries its own copy of click: its objects are read by attribute, not isinstance
+    commands: dict[str, Any] = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    return commands
+
+
+def _params(command: str) -> dict[str, Any]:
+    return {p.name: p for p in _commands()[command].params}
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "constant"),
+    [
+        (["import", "x.json", "--format"], "'--format' / '-f'", schema.IMPORT_FORMATS),
+        (["survey", "x.json", "--format"], "'--format' / '-f'", schema.IMPORT_FORMATS),
+        (["import", "x.json", "--risk"], "'--risk'", schema.RISKS),
+        (["run", "--runner-config", "r.json", "--condition"], "'--condition'", schema.CONDITIONS),
+    ],
+)
+def test_cli_choices_are_the_core_constants(
+    argv: list[str], option: str, constant: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value outside the choices is a usage error (2) that lists the choices offered, in
+    order: they are the constant's values, nothing copied beside it."""
+    assert main([*argv, "nope"]) == exitcodes.USAGE
+    offered = ", ".join(f"'{value}'" for value in constant)
+    assert (
+        f"Invalid value for {option}: Value error, 'nope' is not one of {offered}." in capsys.readouterr().err
+    )
+
+
+def test_constants_are_what_the_rules_say() -> None:
+    """Worked from the catalog's rules: five fields in line order, three of them text, three
+    risks with medium the default; four formats import reads, lint reading those plus the
+    catalog and check module they become (six); three conditions."""
+    assert schema.FIELDS == ("id", "category", "prompt", "risk", "criteria")
+    assert schema.TEXT_FIELDS == ("id", "category", "prompt")
+    assert schema.RISKS == ("low", "medium", "high") and schema.DEFAULT_RISK in schema.RISKS
+    assert set(schema.LINT_FORMATS) == {*schema.IMPORT_FORMATS, "catalog", "module"}
+    assert len(schema.LINT_FORMATS) == 6
+    assert schema.CONDITIONS == ("baseline", "candidate", "comparator")
+
+
+def test_format_names_have_one_home() -> None:
+    """lint's formats are the core's tuple itself; each import format has one reader module."""
+    assert FORMATS is schema.LINT_FORMATS
+    assert set(MODULES) == set(schema.IMPORT_FORMATS)
+
+
+def _cases_defaults() -> list[tuple[str, Any]]:
+    return [
+        (name, param.default)
+        for name, command in _commands().items()
+        for param in command.params
+        if param.name == "cases" and param.default is not None
+    ]
+
+
+def test_every_cases_default_is_the_default_catalog() -> None:
+    """Every command with a --cases default (validate, check, plan, run, judge, verdicts,
+    report, export: eight at least) reads the one default catalog."""
+    defaults = _cases_defaults()
+    assert len(defaults) >= 8
+    assert {str(default) for _, default in defaults} == {"evals/cases.jsonl"}
+    assert PurePath("evals/cases.jsonl") == schema.DEFAULT_CATALOG
+    assert PurePath("evals/checks.py") == schema.DEFAULT_MODULE
+
+
+def test_export_suite_default_is_the_default_module() -> None:
+    assert Path(_params("export")["suite"].default) == Path(schema.DEFAULT_MODULE)
+
+
+def test_every_refusal_has_a_distinct_exit_code() -> None:
+    """One exit code per refusal, none shared with another refusal or with a named outcome
+    (OK, FAILED, USAGE ... the scale codes), so a script can tell them all apart."""
+    codes = [code.exit_code for code in RefusalCode]
+    assert len(set(codes)) == len(codes)
+    named = {v for k, v in vars(exitcodes).items() if k.isupper() and isinstance(v, int)}
+    assert not named & set(codes)
+    assert {code.value: code.exit_code for code in RefusalCode} == exitcodes.REFUSAL
+
+
+@pytest.mark.parametrize("code", list(RefusalCode))
+def test_every_refusal_leaves_through_the_boundary_with_its_code(
+    code: RefusalCode, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refusal raised inside a command becomes its own exit code and message, never an
+    internal error (70) with a traceback."""
+
+    def refuse() -> int:
+        raise Refusal(code, "cases.json", "is refused")
+
+    assert guard(refuse) == code.exit_code
+    err = capsys.readouterr().err
+    assert f"refused ({code.value})" in err and "internal error" not in err
+
+
+def test_the_published_dialect_schema_is_the_package_one() -> None:
+    """The package reads its own copy; the top-level schemas/ one is for editors and must be
+    the same bytes."""
+    assert PUBLISHED_SCHEMA.read_bytes() == PACKAGE_SCHEMA.read_bytes()
+
+
+# Check kinds the dialect cannot name: promptfoo's not- forms (a dialect negates with
+# not_regex and contains_none), made only by the promptfoo reader.
+PROMPTFOO_ONLY = {"not_contains_all", "not_equals", "not_starts_with", "not_is_json"}
+# vocabulary.py's public callables that are not checks: the decorator, and the word counter
+# min_words/max_words share.
+NOT_CHECKS = {"check", "words"}
+
+
+def test_vocabulary_functions_are_the_check_kinds() -> None:
+    functions = {
+        name
+        for name, value in vars(vocabulary).items()
+        if inspect.isfunction(value) and not name.startswith("_") and value.__module__ == vocabulary.__name__
+    }
+    assert functions - NOT_CHECKS == {kind.value for kind in CheckKind}
+
+
+def test_dialect_schema_check_enum_is_the_check_kinds() -> None:
+    """The dialect schema's check enum is every kind but promptfoo's own: CheckKind counted by
+    hand is 5 (the import's own) + 11 (the vocabulary's rest) + 4 (promptfoo's) = 20 kinds,
+    so 16 a dialect can name."""
+    enum = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["$defs"]["check"]["enum"]
+    assert len(enum) == len(set(enum)) == 16
+    assert set(enum) | PROMPTFOO_ONLY == {kind.value for kind in CheckKind}
+    assert not set(enum) & PROMPTFOO_ONLY
