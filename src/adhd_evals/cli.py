@@ -1033,7 +1033,9 @@ def main(argv: list[str]) -> int:
         raise KeyboardInterrupt from exc
     except typer.TyperException as exc:  # a usage error: bad option, missing argument
         # click lays some messages out over lines ("Choose from:\n\tyaml,..."): one line here
-        message = " ".join(exc.format_message().split())
+        # and typer 0.29+ (pydantic) prefixes a bad choice with "Value error, ": not in ours,
+        # so the message reads the same whatever typer an environment holds
+        message = " ".join(exc.format_message().replace("Value error, ", "").split())
         raise UsageError(message, hint="Try 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UsageError
+from ..schema import FOLDER_FORMATS
 from .formats import READERS
-
-FOLDER_FORMATS = ("evals-json", "yaml", "evalflow")  # the formats a folder source imports as
 
 
 def detect(sources: list[Path], dialect_format: str | None = None) -> str:
