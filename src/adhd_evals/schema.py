@@ -25,8 +25,6 @@ DEFAULT_MODULE = PurePath("evals/checks.py")  # the check module beside it
 
 ImportFormat = Literal["evals-json", "yaml", "evalflow", "promptfoo"]  # what `import` reads
 IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
-# the formats a folder source imports as (a promptfoo folder is its one config file)
-FOLDER_FORMATS: tuple[ImportFormat, ...] = ("evals-json", "yaml", "evalflow")
 # what lint reads: the imported formats, and the catalog and check module they become
 LINT_FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module", "promptfoo")
 

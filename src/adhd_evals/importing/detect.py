@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UsageError
-from ..schema import FOLDER_FORMATS
 from .formats import READERS
+
+ONE_FILE = ("promptfoo",)  # formats whose reader takes one file: a folder is not their source
 
 
 def detect(sources: list[Path], dialect_format: str | None = None) -> str:
@@ -35,7 +36,7 @@ def _format_of(source: Path) -> str:
         raise UsageError(f"{source}: no such file or directory")
     if source.is_dir():
         found = {kind for _, kind in discover([source], None) if kind in READERS}
-        kinds = sorted(found & set(FOLDER_FORMATS))
+        kinds = sorted(found - set(ONE_FILE))
         if not kinds and found:  # a format read one file at a time (a promptfoo config)
             raise UsageError(f"{source} holds {' and '.join(sorted(found))} files, read one file at a time: "
                              "name the file, or pass --format")  # fmt: skip
