@@ -277,7 +277,9 @@ def test_the_lint_rules_page_is_made_from_the_rules() -> None:
     import importlib.util
 
     root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("mkdocs_hooks", root / "docs" / "_hooks" / "mkdocs_hooks.py")
+    spec = importlib.util.spec_from_file_location(
+        "mkdocs_hooks", root / "docs" / "_hooks" / "mkdocs_hooks.py"
+    )
     assert spec is not None and spec.loader is not None
     hooks = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hooks)
