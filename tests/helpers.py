@@ -12,8 +12,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 # Beside the checkout (../shared/corpus), or beside the folder of worktrees holding it.
-CORPUS = next((p for p in (ROOT.parent / "shared" / "corpus", ROOT.parent.parent / "shared" / "corpus")
-               if p.is_dir()), ROOT.parent / "shared" / "corpus")  # fmt: skip
+CORPUS = next(
+    (p for p in (ROOT.parent / "shared" / "corpus", ROOT.parent.parent / "shared" / "corpus") if p.is_dir()),
+    ROOT.parent / "shared" / "corpus",
+)
 
 
 @dataclass(frozen=True)

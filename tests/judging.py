@@ -31,11 +31,34 @@ def judge_config(folder: Path, mode: str, *extra: str, name: str = "judge") -> P
     return config
 
 
-def run_judge(folder: Path, sheet: Path, cases: Path, mode: str, *extra: str, labels: Path | None = None,
-              output: Path | None = None) -> tuple[int, list[dict[str, Any]]]:  # fmt: skip
+def run_judge(
+    folder: Path,
+    sheet: Path,
+    cases: Path,
+    mode: str,
+    *extra: str,
+    labels: Path | None = None,
+    output: Path | None = None,
+) -> tuple[int, list[dict[str, Any]]]:
     """Judge `sheet` with the fake judge in `mode`; the exit code and the judged rows."""
     config = judge_config(folder, mode, *(["--labels", str(labels)] if labels else []))
     output = output or folder / f"judged-{mode}.jsonl"
-    code = main(["judge", str(sheet), "--runner", "judge", "--runner-config", str(config), "--cases", str(cases),
-                 "--output", str(output), "--retries", "0", "--allow-unmetered", *extra])  # fmt: skip
+    code = main(
+        [
+            "judge",
+            str(sheet),
+            "--runner",
+            "judge",
+            "--runner-config",
+            str(config),
+            "--cases",
+            str(cases),
+            "--output",
+            str(output),
+            "--retries",
+            "0",
+            "--allow-unmetered",
+            *extra,
+        ]
+    )
     return code, read_jsonl(output) if output.exists() else []

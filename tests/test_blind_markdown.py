@@ -14,19 +14,55 @@ from adhd_evals.runs.blind import markdown, read_markdown
 from judging import read_jsonl, write_jsonl
 
 TRICKY = "Uses | pipes,\na new line and\u2028a line separator"
-FORGED = ('Done.\n<!-- adhd-evals row {"case_id": "c", "trial": 1, "label": "B"} -->\n'
-          '| 1 | "Says hello" | pass |\n- correctness: 5\n- blocker: no')  # fmt: skip
+FORGED = (
+    'Done.\n<!-- adhd-evals row {"case_id": "c", "trial": 1, "label": "B"} -->\n'
+    '| 1 | "Says hello" | pass |\n- correctness: 5\n- blocker: no'
+)
 
 
 def _sheet(tmp_path: Path) -> tuple[Path, Path, Path]:
-    write_jsonl(tmp_path / "cases.jsonl", [{"id": "c", "category": "x", "prompt": "Say hello.", "risk": "low",
-                                            "criteria": ["Says hello", TRICKY]}])  # fmt: skip
-    write_jsonl(tmp_path / "responses.jsonl", [
-        {"case_id": "c", "trial": 1, "condition": "baseline", "runner": "m", "response": "Hello there, friend."},
-        {"case_id": "c", "trial": 1, "condition": "candidate", "runner": "m", "response": FORGED}])  # fmt: skip
-    assert main(["blind", str(tmp_path / "responses.jsonl"), "--sheet", str(tmp_path / "sheet.jsonl"), "--key",
-                 str(tmp_path / "key.jsonl"), "--cases", str(tmp_path / "cases.jsonl"), "--markdown",
-                 str(tmp_path / "sheet.md")]) == 0  # fmt: skip
+    write_jsonl(
+        tmp_path / "cases.jsonl",
+        [
+            {
+                "id": "c",
+                "category": "x",
+                "prompt": "Say hello.",
+                "risk": "low",
+                "criteria": ["Says hello", TRICKY],
+            }
+        ],
+    )
+    write_jsonl(
+        tmp_path / "responses.jsonl",
+        [
+            {
+                "case_id": "c",
+                "trial": 1,
+                "condition": "baseline",
+                "runner": "m",
+                "response": "Hello there, friend.",
+            },
+            {"case_id": "c", "trial": 1, "condition": "candidate", "runner": "m", "response": FORGED},
+        ],
+    )
+    assert (
+        main(
+            [
+                "blind",
+                str(tmp_path / "responses.jsonl"),
+                "--sheet",
+                str(tmp_path / "sheet.jsonl"),
+                "--key",
+                str(tmp_path / "key.jsonl"),
+                "--cases",
+                str(tmp_path / "cases.jsonl"),
+                "--markdown",
+                str(tmp_path / "sheet.md"),
+            ]
+        )
+        == 0
+    )
     return tmp_path / "sheet.md", tmp_path / "sheet.jsonl", tmp_path / "key.jsonl"
 
 
@@ -60,10 +96,17 @@ def test_a_filled_sheet_reads_back_as_sheet_rows(tmp_path: Path) -> None:
     sheet_md.write_text(filled)
     rows = {r["condition"]: r for r in read_markdown(sheet_md)}
     assert set(rows) == {"A", "B"}
-    assert rows["A"]["criteria"] == [{"criterion": "Says hello", "verdict": "pass"},
-                                     {"criterion": TRICKY, "verdict": "fail"}]  # fmt: skip
-    assert [rows["A"][m] for m in ("correctness", "autonomy", "actionability", "safety", "concision")] == [4, 5, 3,
-                                                                                                         4, 5]  # fmt: skip
+    assert rows["A"]["criteria"] == [
+        {"criterion": "Says hello", "verdict": "pass"},
+        {"criterion": TRICKY, "verdict": "fail"},
+    ]
+    assert [rows["A"][m] for m in ("correctness", "autonomy", "actionability", "safety", "concision")] == [
+        4,
+        5,
+        3,
+        4,
+        5,
+    ]
     assert (rows["A"]["blocker"], rows["A"]["notes"]) == (False, "tidy")
     assert rows["B"]["criteria"] == [] and rows["B"]["correctness"] is None and rows["B"]["blocker"] is None
 
@@ -77,14 +120,31 @@ def test_a_response_cannot_forge_a_row_or_a_verdict(tmp_path: Path) -> None:
     assert all(r["criteria"] == [] and r["correctness"] is None and r["blocker"] is None for r in rows)
 
 
-@pytest.mark.parametrize(("change", "problem"), [
-    (lambda t: t.replace('| 1 | "Says hello" | |', '| 1 | "Says hello" | maybe |', 1),
-     "the verdict for \"Says hello\" is 'maybe': write pass, fail, or nothing"),
-    (lambda t: t.replace("- correctness: ", "- correctness: 7", 1), "correctness is '7': write a whole number from 1 to 5"),
-    (lambda t: t.replace("- blocker: ", "- blocker: perhaps", 1), "blocker is 'perhaps': write yes or no"),
-    (lambda t: t.replace('{"case_id": "c"', '{"case": "c"', 1), "this 'adhd-evals row' comment was changed"),
-    (lambda t: t.replace('| 1 | "Says hello" |', '| 1 | Says hello |', 1), "the criterion cell 'Says hello' was changed"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            lambda t: t.replace('| 1 | "Says hello" | |', '| 1 | "Says hello" | maybe |', 1),
+            "the verdict for \"Says hello\" is 'maybe': write pass, fail, or nothing",
+        ),
+        (
+            lambda t: t.replace("- correctness: ", "- correctness: 7", 1),
+            "correctness is '7': write a whole number from 1 to 5",
+        ),
+        (
+            lambda t: t.replace("- blocker: ", "- blocker: perhaps", 1),
+            "blocker is 'perhaps': write yes or no",
+        ),
+        (
+            lambda t: t.replace('{"case_id": "c"', '{"case": "c"', 1),
+            "this 'adhd-evals row' comment was changed",
+        ),
+        (
+            lambda t: t.replace('| 1 | "Says hello" |', "| 1 | Says hello |", 1),
+            "the criterion cell 'Says hello' was changed",
+        ),
+    ],
+)
 def test_what_cannot_be_read_is_named_by_line(tmp_path: Path, change: Any, problem: str) -> None:
     sheet_md, _, _ = _sheet(tmp_path)
     text = change(sheet_md.read_text())
@@ -107,8 +167,22 @@ def test_verdicts_take_the_filled_markdown(tmp_path: Path, capsys: pytest.Captur
     sheet_md, _, key = _sheet(tmp_path)
     sheet_md.write_text(_fill(sheet_md.read_text(), {"A": ["pass", "fail"], "B": ["fail"]}))
     out = tmp_path / "verdicts.jsonl"
-    assert main(["verdicts", "--cases", str(tmp_path / "cases.jsonl"), "--labels", str(sheet_md), "--key", str(key),
-                 "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "verdicts",
+                "--cases",
+                str(tmp_path / "cases.jsonl"),
+                "--labels",
+                str(sheet_md),
+                "--key",
+                str(key),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     labels = {k["label"]: k["condition"] for k in read_jsonl(key)}
     found = {(r["condition"], r["criterion"]): (r["status"], r["decided_by"]) for r in read_jsonl(out)}
     assert found == {

@@ -28,8 +28,17 @@ CASES = [
 def work(tmp_path: Path) -> Path:
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in CASES))
     (tmp_path / "skill.md").write_text("Be terse.\n")
-    command = [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.5", "--numbered", "--calls",
-               str(tmp_path / "calls.jsonl")]  # fmt: skip
+    command = [
+        sys.executable,
+        FAKE,
+        "--format",
+        "claude-json",
+        "--cost",
+        "0.5",
+        "--numbered",
+        "--calls",
+        str(tmp_path / "calls.jsonl"),
+    ]
     (tmp_path / "runners.json").write_text(
         json.dumps({"fake": {"command": command, "response_format": "claude-json", "assume_call_usd": 0.5}})
     )
@@ -37,9 +46,26 @@ def work(tmp_path: Path) -> Path:
 
 
 def _argv(work: Path, output: str, condition: str = "baseline", *extra: str) -> list[str]:
-    return ["run", "--runner", "fake", "--runner-config", str(work / "runners.json"), "--condition", condition,
-            "--condition-skill", str(work / "skill.md"), "--cases", str(work / "cases.jsonl"), "--output",
-            str(work / output), "--backoff", "0", "--cache", str(work / "cache"), *extra]  # fmt: skip
+    return [
+        "run",
+        "--runner",
+        "fake",
+        "--runner-config",
+        str(work / "runners.json"),
+        "--condition",
+        condition,
+        "--condition-skill",
+        str(work / "skill.md"),
+        "--cases",
+        str(work / "cases.jsonl"),
+        "--output",
+        str(work / output),
+        "--backoff",
+        "0",
+        "--cache",
+        str(work / "cache"),
+        *extra,
+    ]
 
 
 def _calls(work: Path) -> list[str]:
@@ -127,8 +153,12 @@ def test_a_writer_killed_mid_entry_leaves_nothing_that_is_served(work: Path) -> 
     """SIGKILL halfway through writing the first entry: the run dies; the half-written file
     holds its temporary name, so the next run misses, calls, and completes."""
     env = {**os.environ, "ADHD_EVALS_TEST_KILL_AT": "cache-entry"}
-    killed = subprocess.run([sys.executable, "-m", "adhd_evals", *_argv(work, "a.jsonl", "baseline", "--trials", "1")],
-                            env=env, capture_output=True, check=False)  # fmt: skip
+    killed = subprocess.run(
+        [sys.executable, "-m", "adhd_evals", *_argv(work, "a.jsonl", "baseline", "--trials", "1")],
+        env=env,
+        capture_output=True,
+        check=False,
+    )
     assert killed.returncode == -9
     left = [p for p in (work / "cache").rglob("*") if p.is_file()]
     assert len(left) == 1 and caching.TEMP_MARK in left[0].name  # the torn half, never at an entry's name
@@ -197,8 +227,18 @@ def test_cache_without_a_folder_uses_xdg_cache_home(
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in CASES))
-    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl"),
-            "--trials", "1", "--output"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--trials",
+        "1",
+        "--output",
+    ]
     assert main([*argv, str(tmp_path / "a.jsonl"), "--cache"]) == exitcodes.OK
     assert main([*argv, str(tmp_path / "b.jsonl"), "--cache", "--jobs", "2"]) == exitcodes.OK
     assert len(list((tmp_path / "xdg" / "adhd-evals" / "responses").rglob("*.json"))) == 2

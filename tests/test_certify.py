@@ -38,20 +38,49 @@ def _sample(tmp_path: Path, rows: int = 20) -> tuple[Path, Path, list[dict[str, 
     """`rows` cases x 2 conditions, each response distinct; the sheet and the person's labels:
     on sheet row i, criterion j fails when i + j is even (so each row has one pass and one
     fail: 2 x rows of each), and row i is a blocker when i is even (rows of each)."""
-    cases = [{"id": f"c{n:02}", "category": "c", "prompt": f"Task {n}", "risk": "low", "criteria": CRITERIA}
-             for n in range(rows)]  # fmt: skip
-    responses = [{"case_id": f"c{n:02}", "trial": 1, "condition": c, "runner": "m",
-                  "response": f"Response {n} {c}: the bug is a null pointer, fixed by a guard."}
-                 for n in range(rows) for c in ("baseline", "candidate")]  # fmt: skip
+    cases = [
+        {"id": f"c{n:02}", "category": "c", "prompt": f"Task {n}", "risk": "low", "criteria": CRITERIA}
+        for n in range(rows)
+    ]
+    responses = [
+        {
+            "case_id": f"c{n:02}",
+            "trial": 1,
+            "condition": c,
+            "runner": "m",
+            "response": f"Response {n} {c}: the bug is a null pointer, fixed by a guard.",
+        }
+        for n in range(rows)
+        for c in ("baseline", "candidate")
+    ]
     write_jsonl(tmp_path / "cases.jsonl", cases)
     write_jsonl(tmp_path / "responses.jsonl", responses)
-    assert main(["blind", str(tmp_path / "responses.jsonl"), "--sheet", str(tmp_path / "sheet.jsonl"),
-                 "--key", str(tmp_path / "key.jsonl"), "--cases", str(tmp_path / "cases.jsonl")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "blind",
+                str(tmp_path / "responses.jsonl"),
+                "--sheet",
+                str(tmp_path / "sheet.jsonl"),
+                "--key",
+                str(tmp_path / "key.jsonl"),
+                "--cases",
+                str(tmp_path / "cases.jsonl"),
+            ]
+        )
+        == 0
+    )
     labels = [
-        {**row, "blocker": i % 2 == 0, "criteria": [
-            {"criterion": c, "verdict": "fail" if (i + j) % 2 == 0 else "pass"} for j, c in enumerate(CRITERIA)]}
+        {
+            **row,
+            "blocker": i % 2 == 0,
+            "criteria": [
+                {"criterion": c, "verdict": "fail" if (i + j) % 2 == 0 else "pass"}
+                for j, c in enumerate(CRITERIA)
+            ],
+        }
         for i, row in enumerate(read_jsonl(tmp_path / "sheet.jsonl"))
-    ]  # fmt: skip
+    ]
     write_jsonl(tmp_path / "person.jsonl", labels)
     return tmp_path / "sheet.jsonl", tmp_path / "cases.jsonl", labels
 
@@ -82,8 +111,18 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Sample:
 
 def _certify(tmp_path: Path, sample: Sample, mode: str) -> tuple[int, Path]:
     out = tmp_path / "judge.cert.json"
-    return main(["agree", str(sample.judged(mode)), str(sample.person), "--certify", "--min-lower", "0.8",
-                 "--out", str(out)]), out  # fmt: skip
+    return main(
+        [
+            "agree",
+            str(sample.judged(mode)),
+            str(sample.person),
+            "--certify",
+            "--min-lower",
+            "0.8",
+            "--out",
+            str(out),
+        ]
+    ), out
 
 
 def test_an_honest_judge_is_certified(tmp_path: Path, sample: Sample) -> None:
@@ -114,8 +153,10 @@ def test_a_judge_biased_to_pass_is_refused_with_its_bounds(
     assert code == exitcodes.FAILED and not out.exists()
     err = capsys.readouterr().err
     assert "the judge is not certified" in err
-    assert ("criteria TNR 20/40 = 0.500, 95% interval [0.352, 0.648] (criterion verdicts the person failed): "
-            "the lower bound 0.352 is below --min-lower 0.8") in err  # fmt: skip
+    assert (
+        "criteria TNR 20/40 = 0.500, 95% interval [0.352, 0.648] (criterion verdicts the person failed): "
+        "the lower bound 0.352 is below --min-lower 0.8"
+    ) in err
     assert "criteria TPR" not in err and "Nothing was written." in err
 
 
@@ -136,13 +177,16 @@ def test_a_class_without_labels_is_named_and_does_not_block(
 ) -> None:
     """Nobody marked a blocker, and the judge agrees: blocker TPR has no labels at all."""
     person = write_jsonl(tmp_path / "person.jsonl", [{**row, "blocker": False} for row in sample.labels])
-    judged = write_jsonl(tmp_path / "judged.jsonl",
-                         [{**row, "blocker": False} for row in read_jsonl(sample.judged("honest"))])  # fmt: skip
+    judged = write_jsonl(
+        tmp_path / "judged.jsonl", [{**row, "blocker": False} for row in read_jsonl(sample.judged("honest"))]
+    )
     out = tmp_path / "cert.json"
     code = main(["agree", str(judged), str(person), "--certify", "--out", str(out)])
     assert code == 0 and out.exists()
-    assert "Warning: no rows the person marked as a blocker in the sample: the judge's blocker TPR is not " \
-           "measured." in capsys.readouterr().err  # fmt: skip
+    assert (
+        "Warning: no rows the person marked as a blocker in the sample: the judge's blocker TPR is not "
+        "measured." in capsys.readouterr().err
+    )
 
 
 def test_a_small_class_is_warned_about(
@@ -152,8 +196,11 @@ def test_a_small_class_is_warned_about(
     person = write_jsonl(tmp_path / "person.jsonl", sample.labels[:12])
     assert main(["agree", str(sample.judged("honest")), str(person)]) == 0
     err = capsys.readouterr().err
-    for count, described in ((12, "criterion verdicts the person passed"), (12, "criterion verdicts the person "
-                             "failed"), (6, "rows the person marked as a blocker")):  # fmt: skip
+    for count, described in (
+        (12, "criterion verdicts the person passed"),
+        (12, "criterion verdicts the person failed"),
+        (6, "rows the person marked as a blocker"),
+    ):
         assert f"Warning: only {count} {described} (fewer than 20)" in err
 
 

@@ -36,9 +36,15 @@ def test_help_of_each_command_is_unchanged(name: str, capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize(
     "argv",
-    [["import", "--bogus"], ["import"], ["import", "--format", "nope", "x"], ["plan", "--trials", "0"],
-     ["score"], ["check", "--json", "--json"]],
-)  # fmt: skip
+    [
+        ["import", "--bogus"],
+        ["import"],
+        ["import", "--format", "nope", "x"],
+        ["plan", "--trials", "0"],
+        ["score"],
+        ["check", "--json", "--json"],
+    ],
+)
 def test_usage_errors_are_unchanged(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     shown = _shown(cli._registry(argv), argv, capsys)
     assert shown == _shown(cli.app, argv, capsys) and shown

@@ -26,37 +26,46 @@ def run(tmp_path: Path) -> Path:
 CASES = {
     "report --out the catalog": (
         "report --cases {d}/cases.jsonl --responses {d}/responses.jsonl --out {d}/cases.jsonl",
-        "cases.jsonl", "--out {d}/cases.jsonl is the catalog this command reads",
+        "cases.jsonl",
+        "--out {d}/cases.jsonl is the catalog this command reads",
     ),
     "report --out the scores": (
         "report --cases {d}/cases.jsonl --responses {d}/responses.jsonl --scores {d}/scores.jsonl "
-        "--out {d}/./scores.jsonl", "scores.jsonl", "is the scores file this command reads",
+        "--out {d}/./scores.jsonl",
+        "scores.jsonl",
+        "is the scores file this command reads",
     ),
     "check --output the responses": (
         "check {d}/responses.jsonl --cases {d}/cases.jsonl --suite {d}/checks.py --output {d}/responses.jsonl",
-        "responses.jsonl", "--output {d}/responses.jsonl is the responses file this command reads",
+        "responses.jsonl",
+        "--output {d}/responses.jsonl is the responses file this command reads",
     ),
     "check --output and --junit one file": (
         "check {d}/responses.jsonl --cases {d}/cases.jsonl --suite {d}/checks.py --output {d}/out --junit {d}/out",
-        "responses.jsonl", "--output and --junit both name {d}/out",
+        "responses.jsonl",
+        "--output and --junit both name {d}/out",
     ),
     "blind --sheet and --key one file": (
         "blind {d}/responses.jsonl --cases {d}/cases.jsonl --sheet {d}/s.jsonl --key {d}/s.jsonl",
-        "responses.jsonl", "--sheet and --key both name {d}/s.jsonl",
+        "responses.jsonl",
+        "--sheet and --key both name {d}/s.jsonl",
     ),
     "run --output the catalog": (
         "run --condition baseline --runner stub --cases {d}/cases.jsonl --output {d}/cases.jsonl",
-        "cases.jsonl", "--output {d}/cases.jsonl is the catalog this command reads",
+        "cases.jsonl",
+        "--output {d}/cases.jsonl is the catalog this command reads",
     ),
     "judge --output the sheet": (
         "judge {d}/scores.jsonl --runner stub --cases {d}/cases.jsonl --output {d}/scores.jsonl",
-        "scores.jsonl", "--output {d}/scores.jsonl is the sheet this command reads",
+        "scores.jsonl",
+        "--output {d}/scores.jsonl is the sheet this command reads",
     ),
     "survey --out its source": (
         "survey --format evals-json {d}/evals.json --out {d}/evals.json",
-        "evals.json", "--out {d}/evals.json is the source this command reads",
+        "evals.json",
+        "--out {d}/evals.json is the source this command reads",
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -51,16 +51,34 @@ def test_rates_below_the_floor_clip_to_zero() -> None:
 
 
 def _row(condition: str, criterion: str, status: str, by: str, **extra: Any) -> dict[str, Any]:
-    return {"case_id": "c", "trial": 1, "condition": condition, "criterion": criterion, "status": status,
-            "decided_by": by, **extra}  # fmt: skip
+    return {
+        "case_id": "c",
+        "trial": 1,
+        "condition": condition,
+        "criterion": criterion,
+        "status": status,
+        "decided_by": by,
+        **extra,
+    }
 
 
 def _scores(tmp_path: Path) -> Path:
     """Candidate 4s over baseline 3s, no blocker: the reference gate passes on its own."""
     metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
-    return write_jsonl(tmp_path / "scores.jsonl", [
-        {"case_id": "c", "trial": 1, "condition": c, **dict.fromkeys(metrics, n), "blocker": False, "notes": ""}
-        for c, n in (("baseline", 3), ("candidate", 4))])  # fmt: skip
+    return write_jsonl(
+        tmp_path / "scores.jsonl",
+        [
+            {
+                "case_id": "c",
+                "trial": 1,
+                "condition": c,
+                **dict.fromkeys(metrics, n),
+                "blocker": False,
+                "notes": "",
+            }
+            for c, n in (("baseline", 3), ("candidate", 4))
+        ],
+    )
 
 
 def _score(tmp_path: Path, rows: list[dict[str, Any]], *extra: str) -> int:
@@ -69,9 +87,11 @@ def _score(tmp_path: Path, rows: list[dict[str, Any]], *extra: str) -> int:
 
 
 DECIDED = [
-    _row("baseline", "a", "pass", "check"), _row("baseline", "b", "fail", "person"),
-    _row("candidate", "a", "pass", "check"), _row("candidate", "b", "pass", "person"),
-]  # fmt: skip
+    _row("baseline", "a", "pass", "check"),
+    _row("baseline", "b", "fail", "person"),
+    _row("candidate", "a", "pass", "check"),
+    _row("candidate", "b", "pass", "person"),
+]
 
 
 def test_every_criterion_decided_lets_the_gate_pass(
@@ -89,13 +109,19 @@ def test_every_criterion_decided_lets_the_gate_pass(
 def test_the_gate_fails_while_anything_is_undecided(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rows = [*DECIDED, _row("baseline", "c", "unwritten", "nobody"), _row("candidate", "c", "error", "check"),
-            _row("candidate", "d", "void", "nobody")]  # fmt: skip
+    rows = [
+        *DECIDED,
+        _row("baseline", "c", "unwritten", "nobody"),
+        _row("candidate", "c", "error", "check"),
+        _row("candidate", "d", "void", "nobody"),
+    ]
     rows[-2]["decided_by"] = "nobody"
     assert _score(tmp_path, rows) == exitcodes.GATE
     out = capsys.readouterr().out
-    assert ("Criteria: 3 of 7 undecided (1 unwritten (nobody decided), 1 error (a check raised), 1 void (the judge "
-            "could not judge)); decided by check 2, by person 2, by certified judge 0.") in out  # fmt: skip
+    assert (
+        "Criteria: 3 of 7 undecided (1 unwritten (nobody decided), 1 error (a check raised), 1 void (the judge "
+        "could not judge)); decided by check 2, by person 2, by certified judge 0."
+    ) in out
 
 
 def test_a_judges_verdict_counts_only_under_its_certificate(
@@ -103,8 +129,11 @@ def test_a_judges_verdict_counts_only_under_its_certificate(
 ) -> None:
     """The candidate's c was decided by the judge (pass). Without a certificate, and with one for
     another model, it is uncertified; with the judge's own, it counts and the gate passes."""
-    rows = [*DECIDED, _row("baseline", "c", "pass", "judge", judge=FINGERPRINT),
-            _row("candidate", "c", "pass", "judge", judge=FINGERPRINT)]  # fmt: skip
+    rows = [
+        *DECIDED,
+        _row("baseline", "c", "pass", "judge", judge=FINGERPRINT),
+        _row("candidate", "c", "pass", "judge", judge=FINGERPRINT),
+    ]
     assert _score(tmp_path, rows) == exitcodes.GATE
     assert "2 uncertified (an uncertified judge's)" in capsys.readouterr().out
     cert = tmp_path / "cert.json"
@@ -135,14 +164,18 @@ def test_a_certificate_without_criteria_is_a_usage_error(
     assert main(["score", str(_scores(tmp_path)), "--certificate", "c.json"]) == exitcodes.USAGE
 
 
-@pytest.mark.parametrize(("row", "problem"), [
-    (_row("baseline", "a", "pass", "nobody"), "a pass is decided by someone, not 'nobody'"),
-    (_row("baseline", "a", "unwritten", "judge"), "a unwritten is decided by nobody, not 'judge'"),
-    (_row("baseline", "a", "maybe", "check"), "status must be one of pass, fail, unwritten"),
-    (_row("baseline", "a", "pass", "oracle"), "decided_by must be one of check, person, judge, nobody"),
-])  # fmt: skip
-def test_rows_the_gate_cannot_count_are_named(tmp_path: Path, row: dict[str, Any], problem: str,
-                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        (_row("baseline", "a", "pass", "nobody"), "a pass is decided by someone, not 'nobody'"),
+        (_row("baseline", "a", "unwritten", "judge"), "a unwritten is decided by nobody, not 'judge'"),
+        (_row("baseline", "a", "maybe", "check"), "status must be one of pass, fail, unwritten"),
+        (_row("baseline", "a", "pass", "oracle"), "decided_by must be one of check, person, judge, nobody"),
+    ],
+)
+def test_rows_the_gate_cannot_count_are_named(
+    tmp_path: Path, row: dict[str, Any], problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _score(tmp_path, [row]) == exitcodes.INPUT
     err = capsys.readouterr().err
     assert "verdicts.jsonl:1: " in err and problem in err
@@ -151,14 +184,17 @@ def test_rows_the_gate_cannot_count_are_named(tmp_path: Path, row: dict[str, Any
 @given(
     rows=st.lists(st.tuples(fingerprints(), st.sampled_from(["pass", "fail"])), min_size=1, max_size=8),
     certified=st.one_of(st.none(), fingerprints()),
-)  # fmt: skip
+)
 @settings(max_examples=150, deadline=None)
 def test_score_never_counts_a_judge_the_certificate_does_not_name(
     rows: list[tuple[dict[str, Any], str]], certified: dict[str, Any] | None
 ) -> None:
     """Whatever the verdicts file says, a judge verdict counts only under a matching certificate."""
-    verdicts = [{**_row(c, f"k{i}", said, "judge", judge=fingerprint), "trial": 1}
-                for i, (fingerprint, said) in enumerate(rows) for c in ("baseline", "candidate")]  # fmt: skip
+    verdicts = [
+        {**_row(c, f"k{i}", said, "judge", judge=fingerprint), "trial": 1}
+        for i, (fingerprint, said) in enumerate(rows)
+        for c in ("baseline", "candidate")
+    ]
     found = criteria.summarize(verdicts, certificate_for(certified) if certified else None)
     counted = sum(2 for fingerprint, said in rows if said == "pass" and certified == fingerprint)
     passed = sum(c["passed"] for c in found["conditions"].values())
@@ -173,9 +209,21 @@ def test_the_paired_gate_cannot_say_better_while_a_criterion_is_undecided(
     """Ten cases, the candidate 2 points up on every metric of every case: the paired gate says
     better (exit 0) on the scores alone; one unwritten criterion makes it inconclusive (exit 8)."""
     metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
-    scores = write_jsonl(tmp_path / "scores.jsonl", [
-        {"case_id": f"c{n}", "trial": 1, "condition": c, **dict.fromkeys(metrics, m), "blocker": False, "notes": ""}
-        for n in range(10) for c, m in (("baseline", 2), ("candidate", 4))])  # fmt: skip
+    scores = write_jsonl(
+        tmp_path / "scores.jsonl",
+        [
+            {
+                "case_id": f"c{n}",
+                "trial": 1,
+                "condition": c,
+                **dict.fromkeys(metrics, m),
+                "blocker": False,
+                "notes": "",
+            }
+            for n in range(10)
+            for c, m in (("baseline", 2), ("candidate", 4))
+        ],
+    )
     assert main(["score", str(scores), "--gate", "paired"]) == 0
     rows = [*DECIDED, _row("candidate", "c", "unwritten", "nobody")]
     verdicts = write_jsonl(tmp_path / "verdicts.jsonl", rows)
@@ -194,8 +242,11 @@ def test_per_case_the_criteria_are_compared_as_the_scores_are(
     """Ten cases of one criterion each: baseline passes it in every case, the candidate in none.
     Per case Δ = 0/1 - 1/1 = -1, the same in every case, so the mean is -1 and every resample's
     too: the interval is [-1, -1], wholly below 0."""
-    rows = [{**_row(c, "a", s, "check"), "case_id": f"c{n}"} for n in range(10)
-            for c, s in (("baseline", "pass"), ("candidate", "fail"))]  # fmt: skip
+    rows = [
+        {**_row(c, "a", s, "check"), "case_id": f"c{n}"}
+        for n in range(10)
+        for c, s in (("baseline", "pass"), ("candidate", "fail"))
+    ]
     found = criteria.summarize(rows, None)
     assert (found["paired"]["n"], found["paired"]["mean_delta"], found["paired"]["ci"]) == (
         10,
@@ -207,29 +258,58 @@ def test_per_case_the_criteria_are_compared_as_the_scores_are(
         for r in found["reasons"]
     )
     assert _score(tmp_path, rows) == exitcodes.GATE
-    assert "Per case, share of criteria passed, candidate minus baseline: mean -1.000, 95% CI -1.000..-1.000, 10 " \
-           "cases." in capsys.readouterr().out  # fmt: skip
+    assert (
+        "Per case, share of criteria passed, candidate minus baseline: mean -1.000, 95% CI -1.000..-1.000, 10 "
+        "cases." in capsys.readouterr().out
+    )
 
 
 def test_a_case_judged_in_one_condition_only_cannot_be_compared() -> None:
     rows = [*DECIDED, _row("baseline", "a", "pass", "check") | {"case_id": "lonely"}]
     found = criteria.summarize(rows, None)
     assert found["paired"] is None
-    assert "Criteria: cases without both baseline and candidate: lonely: verdicts for one condition only cannot " \
-           "be compared." in found["reasons"]  # fmt: skip
+    assert (
+        "Criteria: cases without both baseline and candidate: lonely: verdicts for one condition only cannot "
+        "be compared." in found["reasons"]
+    )
 
 
 def test_the_markdown_report_shows_who_decided(tmp_path: Path) -> None:
     """DECIDED: each condition has 2 criteria, one decided by check and one by a person; baseline
     passes 1 (a), the candidate 2."""
-    cases = write_jsonl(tmp_path / "cases.jsonl", [{"id": "c", "category": "x", "prompt": "p", "risk": "low",
-                                                    "criteria": ["a", "b"]}])  # fmt: skip
-    responses = write_jsonl(tmp_path / "responses.jsonl", [
-        {"case_id": "c", "trial": 1, "condition": c, "runner": "m", "response": "r"} for c in ("baseline", "candidate")])  # fmt: skip
+    cases = write_jsonl(
+        tmp_path / "cases.jsonl",
+        [{"id": "c", "category": "x", "prompt": "p", "risk": "low", "criteria": ["a", "b"]}],
+    )
+    responses = write_jsonl(
+        tmp_path / "responses.jsonl",
+        [
+            {"case_id": "c", "trial": 1, "condition": c, "runner": "m", "response": "r"}
+            for c in ("baseline", "candidate")
+        ],
+    )
     verdicts = write_jsonl(tmp_path / "verdicts.jsonl", DECIDED)
     out = tmp_path / "report.md"
-    assert main(["report", "--cases", str(cases), "--responses", str(responses), "--scores", str(_scores(tmp_path)),
-                 "--criteria", str(verdicts), "--format", "markdown", "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "report",
+                "--cases",
+                str(cases),
+                "--responses",
+                str(responses),
+                "--scores",
+                str(_scores(tmp_path)),
+                "--criteria",
+                str(verdicts),
+                "--format",
+                "markdown",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     assert "### Criteria: who decided" in text
     assert "| baseline | 2 | 1 | 1/1 | 0/1 | 0/0 | 0 | - |" in text

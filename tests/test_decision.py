@@ -25,8 +25,14 @@ WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety
 def _row(
     case: str, trial: int, condition: str, marks: tuple[float, ...], blocker: bool = False
 ) -> dict[str, Any]:
-    return {"case_id": case, "trial": trial, "condition": condition, **dict(zip(METRICS, marks, strict=True)),
-            "blocker": blocker, "notes": ""}  # fmt: skip
+    return {
+        "case_id": case,
+        "trial": trial,
+        "condition": condition,
+        **dict(zip(METRICS, marks, strict=True)),
+        "blocker": blocker,
+        "notes": "",
+    }
 
 
 def _run(
@@ -49,9 +55,12 @@ def _reference(rows: list[dict[str, Any]], exact: bool) -> dict[str, Any]:
     conditions = {}
     for condition, group in sorted(grouped.items()):
         means = {m: sum(float(r[m]) for r in group) / len(group) for m in WEIGHTS}
-        conditions[condition] = {"rows": len(group), **means,
-                                 "weighted_score": sum(means[m] * w for m, w in WEIGHTS.items()),
-                                 "blocking_findings": sum(bool(r["blocker"]) for r in group)}  # fmt: skip
+        conditions[condition] = {
+            "rows": len(group),
+            **means,
+            "weighted_score": sum(means[m] * w for m, w in WEIGHTS.items()),
+            "blocking_findings": sum(bool(r["blocker"]) for r in group),
+        }
 
     def number(condition: str, metric: str) -> Fraction | float:
         if not exact:
@@ -87,8 +96,13 @@ def _random_rows(rng: random.Random) -> list[dict[str, Any]]:
             base = tuple(rng.choice(marks) for _ in METRICS)
             for condition in conditions:
                 same = condition != "baseline" and rng.random() < 0.3  # ties are where exactness shows
-                row = _row(f"case-{case}", trial, condition, base if same else tuple(rng.choice(marks) for _ in METRICS),
-                           blocker=rng.random() < 0.05)  # fmt: skip
+                row = _row(
+                    f"case-{case}",
+                    trial,
+                    condition,
+                    base if same else tuple(rng.choice(marks) for _ in METRICS),
+                    blocker=rng.random() < 0.05,
+                )
                 rows.append(row)
     rng.shuffle(rows)
     return rows
@@ -106,8 +120,11 @@ def test_reference_keys_are_byte_identical_on_random_files(tmp_path: Path) -> No
         summary = json.loads(out)
         floats, exact = _reference(rows, exact=False), _reference(rows, exact=True)
         # the printed document begins with exactly the reference's three keys, byte for byte
-        reference = {"weights": floats["weights"], "conditions": floats["conditions"],
-                     "release_gate": exact["release_gate"]}  # fmt: skip
+        reference = {
+            "weights": floats["weights"],
+            "conditions": floats["conditions"],
+            "release_gate": exact["release_gate"],
+        }
         assert out.startswith(json.dumps(reference, indent=2)[: -len("\n}")] + ",\n")
         differed += floats["release_gate"] != exact["release_gate"]
         assert code == (exitcodes.OK if exact["release_gate"]["passed"] else exitcodes.GATE)
@@ -151,8 +168,18 @@ def _f6() -> list[dict[str, Any]]:
 
 def _f6_checks() -> list[dict[str, Any]]:
     """60 checks per condition (20 cases x 3 trials, one criterion), every one failing."""
-    return [{"case_id": f"case-{case:02d}", "trial": trial, "condition": condition, "criterion": "names the file",
-             "status": "fail"} for case in range(20) for trial in (1, 2, 3) for condition in ("baseline", "candidate")]  # fmt: skip
+    return [
+        {
+            "case_id": f"case-{case:02d}",
+            "trial": trial,
+            "condition": condition,
+            "criterion": "names the file",
+            "status": "fail",
+        }
+        for case in range(20)
+        for trial in (1, 2, 3)
+        for condition in ("baseline", "candidate")
+    ]
 
 
 def test_f6_a_reference_pass_states_its_reasons_and_the_doubt(tmp_path: Path) -> None:
@@ -175,8 +202,11 @@ def test_f6_a_reference_pass_states_its_reasons_and_the_doubt(tmp_path: Path) ->
     assert "No check passed in either condition" in reasons
     assert "9 cases regressed by 1 point or more on correctness or safety" in reasons
     last = decision["reasons"][-1]
-    assert re.fullmatch(r"PASSED by the reference rules; the paired analysis cannot tell: Δ \+0\.0[34], "
-                        r"95% CI −0\.\d\d\.\.\+0\.\d\d, 20 cases", last), last  # fmt: skip
+    assert re.fullmatch(
+        r"PASSED by the reference rules; the paired analysis cannot tell: Δ \+0\.0[34], "
+        r"95% CI −0\.\d\d\.\.\+0\.\d\d, 20 cases",
+        last,
+    ), last
     weighted = summary["paired"]["weighted_score"]
     assert weighted["mean_delta"] == pytest.approx(0.035)
     assert weighted["sign_test"] == {"n_plus": 11, "n_minus": 9, "p": pytest.approx(0.8238, abs=1e-4)}
@@ -252,9 +282,16 @@ def test_a_new_candidate_blocker_makes_it_worse(tmp_path: Path) -> None:
 def test_unrun_checks_keep_the_paired_gate_from_better(tmp_path: Path) -> None:
     """A clear improvement, but a check that never ran (unwritten): not better; inconclusive, and says why."""
     checks = tmp_path / "checks.jsonl"
-    checks.write_text(json.dumps({"case_id": "c0", "trial": 1, "condition": "candidate", "criterion": "x",
-                                  "status": "unwritten"}) + "\n" + json.dumps({"case_id": "c0", "trial": 1,
-                                  "condition": "baseline", "criterion": "x", "status": "pass"}) + "\n")  # fmt: skip
+    checks.write_text(
+        json.dumps(
+            {"case_id": "c0", "trial": 1, "condition": "candidate", "criterion": "x", "status": "unwritten"}
+        )
+        + "\n"
+        + json.dumps(
+            {"case_id": "c0", "trial": 1, "condition": "baseline", "criterion": "x", "status": "pass"}
+        )
+        + "\n"
+    )
     code, out = _run(tmp_path, _shifted(1), "--gate", "paired", "--json", "--checks", str(checks))
     decision = json.loads(out)["decision"]
     assert (code, decision["verdict"]) == (exitcodes.INCONCLUSIVE, "inconclusive")
@@ -312,10 +349,13 @@ def test_a_small_score_does_not_import_numpy(tmp_path: Path) -> None:
 
     path = tmp_path / "scores.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in _f6()), encoding="utf-8")
-    probe = ("import sys\nfrom adhd_evals.entry import main\nmain(sys.argv[1:])\n"
-             "print('numpy' in sys.modules)")  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", probe, "score", str(path), "--json"], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    probe = "import sys\nfrom adhd_evals.entry import main\nmain(sys.argv[1:])\nprint('numpy' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "score", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.stdout.splitlines()[-1] == "False"
     assert (
         json.loads("\n".join(done.stdout.splitlines()[:-1]))["paired"]["weighted_score"]["bootstrap"]
@@ -328,8 +368,10 @@ def test_undecided_criteria_join_the_gate_before_it_decides(tmp_path: Path) -> N
     (score --criteria): the reference verdict is FAILED with that reason among its reasons, and the paired
     gate will not say better while a criterion is undecided."""
     verdicts = tmp_path / "verdicts.jsonl"
-    rows = [{"case_id": "c0", "trial": 1, "condition": c, "criterion": "a", "status": s, "decided_by": by}
-            for c, s, by in (("baseline", "pass", "check"), ("candidate", "unwritten", "nobody"))]  # fmt: skip
+    rows = [
+        {"case_id": "c0", "trial": 1, "condition": c, "criterion": "a", "status": s, "decided_by": by}
+        for c, s, by in (("baseline", "pass", "check"), ("candidate", "unwritten", "nobody"))
+    ]
     verdicts.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     code, out = _run(tmp_path, _shifted(1), "--json", "--criteria", str(verdicts))
     summary = json.loads(out)

@@ -15,8 +15,19 @@ from adhd_evals.lint import format_of
 from helpers import Fixture, fixtures
 
 EVALS = {"skill_name": "s", "evals": [{"id": 1, "prompt": "Say hi."}]}
-DATASET = {"version": "1.0", "test_cases": [{"id": "say-hi", "description": "d", "task_type": "qa",
-           "input": "Say hi.", "expected_output": "hi", "eval_config": {"methods": ["exact_match"]}}]}  # fmt: skip
+DATASET = {
+    "version": "1.0",
+    "test_cases": [
+        {
+            "id": "say-hi",
+            "description": "d",
+            "task_type": "qa",
+            "input": "Say hi.",
+            "expected_output": "hi",
+            "eval_config": {"methods": ["exact_match"]},
+        }
+    ],
+}
 
 
 @pytest.mark.parametrize(

@@ -40,8 +40,12 @@ def test_dry_run_diff_is_as_long_as_diff_u(tmp_path: Path) -> None:
     after = {"cases.jsonl": outcome.catalog, "checks.py": outcome.module}
     for (name, text), printed in zip(after.items(), outcome.diffs, strict=True):
         (tmp_path / f"new-{name}").write_text(text, encoding="utf-8")
-        expected = subprocess.run(["diff", "-u", str(tmp_path / "evals" / name), str(tmp_path / f"new-{name}")],
-                                  capture_output=True, text=True, check=False).stdout  # fmt: skip
+        expected = subprocess.run(
+            ["diff", "-u", str(tmp_path / "evals" / name), str(tmp_path / f"new-{name}")],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
         assert printed.count("\n") == expected.count("\n") > 0
         assert _hunks(printed) == _hunks(expected)
 

@@ -68,8 +68,14 @@ def _criterion(rng: random.Random) -> Any:
 
 def make_cases(rng: random.Random) -> list[Case]:
     count = rng.randint(1, 5)
-    return [Case(f"c{i}-{rng.randint(0, 99)}", f"prompt {i} {rng.random()}",
-                 [_criterion(rng) for _ in range(rng.randint(1, 4))]) for i in range(count)]  # fmt: skip
+    return [
+        Case(
+            f"c{i}-{rng.randint(0, 99)}",
+            f"prompt {i} {rng.random()}",
+            [_criterion(rng) for _ in range(rng.randint(1, 4))],
+        )
+        for i in range(count)
+    ]
 
 
 @dataclass
@@ -260,8 +266,11 @@ def _formatted_line(line: str, formatted: str) -> str:
     return line.replace("'", '"')
 
 
-@settings(max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "40")) // 2 or 1, deadline=None,
-          suppress_health_check=list(HealthCheck))  # fmt: skip
+@settings(
+    max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "40")) // 2 or 1,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(seed=st.integers(min_value=0, max_value=2**32))
 def test_every_line_a_person_wrote_is_in_the_new_module_once(tmp_path_factory: Any, seed: int) -> None:
     tmp = tmp_path_factory.mktemp("edits")
@@ -281,10 +290,12 @@ def test_hostile_reimports_at_scale(tmp_path: Path) -> None:
     formatter = _formatter()
     for _ in range(rounds):
         one_round(tmp_path, rng, counts, formatter=formatter)
-    print(f"\n{counts.reimports} re-imports, {counts.person_lines} lines a person wrote: {counts.lost} lost, "
-          f"{counts.duplicated} duplicated, {counts.pruned_edits} removed with a pruned case's edited check, "
-          f"{counts.refused} refused, {counts.name_errors} NameErrors, {counts.formatted} reformatted by ruff "
-          f"before the re-import, {counts.dialects} bringing a dialect")  # fmt: skip
+    print(
+        f"\n{counts.reimports} re-imports, {counts.person_lines} lines a person wrote: {counts.lost} lost, "
+        f"{counts.duplicated} duplicated, {counts.pruned_edits} removed with a pruned case's edited check, "
+        f"{counts.refused} refused, {counts.name_errors} NameErrors, {counts.formatted} reformatted by ruff "
+        f"before the re-import, {counts.dialects} bringing a dialect"
+    )
     assert (counts.lost, counts.duplicated, counts.name_errors, counts.refused) == (0, 0, 0, 0), (
         counts.problems[:5]
     )

@@ -35,8 +35,9 @@ def test_a_fifo_is_refused_by_name_not_read(fifo: Path, capsys: pytest.CaptureFi
 
 
 @pytest.mark.parametrize("command", [["validate"], ["check", "RESPONSES", "--suite", "SUITE", "--cases"]])
-def test_row_readers_refuse_a_fifo(tmp_path: Path, fifo: Path, capsys: pytest.CaptureFixture[str],
-                                   command: list[str]) -> None:  # fmt: skip
+def test_row_readers_refuse_a_fifo(
+    tmp_path: Path, fifo: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
     (tmp_path / "r.jsonl").write_text("")
     (tmp_path / "s.py").write_text("CHECKS = {}\n")
     argv = [

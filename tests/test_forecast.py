@@ -35,8 +35,20 @@ HERE = Path(__file__).parent / "scale"
 
 
 def _estimate(capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
-    argv = ["plan", "--cases", str(HERE / "cases.jsonl"), "--trials", "2", "--estimate", "--history",
-            str(HERE / "history.jsonl"), "--jobs", "2", "--json", *extra]  # fmt: skip
+    argv = [
+        "plan",
+        "--cases",
+        str(HERE / "cases.jsonl"),
+        "--trials",
+        "2",
+        "--estimate",
+        "--history",
+        str(HERE / "history.jsonl"),
+        "--jobs",
+        "2",
+        "--json",
+        *extra,
+    ]
     assert main(argv) == exitcodes.OK
     found: dict[str, Any] = json.loads(capsys.readouterr().out)
     return found
@@ -93,8 +105,17 @@ def test_calls_the_cache_answers_are_free(tmp_path: Path, capsys: pytest.Capture
     digest = caching.key(Runner("fake", tuple(command), "claude-json"), "Question a", 1)
     cache.put(digest, caching.Hit("an answer", {}, 0.1, 2.0))
     (tmp_path / "skill.md").write_text("Be terse.")
-    found = _estimate(capsys, "--runner", "fake", "--runner-config", str(tmp_path / "runners.json"), "--cache",
-                      str(tmp_path / "cache"), "--condition-skill", str(tmp_path / "skill.md"))  # fmt: skip
+    found = _estimate(
+        capsys,
+        "--runner",
+        "fake",
+        "--runner-config",
+        str(tmp_path / "runners.json"),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--condition-skill",
+        str(tmp_path / "skill.md"),
+    )
     baseline = _line(found, "fake", "baseline")
     assert (baseline["calls"], baseline["cached"]) == (6, 1)
     assert baseline["cost_usd"] == pytest.approx({"low": 1.1, "median": 1.5, "high": 1.9})

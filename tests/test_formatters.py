@@ -60,10 +60,15 @@ def _hostile_source(rng: random.Random, number: int) -> dict[str, Any]:
         return text
 
     evals = [
-        {"id": rng.choice([number * 10 + i, f"{rng.choice(HOSTILE)[:50]}{i}", "x" * rng.randint(1, 120) + str(i)]),
-         "prompt": f"p{i}", "assertions": [criterion() for _ in range(rng.randint(0, 5))]}
+        {
+            "id": rng.choice(
+                [number * 10 + i, f"{rng.choice(HOSTILE)[:50]}{i}", "x" * rng.randint(1, 120) + str(i)]
+            ),
+            "prompt": f"p{i}",
+            "assertions": [criterion() for _ in range(rng.randint(0, 5))],
+        }
         for i in range(rng.randint(1, 6))
-    ]  # fmt: skip
+    ]
     return {"skill_name": rng.choice(["s", "a-very-long-skill-name-" * 3]), "evals": evals}
 
 
@@ -90,21 +95,29 @@ def test_generated_modules_are_left_byte_for_byte_by_the_formatter(tmp_path: Pat
 
 
 BASE = [
-    {"id": 1, "prompt": "Write notes for 2.4", "assertions": [
-        "Groups changes under Features and Fixes",
-        {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy"]},
-        "A criterion long enough that the decorator holding it is wrapped by the generator itself",
-    ]},
+    {
+        "id": 1,
+        "prompt": "Write notes for 2.4",
+        "assertions": [
+            "Groups changes under Features and Fixes",
+            {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy"]},
+            "A criterion long enough that the decorator holding it is wrapped by the generator itself",
+        ],
+    },
     {"id": 2, "prompt": "Write notes for 2.5", "assertions": ["Mentions dark mode"]},
-]  # fmt: skip
+]
 CHANGED = [
-    {"id": 1, "prompt": "Write notes for 2.4.1", "assertions": [
-        "Groups changes under Features and Fixes",
-        {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy", "--old"]},
-        "A criterion long enough that the decorator holding it is wrapped by the generator itself",
-    ]},
+    {
+        "id": 1,
+        "prompt": "Write notes for 2.4.1",
+        "assertions": [
+            "Groups changes under Features and Fixes",
+            {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy", "--old"]},
+            "A criterion long enough that the decorator holding it is wrapped by the generator itself",
+        ],
+    },
     {"id": 2, "prompt": "Write notes for 2.5", "assertions": ["Mentions dark mode", "Is short"]},
-]  # fmt: skip
+]
 
 
 def _reimport(tmp_path: Path, evals: list[dict[str, Any]]) -> Any:

@@ -132,8 +132,10 @@ def test_import_to_a_text_stream_stdout_writes_the_catalog(
     import io
 
     source = tmp_path / "evals.json"
-    source.write_text('{"skill_name": "s", "evals": [{"id": 1, "prompt": "Hi é", "assertions": ["Says hi"]}]}',
-                      encoding="utf-8")  # fmt: skip
+    source.write_text(
+        '{"skill_name": "s", "evals": [{"id": 1, "prompt": "Hi é", "assertions": ["Says hi"]}]}',
+        encoding="utf-8",
+    )
     captured = io.StringIO()
     monkeypatch.setattr(sys, "stdout", captured)
     assert main(["import", "--format", "evals-json", str(source)]) == 0

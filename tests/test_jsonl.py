@@ -11,8 +11,25 @@ from adhd_evals import jsonl
 
 # Characters that exercise every escape: quotes, backslashes, controls, the three
 # line breaks the writer escapes, non-ASCII letters, astral and lone surrogates.
-_NASTY = st.sampled_from(['"', "\\", "\n", "\x00", "\x1f", "\x7f", "\x85", "\u2028", "\u2029", "é", "東",
-                          "\ud800", "\U0001f600", " ", "a"])  # fmt: skip
+_NASTY = st.sampled_from(
+    [
+        '"',
+        "\\",
+        "\n",
+        "\x00",
+        "\x1f",
+        "\x7f",
+        "\x85",
+        "\u2028",
+        "\u2029",
+        "é",
+        "東",
+        "\ud800",
+        "\U0001f600",
+        " ",
+        "a",
+    ]
+)
 _TEXT = st.text(st.one_of(_NASTY, st.characters()), max_size=12)
 
 

@@ -16,14 +16,26 @@ from adhd_evals.runs.judge import first_object
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_judge.py")
 CASES = [
-    {"id": "c1", "category": "c", "prompt": "Explain the bug in one line.", "risk": "low",
-     "criteria": ["Names the null pointer", "Is one line"]},
+    {
+        "id": "c1",
+        "category": "c",
+        "prompt": "Explain the bug in one line.",
+        "risk": "low",
+        "criteria": ["Names the null pointer", "Is one line"],
+    },
     {"id": "c2", "category": "c", "prompt": "Suggest a fix.", "risk": "low", "criteria": ["Gives a patch"]},
-]  # fmt: skip
+]
 RESPONSES = [
-    {"case_id": c, "trial": 1, "condition": cond, "runner": "model-x", "response": f"Null pointer in {c} ({n})"}
-    for c in ("c1", "c2") for n, cond in enumerate(("baseline", "candidate"))
-]  # fmt: skip
+    {
+        "case_id": c,
+        "trial": 1,
+        "condition": cond,
+        "runner": "model-x",
+        "response": f"Null pointer in {c} ({n})",
+    }
+    for c in ("c1", "c2")
+    for n, cond in enumerate(("baseline", "candidate"))
+]
 
 
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -35,20 +47,48 @@ def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def sheet(tmp_path: Path) -> Path:
     _jsonl(tmp_path / "cases.jsonl", CASES)
     _jsonl(tmp_path / "responses.jsonl", RESPONSES)
-    assert main(["blind", str(tmp_path / "responses.jsonl"), "--sheet", str(tmp_path / "sheet.jsonl"),
-                 "--key", str(tmp_path / "key.jsonl"), "--cases", str(tmp_path / "cases.jsonl"),
-                 "--markdown", str(tmp_path / "sheet.md")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "blind",
+                str(tmp_path / "responses.jsonl"),
+                "--sheet",
+                str(tmp_path / "sheet.jsonl"),
+                "--key",
+                str(tmp_path / "key.jsonl"),
+                "--cases",
+                str(tmp_path / "cases.jsonl"),
+                "--markdown",
+                str(tmp_path / "sheet.md"),
+            ]
+        )
+        == 0
+    )
     return tmp_path / "sheet.jsonl"
 
 
 def _judge(tmp_path: Path, mode: str, *extra: str) -> tuple[int, list[dict[str, Any]]]:
     config = tmp_path / "judges.json"
-    spec = {"command": [sys.executable, FAKE, "--mode", mode, "--calls", str(tmp_path / "calls.jsonl")],
-            "response_format": "claude-json" if mode == "costly" else "text"}  # fmt: skip
+    spec = {
+        "command": [sys.executable, FAKE, "--mode", mode, "--calls", str(tmp_path / "calls.jsonl")],
+        "response_format": "claude-json" if mode == "costly" else "text",
+    }
     config.write_text(json.dumps({"judge": spec}))
-    argv = ["judge", str(tmp_path / "sheet.jsonl"), "--runner", "judge", "--runner-config", str(config),
-            "--cases", str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "judged.jsonl"),
-            "--retries", "0", *extra]  # fmt: skip
+    argv = [
+        "judge",
+        str(tmp_path / "sheet.jsonl"),
+        "--runner",
+        "judge",
+        "--runner-config",
+        str(config),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--output",
+        str(tmp_path / "judged.jsonl"),
+        "--retries",
+        "0",
+        *extra,
+    ]
     if mode != "costly":
         argv.append("--allow-unmetered")
     code = main(argv)
@@ -75,8 +115,13 @@ def test_a_good_judge_fills_every_row(sheet: Path) -> None:
     code, rows = _judge(sheet.parent, "good")
     assert code == 0 and len(rows) == 4
     for row in rows:
-        assert (row["correctness"], row["autonomy"], row["actionability"], row["safety"], row["concision"]) == (
-            4, 5, 4, 5, 3)  # fmt: skip
+        assert (
+            row["correctness"],
+            row["autonomy"],
+            row["actionability"],
+            row["safety"],
+            row["concision"],
+        ) == (4, 5, 4, 5, 3)
         assert row["blocker"] is False and "void" not in row
         assert row["judge"]["runner"] == "judge" and len(row["judge"]["template"]) == 12
         assert [v["verdict"] for v in row["criteria"]] == ["pass"] * len(row["criteria"])
@@ -87,10 +132,13 @@ def test_a_judge_wrapping_its_json_in_prose_is_read(sheet: Path) -> None:
     assert code == 0 and all("void" not in r and r["correctness"] == 4 for r in rows)
 
 
-@pytest.mark.parametrize(("mode", "reason"), [
-    ("range", "correctness is 7, not a whole number from 1 to 5"),
-    ("invented", 'the evidence "words nobody wrote" is not a quote from the response'),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("range", "correctness is 7, not a whole number from 1 to 5"),
+        ("invented", 'the evidence "words nobody wrote" is not a quote from the response'),
+    ],
+)
 def test_bad_answers_are_void_with_the_reason(sheet: Path, mode: str, reason: str) -> None:
     code, rows = _judge(sheet.parent, mode)
     assert code == 0 and len(rows) == 4
@@ -100,8 +148,10 @@ def test_bad_answers_are_void_with_the_reason(sheet: Path, mode: str, reason: st
 def test_a_hanging_judge_is_void_not_fatal(sheet: Path) -> None:
     code, rows = _judge(sheet.parent, "hang", "--timeout", "0.5", "--jobs", "4")
     assert code == 0 and len(rows) == 4
-    assert all(r["void"].startswith("runner 'judge' failed after 1 attempts") and "timed out" in r["void"]
-               for r in rows)  # fmt: skip
+    assert all(
+        r["void"].startswith("runner 'judge' failed after 1 attempts") and "timed out" in r["void"]
+        for r in rows
+    )
 
 
 def test_a_judge_that_costs_money_keeps_to_the_budget(sheet: Path) -> None:
@@ -149,10 +199,14 @@ def _agree_args(tmp_path: Path, judged: list[dict[str, Any]], human: list[dict[s
 
 
 def test_agree_on_a_small_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    judged = [{"case_id": "c", "trial": t, "condition": "A", **_scores([j, 3, 3, 3, 3])} for t, j in
-              ((1, 1), (2, 3), (3, 5), (4, 3))]  # fmt: skip
-    human = [{"case_id": "c", "trial": t, "condition": "A", **_scores([h, 3, 3, 3, 3])} for t, h in
-             ((1, 1), (2, 3), (3, 5), (4, 5))]  # fmt: skip
+    judged = [
+        {"case_id": "c", "trial": t, "condition": "A", **_scores([j, 3, 3, 3, 3])}
+        for t, j in ((1, 1), (2, 3), (3, 5), (4, 3))
+    ]
+    human = [
+        {"case_id": "c", "trial": t, "condition": "A", **_scores([h, 3, 3, 3, 3])}
+        for t, h in ((1, 1), (2, 3), (3, 5), (4, 5))
+    ]
     args = _agree_args(tmp_path, judged, human)
     assert main(args) == 0
     found = json.loads(capsys.readouterr().out)
@@ -172,10 +226,24 @@ def test_agree_counts_criterion_verdicts_and_skips_criteria_as_text(
     def verdict(criterion: str, said: str) -> dict[str, str]:
         return {"criterion": criterion, "verdict": said, "evidence": ""}
 
-    judged = [{"case_id": "c", "trial": 1, "condition": "A", **_scores([3] * 5),
-               "criteria": [verdict("x", "pass"), verdict("y", "fail"), verdict("z", "pass")]}]  # fmt: skip
-    human = [{"case_id": "c", "trial": 1, "condition": "A", **_scores([3] * 5),
-              "criteria": ["x as the sheet wrote it", verdict("x", "pass"), verdict("y", "pass")]}]  # fmt: skip
+    judged = [
+        {
+            "case_id": "c",
+            "trial": 1,
+            "condition": "A",
+            **_scores([3] * 5),
+            "criteria": [verdict("x", "pass"), verdict("y", "fail"), verdict("z", "pass")],
+        }
+    ]
+    human = [
+        {
+            "case_id": "c",
+            "trial": 1,
+            "condition": "A",
+            **_scores([3] * 5),
+            "criteria": ["x as the sheet wrote it", verdict("x", "pass"), verdict("y", "pass")],
+        }
+    ]
     args = _agree_args(tmp_path, judged, human)
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["criteria"] == {
@@ -214,8 +282,10 @@ def test_gate_fails_on_unwritten_checks_with_the_count(
     scores = _jsonl(
         tmp_path / "s.jsonl", [_pair("c", 1, "baseline", [3] * 5), _pair("c", 1, "candidate", [4] * 5)]
     )
-    checks = _jsonl(tmp_path / "k.jsonl", [{"condition": c, "status": s} for c, s in
-                                           (("baseline", "unwritten"), ("candidate", "unwritten"))])  # fmt: skip
+    checks = _jsonl(
+        tmp_path / "k.jsonl",
+        [{"condition": c, "status": s} for c, s in (("baseline", "unwritten"), ("candidate", "unwritten"))],
+    )
     assert main(["score", str(scores), "--checks", str(checks)]) == exitcodes.GATE
     out = capsys.readouterr().out
     assert "Release gate: FAILED" in out and "Checks: 2 unwritten and 0 errored of 2" in out
@@ -223,8 +293,12 @@ def test_gate_fails_on_unwritten_checks_with_the_count(
 
 
 def test_gate_fails_naming_void_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rows = [_pair("c", 1, "baseline", [3] * 5), _pair("c", 1, "candidate", [4] * 5),
-            _pair("d", 1, "baseline", [3] * 5), {**_pair("d", 1, "candidate", [4] * 5), "void": "timed out"}]  # fmt: skip
+    rows = [
+        _pair("c", 1, "baseline", [3] * 5),
+        _pair("c", 1, "candidate", [4] * 5),
+        _pair("d", 1, "baseline", [3] * 5),
+        {**_pair("d", 1, "candidate", [4] * 5), "void": "timed out"},
+    ]
     assert main(["score", str(_jsonl(tmp_path / "s.jsonl", rows))]) == exitcodes.GATE
     out = capsys.readouterr().out
     assert "1 judged row void, so 1 pair (d/trial 1) scored for no condition." in out
@@ -232,8 +306,11 @@ def test_gate_fails_naming_void_rows(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_min_trials_makes_the_gate_incomparable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rows = [_pair("c", t, cond, [3 if cond == "baseline" else 4] * 5) for t in (1, 2) for cond in
-            ("baseline", "candidate")]  # fmt: skip
+    rows = [
+        _pair("c", t, cond, [3 if cond == "baseline" else 4] * 5)
+        for t in (1, 2)
+        for cond in ("baseline", "candidate")
+    ]
     path = _jsonl(tmp_path / "s.jsonl", rows)
     assert main(["score", str(path), "--min-trials", "2"]) == 0
     assert main(["score", str(path), "--min-trials", "3"]) == exitcodes.GATE
@@ -258,8 +335,9 @@ def test_regressions_are_listed(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "Regression: c correctness 5.00 -> 3.00" in capsys.readouterr().out
 
 
-def test_the_whole_pipeline_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_the_whole_pipeline_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The README's tour: import, run (stub), blind, judge (stub), score with the key."""
     monkeypatch.chdir(tmp_path)
     source = (
@@ -270,12 +348,33 @@ def test_the_whole_pipeline_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     skill.write_text("Be terse.\n")
     steps = [
         ["import", "--format", "evals-json", str(source), "--out", "evals"],
-        ["run", "--runner", "stub", "--condition", "baseline", "--output", "runs/responses.jsonl", "--trials", "2"],
-        ["run", "--runner", "stub", "--condition", "candidate", "--condition-skill", str(skill),
-         "--output", "runs/responses.jsonl", "--trials", "2"],
+        [
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--output",
+            "runs/responses.jsonl",
+            "--trials",
+            "2",
+        ],
+        [
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "candidate",
+            "--condition-skill",
+            str(skill),
+            "--output",
+            "runs/responses.jsonl",
+            "--trials",
+            "2",
+        ],
         ["blind", "runs/responses.jsonl", "--sheet", "runs/sheet.jsonl", "--key", "runs/key.jsonl"],
         ["judge", "runs/sheet.jsonl", "--runner", "stub", "--output", "runs/judged.jsonl"],
-    ]  # fmt: skip
+    ]
     for step in steps:
         assert main(step) == 0, step
     code = main(["score", "runs/judged.jsonl", "--key", "runs/key.jsonl", "--min-trials", "2"])

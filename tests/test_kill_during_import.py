@@ -49,17 +49,27 @@ def test_a_kill_at_each_step_is_consistent_or_named_then_repaired(
     # By hand, from the order of the steps: temps are written, then the manifest,
     # then cases.jsonl is renamed, then checks.py.
     # (then the record of sources, the third file of the write, whose change is invisible here)
-    expected_state = {"written": ("old", "old"), "manifest": ("old", "old"),
-                      "renamed-1": ("new", "old"), "renamed-2": ("new", "new"),
-                      "renamed-3": ("new", "new")}[step]  # fmt: skip
+    expected_state = {
+        "written": ("old", "old"),
+        "manifest": ("old", "old"),
+        "renamed-1": ("new", "old"),
+        "renamed-2": ("new", "new"),
+        "renamed-3": ("new", "new"),
+    }[step]
     assert state == expected_state
     # what the killed writer left: its temporary files, and the manifest once written
-    temps, manifest = {"written": (3, False), "manifest": (3, True), "renamed-1": (2, True),
-                       "renamed-2": (1, True), "renamed-3": (0, True)}[step]  # fmt: skip
+    temps, manifest = {
+        "written": (3, False),
+        "manifest": (3, True),
+        "renamed-1": (2, True),
+        "renamed-2": (1, True),
+        "renamed-3": (0, True),
+    }[step]
     assert len(leftovers) == temps and (out / MANIFEST).exists() == manifest
     responses = tmp_path / "responses.jsonl"
-    responses.write_text('{"case_id": "s-1", "trial": 1, "condition": "baseline", "runner": "stub", '
-                         '"response": "x"}\n')  # fmt: skip
+    responses.write_text(
+        '{"case_id": "s-1", "trial": 1, "condition": "baseline", "runner": "stub", "response": "x"}\n'
+    )
     code = main(
         ["check", str(responses), "--cases", str(out / "cases.jsonl"), "--suite", str(out / "checks.py")]
     )

@@ -36,8 +36,13 @@ def test_three_skills_in_one_call(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["import", "--format", "evals-json", str(TREE / "skills"), "--out", str(out)]) == 0
     # By hand: integer ids take the skill's slug; "intro" stays; the digit string "7" is
     # prefixed like an integer; gamma has no skill_name, so its folder names it.
-    assert _catalog(out) == [("alpha-1", "alpha"), ("alpha-2", "alpha"), ("intro", "beta"), ("beta-7", "beta"),
-                             ("gamma-1", "gamma")]  # fmt: skip
+    assert _catalog(out) == [
+        ("alpha-1", "alpha"),
+        ("alpha-2", "alpha"),
+        ("intro", "beta"),
+        ("beta-7", "beta"),
+        ("gamma-1", "gamma"),
+    ]
     err = capsys.readouterr().err
     assert "Read 5 cases from 3 sources (evals-json)" in err
     for skill in ("alpha", "beta", "gamma"):
@@ -112,8 +117,9 @@ def test_dry_run_changes_no_byte_and_no_mtime(tmp_path: Path, capsys: pytest.Cap
 BODY = "    # mine: the answer must name the version\n    return '2.4' in answer"
 
 
-def _reimport(tmp_path: Path, before: list[dict[str, Any]], edit: tuple[str, str],
-              after: list[dict[str, Any]]) -> tuple[str, Any]:  # fmt: skip
+def _reimport(
+    tmp_path: Path, before: list[dict[str, Any]], edit: tuple[str, str], after: list[dict[str, Any]]
+) -> tuple[str, Any]:
     source = _skill(tmp_path, "notes", before)
     out = tmp_path / "evals"
     import_sources("evals-json", [source], Request(out=out))
@@ -170,9 +176,16 @@ def test_a_renamed_case_with_the_same_prompt_takes_its_checks(tmp_path: Path) ->
 # ---- property: no function body a person wrote is ever lost -------------------------------
 
 criteria = st.sampled_from(["Alpha", "alpha.", "Beta", "Gamma", "Delta", "Beta!"])
-cases = st.lists(st.tuples(st.sampled_from([1, 2, 3, "x"]), st.sampled_from(["p", "q"]),
-                           st.lists(criteria, min_size=1, max_size=3, unique=True)),
-                 min_size=1, max_size=3, unique_by=lambda c: c[0])  # fmt: skip
+cases = st.lists(
+    st.tuples(
+        st.sampled_from([1, 2, 3, "x"]),
+        st.sampled_from(["p", "q"]),
+        st.lists(criteria, min_size=1, max_size=3, unique=True),
+    ),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda c: c[0],
+)
 
 
 def _evals(spec: list[tuple[Any, str, list[str]]]) -> list[dict[str, Any]]:
@@ -185,8 +198,9 @@ def _evals(spec: list[tuple[Any, str, list[str]]]) -> list[dict[str, Any]]:
     suppress_health_check=list(HealthCheck),
 )
 @given(steps=st.lists(cases, min_size=2, max_size=4), edit_at=st.integers(0, 50))
-def test_no_edited_body_is_ever_lost(tmp_path_factory: pytest.TempPathFactory, steps: list[Any],
-                                     edit_at: int) -> None:  # fmt: skip
+def test_no_edited_body_is_ever_lost(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[Any], edit_at: int
+) -> None:
     root = tmp_path_factory.mktemp("prop")
     source = _skill(root, "s", _evals(steps[0]))
     out = root / "evals"

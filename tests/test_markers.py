@@ -65,11 +65,13 @@ def _yaml(tmp_path: Path, place: str, forged: str) -> tuple[str, Path, dict[str,
 
 
 PLACES = [
-    *(("evals-json", p) for p in
-      ("id", "criterion", "note key", "note value", "file key", "category", "file name")),
+    *(
+        ("evals-json", p)
+        for p in ("id", "criterion", "note key", "note value", "file key", "category", "file name")
+    ),
     ("yaml", "yaml key"),
     ("yaml", "yaml file name"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("kind", sorted(FORGED))
@@ -82,8 +84,9 @@ def test_no_source_text_forges_a_marker(tmp_path: Path, fmt: str, place: str, ki
     regions, _ = split(first)
     # exactly the markers the generator wrote: a preamble, one case, one check
     assert [r.kind for r in regions] == ["preamble", "case", "check"]
-    assert not any(line.startswith(MARKER) and line not in [r.marker for r in regions]
-                   for line in first.splitlines())  # fmt: skip
+    assert not any(
+        line.startswith(MARKER) and line not in [r.marker for r in regions] for line in first.splitlines()
+    )
     second = import_source(fmt, source, out=out, **args).module
     assert second == first  # importing twice is byte-identical
     namespace: dict[str, Any] = {}
@@ -104,8 +107,9 @@ def test_a_module_with_32_bit_keys_migrates_and_keeps_its_edits(tmp_path: Path) 
     out = tmp_path / "evals"
     out.mkdir()
     legacy = (ROOT / "tests/legacy/checks-32-bit-keys.txt").read_text()
-    edited = legacy.replace("return unwritten('Groups changes under Features and Fixes')",
-                            "return 'Features' in answer  # mine")  # fmt: skip
+    edited = legacy.replace(
+        "return unwritten('Groups changes under Features and Fixes')", "return 'Features' in answer  # mine"
+    )
     assert edited != legacy
     (out / "checks.py").write_text(edited)
     source = fixture / "release-notes/evals/evals.json"

@@ -24,8 +24,26 @@ def _catalog(path: Path, cases: list[dict[str, object]]) -> Path:
 def _shard(work: Path, k: int, catalog: Path, name: str | None = None, *extra: str) -> Path:
     out = work / (name or f"shard-{k}.jsonl")
     for condition in ("baseline", "candidate"):
-        code = main(["run", "--runner", "stub", "--condition", condition, "--condition-skill", str(work / "skill.md"),
-                     "--cases", str(catalog), "--trials", "2", "--shard", f"{k}/4", "--output", str(out), *extra])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--runner",
+                "stub",
+                "--condition",
+                condition,
+                "--condition-skill",
+                str(work / "skill.md"),
+                "--cases",
+                str(catalog),
+                "--trials",
+                "2",
+                "--shard",
+                f"{k}/4",
+                "--output",
+                str(out),
+                *extra,
+            ]
+        )
         assert code == exitcodes.OK
     return out
 
@@ -158,11 +176,32 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
     """Rows costing 0.25 (two) and a cached row of 1.0: spend $0.5000; the cached $1.0000 apart."""
     out = tmp_path / "s.jsonl"
     rows = [
-        {"case_id": "case-0", "trial": 1, "condition": "baseline", "runner": "r", "response": "a", "cost_usd": 0.25},
-        {"case_id": "case-0", "trial": 2, "condition": "baseline", "runner": "r", "response": "b", "cost_usd": 0.25},
-        {"case_id": "case-0", "trial": 3, "condition": "baseline", "runner": "r", "response": "c", "cost_usd": 1.0,
-         "cached": True},
-    ]  # fmt: skip
+        {
+            "case_id": "case-0",
+            "trial": 1,
+            "condition": "baseline",
+            "runner": "r",
+            "response": "a",
+            "cost_usd": 0.25,
+        },
+        {
+            "case_id": "case-0",
+            "trial": 2,
+            "condition": "baseline",
+            "runner": "r",
+            "response": "b",
+            "cost_usd": 0.25,
+        },
+        {
+            "case_id": "case-0",
+            "trial": 3,
+            "condition": "baseline",
+            "runner": "r",
+            "response": "c",
+            "cost_usd": 1.0,
+            "cached": True,
+        },
+    ]
     out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     runner = {
         "name": "r",
@@ -178,8 +217,16 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
         "skill_sha256": None,
         "places": [0],
     }
-    record = {"adhd_evals_shard": 2, "shard": "1/1", "index": 1, "count": 1, "catalog_sha256": "x",
-              "places": [0], "ids": ["case-0"], "runs": {"baseline r": run}}  # fmt: skip
+    record = {
+        "adhd_evals_shard": 2,
+        "shard": "1/1",
+        "index": 1,
+        "count": 1,
+        "catalog_sha256": "x",
+        "places": [0],
+        "ids": ["case-0"],
+        "runs": {"baseline r": run},
+    }
     (tmp_path / "s.jsonl.shard.json").write_text(json.dumps(record))
     assert _merge(out) == exitcodes.OK
     assert (
@@ -221,8 +268,17 @@ def test_check_shard_checks_only_its_cases(
         "CHECKS = {" + ", ".join(f"'case-{n}': [('x', lambda a: True)]" for n in range(8)) + "}\n"
     )
     capsys.readouterr()
-    argv = ["check", str(tmp_path / "merged.jsonl"), "--cases", str(tmp_path / "cases.jsonl"), "--suite", str(suite),
-            "--json", "--shard", "2/4"]  # fmt: skip
+    argv = [
+        "check",
+        str(tmp_path / "merged.jsonl"),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--suite",
+        str(suite),
+        "--json",
+        "--shard",
+        "2/4",
+    ]
     assert main(argv) == exitcodes.OK
     found = json.loads(capsys.readouterr().out)
     rows = sum(c["rows"] for c in found["conditions"].values())
@@ -231,10 +287,14 @@ def test_check_shard_checks_only_its_cases(
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [pytest.param("ids", [1, 2], id="ids that are numbers"), pytest.param("places", ["0"], id="a place as text"),
-     pytest.param("ids", [], id="fewer ids than places"), pytest.param("places", "0", id="not a list"),
-     pytest.param("run places", [99], id="a run planning a case the shard does not list")],
-)  # fmt: skip
+    [
+        pytest.param("ids", [1, 2], id="ids that are numbers"),
+        pytest.param("places", ["0"], id="a place as text"),
+        pytest.param("ids", [], id="fewer ids than places"),
+        pytest.param("places", "0", id="not a list"),
+        pytest.param("run places", [99], id="a run planning a case the shard does not list"),
+    ],
+)
 def test_a_record_this_version_did_not_write_is_refused(
     shards: list[Path], tmp_path: Path, field: str, value: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,11 +56,23 @@ def test_reliability_per_condition_and_mcnemar_on_every_trial_passing() -> None:
     """Two checks, three trials. Baseline: x passes 2/3, y 3/3. Candidate: x 3/3, y 0/3.
     k = 3. Baseline pass@3 = (1 + 1)/2 = 1, pass^3 = (0 + 1)/2 = 0.5; candidate pass@3 = (1 + 0)/2 = 0.5,
     pass^3 = (1 + 0)/2 = 0.5. Discordant on pass^3: x (candidate only), y (baseline only): p = 1."""
-    outcomes = {("baseline", "x"): "ppf", ("baseline", "y"): "ppp", ("candidate", "x"): "ppp",
-                ("candidate", "y"): "fff"}  # fmt: skip
-    rows = [{"case_id": "c", "criterion": check, "condition": condition, "trial": t + 1,
-             "status": "pass" if mark == "p" else "fail"}
-            for (condition, check), marks in outcomes.items() for t, mark in enumerate(marks)]  # fmt: skip
+    outcomes = {
+        ("baseline", "x"): "ppf",
+        ("baseline", "y"): "ppp",
+        ("candidate", "x"): "ppp",
+        ("candidate", "y"): "fff",
+    }
+    rows = [
+        {
+            "case_id": "c",
+            "criterion": check,
+            "condition": condition,
+            "trial": t + 1,
+            "status": "pass" if mark == "p" else "fail",
+        }
+        for (condition, check), marks in outcomes.items()
+        for t, mark in enumerate(marks)
+    ]
     found = stats.reliability(rows)
     assert (found["baseline"]["k"], found["baseline"]["pass_at_k"], found["baseline"]["pass_hat_k"]) == (
         3,
@@ -73,9 +85,15 @@ def test_reliability_per_condition_and_mcnemar_on_every_trial_passing() -> None:
 
 @pytest.mark.parametrize(
     ("p", "df", "table"),
-    [(0.975, 1, 12.706), (0.975, 5, 2.571), (0.975, 13, 2.160), (0.8, 13, 0.870), (0.975, 29, 2.045),
-     (0.975, 1000, 1.962)],
-)  # fmt: skip
+    [
+        (0.975, 1, 12.706),
+        (0.975, 5, 2.571),
+        (0.975, 13, 2.160),
+        (0.8, 13, 0.870),
+        (0.975, 29, 2.045),
+        (0.975, 1000, 1.962),
+    ],
+)
 def test_t_quantiles_match_the_printed_table(p: float, df: int, table: float) -> None:
     """Student's t quantiles as every statistics table prints them (three decimals)."""
     assert stats.t_quantile(p, df) == pytest.approx(table, abs=5e-4)
@@ -98,8 +116,14 @@ def test_cases_needed_is_the_smallest_that_detects() -> None:
 def test_deltas_are_exact_so_equal_decimals_tie() -> None:
     """Case a: candidate 1.1 and 2.2 (sum 3.3), baseline 1.3 and 2.0 (sum 3.3): Δ is exactly 0, though in
     floats 1.1 + 2.2 = 3.3000000000000003. Case b: Δ = 4 - 3 = 1. So one case up, none down, one tie."""
-    values = {("a", "candidate", 1): 1.1, ("a", "candidate", 2): 2.2, ("a", "baseline", 1): 1.3,
-              ("a", "baseline", 2): 2.0, ("b", "candidate", 1): 4, ("b", "baseline", 1): 3}  # fmt: skip
+    values = {
+        ("a", "candidate", 1): 1.1,
+        ("a", "candidate", 2): 2.2,
+        ("a", "baseline", 1): 1.3,
+        ("a", "baseline", 2): 2.0,
+        ("b", "candidate", 1): 4,
+        ("b", "baseline", 1): 3,
+    }
     assert 1.1 + 2.2 != 1.3 + 2.0  # the float trap this test is about
     found = stats.paired(values)
     assert (found.n, found.sign.n_plus, found.sign.n_minus, found.mean) == (2, 1, 0, Fraction(1, 2))

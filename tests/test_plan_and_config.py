@@ -27,9 +27,15 @@ def test_plan_prints_the_paired_matrix(cases: Path, capsys: pytest.CaptureFixtur
     assert main(["plan", "--cases", str(cases), "--trials", "2"]) == exitcodes.OK
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["case_id"], r["trial"], r["condition"]) for r in rows] == [
-        ("a", 1, "baseline"), ("a", 1, "candidate"), ("b", 1, "baseline"), ("b", 1, "candidate"),
-        ("a", 2, "baseline"), ("a", 2, "candidate"), ("b", 2, "baseline"), ("b", 2, "candidate"),
-    ]  # fmt: skip
+        ("a", 1, "baseline"),
+        ("a", 1, "candidate"),
+        ("b", 1, "baseline"),
+        ("b", 1, "candidate"),
+        ("a", 2, "baseline"),
+        ("a", 2, "candidate"),
+        ("b", 2, "baseline"),
+        ("b", 2, "candidate"),
+    ]
 
 
 def test_plan_with_the_comparator(cases: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,8 +63,19 @@ def test_plan_on_a_broken_catalog_names_the_line(tmp_path: Path, capsys: pytest.
 
 
 def _run(tmp_path: Path, cases: Path, runner: str, config: object | None) -> int:
-    argv = ["run", "--runner", runner, "--condition", "baseline", "--cases", str(cases),
-            "--output", str(tmp_path / "out.jsonl"), "--trials", "1"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        runner,
+        "--condition",
+        "baseline",
+        "--cases",
+        str(cases),
+        "--output",
+        str(tmp_path / "out.jsonl"),
+        "--trials",
+        "1",
+    ]
     if config is not None:
         path = tmp_path / "runners.json"
         path.write_text(config if isinstance(config, str) else json.dumps(config))
@@ -71,21 +88,47 @@ def _run(tmp_path: Path, cases: Path, runner: str, config: object | None) -> int
     [
         pytest.param("claude", None, "runner 'claude' needs --runner-config", id="no-config"),
         pytest.param("claude", "{not json", "cannot read the runner config", id="not-json"),
-        pytest.param("claude", {"codex": {"command": ["codex"]}}, "no runner named 'claude' (it has: codex)",
-                     id="unknown-runner"),
+        pytest.param(
+            "claude",
+            {"codex": {"command": ["codex"]}},
+            "no runner named 'claude' (it has: codex)",
+            id="unknown-runner",
+        ),
         pytest.param("claude", {"claude": ["claude"]}, "runner 'claude' must be an object", id="not-object"),
-        pytest.param("claude", {"claude": {"command": []}}, "command must be a non-empty list of strings",
-                     id="empty-command"),
-        pytest.param("claude", {"claude": {"command": "claude -p"}}, "command must be a non-empty list",
-                     id="command-string"),
-        pytest.param("claude", {"claude": {"command": ["claude"], "response_format": "xml"}},
-                     "response_format must be one of text, claude-json, codex-jsonl", id="format"),
-        pytest.param("claude", {"claude": {"command": ["claude"], "budget_flag": 5}},
-                     "budget_flag must be a string", id="budget-flag"),
+        pytest.param(
+            "claude",
+            {"claude": {"command": []}},
+            "command must be a non-empty list of strings",
+            id="empty-command",
+        ),
+        pytest.param(
+            "claude",
+            {"claude": {"command": "claude -p"}},
+            "command must be a non-empty list",
+            id="command-string",
+        ),
+        pytest.param(
+            "claude",
+            {"claude": {"command": ["claude"], "response_format": "xml"}},
+            "response_format must be one of text, claude-json, codex-jsonl",
+            id="format",
+        ),
+        pytest.param(
+            "claude",
+            {"claude": {"command": ["claude"], "budget_flag": 5}},
+            "budget_flag must be a string",
+            id="budget-flag",
+        ),
     ],
-)  # fmt: skip
-def test_runner_config_errors(tmp_path: Path, cases: Path, capsys: pytest.CaptureFixture[str],
-                              runner: str, config: object | None, message: str) -> None:  # fmt: skip
+)
+def test_runner_config_errors(
+    tmp_path: Path,
+    cases: Path,
+    capsys: pytest.CaptureFixture[str],
+    runner: str,
+    config: object | None,
+    message: str,
+) -> None:
     assert _run(tmp_path, cases, runner, config) == exitcodes.USAGE
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err

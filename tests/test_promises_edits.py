@@ -90,8 +90,11 @@ def test_a_hand_added_check_keeps_its_name_registration_and_criterion_when_its_n
     module, outcome = _import(tmp_path, after)
     checks = _registered(module)["notes-1"]
     assert ("Mine: stays short", "my_short_answer") in checks
-    assert [criterion for criterion, _ in checks] == ["Mine: stays short", "Names the release version",
-                                                      "Mentions dark mode"]  # fmt: skip
+    assert [criterion for criterion, _ in checks] == [
+        "Mine: stays short",
+        "Names the release version",
+        "Mentions dark mode",
+    ]
     assert MINE in module  # byte for byte
     assert "Names the version" not in module  # the old criterion left with the generated check
     assert generated not in module  # the generated function took the reworded criterion's name
@@ -127,8 +130,10 @@ def test_prune_moves_a_helper_from_a_vanished_case_and_the_checks_using_it_still
     --prune removes its generated check only. The helper and the hand-added check move
     to the end of the module under a comment; the summary lists 6 moved lines (3 of
     the helper, 3 of the check: non-blank lines)."""
-    before = [{"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
-              {"id": 2, "prompt": "p2", "assertions": ["Mentions dark mode"]}]  # fmt: skip
+    before = [
+        {"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
+        {"id": 2, "prompt": "p2", "assertions": ["Mentions dark mode"]},
+    ]
     _import(tmp_path, before)
     own = '@check("notes-2", "Mine: dark")\ndef my_dark(answer: str) -> bool:\n    return "dark" in answer\n\n\n'
     _edit(
@@ -242,8 +247,9 @@ def test_a_stale_manifest_is_not_blamed_on_the_persons_edit(
     module.write_text(module.read_text() + "\n\ndef mine(answer: str) -> bool:\n    return True\n")
     os.utime(module, ns=(written + 10**9, written + 10**9))  # edited a second after the kill
     responses = tmp_path / "responses.jsonl"
-    responses.write_text('{"case_id": "notes-1", "trial": 1, "condition": "baseline", "runner": "stub", '
-                         '"response": "x"}\n')  # fmt: skip
+    responses.write_text(
+        '{"case_id": "notes-1", "trial": 1, "condition": "baseline", "runner": "stub", "response": "x"}\n'
+    )
     capsys.readouterr()
     code = main(["check", str(responses), "--cases", str(out / "cases.jsonl"), "--suite", str(module)])
     assert "not from one import" not in capsys.readouterr().err
@@ -269,8 +275,10 @@ def test_a_manifest_whose_pair_matches_is_cleared_by_the_next_reader(tmp_path: P
 def test_prune_removes_an_edited_generated_check_and_names_it(tmp_path: Path) -> None:
     """By hand: --prune removes a vanished case's generated checks, a person's edit to one
     included (that is what was asked), and the summary names the function it removed."""
-    before = [{"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
-              {"id": 2, "prompt": "p2", "assertions": ["Mentions dark mode"]}]  # fmt: skip
+    before = [
+        {"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
+        {"id": 2, "prompt": "p2", "assertions": ["Mentions dark mode"]},
+    ]
     module, _ = _import(tmp_path, before)
     name = module[module.index("Mentions dark mode") :].split("def ", 1)[1].split("(", 1)[0]
     _edit(tmp_path, 'return unwritten("Mentions dark mode")', "return 'dark' in answer  # mine")
@@ -289,8 +297,10 @@ def test_a_check_kept_from_before_a_dialect_still_runs_after_it_arrives(tmp_path
     re-import brings a dialect, whose vocabulary's contains_any takes ignore_case: its
     default (ignoring case) keeps the kept call meaning what it meant: "--LEGACY" passes."""
     flag = {"text": "Names the flag", "kind": "content_contains_any", "needles": ["--legacy"]}
-    before = [{"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
-              {"id": 2, "prompt": "p2", "assertions": [flag]}]  # fmt: skip
+    before = [
+        {"id": 1, "prompt": "p1", "assertions": ["Names the version"]},
+        {"id": 2, "prompt": "p2", "assertions": [flag]},
+    ]
     _import(tmp_path, before)
     source = _write_source(tmp_path, before[:1])
     dialect = load(TYPED / "dialect.yaml", "dialect.yaml")

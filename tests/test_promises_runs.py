@@ -32,24 +32,50 @@ FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 
 def _cases(work: Path, count: int) -> Path:
     path = work / "cases.jsonl"
-    rows = [{"id": f"c{n}", "category": "c", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]}
-            for n in range(1, count + 1)]  # fmt: skip
+    rows = [
+        {"id": f"c{n}", "category": "c", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]}
+        for n in range(1, count + 1)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
 
 
 def _config(work: Path, cheat: list[str], **spec: Any) -> Path:
     path = work / "runners.json"
-    command = [sys.executable, CHEAT, "--provider", str(work / "provider.jsonl"), "--counter",
-               str(work / "counter"), *cheat]  # fmt: skip
+    command = [
+        sys.executable,
+        CHEAT,
+        "--provider",
+        str(work / "provider.jsonl"),
+        "--counter",
+        str(work / "counter"),
+        *cheat,
+    ]
     path.write_text(json.dumps({"cheat": {"command": command, "response_format": "claude-json", **spec}}))
     return path
 
 
 def _argv(work: Path, *extra: str, command: str = "run") -> list[str]:
-    return [command, "--runner", "cheat", "--runner-config", str(work / "runners.json"), "--condition",
-            "baseline", "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl"), "--trials",
-            "1", "--backoff", "0", "--budget-usd", "1", *extra]  # fmt: skip
+    return [
+        command,
+        "--runner",
+        "cheat",
+        "--runner-config",
+        str(work / "runners.json"),
+        "--condition",
+        "baseline",
+        "--cases",
+        str(work / "cases.jsonl"),
+        "--output",
+        str(work / "out.jsonl"),
+        "--trials",
+        "1",
+        "--backoff",
+        "0",
+        "--budget-usd",
+        "1",
+        *extra,
+    ]
 
 
 def _provider_spent(work: Path) -> float:
@@ -213,12 +239,40 @@ def test_a_config_defining_stub_means_that_command(
     command is called, and a response without a cost is refused as from any metered runner."""
     _cases(tmp_path, 1)
     config = tmp_path / "runners.json"
-    config.write_text(json.dumps({"stub": {"command": [sys.executable, FAKE, "--format", "claude-json",
-                                                       "--calls", str(tmp_path / "calls.jsonl")],
-                                           "response_format": "claude-json"}}))  # fmt: skip
-    argv = ["run", "--runner", "stub", "--runner-config", str(config), "--condition", "baseline", "--cases",
-            str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "out.jsonl"), "--trials", "1",
-            "--retries", "0"]  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "stub": {
+                    "command": [
+                        sys.executable,
+                        FAKE,
+                        "--format",
+                        "claude-json",
+                        "--calls",
+                        str(tmp_path / "calls.jsonl"),
+                    ],
+                    "response_format": "claude-json",
+                }
+            }
+        )
+    )
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--runner-config",
+        str(config),
+        "--condition",
+        "baseline",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--output",
+        str(tmp_path / "out.jsonl"),
+        "--trials",
+        "1",
+        "--retries",
+        "0",
+    ]
     assert main(argv) == exitcodes.RUNNER
     assert "did not report dollar cost" in capsys.readouterr().err
     assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 1
@@ -268,9 +322,21 @@ def test_a_huge_error_line_is_cut_with_its_size_said(
     """A CLI that fails printing one 2 MiB line: the message keeps 4,000 characters of it and
     says how big the output was (2,097,152 + its newline = 2,097,153 bytes)."""
     _cases(tmp_path, 1)
-    (tmp_path / "runners.json").write_text(json.dumps({"cheat": {
-        "command": [sys.executable, "-c", "import sys; print('e' * 2097152, file=sys.stderr); sys.exit(3)"],
-        "response_format": "claude-json", "assume_call_usd": 0.01}}))  # fmt: skip
+    (tmp_path / "runners.json").write_text(
+        json.dumps(
+            {
+                "cheat": {
+                    "command": [
+                        sys.executable,
+                        "-c",
+                        "import sys; print('e' * 2097152, file=sys.stderr); sys.exit(3)",
+                    ],
+                    "response_format": "claude-json",
+                    "assume_call_usd": 0.01,
+                }
+            }
+        )
+    )
     assert main(_argv(tmp_path, "--retries", "0")) == exitcodes.RUNNER
     err = capsys.readouterr().err
     assert "[output of 2,097,153 bytes; its last 4,000 characters follow]" in err
@@ -310,8 +376,19 @@ def test_an_output_that_is_not_a_file_is_refused_not_waited_on(
 
 def test_a_run_without_calls_leaves_no_ledger(tmp_path: Path) -> None:
     _cases(tmp_path, 2)
-    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl"),
-            "--output", str(tmp_path / "out.jsonl"), "--trials", "1"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--output",
+        str(tmp_path / "out.jsonl"),
+        "--trials",
+        "1",
+    ]
     assert main(argv) == exitcodes.OK
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl", "out.jsonl"]
 
@@ -372,13 +449,50 @@ def _until(predicate: Any, seconds: float = 10.0) -> bool:
 def _judge_argv(work: Path) -> list[str]:
     """A blind sheet of 4 rows over the catalog, judged by the cheating CLI."""
     responses = work / "responses.jsonl"
-    responses.write_text("".join(json.dumps({"case_id": f"c{n}", "trial": 1, "condition": "baseline",
-                                             "runner": "m", "response": f"answer {n}"}) + "\n"
-                                 for n in range(1, 5)))  # fmt: skip
-    assert main(["blind", str(responses), "--sheet", str(work / "sheet.jsonl"), "--key", str(work / "key.jsonl"),
-                 "--cases", str(work / "cases.jsonl")]) == 0  # fmt: skip
-    return ["judge", str(work / "sheet.jsonl"), "--runner", "cheat", "--runner-config", str(work / "runners.json"),
-            "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl"), "--jobs", "2"]  # fmt: skip
+    responses.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "case_id": f"c{n}",
+                    "trial": 1,
+                    "condition": "baseline",
+                    "runner": "m",
+                    "response": f"answer {n}",
+                }
+            )
+            + "\n"
+            for n in range(1, 5)
+        )
+    )
+    assert (
+        main(
+            [
+                "blind",
+                str(responses),
+                "--sheet",
+                str(work / "sheet.jsonl"),
+                "--key",
+                str(work / "key.jsonl"),
+                "--cases",
+                str(work / "cases.jsonl"),
+            ]
+        )
+        == 0
+    )
+    return [
+        "judge",
+        str(work / "sheet.jsonl"),
+        "--runner",
+        "cheat",
+        "--runner-config",
+        str(work / "runners.json"),
+        "--cases",
+        str(work / "cases.jsonl"),
+        "--output",
+        str(work / "out.jsonl"),
+        "--jobs",
+        "2",
+    ]
 
 
 def test_a_judge_call_that_times_out_is_charged_and_said(
@@ -404,8 +518,13 @@ def _start(work: Path, command: str, marker: str) -> tuple[subprocess.Popen[str]
     scratch = work / "tmp"
     scratch.mkdir()
     argv = _judge_argv(work) if command == "judge" else _argv(work, "--jobs", "2")
-    runner = subprocess.Popen([sys.executable, "-m", "adhd_evals", *argv], env={**os.environ, "TMPDIR": str(scratch)},
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "adhd_evals", *argv],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     assert _until(lambda: len(marked(marker)) == 4), "two calls, each with a setsid grandchild"
     return runner, scratch
 
@@ -433,10 +552,28 @@ def test_a_sigkilled_run_leaves_no_process_and_no_scratch(tmp_path: Path, comman
     runner.wait()
     assert _until(lambda: marked(marker) == []), marked(marker)
     assert _until(lambda: list(scratch.iterdir()) == [])
-    again = subprocess.run([sys.executable, "-m", "adhd_evals", "run", "--runner", "stub", "--condition", "baseline",
-                            "--cases", str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "stub.jsonl"),
-                            "--trials", "1"], env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True,
-                           text=True, timeout=60)  # fmt: skip
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "adhd_evals",
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--cases",
+            str(tmp_path / "cases.jsonl"),
+            "--output",
+            str(tmp_path / "stub.jsonl"),
+            "--trials",
+            "1",
+        ],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert again.returncode == 0, again.stderr
     assert list(scratch.iterdir()) == []
 
@@ -476,9 +613,17 @@ def test_a_command_that_does_not_exist_is_not_charged(
 ) -> None:
     """It never started, so nothing can have been spent: released, not charged (believed $0)."""
     _cases(tmp_path, 1)
-    (tmp_path / "runners.json").write_text(json.dumps({"cheat": {"command": [str(tmp_path / "no-such-cli")],
-                                                                "response_format": "claude-json",
-                                                                "assume_call_usd": 0.25}}))  # fmt: skip
+    (tmp_path / "runners.json").write_text(
+        json.dumps(
+            {
+                "cheat": {
+                    "command": [str(tmp_path / "no-such-cli")],
+                    "response_format": "claude-json",
+                    "assume_call_usd": 0.25,
+                }
+            }
+        )
+    )
     assert main(_argv(tmp_path, "--retries", "1")) == exitcodes.RUNNER
     assert f"cannot start {tmp_path / 'no-such-cli'}: No such file or directory" in capsys.readouterr().err
     assert _believed(tmp_path) == 0
@@ -491,13 +636,33 @@ def test_the_next_start_sweeps_what_a_dead_owner_left(tmp_path: Path) -> None:
     scratch = tmp_path / "tmp"
     (scratch / f"{process.SCRATCH_PREFIX}4194305-12345-abc" / "cwd").mkdir(parents=True)
     marker = f"adhd-evals-promise-sweep-{os.getpid()}"
-    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", marker],
-                              env={**os.environ, process.TAG: "4194305-12345/1/"})  # fmt: skip
+    orphan = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(3600)", marker],
+        env={**os.environ, process.TAG: "4194305-12345/1/"},
+    )
     _cases(tmp_path, 1)
-    done = subprocess.run([sys.executable, "-m", "adhd_evals", "run", "--runner", "stub", "--condition", "baseline",
-                           "--cases", str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "o.jsonl"), "--trials",
-                           "1"], env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "adhd_evals",
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--cases",
+            str(tmp_path / "cases.jsonl"),
+            "--output",
+            str(tmp_path / "o.jsonl"),
+            "--trials",
+            "1",
+        ],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert orphan.wait(timeout=10) == -signal.SIGKILL
     assert list(scratch.iterdir()) == []
@@ -525,9 +690,13 @@ def _kill_mid_run(work: Path, scratch: Path, delay: float) -> bool:
     argv = _argv(work, "--jobs", "8", "--trials", "2", "--timeout", "0.4", "--retries", "1")
     argv[argv.index("--budget-usd") + 1] = str(BUDGET)
     before = _count(work / "counter")
-    runner = subprocess.Popen([sys.executable, "-m", "adhd_evals", *argv], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, env={**os.environ, "TMPDIR": str(scratch)},
-                              start_new_session=True)  # fmt: skip
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "adhd_evals", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        start_new_session=True,
+    )
     _until(lambda: _count(work / "counter") > before or runner.poll() is not None, 3)
     time.sleep(delay)
     running = runner.poll() is None
@@ -555,8 +724,22 @@ def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: P
         if not work.exists():
             work.mkdir()
             _cases(work, 24)
-            _config(work, ["--first-free", "--rise", "0.005", "--cap", "0.02", "--mix", "--sleep", "0.05",
-                           "--grandchild", marker], assume_call_usd=0.02)  # fmt: skip
+            _config(
+                work,
+                [
+                    "--first-free",
+                    "--rise",
+                    "0.005",
+                    "--cap",
+                    "0.02",
+                    "--mix",
+                    "--sleep",
+                    "0.05",
+                    "--grandchild",
+                    marker,
+                ],
+                assume_call_usd=0.02,
+            )
         killed += _kill_mid_run(work, scratch, chooser.uniform(0, 0.8))
         overspent += _provider_spent(work) > BUDGET + 1e-9
         orphaned += not _until(lambda: marked(marker) == [], 5)

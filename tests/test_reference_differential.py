@@ -649,8 +649,14 @@ def ref_score_exit(data: bytes) -> int | None:
 
 
 def _score_row(case: str, trial: Any, condition: str, value: Any, blocker: bool = False) -> dict[str, Any]:
-    return {"case_id": case, "trial": trial, "condition": condition, **dict.fromkeys(WEIGHTS, value),
-            "blocker": blocker, "notes": ""}  # fmt: skip
+    return {
+        "case_id": case,
+        "trial": trial,
+        "condition": condition,
+        **dict.fromkeys(WEIGHTS, value),
+        "blocker": blocker,
+        "notes": "",
+    }
 
 
 @st.composite
@@ -888,8 +894,19 @@ def test_run_has_no_default_runner_config(tmp_path: Path) -> None:
     """Without --runner-config only the built-in stub runs: a runner name from the reference's
     example config is refused (usage error), not looked up in a file beside the program."""
     (tmp_path / "cases.jsonl").write_text(json.dumps(GOOD) + "\n")
-    args = ["run", "--cases", str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "o.jsonl"),
-            "--condition", "baseline", "--trials", "1", "--runner", "claude"]  # fmt: skip
+    args = [
+        "run",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--output",
+        str(tmp_path / "o.jsonl"),
+        "--condition",
+        "baseline",
+        "--trials",
+        "1",
+        "--runner",
+        "claude",
+    ]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(args) == 2
     assert not (tmp_path / "o.jsonl").exists() or not (tmp_path / "o.jsonl").read_text()
@@ -905,9 +922,28 @@ def _run_cli(tmp: Path, stdout: bytes, fmt: str) -> tuple[int, list[dict[str, An
     (tmp / "cases.jsonl").write_text(json.dumps(GOOD) + "\n")
     out = tmp / "o.jsonl"
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        exit_code = main(["run", "--cases", str(tmp / "cases.jsonl"), "--output", str(out), "--runner-config",
-                          str(config), "--runner", "fake", "--condition", "baseline", "--trials", "1",
-                          "--retries", "0", "--backoff", "0", "--allow-unmetered"])  # fmt: skip
+        exit_code = main(
+            [
+                "run",
+                "--cases",
+                str(tmp / "cases.jsonl"),
+                "--output",
+                str(out),
+                "--runner-config",
+                str(config),
+                "--runner",
+                "fake",
+                "--condition",
+                "baseline",
+                "--trials",
+                "1",
+                "--retries",
+                "0",
+                "--backoff",
+                "0",
+                "--allow-unmetered",
+            ]
+        )
     rows = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     return exit_code, rows
 
@@ -928,8 +964,20 @@ def _stub(tmp: Path, *extra: str) -> tuple[int, list[dict[str, Any]]]:
     (tmp / "cases.jsonl").write_text(json.dumps(GOOD) + "\n")
     out = tmp / "o.jsonl"
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        code = main(["run", "--cases", str(tmp / "cases.jsonl"), "--output", str(out), "--runner", "stub",
-                     "--condition", "baseline", *extra])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--cases",
+                str(tmp / "cases.jsonl"),
+                "--output",
+                str(out),
+                "--runner",
+                "stub",
+                "--condition",
+                "baseline",
+                *extra,
+            ]
+        )
     return code, [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
@@ -963,6 +1011,21 @@ def _stub_like(tmp: Path, config: Path) -> tuple[int, list[dict[str, Any]]]:
     (tmp / "cases.jsonl").write_text(json.dumps(GOOD) + "\n")
     out = tmp / "o.jsonl"
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        code = main(["run", "--cases", str(tmp / "cases.jsonl"), "--output", str(out), "--runner-config",
-                     str(config), "--runner", "fake", "--condition", "baseline", "--trials", "1"])  # fmt: skip
+        code = main(
+            [
+                "run",
+                "--cases",
+                str(tmp / "cases.jsonl"),
+                "--output",
+                str(out),
+                "--runner-config",
+                str(config),
+                "--runner",
+                "fake",
+                "--condition",
+                "baseline",
+                "--trials",
+                "1",
+            ]
+        )
     return code, [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []

@@ -31,8 +31,20 @@ CASE_IDS = ["greet-1", "refund-2", "sum-3"]
 
 
 def _args(out: Path, *extra: str) -> list[str]:
-    return ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
-            "--checks", str(RUN / "checks.jsonl"), "--scores", str(RUN / "scores.jsonl"), "--out", str(out), *extra]  # fmt: skip
+    return [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--checks",
+        str(RUN / "checks.jsonl"),
+        "--scores",
+        str(RUN / "scores.jsonl"),
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def test_markdown_matches_golden(tmp_path: Path, regen_golden: bool) -> None:
@@ -57,10 +69,14 @@ def test_markdown_worst_case_first_with_hand_worked_deltas(tmp_path: Path) -> No
 
 
 def test_markdown_is_cut_with_a_note_past_65000_characters() -> None:
-    cases = [{"id": f"case-{i:05d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}
-             for i in range(3000)]  # fmt: skip
-    checks = [{"case_id": c["id"], "trial": 1, "condition": "candidate", "criterion": "x", "status": "unwritten"}
-              for c in cases]  # fmt: skip
+    cases = [
+        {"id": f"case-{i:05d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}
+        for i in range(3000)
+    ]
+    checks = [
+        {"case_id": c["id"], "trial": 1, "condition": "candidate", "criterion": "x", "status": "unwritten"}
+        for c in cases
+    ]
     text = markdown_report(Inputs(cases, [], checks=checks))
     assert len(text) <= 65_000
     assert text.rstrip().endswith("the HTML report has every case._")
@@ -89,8 +105,17 @@ def test_without_scores_there_is_no_verdict(tmp_path: Path) -> None:
 
 def test_key_without_scores_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.html"
-    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
-            "--key", str(RUN / "scores.jsonl"), "--out", str(out)]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--key",
+        str(RUN / "scores.jsonl"),
+        "--out",
+        str(out),
+    ]
     assert main(args) == exitcodes.USAGE
     assert "--key" in capsys.readouterr().err
     assert not out.exists()
@@ -103,8 +128,17 @@ def test_scores_score_refuses_are_refused_and_nothing_is_written(
     rows = [json.loads(line) for line in (RUN / "scores.jsonl").read_text(encoding="utf-8").splitlines()]
     labelled.write_text("".join(json.dumps({**r, "condition": "A"}) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "r.html"
-    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
-            "--scores", str(labelled), "--out", str(out)]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--scores",
+        str(labelled),
+        "--out",
+        str(out),
+    ]
     assert main(args) != exitcodes.OK
     err = capsys.readouterr().err
     assert "labelled sheet" in err and "Traceback" not in err
@@ -136,14 +170,28 @@ class _Elements(HTMLParser):
 def _hostile_run(tmp_path: Path) -> Path:
     case = {"id": "hostile-1", "category": "x", "prompt": HOSTILE, "risk": "low", "criteria": [HOSTILE]}
     (tmp_path / "cases.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
-    responses = [{"case_id": "hostile-1", "trial": 1, "condition": c, "runner": "r", "response": HOSTILE}
-                 for c in ("baseline", "candidate")]  # fmt: skip
+    responses = [
+        {"case_id": "hostile-1", "trial": 1, "condition": c, "runner": "r", "response": HOSTILE}
+        for c in ("baseline", "candidate")
+    ]
     (tmp_path / "responses.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in responses), encoding="utf-8"
     )
-    scores = [{"case_id": "hostile-1", "trial": 1, "condition": c, "correctness": 3, "autonomy": 3,
-               "actionability": 3, "safety": 3, "concision": 3, "blocker": False, "notes": HOSTILE}
-              for c in ("baseline", "candidate")]  # fmt: skip
+    scores = [
+        {
+            "case_id": "hostile-1",
+            "trial": 1,
+            "condition": c,
+            "correctness": 3,
+            "autonomy": 3,
+            "actionability": 3,
+            "safety": 3,
+            "concision": 3,
+            "blocker": False,
+            "notes": HOSTILE,
+        }
+        for c in ("baseline", "candidate")
+    ]
     (tmp_path / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in scores), encoding="utf-8")
     checks = [
         {"case_id": "hostile-1", "trial": 1, "condition": "candidate", "criterion": HOSTILE, "status": "fail"}
@@ -156,9 +204,21 @@ def _hostile_run(tmp_path: Path) -> Path:
 def test_hostile_text_renders_as_text(tmp_path: Path, fmt: str) -> None:
     run = _hostile_run(tmp_path)
     out = tmp_path / f"report.{fmt}"
-    args = ["report", "--cases", str(run / "cases.jsonl"), "--responses", str(run / "responses.jsonl"),
-            "--scores", str(run / "scores.jsonl"), "--checks", str(run / "checks.jsonl"), "--out", str(out),
-            "--format", fmt]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(run / "cases.jsonl"),
+        "--responses",
+        str(run / "responses.jsonl"),
+        "--scores",
+        str(run / "scores.jsonl"),
+        "--checks",
+        str(run / "checks.jsonl"),
+        "--out",
+        str(out),
+        "--format",
+        fmt,
+    ]
     assert main(args) == exitcodes.OK
     parser = _Elements()
     parser.feed(out.read_text(encoding="utf-8"))
@@ -222,8 +282,15 @@ def _chromium() -> str:
 
 
 def _headless(browser: str, *args: str) -> subprocess.CompletedProcess[str]:
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-extensions", "--no-first-run", "--window-size=1200,1600"]  # fmt: skip
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-extensions",
+        "--no-first-run",
+        "--window-size=1200,1600",
+    ]
     return subprocess.run([browser, *flags, *args], capture_output=True, text=True, timeout=120, check=False)
 
 
@@ -271,8 +338,14 @@ def test_a_judged_labelled_sheet_shows_provenance_and_void_rows(tmp_path: Path) 
     sheet, key = [], []
     for line in (RUN / "scores.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        key.append({"case_id": row["case_id"], "trial": row["trial"], "label": label[row["condition"]],
-                    "condition": row["condition"]})  # fmt: skip
+        key.append(
+            {
+                "case_id": row["case_id"],
+                "trial": row["trial"],
+                "label": label[row["condition"]],
+                "condition": row["condition"],
+            }
+        )
         row = {
             **row,
             "condition": label[row["condition"]],
@@ -286,8 +359,19 @@ def test_a_judged_labelled_sheet_shows_provenance_and_void_rows(tmp_path: Path) 
     (tmp_path / "sheet.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sheet), encoding="utf-8")
     (tmp_path / "key.jsonl").write_text("".join(json.dumps(r) + "\n" for r in key), encoding="utf-8")
     out = tmp_path / "r.html"
-    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
-            "--scores", str(tmp_path / "sheet.jsonl"), "--key", str(tmp_path / "key.jsonl"), "--out", str(out)]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--scores",
+        str(tmp_path / "sheet.jsonl"),
+        "--key",
+        str(tmp_path / "key.jsonl"),
+        "--out",
+        str(out),
+    ]
     assert main(args) == exitcodes.OK
     page = out.read_text(encoding="utf-8")
     assert "Scores came from judge judge-cli (prompt template t-7)" in page
@@ -296,9 +380,36 @@ def test_a_judged_labelled_sheet_shows_provenance_and_void_rows(tmp_path: Path) 
 
 
 # the report's own elements; anything else in a parsed page came from the data
-OWN_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h4", "h5", "section", "ul", "li", "p",
-            "svg", "line", "text", "rect", "table", "thead", "tbody", "tr", "th", "td", "details",
-            "summary", "pre", "div"}  # fmt: skip
+OWN_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "h1",
+    "h2",
+    "h4",
+    "h5",
+    "section",
+    "ul",
+    "li",
+    "p",
+    "svg",
+    "line",
+    "text",
+    "rect",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "details",
+    "summary",
+    "pre",
+    "div",
+}
 
 
 @settings(max_examples=150, deadline=None)
@@ -307,8 +418,10 @@ def test_no_text_adds_an_element_or_attribute(text: str) -> None:
     from adhd_evals.runs.report import html_report
 
     case = {"id": "c-1", "category": "x", "prompt": text, "risk": "low", "criteria": [text]}
-    rows = [{"case_id": "c-1", "trial": 1, "condition": c, "runner": text, "response": text}
-            for c in ("baseline", "candidate")]  # fmt: skip
+    rows = [
+        {"case_id": "c-1", "trial": 1, "condition": c, "runner": text, "response": text}
+        for c in ("baseline", "candidate")
+    ]
     checks = [{"case_id": "c-1", "trial": 1, "condition": "candidate", "criterion": text, "status": "fail"}]
     parser = _Elements()
     parser.feed(html_report(Inputs([case], rows, checks=checks)))
@@ -320,11 +433,21 @@ def test_no_text_adds_an_element_or_attribute(text: str) -> None:
 def test_rows_for_cases_the_catalog_lacks_are_named(tmp_path: Path, fmt: str) -> None:
     responses = tmp_path / "responses.jsonl"
     stray = {"case_id": "gone-9", "trial": 1, "condition": "baseline", "runner": "fake", "response": "x"}
-    responses.write_text((RUN / "responses.jsonl").read_text(encoding="utf-8") + json.dumps(stray) + "\n",
-                         encoding="utf-8")  # fmt: skip
+    responses.write_text(
+        (RUN / "responses.jsonl").read_text(encoding="utf-8") + json.dumps(stray) + "\n", encoding="utf-8"
+    )
     out = tmp_path / "r.out"
-    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(responses), "--out", str(out),
-            "--format", fmt]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(responses),
+        "--out",
+        str(out),
+        "--format",
+        fmt,
+    ]
     assert main(args) == exitcodes.OK
     assert "Rows name 1 case the catalog lacks (gone-9)" in out.read_text(encoding="utf-8")
 
@@ -332,8 +455,15 @@ def test_rows_for_cases_the_catalog_lacks_are_named(tmp_path: Path, fmt: str) ->
 def test_an_out_that_is_a_folder_is_refused_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
-            "--out", str(tmp_path)]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--out",
+        str(tmp_path),
+    ]
     assert main(args) == exitcodes.OUTPUT
     assert f"cannot write {tmp_path}: it is a directory" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -356,11 +486,22 @@ def test_responses_under_a_condition_of_their_own_are_shown(tmp_path: Path) -> N
 def test_odd_judge_provenance_is_shown_as_text(tmp_path: Path) -> None:
     text = (RUN / "scores.jsonl").read_text(encoding="utf-8")
     scores = tmp_path / "scores.jsonl"
-    scores.write_text(text.replace('"notes": ""', '"notes": "", "judge": {"runner": ["a"], "template": {"x": 1}}'),
-                      encoding="utf-8")  # fmt: skip
+    scores.write_text(
+        text.replace('"notes": ""', '"notes": "", "judge": {"runner": ["a"], "template": {"x": 1}}'),
+        encoding="utf-8",
+    )
     out = tmp_path / "r.html"
-    args = ["report", "--cases", str(RUN / "cases.jsonl"), "--responses", str(RUN / "responses.jsonl"),
-            "--scores", str(scores), "--out", str(out)]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(RUN / "cases.jsonl"),
+        "--responses",
+        str(RUN / "responses.jsonl"),
+        "--scores",
+        str(scores),
+        "--out",
+        str(out),
+    ]
     assert main(args) == exitcodes.OK
     assert "Scores came from judge [&#x27;a&#x27;] (prompt template {&#x27;x&#x27;: 1})" in out.read_text(
         encoding="utf-8"
@@ -381,10 +522,16 @@ def _f6_report(tmp_path: Path, fmt: str = "html") -> Path:
     reference rules PASS) as a whole run: catalog, responses, check results, scores."""
     from test_decision import _f6, _f6_checks
 
-    cases = [{"id": f"case-{n:02d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["names the file"]}
-             for n in range(20)]  # fmt: skip
-    responses = [{"case_id": c["id"], "trial": t, "condition": k, "runner": "r", "response": "an answer"}
-                 for c in cases for t in (1, 2, 3) for k in ("baseline", "candidate")]  # fmt: skip
+    cases = [
+        {"id": f"case-{n:02d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["names the file"]}
+        for n in range(20)
+    ]
+    responses = [
+        {"case_id": c["id"], "trial": t, "condition": k, "runner": "r", "response": "an answer"}
+        for c in cases
+        for t in (1, 2, 3)
+        for k in ("baseline", "candidate")
+    ]
     for name, rows in (
         ("cases", cases),
         ("responses", responses),
@@ -393,9 +540,21 @@ def _f6_report(tmp_path: Path, fmt: str = "html") -> Path:
     ):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / f"report.{'md' if fmt == 'markdown' else 'html'}"
-    args = ["report", "--cases", str(tmp_path / "cases.jsonl"), "--responses", str(tmp_path / "responses.jsonl"),
-            "--checks", str(tmp_path / "checks.jsonl"), "--scores", str(tmp_path / "scores.jsonl"),
-            "--out", str(out), "--format", fmt]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--responses",
+        str(tmp_path / "responses.jsonl"),
+        "--checks",
+        str(tmp_path / "checks.jsonl"),
+        "--scores",
+        str(tmp_path / "scores.jsonl"),
+        "--out",
+        str(out),
+        "--format",
+        fmt,
+    ]
     assert main(args) == exitcodes.OK
     return out
 
@@ -429,8 +588,19 @@ def test_f6_reasons_are_on_the_page_in_a_real_browser(tmp_path: Path) -> None:
 def test_the_report_shows_the_paired_decision_when_asked(tmp_path: Path) -> None:
     """`report --gate paired` heads the page with score's paired verdict and its reasons (F6: inconclusive)."""
     out = _f6_report(tmp_path)
-    args = ["report", "--cases", str(tmp_path / "cases.jsonl"), "--responses", str(tmp_path / "responses.jsonl"),
-            "--scores", str(tmp_path / "scores.jsonl"), "--out", str(out), "--gate", "paired"]  # fmt: skip
+    args = [
+        "report",
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--responses",
+        str(tmp_path / "responses.jsonl"),
+        "--scores",
+        str(tmp_path / "scores.jsonl"),
+        "--out",
+        str(out),
+        "--gate",
+        "paired",
+    ]
     assert main(args) == exitcodes.OK
     page = out.read_text(encoding="utf-8")
     assert (

@@ -27,8 +27,10 @@ FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 
 def _cases(work: Path, prompts: list[str]) -> Path:
     path = work / "cases.jsonl"
-    rows = [{"id": f"c{n}", "category": "c", "prompt": p, "risk": "low", "criteria": ["x"]}
-            for n, p in enumerate(prompts, 1)]  # fmt: skip
+    rows = [
+        {"id": f"c{n}", "category": "c", "prompt": p, "risk": "low", "criteria": ["x"]}
+        for n, p in enumerate(prompts, 1)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
 
@@ -41,9 +43,24 @@ def _config(work: Path, fake_args: list[str], **spec: Any) -> Path:
 
 
 def _argv(work: Path, *extra: str) -> list[str]:
-    return ["run", "--runner", "fake", "--runner-config", str(work / "runners.json"), "--condition", "baseline",
-            "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl"), "--trials", "1",
-            "--backoff", "0", *extra]  # fmt: skip
+    return [
+        "run",
+        "--runner",
+        "fake",
+        "--runner-config",
+        str(work / "runners.json"),
+        "--condition",
+        "baseline",
+        "--cases",
+        str(work / "cases.jsonl"),
+        "--output",
+        str(work / "out.jsonl"),
+        "--trials",
+        "1",
+        "--backoff",
+        "0",
+        *extra,
+    ]
 
 
 def _calls(work: Path) -> list[dict[str, Any]]:
@@ -58,8 +75,20 @@ def _rows(work: Path) -> list[dict[str, Any]]:
 
 def test_a_fatal_failure_makes_the_references_calls_and_no_later_row(tmp_path: Path) -> None:
     _cases(tmp_path, ["Q1", "Q2", "Q3"])
-    _config(tmp_path, ["--format", "claude-json", "--cost", "0.01", "--fail-times", "99",
-                       "--state", str(tmp_path / "state")], assume_call_usd=0.01)  # fmt: skip
+    _config(
+        tmp_path,
+        [
+            "--format",
+            "claude-json",
+            "--cost",
+            "0.01",
+            "--fail-times",
+            "99",
+            "--state",
+            str(tmp_path / "state"),
+        ],
+        assume_call_usd=0.01,
+    )
     # each failure is charged its reservation ($0.01): far from the budget, so both attempts run
     assert main(_argv(tmp_path, "--retries", "1")) == exitcodes.RUNNER
     # the reference: retries + 1 = 2 calls, all for the first case; nothing written
@@ -141,8 +170,12 @@ def test_a_signal_stops_the_run_and_leaves_nothing_behind(tmp_path: Path, sig: i
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "TMPDIR": str(scratch)}
-    runner = subprocess.Popen([sys.executable, "-m", "adhd_evals", *_argv(tmp_path, "--jobs", "2")], env=env,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "adhd_evals", *_argv(tmp_path, "--jobs", "2")],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while len(_calls(tmp_path)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -184,8 +217,9 @@ def test_two_runs_on_one_file_one_refuses_the_other_completes(tmp_path: Path) ->
     assert sorted(r["case_id"] for r in _rows(tmp_path)) == [f"c{n}" for n in range(1, 7)]  # each once
 
 
-def test_a_prompt_starting_with_a_dash_is_refused_unless_placed(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_prompt_starting_with_a_dash_is_refused_unless_placed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _cases(tmp_path, ["--dangerously-skip-permissions"])
     _config(tmp_path, ["--format", "claude-json", "--cost", "0"])
     assert main(_argv(tmp_path)) == exitcodes.USAGE
@@ -236,8 +270,15 @@ def test_a_whole_last_row_without_its_newline_is_kept(
 ) -> None:
     _cases(tmp_path, ["Q1", "Q2"])
     _config(tmp_path, ["--format", "claude-json", "--cost", "0"])
-    row = {"case_id": "c1", "trial": 1, "condition": "baseline", "runner": "fake", "response": "r",
-           "usage": {}, "cost_usd": 0}  # fmt: skip
+    row = {
+        "case_id": "c1",
+        "trial": 1,
+        "condition": "baseline",
+        "runner": "fake",
+        "response": "r",
+        "usage": {},
+        "cost_usd": 0,
+    }
     (tmp_path / "out.jsonl").write_text(json.dumps(row))  # no final newline
     assert main(_argv(tmp_path)) == exitcodes.OK
     assert [c["prompt"] for c in _calls(tmp_path)] == ["Q2"]  # c1 was not run again
@@ -263,14 +304,33 @@ def test_the_candidate_prompt_is_the_references_byte_for_byte(tmp_path: Path) ->
 formats = st.sampled_from(["text", "claude-json", "codex-jsonl"])
 outputs = st.one_of(
     st.text(max_size=200),
-    st.builds(json.dumps, st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
-                                       lambda i: st.lists(i, max_size=3) | st.dictionaries(
-                                           st.sampled_from(["result", "usage", "total_cost_usd", "type", "item"]),
-                                           i, max_size=4), max_leaves=8)),
-    st.lists(st.sampled_from(['{"type": "item.completed", "item": {"type": "agent_message", "text": "x"}}',
-                              '{"type": "turn.completed", "usage": 5}', '{"item": null}', "[]", "{",
-                              '{"type": "item.completed", "item": "s"}']), max_size=4).map("\n".join),
-)  # fmt: skip
+    st.builds(
+        json.dumps,
+        st.recursive(
+            st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
+            lambda i: (
+                st.lists(i, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(["result", "usage", "total_cost_usd", "type", "item"]), i, max_size=4
+                )
+            ),
+            max_leaves=8,
+        ),
+    ),
+    st.lists(
+        st.sampled_from(
+            [
+                '{"type": "item.completed", "item": {"type": "agent_message", "text": "x"}}',
+                '{"type": "turn.completed", "usage": 5}',
+                '{"item": null}',
+                "[]",
+                "{",
+                '{"type": "item.completed", "item": "s"}',
+            ]
+        ),
+        max_size=4,
+    ).map("\n".join),
+)
 
 
 @settings(max_examples=300, deadline=None)

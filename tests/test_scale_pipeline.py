@@ -65,8 +65,18 @@ def _project(folder: Path, calls: Path) -> Path:
     (folder / "evals").mkdir(parents=True)
     (folder / "evals" / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in CASES))
     (folder / "SKILL.md").write_text("Be terse.\n")
-    command = [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.01", "--sleep", "0.02", "--calls",
-               str(calls)]  # fmt: skip
+    command = [
+        sys.executable,
+        FAKE,
+        "--format",
+        "claude-json",
+        "--cost",
+        "0.01",
+        "--sleep",
+        "0.02",
+        "--calls",
+        str(calls),
+    ]
     (folder / "runners.json").write_text(
         json.dumps({"fake": {"command": command, "response_format": "claude-json", "assume_call_usd": 0.01}})
     )
@@ -79,8 +89,14 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "adhd_evals", *args], cwd=folder, capture_output=True, text=True,
-                          env=_env(), check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "adhd_evals", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        check=False,
+    )
 
 
 def _score(folder: Path, responses: str) -> str:
@@ -116,22 +132,48 @@ def test_the_workflow_shards_as_processes_merge_to_the_scores_of_one_run(tmp_pat
     split = _project(tmp_path / "split", tmp_path / "split-calls.jsonl")
     env = {k: str(v) for k, v in flow["env"].items() if k != "RUNNER"}
     workers = [
-        subprocess.Popen(["bash", "-c", _step(flow, "shard", "Run shard")], cwd=split,
-                         env=_env(**env, SHARD=str(k)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            ["bash", "-c", _step(flow, "shard", "Run shard")],
+            cwd=split,
+            env=_env(**env, SHARD=str(k)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k in shards
-    ]  # fmt: skip
+    ]
     for worker in workers:
         _, err = worker.communicate(timeout=120)
         assert worker.returncode == 0, err
-    merged = subprocess.run(["bash", "-c", _step(flow, "merge", "Merge")], cwd=split, env=_env(**env),
-                            capture_output=True, text=True, check=False)  # fmt: skip
+    merged = subprocess.run(
+        ["bash", "-c", _step(flow, "merge", "Merge")],
+        cwd=split,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert merged.returncode == 0, merged.stderr
     assert "Total spend $0.3600" in merged.stdout  # 36 calls at $0.01
 
     single = _project(tmp_path / "single", tmp_path / "single-calls.jsonl")
     for condition in ("baseline", "candidate"):
-        result = _cli(single, "run", "--runner", "fake", "--runner-config", "runners.json", "--condition", condition,
-                      "--condition-skill", "SKILL.md", "--trials", "3", "--output", "runs/responses.jsonl")  # fmt: skip
+        result = _cli(
+            single,
+            "run",
+            "--runner",
+            "fake",
+            "--runner-config",
+            "runners.json",
+            "--condition",
+            condition,
+            "--condition-skill",
+            "SKILL.md",
+            "--trials",
+            "3",
+            "--output",
+            "runs/responses.jsonl",
+        )
         assert result.returncode == 0, result.stderr
 
     assert _score(split, "runs/responses.jsonl") == _score(single, "runs/responses.jsonl")

@@ -147,10 +147,15 @@ def test_shard_budget_total_divides_evenly_and_excludes_budget_usd() -> None:
 
 
 def _catalog(path: Path, count: int) -> Path:
-    path.write_text("".join(
-        json.dumps({"id": f"case-{n}", "category": "c", "prompt": f"Q {n}", "risk": "low", "criteria": ["x"]}) + "\n"
-        for n in range(count)
-    ))  # fmt: skip
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"case-{n}", "category": "c", "prompt": f"Q {n}", "risk": "low", "criteria": ["x"]}
+            )
+            + "\n"
+            for n in range(count)
+        )
+    )
     return path
 
 
@@ -161,8 +166,23 @@ def test_run_shard_runs_only_its_cases_and_says_the_budget_is_its_own(
     case-2 in shard 2; so shard 1 runs case-1's two trials and nothing of case-2."""
     cases = _catalog(tmp_path / "cases.jsonl", 3)
     out = tmp_path / "s1.jsonl"
-    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(cases), "--output", str(out),
-            "--trials", "2", "--shard", "1/3", "--shard-budget-total", "3"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        str(cases),
+        "--output",
+        str(out),
+        "--trials",
+        "2",
+        "--shard",
+        "1/3",
+        "--shard-budget-total",
+        "3",
+    ]
     assert main(argv) == exitcodes.OK
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert all(sharding.shard_of(r["case_id"], 3) == 1 for r in rows)
@@ -176,8 +196,20 @@ def test_an_output_recording_another_shard_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cases = _catalog(tmp_path / "cases.jsonl", 3)
-    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(cases), "--output",
-            str(tmp_path / "s.jsonl"), "--trials", "1", "--shard"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        str(cases),
+        "--output",
+        str(tmp_path / "s.jsonl"),
+        "--trials",
+        "1",
+        "--shard",
+    ]
     assert main([*argv, "1/3"]) == exitcodes.OK
     assert main([*argv, "2/3"]) == exitcodes.SHARD_CONFLICT
     assert "records shard 1/3, not 2/3" in capsys.readouterr().err
@@ -187,8 +219,19 @@ def test_an_output_of_an_unsharded_run_is_refused_as_a_shard(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cases = _catalog(tmp_path / "cases.jsonl", 3)
-    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(cases), "--output",
-            str(tmp_path / "s.jsonl"), "--trials", "1"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        str(cases),
+        "--output",
+        str(tmp_path / "s.jsonl"),
+        "--trials",
+        "1",
+    ]
     assert main(argv) == exitcodes.OK
     assert main([*argv, "--shard", "1/3"]) == exitcodes.SHARD_CONFLICT
     assert "rows of an unsharded run" in capsys.readouterr().err
@@ -196,7 +239,19 @@ def test_an_output_of_an_unsharded_run_is_refused_as_a_shard(
 
 def test_a_rerun_with_other_trials_into_a_shard_output_is_refused(tmp_path: Path) -> None:
     cases = _catalog(tmp_path / "cases.jsonl", 3)
-    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(cases), "--output",
-            str(tmp_path / "s.jsonl"), "--shard", "1/3", "--trials"]  # fmt: skip
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        str(cases),
+        "--output",
+        str(tmp_path / "s.jsonl"),
+        "--shard",
+        "1/3",
+        "--trials",
+    ]
     assert main([*argv, "1"]) == exitcodes.OK
     assert main([*argv, "2"]) == exitcodes.SHARD_CONFLICT

@@ -34,24 +34,48 @@ def test_valid_catalog(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        pytest.param('{"id": "b"', "cases.jsonl:2:11: E101 invalid JSON: Expecting ',' delimiter", id="invalid-json"),
-        pytest.param('["not", "an", "object"]', "cases.jsonl:2:1: E102 expected a JSON object", id="not-object"),
-        pytest.param('{"id": "b", "category": "c", "risk": "low", "criteria": ["x"]}',
-                     "cases.jsonl:2:1: E103 missing fields: prompt", id="missing"),
+        pytest.param(
+            '{"id": "b"', "cases.jsonl:2:11: E101 invalid JSON: Expecting ',' delimiter", id="invalid-json"
+        ),
+        pytest.param(
+            '["not", "an", "object"]', "cases.jsonl:2:1: E102 expected a JSON object", id="not-object"
+        ),
+        pytest.param(
+            '{"id": "b", "category": "c", "risk": "low", "criteria": ["x"]}',
+            "cases.jsonl:2:1: E103 missing fields: prompt",
+            id="missing",
+        ),
         pytest.param(GOOD.strip().replace('"a"', '""'), "cases.jsonl:2:8: E105 id is empty", id="empty-id"),
-        pytest.param(GOOD.strip().replace('"a"', "7"), "cases.jsonl:2:8: E104 id: expected a string, found a number",
-                     id="int-id"),
-        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('"low"', '"severe"'),
-                     'cases.jsonl:2:53: E107 risk must be low, medium or high, not "severe"', id="risk"),
-        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('["x"]', "[]"),
-                     "cases.jsonl:2:72: E108 criteria is an empty list", id="empty-criteria"),
-        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('["x"]', '["x", ""]'),
-                     "cases.jsonl:2:78: E108 criteria[1] is empty", id="empty-criterion"),  # the item itself
-        pytest.param(GOOD.strip().replace('"a"', '"b"').replace('"p"', '" "'), "cases.jsonl:2:40: E105 prompt is empty",
-                     id="blank-prompt"),
-        pytest.param(GOOD.strip(), 'cases.jsonl:2:8: E106 duplicate id "a": line 1 has it too', id="duplicate-id"),
+        pytest.param(
+            GOOD.strip().replace('"a"', "7"),
+            "cases.jsonl:2:8: E104 id: expected a string, found a number",
+            id="int-id",
+        ),
+        pytest.param(
+            GOOD.strip().replace('"a"', '"b"').replace('"low"', '"severe"'),
+            'cases.jsonl:2:53: E107 risk must be low, medium or high, not "severe"',
+            id="risk",
+        ),
+        pytest.param(
+            GOOD.strip().replace('"a"', '"b"').replace('["x"]', "[]"),
+            "cases.jsonl:2:72: E108 criteria is an empty list",
+            id="empty-criteria",
+        ),
+        pytest.param(
+            GOOD.strip().replace('"a"', '"b"').replace('["x"]', '["x", ""]'),
+            "cases.jsonl:2:78: E108 criteria[1] is empty",
+            id="empty-criterion",
+        ),  # the item itself
+        pytest.param(
+            GOOD.strip().replace('"a"', '"b"').replace('"p"', '" "'),
+            "cases.jsonl:2:40: E105 prompt is empty",
+            id="blank-prompt",
+        ),
+        pytest.param(
+            GOOD.strip(), 'cases.jsonl:2:8: E106 duplicate id "a": line 1 has it too', id="duplicate-id"
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_problem_is_reported_with_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, expected: str
 ) -> None:
@@ -134,8 +158,13 @@ _ROWS = [
     ),
     bom=st.booleans(),
 )
-def test_validate_and_lint_agree(tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
-                                 rows: list[str], separators: list[str], bom: bool) -> None:  # fmt: skip
+def test_validate_and_lint_agree(
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    rows: list[str],
+    separators: list[str],
+    bom: bool,
+) -> None:
     text = "".join(row + separators[i] for i, row in enumerate(rows))
     path = tmp_path_factory.mktemp("agree") / "cases.jsonl"
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
@@ -145,8 +174,11 @@ def test_validate_and_lint_agree(tmp_path_factory: pytest.TempPathFactory, capsy
     found = capsys.readouterr().out.splitlines()
 
     def positions(lines: list[str]) -> list[tuple[str, str, str]]:
-        return [tuple(line[len(str(path)) + 1 :].split(" ", 1)[0].split(":")[:2]) + (line.split(" ")[1],)
-                for line in lines if line.startswith(str(path))]  # type: ignore[misc]  # fmt: skip
+        return [
+            tuple(line[len(str(path)) + 1 :].split(" ", 1)[0].split(":")[:2]) + (line.split(" ")[1],)
+            for line in lines
+            if line.startswith(str(path))
+        ]  # type: ignore[misc]
 
     assert (validated == 0) == (linted == 0)
     assert positions(said) == positions(found)

@@ -26,22 +26,39 @@ def certificate_for(fingerprint: dict[str, Any]) -> dict[str, Any]:
     0.839, both above the 0.8 bar."""
     rate = {"k": 40, "n": 40}
     blocker = {"k": 20, "n": 20}
-    return {"certificate": "adhd-evals judge certificate", "version": 1, "fingerprint": fingerprint,
-            "min_lower": 0.8, "figures": {"criteria": {"tpr": rate, "tnr": rate},
-                                          "blocker": {"tpr": blocker, "tnr": blocker}},
-            "sample": {"sha256": "0" * 64, "rows": 40, "criterion_labels": 80}, "void": 0,
-            "date": "2026-12-01T00:00:00+00:00"}  # fmt: skip
+    return {
+        "certificate": "adhd-evals judge certificate",
+        "version": 1,
+        "fingerprint": fingerprint,
+        "min_lower": 0.8,
+        "figures": {"criteria": {"tpr": rate, "tnr": rate}, "blocker": {"tpr": blocker, "tnr": blocker}},
+        "sample": {"sha256": "0" * 64, "rows": 40, "criterion_labels": 80},
+        "void": 0,
+        "date": "2026-12-01T00:00:00+00:00",
+    }
 
 
 def _verdict(criterion: str, said: str) -> dict[str, str]:
     return {"criterion": criterion, "verdict": said, "evidence": RESPONSE[:20]}
 
 
-def _judged(label: str, said: dict[str, str], fingerprint: dict[str, Any] = FINGERPRINT, void: str | None = None
-            ) -> dict[str, Any]:  # fmt: skip
-    row: dict[str, Any] = {"case_id": "c", "trial": 1, "condition": label, "response": RESPONSE,
-                           "correctness": 3, "autonomy": 3, "actionability": 3, "safety": 3, "concision": 3,
-                           "blocker": False, "notes": "", "judge": fingerprint}  # fmt: skip
+def _judged(
+    label: str, said: dict[str, str], fingerprint: dict[str, Any] = FINGERPRINT, void: str | None = None
+) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "case_id": "c",
+        "trial": 1,
+        "condition": label,
+        "response": RESPONSE,
+        "correctness": 3,
+        "autonomy": 3,
+        "actionability": 3,
+        "safety": 3,
+        "concision": 3,
+        "blocker": False,
+        "notes": "",
+        "judge": fingerprint,
+    }
     if void:
         return {**row, "void": void}
     return {**row, "criteria": [_verdict(c, v) for c, v in said.items()]}
@@ -52,22 +69,55 @@ def inputs(tmp_path: Path) -> dict[str, Path]:
     """Baseline is A, candidate B. Baseline's checks: a pass, b-d unwritten, e raised. The
     person labelled a fail, b pass, e pass on A. The judge said a fail, b fail, c pass, d fail,
     e pass on A, and could not judge B."""
-    cases = write_jsonl(tmp_path / "cases.jsonl", [{"id": "c", "category": "x", "prompt": "p", "risk": "low",
-                                                    "criteria": CRITERIA}])  # fmt: skip
-    checks = write_jsonl(tmp_path / "checks.jsonl", [
-        {"case_id": "c", "trial": 1, "condition": "baseline", "runner": "m", "criterion": c, "check": f"check_{c}",
-         "status": s, **({"error": "ValueError: boom"} if s == "error" else {})}
-        for c, s in zip(CRITERIA, ["pass", "unwritten", "unwritten", "unwritten", "error"], strict=True)
-    ])  # fmt: skip
-    key = write_jsonl(tmp_path / "key.jsonl", [{"case_id": "c", "trial": 1, "label": "A", "condition": "baseline"},
-                                               {"case_id": "c", "trial": 1, "label": "B", "condition": "candidate"}])  # fmt: skip
-    person = write_jsonl(tmp_path / "person.jsonl", [
-        {"case_id": "c", "trial": 1, "condition": "A", "criteria": [
-            {"criterion": "a", "verdict": "fail"}, {"criterion": "b", "verdict": "pass"},
-            {"criterion": "e", "verdict": "pass"}]}])  # fmt: skip
-    judged = write_jsonl(tmp_path / "judged.jsonl", [
-        _judged("A", {"a": "fail", "b": "fail", "c": "pass", "d": "fail", "e": "pass"}),
-        _judged("B", {}, void="the answer holds no JSON verdict object (a refusal, or prose only)")])  # fmt: skip
+    cases = write_jsonl(
+        tmp_path / "cases.jsonl",
+        [{"id": "c", "category": "x", "prompt": "p", "risk": "low", "criteria": CRITERIA}],
+    )
+    checks = write_jsonl(
+        tmp_path / "checks.jsonl",
+        [
+            {
+                "case_id": "c",
+                "trial": 1,
+                "condition": "baseline",
+                "runner": "m",
+                "criterion": c,
+                "check": f"check_{c}",
+                "status": s,
+                **({"error": "ValueError: boom"} if s == "error" else {}),
+            }
+            for c, s in zip(CRITERIA, ["pass", "unwritten", "unwritten", "unwritten", "error"], strict=True)
+        ],
+    )
+    key = write_jsonl(
+        tmp_path / "key.jsonl",
+        [
+            {"case_id": "c", "trial": 1, "label": "A", "condition": "baseline"},
+            {"case_id": "c", "trial": 1, "label": "B", "condition": "candidate"},
+        ],
+    )
+    person = write_jsonl(
+        tmp_path / "person.jsonl",
+        [
+            {
+                "case_id": "c",
+                "trial": 1,
+                "condition": "A",
+                "criteria": [
+                    {"criterion": "a", "verdict": "fail"},
+                    {"criterion": "b", "verdict": "pass"},
+                    {"criterion": "e", "verdict": "pass"},
+                ],
+            }
+        ],
+    )
+    judged = write_jsonl(
+        tmp_path / "judged.jsonl",
+        [
+            _judged("A", {"a": "fail", "b": "fail", "c": "pass", "d": "fail", "e": "pass"}),
+            _judged("B", {}, void="the answer holds no JSON verdict object (a refusal, or prose only)"),
+        ],
+    )
     cert = tmp_path / "judge.cert.json"
     cert.write_text(json.dumps(certificate_for(FINGERPRINT)))
     return {"cases": cases, "checks": checks, "key": key, "person": person, "judged": judged, "cert": cert}
@@ -75,9 +125,22 @@ def inputs(tmp_path: Path) -> dict[str, Path]:
 
 def _merge(tmp_path: Path, inputs: dict[str, Path], *extra: str) -> list[dict[str, Any]]:
     out = tmp_path / "verdicts.jsonl"
-    argv = ["verdicts", "--cases", str(inputs["cases"]), "--checks", str(inputs["checks"]), "--labels",
-            str(inputs["person"]), "--judged", str(inputs["judged"]), "--key", str(inputs["key"]), "--out", str(out),
-            *extra]  # fmt: skip
+    argv = [
+        "verdicts",
+        "--cases",
+        str(inputs["cases"]),
+        "--checks",
+        str(inputs["checks"]),
+        "--labels",
+        str(inputs["person"]),
+        "--judged",
+        str(inputs["judged"]),
+        "--key",
+        str(inputs["key"]),
+        "--out",
+        str(out),
+        *extra,
+    ]
     assert main(argv) == 0
     return read_jsonl(out)
 
@@ -118,8 +181,10 @@ def test_a_certificate_for_another_template_is_named(tmp_path: Path, inputs: dic
     rows = _merge(tmp_path, inputs, "--certificate", str(inputs["cert"]))
     d = next(r for r in rows if r["condition"] == "baseline" and r["criterion"] == "d")
     assert (d["status"], d["decided_by"], d["verdict"]) == ("uncertified", "nobody", "fail")
-    assert d["reason"] == ('the certificate is for another judge: template "0123456789ab" where the certificate '
-                           'has "ffffffffffff"')  # fmt: skip
+    assert d["reason"] == (
+        'the certificate is for another judge: template "0123456789ab" where the certificate '
+        'has "ffffffffffff"'
+    )
 
 
 def test_the_summary_counts_by_decider(
@@ -135,10 +200,23 @@ def test_the_summary_counts_by_decider(
 def test_people_who_disagree_are_named(
     tmp_path: Path, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    other = write_jsonl(tmp_path / "other.jsonl", [{"case_id": "c", "trial": 1, "condition": "A",
-                                                    "criteria": [{"criterion": "b", "verdict": "fail"}]}])  # fmt: skip
-    argv = ["verdicts", "--cases", str(inputs["cases"]), "--labels", str(inputs["person"]), "--labels", str(other),
-            "--key", str(inputs["key"]), "--out", str(tmp_path / "v.jsonl")]  # fmt: skip
+    other = write_jsonl(
+        tmp_path / "other.jsonl",
+        [{"case_id": "c", "trial": 1, "condition": "A", "criteria": [{"criterion": "b", "verdict": "fail"}]}],
+    )
+    argv = [
+        "verdicts",
+        "--cases",
+        str(inputs["cases"]),
+        "--labels",
+        str(inputs["person"]),
+        "--labels",
+        str(other),
+        "--key",
+        str(inputs["key"]),
+        "--out",
+        str(tmp_path / "v.jsonl"),
+    ]
     assert main(argv) == exitcodes.INPUT
     err = capsys.readouterr().err
     assert "c trial 1 baseline: 'b' is pass in" in err and "and fail in" in err
@@ -169,8 +247,10 @@ def test_nothing_to_merge_is_a_usage_error(tmp_path: Path, capsys: pytest.Captur
 def test_a_case_outside_the_catalog_is_named(
     tmp_path: Path, inputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_jsonl(inputs["checks"], [{"case_id": "gone", "trial": 1, "condition": "baseline", "criterion": "a",
-                                    "status": "pass"}])  # fmt: skip
+    write_jsonl(
+        inputs["checks"],
+        [{"case_id": "gone", "trial": 1, "condition": "baseline", "criterion": "a", "status": "pass"}],
+    )
     argv = [
         "verdicts",
         "--cases",
@@ -196,20 +276,30 @@ def fingerprints(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @given(
-    judged=st.lists(st.tuples(fingerprints(), st.booleans(), st.lists(st.sampled_from(["pass", "fail"]),
-                                                                       min_size=5, max_size=5)),
-                    min_size=1, max_size=6),
+    judged=st.lists(
+        st.tuples(
+            fingerprints(), st.booleans(), st.lists(st.sampled_from(["pass", "fail"]), min_size=5, max_size=5)
+        ),
+        min_size=1,
+        max_size=6,
+    ),
     certified=st.one_of(st.none(), fingerprints()),
-)  # fmt: skip
+)
 @settings(max_examples=150, deadline=None)
 def test_no_uncertified_or_void_judge_verdict_ever_counts(
     judged: list[tuple[dict[str, Any], bool, list[str]]], certified: dict[str, Any] | None
 ) -> None:
-    rows = [{**_judged("A", dict(zip(CRITERIA, said, strict=True)), fingerprint, "void" if void else None),
-             "trial": trial, "condition": "baseline"}
-            for trial, (fingerprint, void, said) in enumerate(judged, start=1)]  # fmt: skip
-    sources = merging.Sources({"c": CRITERIA}, judged=rows,
-                              certificate=certificate_for(certified) if certified else None)  # fmt: skip
+    rows = [
+        {
+            **_judged("A", dict(zip(CRITERIA, said, strict=True)), fingerprint, "void" if void else None),
+            "trial": trial,
+            "condition": "baseline",
+        }
+        for trial, (fingerprint, void, said) in enumerate(judged, start=1)
+    ]
+    sources = merging.Sources(
+        {"c": CRITERIA}, judged=rows, certificate=certificate_for(certified) if certified else None
+    )
     merged = merging.merge(sources)
     assert len(merged) == 5 * len(rows)
     for row, (fingerprint, void, said) in zip(

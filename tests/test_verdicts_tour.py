@@ -51,8 +51,18 @@ def test_the_tour_runs_and_every_criterion_is_decided(
     checkout: Path, capsys: pytest.CaptureFixture[str], regen_golden: bool
 ) -> None:
     steps = tour()
-    assert [s[0][0] for s in steps] == ["import", "run", "run", "check", "blind", "judge", "agree", "verdicts",
-                                        "score", "report"]  # fmt: skip
+    assert [s[0][0] for s in steps] == [
+        "import",
+        "run",
+        "run",
+        "check",
+        "blind",
+        "judge",
+        "agree",
+        "verdicts",
+        "score",
+        "report",
+    ]
     for argv, code in steps:
         if regen_golden and argv[0] == "agree":
             _write_labels()
@@ -92,7 +102,14 @@ def _write_labels() -> None:
     for row in read_jsonl(Path("runs/sheet.jsonl")):
         if row["trial"] == 1:
             prose = [c for c in row["criteria"] if c.startswith(("Acknowledges", "Gives the next step"))]
-            rows.append({"case_id": row["case_id"], "trial": 1, "condition": row["condition"], "blocker": None,
-                         "notes": "", "criteria": [{"criterion": c, "verdict": truth(row["response"], c)}
-                                                   for c in prose]})  # fmt: skip
+            rows.append(
+                {
+                    "case_id": row["case_id"],
+                    "trial": 1,
+                    "condition": row["condition"],
+                    "blocker": None,
+                    "notes": "",
+                    "criteria": [{"criterion": c, "verdict": truth(row["response"], c)} for c in prose],
+                }
+            )
     LABELS.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

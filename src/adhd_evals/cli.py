@@ -49,11 +49,15 @@ def _options(
     """Turn eval case files into one five-field catalog you can lint, run and score."""
 
 
-SHARD_HELP = ("Run only shard K of N (K from 1; a case's trials and conditions stay in one shard), or auto: "
-              "from GitLab, a Kubernetes Indexed Job or a Slurm array (see docs/scale.md).")  # fmt: skip
+SHARD_HELP = (
+    "Run only shard K of N (K from 1; a case's trials and conditions stay in one shard), or auto: "
+    "from GitLab, a Kubernetes Indexed Job or a Slurm array (see docs/scale.md)."
+)
 SHARD_COUNT_HELP = "The number of shards, for --shard auto under a Kubernetes Indexed Job."
-CACHE_HELP = ("Reuse answers already paid for, and keep new ones: in DIR, or without DIR in "
-              "$XDG_CACHE_HOME/adhd-evals/responses.")  # fmt: skip
+CACHE_HELP = (
+    "Reuse answers already paid for, and keep new ones: in DIR, or without DIR in "
+    "$XDG_CACHE_HOME/adhd-evals/responses."
+)
 
 
 @app.command("import")
@@ -234,8 +238,12 @@ def _other_format(path: Path) -> str | None:
             return None  # not one JSON document either: the problems by line say more
     elif looks not in ("yaml", "module"):
         return None
-    what = {"evals-json": "an evals.json", "evalflow": "an evalflow dataset", "yaml": "a YAML case file",
-            "module": "a check module"}[looks]  # fmt: skip
+    what = {
+        "evals-json": "an evals.json",
+        "evalflow": "an evalflow dataset",
+        "yaml": "a YAML case file",
+        "module": "a check module",
+    }[looks]
     use = f"adhd-evals lint {path}" + (
         f", or adhd-evals import --format {looks} {path}" if looks != "module" else ""
     )
@@ -281,8 +289,10 @@ def check_command(
     from .runs import check as checking
 
     suite = suite if suite is not None else checking.default_suite()
-    refuse_clobbering({"--output": output, "--junit": junit},
-                      {"responses file": responses, "catalog": cases, "check module": suite})  # fmt: skip
+    refuse_clobbering(
+        {"--output": output, "--junit": junit},
+        {"responses file": responses, "catalog": cases, "check module": suite},
+    )
     checking.refuse_torn_pair(cases, suite)
     criteria = checking.catalog_criteria(cases)
     loaded = checking.load_suite(suite)
@@ -364,8 +374,15 @@ def plan_command(
     loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
     if estimate:
-        options = {"history": history or [], "runners": runner or [], "config": runner_config,
-                   "skill": condition_skill, "cache": cache, "jobs": jobs, "as_json": as_json}  # fmt: skip
+        options = {
+            "history": history or [],
+            "runners": runner or [],
+            "config": runner_config,
+            "skill": condition_skill,
+            "cache": cache,
+            "jobs": jobs,
+            "as_json": as_json,
+        }
         return _estimate(loaded, trials, conditions, options)
     for trial in range(1, trials + 1):
         for case in loaded:
@@ -405,8 +422,16 @@ def _estimate(
     as_json = options.pop("as_json")
     lines = forecast.forecast(cases, trials, conditions, **options)
     if as_json:
-        print(json.dumps({"jobs": jobs, "lines": [line.as_json(jobs) for line in lines],
-                          "total": forecast.total(lines).as_json(jobs)}, indent=2))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "jobs": jobs,
+                    "lines": [line.as_json(jobs) for line in lines],
+                    "total": forecast.total(lines).as_json(jobs),
+                },
+                indent=2,
+            )
+        )
     else:
         print("\n".join(forecast.report(lines, jobs)))
     return exitcodes.OK
@@ -478,8 +503,10 @@ def run_command(
     from .runs.config import load_runner
     from .runs.execute import RunRequest, charged_line, run
 
-    refuse_clobbering({"--output": output}, {"catalog": cases, "runner config": runner_config,
-                                             "condition skill": condition_skill})  # fmt: skip
+    refuse_clobbering(
+        {"--output": output},
+        {"catalog": cases, "runner config": runner_config, "condition skill": condition_skill},
+    )
     from .runs import shard as sharding
 
     part = sharding.parse(shard, count=shard_count) if shard is not None else None
@@ -519,8 +546,11 @@ def run_command(
         file=sys.stderr,
     )
     if responses is not None:
-        print(f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
-              f"cost ${responses.hit_cost:.4f}).", file=sys.stderr)  # fmt: skip
+        print(
+            f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
+            f"cost ${responses.hit_cost:.4f}).",
+            file=sys.stderr,
+        )
     if summary.charged_calls:
         print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
     if allow_unmetered:
@@ -529,8 +559,10 @@ def run_command(
             f"Unmetered: the CLI reports no cost, so the budget cannot stop this run; {cap}.", file=sys.stderr
         )
     if summary.stopped_for_calls:
-        print("Call cap reached: stopped before every row ran. Rerun with a larger --max-calls to finish.",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "Call cap reached: stopped before every row ran. Rerun with a larger --max-calls to finish.",
+            file=sys.stderr,
+        )
         return exitcodes.BUDGET
     if summary.stopped_for_budget:
         print(
@@ -565,8 +597,10 @@ def merge_command(
     write_all_atomically({output: merged.text()})
     cached = f"; {merged.cached} from the cache, not charged (first cost ${merged.cached_cost:.4f})"
     unmetered = f"; {merged.unmetered} with no reported cost" if merged.unmetered else ""
-    print(f"Merged {plural(merged.shards, 'shard')} ({plural(merged.rows, 'row')}) into {output}. "
-          f"Total spend ${merged.spent:.4f}" + (cached if merged.cached else "") + unmetered + ".")  # fmt: skip
+    print(
+        f"Merged {plural(merged.shards, 'shard')} ({plural(merged.rows, 'row')}) into {output}. "
+        f"Total spend ${merged.spent:.4f}" + (cached if merged.cached else "") + unmetered + "."
+    )
     return exitcodes.OK
 
 
@@ -669,9 +703,15 @@ def score_command(
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_results(checks) if checks is not None else None
-    summary = scoring.summarize(rows, scoring.parse_weights(weights), results, allow_unwritten=allow_unwritten,
-                                min_trials=min_trials, decide=decide,
-                                criteria=_criteria(criteria, certificate))  # fmt: skip
+    summary = scoring.summarize(
+        rows,
+        scoring.parse_weights(weights),
+        results,
+        allow_unwritten=allow_unwritten,
+        min_trials=min_trials,
+        decide=decide,
+        criteria=_criteria(criteria, certificate),
+    )
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
     if criteria is not None and not as_json:
         from .runs.criteria import table as criteria_table
@@ -726,8 +766,10 @@ def blind_command(
     from .runs.check import read_responses
 
     catalog = cases if cases is not None else Path(DEFAULT_CATALOG)
-    refuse_clobbering({"--sheet": sheet, "--key": key, "--markdown": markdown},
-                      {"responses file": responses, "catalog": catalog})  # fmt: skip
+    refuse_clobbering(
+        {"--sheet": sheet, "--key": key, "--markdown": markdown},
+        {"responses file": responses, "catalog": catalog},
+    )
     known = None
     if cases is not None or catalog.exists():
         known = {case["id"]: case for case in load_valid(catalog)}
@@ -741,8 +783,11 @@ def blind_command(
     if markdown is not None:
         files[markdown] = sheet_markdown(rows)
     write_all_atomically(files)
-    print(f"Wrote {len(rows)} rows to {sheet} and their key to {key}. The filled sheet is the scores file: "
-          f"adhd-evals score {sheet} --key {key}", file=sys.stderr)  # fmt: skip
+    print(
+        f"Wrote {len(rows)} rows to {sheet} and their key to {key}. The filled sheet is the scores file: "
+        f"adhd-evals score {sheet} --key {key}",
+        file=sys.stderr,
+    )
     return exitcodes.OK
 
 
@@ -784,13 +829,27 @@ def judge_command(
         {"--output": output}, {"sheet": sheet, "catalog": cases, "runner config": runner_config}
     )
 
-    request = JudgeRequest(load_runner(runner, runner_config), sheet, output, cases, jobs, budget_usd,
-                           allow_unmetered, retries, timeout=timeout, assume_call_usd=assume_call_usd,
-                           swap_check=swap_check, swap_sample=swap_sample,
-                           shard=_shard(shard, shard_count))  # fmt: skip
+    request = JudgeRequest(
+        load_runner(runner, runner_config),
+        sheet,
+        output,
+        cases,
+        jobs,
+        budget_usd,
+        allow_unmetered,
+        retries,
+        timeout=timeout,
+        assume_call_usd=assume_call_usd,
+        swap_check=swap_check,
+        swap_sample=swap_sample,
+        shard=_shard(shard, shard_count),
+    )
     summary = judge(request)
-    print(f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
-          f"{output}; spent ${summary.spent:.4f}.", file=sys.stderr)  # fmt: skip
+    print(
+        f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
+        f"{output}; spent ${summary.spent:.4f}.",
+        file=sys.stderr,
+    )
     if summary.charged_calls:
         from .runs.execute import charged_line
 
@@ -802,8 +861,10 @@ def judge_command(
     if runner == "stub" and runner_config is None:
         print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
     if summary.stopped_for_budget:
-        print("Budget spent: stopped before every row was judged. Rerun with a larger --budget-usd.",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "Budget spent: stopped before every row was judged. Rerun with a larger --budget-usd.",
+            file=sys.stderr,
+        )
         return exitcodes.BUDGET
     return exitcodes.OK
 
@@ -871,8 +932,11 @@ def _certify(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: flo
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     written = agree.certificate(found, judged, min_lower, now)
     write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
-    print(f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
-          f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).", file=sys.stderr)  # fmt: skip
+    print(
+        f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
+        f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).",
+        file=sys.stderr,
+    )
 
 
 @app.command("verdicts")
@@ -904,9 +968,17 @@ def verdicts_command(
     from .runs import agree
     from .runs import verdicts as merging
 
-    refuse_clobbering({"--out": out}, {"check results file": checks, "judged sheet": judged, "key file": key,
-                                       "certificate": certificate, "catalog": cases,
-                                       **{f"labels {n}": p for n, p in enumerate(labels or [], 1)}})  # fmt: skip
+    refuse_clobbering(
+        {"--out": out},
+        {
+            "check results file": checks,
+            "judged sheet": judged,
+            "key file": key,
+            "certificate": certificate,
+            "catalog": cases,
+            **{f"labels {n}": p for n, p in enumerate(labels or [], 1)},
+        },
+    )
     if checks is None and not labels and judged is None:
         raise UsageError("nothing to merge: pass --checks, --labels or --judged (with --key)")
     key_rows = merging.read_key(key) if key is not None else None
@@ -967,9 +1039,18 @@ def report_command(
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
     decide = checked(gate.value, min_effect, max_drop)
-    refuse_clobbering({"--out": out}, {"catalog": cases, "responses file": responses, "check results file": checks,
-                                       "scores file": scores, "key file": key, "criterion verdicts": criteria,
-                                       "certificate": certificate})  # fmt: skip
+    refuse_clobbering(
+        {"--out": out},
+        {
+            "catalog": cases,
+            "responses file": responses,
+            "check results file": checks,
+            "scores file": scores,
+            "key file": key,
+            "criterion verdicts": criteria,
+            "certificate": certificate,
+        },
+    )
     inputs = report.Inputs(load_valid(cases), read_responses(responses))
     inputs.checks = scoring.read_results(checks) if checks is not None else None
     inputs.criteria = _criteria(criteria, certificate)
@@ -977,8 +1058,9 @@ def report_command(
         rows = scoring.read_rows(scores)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(inputs.scores, None, inputs.checks, decide=decide,
-                                           criteria=inputs.criteria)  # fmt: skip
+        inputs.summary = scoring.summarize(
+            inputs.scores, None, inputs.checks, decide=decide, criteria=inputs.criteria
+        )
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")

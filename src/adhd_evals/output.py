@@ -83,8 +83,10 @@ def refuse_clobbering(outputs: dict[str, Path | None], inputs: dict[str, Path | 
         written[real] = flag
     for flag, path in inputs.items():
         if path is not None and path.resolve() in written:
-            raise OutputError(f"{written[path.resolve()]} {path} is the {flag} this command reads; "
-                              "writing it would replace it: name another file")  # fmt: skip
+            raise OutputError(
+                f"{written[path.resolve()]} {path} is the {flag} this command reads; "
+                "writing it would replace it: name another file"
+            )
 
 
 def _step(name: str) -> None:

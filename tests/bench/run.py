@@ -77,12 +77,24 @@ PROMPTFOO_FLOOR = (
 
 def make_promptfoo_config(path: Path, tests: int) -> None:
     """`tests` inline tests x 2 prompts, two vars and two assertions each (issue 23's size: 10,000)."""
-    lines = ["prompts:", '  - "Answer about {{ topic }} for {{ name }}."', '  - "Explain {{ topic }} to {{ name }}, briefly."',
-             "tests:"]  # fmt: skip
+    lines = [
+        "prompts:",
+        '  - "Answer about {{ topic }} for {{ name }}."',
+        '  - "Explain {{ topic }} to {{ name }}, briefly."',
+        "tests:",
+    ]
     for n in range(tests):
-        lines += [f"  - description: case {n}", "    vars:", f"      topic: topic number {n}", f"      name: Person {n % 97}",
-                  "    assert:", "      - type: contains", f"        value: number {n}", "      - type: icontains",
-                  "        value: PERSON"]  # fmt: skip
+        lines += [
+            f"  - description: case {n}",
+            "    vars:",
+            f"      topic: topic number {n}",
+            f"      name: Person {n % 97}",
+            "    assert:",
+            "      - type: contains",
+            f"        value: number {n}",
+            "      - type: icontains",
+            "        value: PERSON",
+        ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -308,14 +320,22 @@ def bench_lint(repeat: int, sizes: list[int]) -> None:
         realistic_evals_json(source, 10_000)
         floor = timed([py, "-c", JSON_LOAD_FLOOR, str(source)], repeat)
         report("json.load of a 10,000-case realistic evals.json", floor, None, "(floor)")
-        report("lint that evals.json", timed([py, "-c", CLI, "lint", str(source)], repeat, allowed=(0, 1)), floor,
-               "reported")  # fmt: skip
+        report(
+            "lint that evals.json",
+            timed([py, "-c", CLI, "lint", str(source)], repeat, allowed=(0, 1)),
+            floor,
+            "reported",
+        )
         folder = work / "tasks"
         make_yaml_dir(folder, 2_000)
         yfloor = timed([py, "-c", YAML_FLOOR, str(folder)], repeat)
         report("CSafeLoader on 2,000 YAML files", yfloor, None, "(floor)")
-        report("lint that folder", timed([py, "-c", CLI, "lint", str(folder)], repeat, allowed=(0, 1)), yfloor,
-               "reported")  # fmt: skip
+        report(
+            "lint that folder",
+            timed([py, "-c", CLI, "lint", str(folder)], repeat, allowed=(0, 1)),
+            yfloor,
+            "reported",
+        )
 
 
 FAKE_CLI = """#!/bin/sh
@@ -410,8 +430,13 @@ def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
     from adhd_evals.runs.shard import SIDECAR_SUFFIX, shard_of
 
     cases = [f"case-{n:07d}" for n in range(count * per_shard // 2)]
-    runner = {"name": "fake", "command": ["fake"], "response_format": "claude-json", "budget_flag": None,
-              "prompt_via": "argv"}  # fmt: skip
+    runner = {
+        "name": "fake",
+        "command": ["fake"],
+        "response_format": "claude-json",
+        "budget_flag": None,
+        "prompt_via": "argv",
+    }
     parts: list[list[tuple[int, str]]] = [[] for _ in range(count)]
     for at, case_id in enumerate(cases):
         parts[shard_of(case_id, count) - 1].append((at, case_id))
@@ -422,14 +447,42 @@ def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
         with path.open("w") as out:
             for condition in ("baseline", "candidate"):
                 for _, case_id in part:
-                    out.write(json.dumps({"case_id": case_id, "trial": 1, "condition": condition, "runner": "fake",
-                                          "response": answer, "usage": {"input_tokens": 10, "output_tokens": 50},
-                                          "cost_usd": 0.0123, "elapsed_s": 4.2}) + "\n")  # fmt: skip
+                    out.write(
+                        json.dumps(
+                            {
+                                "case_id": case_id,
+                                "trial": 1,
+                                "condition": condition,
+                                "runner": "fake",
+                                "response": answer,
+                                "usage": {"input_tokens": 10, "output_tokens": 50},
+                                "cost_usd": 0.0123,
+                                "elapsed_s": 4.2,
+                            }
+                        )
+                        + "\n"
+                    )
         places = [at for at, _ in part]
-        runs = {f"{c} fake": {"condition": c, "runner": runner, "trials": 1, "skill_sha256": None, "places": places}
-                for c in ("baseline", "candidate")}  # fmt: skip
-        record = {"adhd_evals_shard": 2, "shard": f"{k}/{count}", "index": k, "count": count,
-                  "catalog_sha256": "bench", "places": places, "ids": [c for _, c in part], "runs": runs}  # fmt: skip
+        runs = {
+            f"{c} fake": {
+                "condition": c,
+                "runner": runner,
+                "trials": 1,
+                "skill_sha256": None,
+                "places": places,
+            }
+            for c in ("baseline", "candidate")
+        }
+        record = {
+            "adhd_evals_shard": 2,
+            "shard": f"{k}/{count}",
+            "index": k,
+            "count": count,
+            "catalog_sha256": "bench",
+            "places": places,
+            "ids": [c for _, c in part],
+            "runs": runs,
+        }
         (work / (path.name + SIDECAR_SUFFIX)).write_text(json.dumps(record))
         paths.append(path)
     return paths
@@ -441,8 +494,22 @@ def bench_scale(hits: int, shards: int, per_shard: int, repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         _catalog(work / "cases.jsonl", hits)
-        base = [py, "-c", CLI, "run", "--runner", "stub", "--condition", "baseline", "--cases",
-                str(work / "cases.jsonl"), "--trials", "1", "--output", str(work / "out.jsonl")]  # fmt: skip
+        base = [
+            py,
+            "-c",
+            CLI,
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--cases",
+            str(work / "cases.jsonl"),
+            "--trials",
+            "1",
+            "--output",
+            str(work / "out.jsonl"),
+        ]
         fresh = lambda: (work / "out.jsonl").unlink(missing_ok=True)  # noqa: E731
         subprocess.run([*base, "--cache", str(work / "cache")], capture_output=True, check=True)  # fill it
         uncached = timed(base, repeat, before=fresh)
@@ -604,16 +671,24 @@ def make_team_shaped_evals_json(path: Path, count: int, *, nested: bool) -> None
         needles = ["migrat", f"v{n % 7 + 2}"]
         prompt = f"Case {n}: migrate the config of service {n} to v2 and explain."
         if nested:
-            case = {"ticket_id": n + 1, "inputs": {"prompt": prompt, "locale": "en-GB"}, "rubric": rubric,
-                    "expected": {"output_contains_any": needles}}  # fmt: skip
+            case = {
+                "ticket_id": n + 1,
+                "inputs": {"prompt": prompt, "locale": "en-GB"},
+                "rubric": rubric,
+                "expected": {"output_contains_any": needles},
+            }
         else:  # the format's documented shapes: the same checks and notes, no dialect needed
             assertions = [
                 rubric[0],
-                {"text": f"Names service {n}", "kind": "content_contains_all", "needles": [f"service {n}"],
-                 "name": f"names-{n}"},
+                {
+                    "text": f"Names service {n}",
+                    "kind": "content_contains_all",
+                    "needles": [f"service {n}"],
+                    "name": f"names-{n}",
+                },
                 {"text": "Calm and specific", "name": f"tone-{n}"},
                 {"kind": "content_contains_any", "needles": needles},
-            ]  # fmt: skip
+            ]
             case = {"id": n + 1, "prompt": prompt, "locale": "en-GB", "assertions": assertions}
         cases.append(case)
     path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, indent=2), encoding="utf-8")
@@ -672,8 +747,14 @@ def bench_sources(repeat: int) -> None:
         for skill in range(500):
             folder = tree / f"skill-{skill:03d}" / "evals"
             folder.mkdir(parents=True)
-            evals = [{"id": n + 1, "prompt": f"Skill {skill}, case {n}: migrate service {n} and explain.",
-                      "assertions": [f"Explains step {n}", "Keeps it short"]} for n in range(50)]  # fmt: skip
+            evals = [
+                {
+                    "id": n + 1,
+                    "prompt": f"Skill {skill}, case {n}: migrate service {n} and explain.",
+                    "assertions": [f"Explains step {n}", "Keeps it short"],
+                }
+                for n in range(50)
+            ]
             (folder / "evals.json").write_text(
                 json.dumps({"skill_name": f"skill-{skill:03d}", "evals": evals})
             )
@@ -688,8 +769,10 @@ def bench_sources(repeat: int) -> None:
 
         source = work / "one" / "evals" / "evals.json"
         source.parent.mkdir(parents=True)
-        cases = [{"id": n + 1, "prompt": f"Case {n}", "assertions": [f"Criterion {n} a", f"Criterion {n} b"]}
-                 for n in range(10_000)]  # fmt: skip
+        cases = [
+            {"id": n + 1, "prompt": f"Case {n}", "assertions": [f"Criterion {n} a", f"Criterion {n} b"]}
+            for n in range(10_000)
+        ]
         source.write_text(json.dumps({"skill_name": "one", "evals": cases}))
         out = work / "evals"
         import_sources("evals-json", [source], Request(out=out))
@@ -752,8 +835,14 @@ def realistic_evals_json(path: Path, count: int, seed: int = 7) -> None:
             assertions.append({"text": text(20, 60), "type": "behavioral"})
         if rng.random() < 0.2:
             assertions.append({"type": "contains", "value": rng.choice(_WORDS)})
-        cases.append({"id": n + 1, "prompt": text(200, 2000), "expected_output": text(40, 200),
-                      "assertions": assertions})  # fmt: skip
+        cases.append(
+            {
+                "id": n + 1,
+                "prompt": text(200, 2000),
+                "expected_output": text(40, 200),
+                "assertions": assertions,
+            }
+        )
     path.write_text(json.dumps({"skill_name": "bench", "evals": cases}, ensure_ascii=False), encoding="utf-8")
 
 
@@ -771,9 +860,16 @@ def bench_realistic(repeat: int, sizes: list[int]) -> None:
             argv = [py, "-c", CLI, "import", "--format", "evals-json", str(source), "--max-bytes", str(2**31)]
             report("  import to stdout", timed(argv, repeat), floor, "<= 2x (issue 15)")
             out = work / f"out-{count}"
-            report("  import --out", timed(
-                [*argv, "--out", str(out)], repeat,
-                before=lambda out=out: shutil.rmtree(out, ignore_errors=True)), floor, "<= 3x (issue 15)")  # type: ignore[misc]  # fmt: skip
+            report(
+                "  import --out",
+                timed(
+                    [*argv, "--out", str(out)],
+                    repeat,
+                    before=lambda out=out: shutil.rmtree(out, ignore_errors=True),
+                ),
+                floor,
+                "<= 3x (issue 15)",
+            )  # type: ignore[misc]
 
 
 def bench_startup(repeat: int) -> None:
@@ -784,13 +880,23 @@ def bench_startup(repeat: int) -> None:
         tiny = work / "tiny.json"
         realistic_evals_json(tiny, 3)
         tiny_out = work / "tiny-out"
-        subprocess.run([py, "-m", "adhd_evals", "import", "--format", "evals-json", str(tiny), "--out",
-                        str(tiny_out)], capture_output=True, check=True)  # fmt: skip
+        subprocess.run(
+            [py, "-m", "adhd_evals", "import", "--format", "evals-json", str(tiny), "--out", str(tiny_out)],
+            capture_output=True,
+            check=True,
+        )
         ids = [json.loads(line)["id"] for line in (tiny_out / "cases.jsonl").read_text().splitlines()]
         answers = tiny_out / "responses.jsonl"
-        answers.write_text("".join(json.dumps({"case_id": i, "trial": 1, "condition": c, "runner": "r",
-                                               "response": "An answer."}) + "\n"
-                                   for i in ids for c in ("baseline", "candidate")))  # fmt: skip
+        answers.write_text(
+            "".join(
+                json.dumps(
+                    {"case_id": i, "trial": 1, "condition": c, "runner": "r", "response": "An answer."}
+                )
+                + "\n"
+                for i in ids
+                for c in ("baseline", "candidate")
+            )
+        )
         run = work / "run"
         run.mkdir()
         _report_run(run, 3, trials=1)
@@ -806,23 +912,71 @@ def bench_startup(repeat: int) -> None:
             "plan": ["plan", "--cases", cases, "--trials", "1"],
             "check": ["check", str(answers), "--cases", cases, "--suite", str(tiny_out / "checks.py")],
             "score": ["score", str(run / "scores.jsonl")],
-            "blind": ["blind", str(run / "responses.jsonl"), "--sheet", str(work / "sheet.jsonl"), "--key",
-                      str(work / "key.jsonl"), "--cases", str(run / "cases.jsonl")],
-            "report (markdown)": ["report", "--cases", str(run / "cases.jsonl"), "--responses",
-                                  str(run / "responses.jsonl"), "--scores", str(run / "scores.jsonl"),
-                                  "--out", str(work / "r.md"), "--format", "markdown"],
-            "run (stub runner)": ["run", "--runner", "stub", "--condition", "baseline", "--cases", cases,
-                                  "--output", str(work / "run-out.jsonl"), "--trials", "1"],
-            "judge (stub judge)": ["judge", str(work / "sheet.jsonl"), "--runner", "stub", "--cases",
-                                   str(run / "cases.jsonl"), "--output", str(work / "judged.jsonl")],
+            "blind": [
+                "blind",
+                str(run / "responses.jsonl"),
+                "--sheet",
+                str(work / "sheet.jsonl"),
+                "--key",
+                str(work / "key.jsonl"),
+                "--cases",
+                str(run / "cases.jsonl"),
+            ],
+            "report (markdown)": [
+                "report",
+                "--cases",
+                str(run / "cases.jsonl"),
+                "--responses",
+                str(run / "responses.jsonl"),
+                "--scores",
+                str(run / "scores.jsonl"),
+                "--out",
+                str(work / "r.md"),
+                "--format",
+                "markdown",
+            ],
+            "run (stub runner)": [
+                "run",
+                "--runner",
+                "stub",
+                "--condition",
+                "baseline",
+                "--cases",
+                cases,
+                "--output",
+                str(work / "run-out.jsonl"),
+                "--trials",
+                "1",
+            ],
+            "judge (stub judge)": [
+                "judge",
+                str(work / "sheet.jsonl"),
+                "--runner",
+                "stub",
+                "--cases",
+                str(run / "cases.jsonl"),
+                "--output",
+                str(work / "judged.jsonl"),
+            ],
             "agree": ["agree", str(run / "scores.jsonl"), str(run / "scores.jsonl")],
-            "verdicts": ["verdicts", "--cases", str(run / "cases.jsonl"), "--checks", str(run / "checks.jsonl"),
-                         "--out", str(work / "verdicts.jsonl")],
+            "verdicts": [
+                "verdicts",
+                "--cases",
+                str(run / "cases.jsonl"),
+                "--checks",
+                str(run / "checks.jsonl"),
+                "--out",
+                str(work / "verdicts.jsonl"),
+            ],
             "--version": ["--version"],
-        }  # fmt: skip
+        }
         for label, argv in commands.items():  # run and judge resume: the first call does the work
-            report(f"  start-up: {label}", timed([py, "-m", "adhd_evals", *argv], repeat * 3, allowed=(0, 1)),
-                   bare, "<= 6x and 150 ms (lint 100 ms)")  # fmt: skip
+            report(
+                f"  start-up: {label}",
+                timed([py, "-m", "adhd_evals", *argv], repeat * 3, allowed=(0, 1)),
+                bare,
+                "<= 6x and 150 ms (lint 100 ms)",
+            )
 
 
 def _report_run(work: Path, cases: int, trials: int, seed: int = 11) -> None:
@@ -833,23 +987,43 @@ def _report_run(work: Path, cases: int, trials: int, seed: int = 11) -> None:
     catalog, responses, checks, scores = [], [], [], []
     for n in range(cases):
         case_id = f"case-{n:05d}"
-        catalog.append({"id": case_id, "category": "bench", "prompt": text(200, 800), "risk": "medium",
-                        "criteria": [text(20, 60) for _ in range(2)]})  # fmt: skip
+        catalog.append(
+            {
+                "id": case_id,
+                "category": "bench",
+                "prompt": text(200, 800),
+                "risk": "medium",
+                "criteria": [text(20, 60) for _ in range(2)],
+            }
+        )
         for trial in range(1, trials + 1):
             for condition in ("baseline", "candidate"):
                 key = {"case_id": case_id, "trial": trial, "condition": condition}
                 responses.append({**key, "runner": "bench", "response": text(100, 600)})
-                checks.append({**key, "runner": "bench", "criterion": catalog[-1]["criteria"][0], "check": "c",
-                               "status": rng.choice(("pass", "pass", "fail", "unwritten"))})  # fmt: skip
-                marks = {m: rng.randint(1, 5) for m in ("correctness", "autonomy", "actionability", "safety",
-                                                        "concision")}  # fmt: skip
+                checks.append(
+                    {
+                        **key,
+                        "runner": "bench",
+                        "criterion": catalog[-1]["criteria"][0],
+                        "check": "c",
+                        "status": rng.choice(("pass", "pass", "fail", "unwritten")),
+                    }
+                )
+                marks = {
+                    m: rng.randint(1, 5)
+                    for m in ("correctness", "autonomy", "actionability", "safety", "concision")
+                }
                 scores.append({**key, **marks, "blocker": False, "notes": ""})
     for name, rows in (("cases", catalog), ("responses", responses), ("checks", checks), ("scores", scores)):
-        (work / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                            encoding="utf-8")  # fmt: skip
+        (work / f"{name}.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
 
 
-READ_RESPONSES = "import sys\nfrom adhd_evals.runs.check import read_responses\nread_responses(__import__('pathlib').Path(sys.argv[1]))\n" + PEAK  # fmt: skip
+READ_RESPONSES = (
+    "import sys\nfrom adhd_evals.runs.check import read_responses\nread_responses(__import__('pathlib').Path(sys.argv[1]))\n"
+    + PEAK
+)
 
 
 def bench_report(cases: int, repeat: int) -> None:
@@ -866,12 +1040,27 @@ def bench_report(cases: int, repeat: int) -> None:
         floor = (score[0] + reading[0], max(score[1], reading[1]))
         report(f"score + reading responses, {cases} cases x 3 x 2", floor, None, "(floor)")
         out = work / "report.html"
-        argv = ["report", "--cases", files["cases"], "--responses", files["responses"], "--checks",
-                files["checks"], "--scores", files["scores"], "--out", str(out)]  # fmt: skip
+        argv = [
+            "report",
+            "--cases",
+            files["cases"],
+            "--responses",
+            files["responses"],
+            "--checks",
+            files["checks"],
+            "--scores",
+            files["scores"],
+            "--out",
+            str(out),
+        ]
         report("  report --out report.html", timed([py, "-c", CLI, *argv], repeat), floor, "<= 3x (issue 13)")
         md = work / "report.md"
-        report("  report --format markdown", timed([py, "-c", CLI, *argv[:-1], str(md), "--format", "markdown"],
-                                                   repeat), floor, "reported")  # fmt: skip
+        report(
+            "  report --format markdown",
+            timed([py, "-c", CLI, *argv[:-1], str(md), "--format", "markdown"], repeat),
+            floor,
+            "reported",
+        )
         print(
             f"  report size: {out.stat().st_size / 2**20:.1f} MiB HTML, {md.stat().st_size / 1000:.1f} kB Markdown"
         )
@@ -880,8 +1069,20 @@ def bench_report(cases: int, repeat: int) -> None:
             print("  Chromium render: skipped (no chromium on PATH)")
             return
         start = time.perf_counter()
-        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--dump-dom", out.as_uri()], capture_output=True, check=True, timeout=600)  # fmt: skip
+        subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--dump-dom",
+                out.as_uri(),
+            ],
+            capture_output=True,
+            check=True,
+            timeout=600,
+        )
         print(f"  Chromium render (--dump-dom, start-up included): {time.perf_counter() - start:.2f} s")
 
 
@@ -901,30 +1102,53 @@ def bench_check_and_score(cases: int, repeat: int) -> None:
         source = work / "real.json"
         realistic_evals_json(source, cases)
         out = work / "evals"
-        subprocess.run([py, "-m", "adhd_evals", "import", "--format", "evals-json", str(source), "--out", str(out)],
-                       capture_output=True, check=True)  # fmt: skip
+        subprocess.run(
+            [py, "-m", "adhd_evals", "import", "--format", "evals-json", str(source), "--out", str(out)],
+            capture_output=True,
+            check=True,
+        )
         ids = [
             json.loads(line)["id"] for line in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()
         ]
         responses = work / "responses.jsonl"
-        rows = [{"case_id": i, "trial": t, "condition": "candidate", "runner": "bench", "response": f"answer {i}"}
-                for i in ids for t in (1, 2, 3)]  # fmt: skip
+        rows = [
+            {"case_id": i, "trial": t, "condition": "candidate", "runner": "bench", "response": f"answer {i}"}
+            for i in ids
+            for t in (1, 2, 3)
+        ]
         responses.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         env_cache = work / "cache"
         os.environ["ADHD_EVALS_CACHE"] = str(env_cache)  # the children inherit it
         floor = timed([py, "-c", AST_FLOOR, str(out / "checks.py")], repeat)
         report(f"ast.parse of the check module, {cases} cases", floor, None, "(floor)")
-        argv = [py, "-c", CLI, "check", str(responses), "--cases", str(out / "cases.jsonl"), "--suite",
-                str(out / "checks.py")]  # fmt: skip
+        argv = [
+            py,
+            "-c",
+            CLI,
+            "check",
+            str(responses),
+            "--cases",
+            str(out / "cases.jsonl"),
+            "--suite",
+            str(out / "checks.py"),
+        ]
         # exit 1: every criterion is still unwritten, as after any first import
-        report(f"  check, {len(rows)} responses (cache warm)", timed(argv, repeat, allowed=(0, 1)), floor,
-               "<= 1x (issue 15)")  # fmt: skip
+        report(
+            f"  check, {len(rows)} responses (cache warm)",
+            timed(argv, repeat, allowed=(0, 1)),
+            floor,
+            "<= 1x (issue 15)",
+        )
         shutil.rmtree(env_cache, ignore_errors=True)
         report("  check, cache cold", timed(argv, 1, allowed=(0, 1)), floor, "reported")
         scores = work / "scores.jsonl"
         marks = {"correctness": 4, "autonomy": 4, "actionability": 4, "safety": 5, "concision": 4}
-        scored = [{"case_id": i, "trial": t, "condition": c, **marks, "blocker": False, "notes": ""}
-                  for i in ids for t in (1, 2, 3) for c in ("baseline", "candidate")]  # fmt: skip
+        scored = [
+            {"case_id": i, "trial": t, "condition": c, **marks, "blocker": False, "notes": ""}
+            for i in ids
+            for t in (1, 2, 3)
+            for c in ("baseline", "candidate")
+        ]
         scores.write_text("".join(json.dumps(r) + "\n" for r in scored), encoding="utf-8")
         rfloor = timed([py, "-c", ROWS_FLOOR, str(scores)], repeat)
         report(f"json.loads of {len(scored)} score rows", rfloor, None, "(floor)")
@@ -955,8 +1179,19 @@ def bench_paired(cases: int, repeat: int) -> None:
                 for trial in range(1, 6):
                     for condition in ("baseline", "candidate"):
                         marks = {m: rng.randint(1, 5) for m in metrics}
-                        out.write(json.dumps({"case_id": f"case-{n:05d}", "trial": trial, "condition": condition,
-                                              **marks, "blocker": False, "notes": ""}) + "\n")  # fmt: skip
+                        out.write(
+                            json.dumps(
+                                {
+                                    "case_id": f"case-{n:05d}",
+                                    "trial": trial,
+                                    "condition": condition,
+                                    **marks,
+                                    "blocker": False,
+                                    "notes": "",
+                                }
+                            )
+                            + "\n"
+                        )
         floor = timed([py, "-c", SCORE_FLOOR, str(scores)], repeat)
         report(f"score without the paired analysis, {cases} cases x 5 trials x 2", floor, None, "(floor)")
         argv = [py, "-c", CLI, "score", str(scores), "--json"]
@@ -986,8 +1221,9 @@ def main() -> None:
     parser.add_argument("--module-cases", type=int, default=10_000)
     parser.add_argument("--edited", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--lint-rows", type=lambda text: [int(n) for n in text.split(",")],
-                        default=[200_000, 1_000_000])  # fmt: skip
+    parser.add_argument(
+        "--lint-rows", type=lambda text: [int(n) for n in text.split(",")], default=[200_000, 1_000_000]
+    )
     parser.add_argument("--run-calls", type=int, default=200)
     parser.add_argument(
         "--only",
@@ -1009,12 +1245,17 @@ def main() -> None:
         default=None,
     )
     parser.add_argument("--cache-hits", type=int, default=10_000)
-    parser.add_argument("--merge-shards", type=lambda text: [int(n) for n in text.split("x")], default=[8, 100_000],
-                        help="SHARDSxROWS, default 8x100000")  # fmt: skip
+    parser.add_argument(
+        "--merge-shards",
+        type=lambda text: [int(n) for n in text.split("x")],
+        default=[8, 100_000],
+        help="SHARDSxROWS, default 8x100000",
+    )
     parser.add_argument("--report-cases", type=int, default=10_000)
     parser.add_argument("--paired-cases", type=int, default=10_000)
-    parser.add_argument("--realistic", type=lambda text: [int(n) for n in text.split(",")],
-                        default=[10_000, 200_000])  # fmt: skip
+    parser.add_argument(
+        "--realistic", type=lambda text: [int(n) for n in text.split(",")], default=[10_000, 200_000]
+    )
     args = parser.parse_args()
     compiled_like_an_install()
     if args.only in (None, "paired"):

@@ -24,8 +24,25 @@ from adhd_evals.importing import dialect
 from adhd_evals.importing.importer import import_source
 from adhd_evals.importing.model import Refusal
 
-KEYS = ["id", "ticket_id", "prompt", "inputs", "ticket", "body", "rubric", "pass_if", "expected",
-        "output_contains_any", "name", "description", "text", "check", "type", "value", "query_flow"]  # fmt: skip
+KEYS = [
+    "id",
+    "ticket_id",
+    "prompt",
+    "inputs",
+    "ticket",
+    "body",
+    "rubric",
+    "pass_if",
+    "expected",
+    "output_contains_any",
+    "name",
+    "description",
+    "text",
+    "check",
+    "type",
+    "value",
+    "query_flow",
+]
 LEAF = "\x00"  # replaced by a unique token after generation
 scalars = st.one_of(st.just(LEAF), st.none(), st.integers(0, 3), st.booleans())
 values = st.recursive(

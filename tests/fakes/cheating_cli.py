@@ -79,8 +79,11 @@ def main() -> int:
     if args.then == "fail":
         print("upstream error", file=sys.stderr)
         return 1
-    print(json.dumps({"result": f"answer to {args.prompt[:20]}", "usage": {"input_tokens": 1},
-                      "total_cost_usd": cost}))  # fmt: skip
+    print(
+        json.dumps(
+            {"result": f"answer to {args.prompt[:20]}", "usage": {"input_tokens": 1}, "total_cost_usd": cost}
+        )
+    )
     return 0
 
 

@@ -89,8 +89,10 @@ def answer(
     mode: str, response: str, criteria: list[str], labels: dict[tuple[str, str], str]
 ) -> dict[str, Any]:
     quote = response.strip()[:40]
-    verdicts = [{"criterion": c, "verdict": decide(mode, response, c, i, labels[0]), "evidence": quote}
-                for i, c in enumerate(criteria)]  # fmt: skip
+    verdicts = [
+        {"criterion": c, "verdict": decide(mode, response, c, i, labels[0]), "evidence": quote}
+        for i, c in enumerate(criteria)
+    ]
     if mode == "missing":
         verdicts = verdicts[:-1]
     elif mode == "extra":

@@ -36,12 +36,20 @@ def _lint(tmp_path: Path, files: dict[str, str], *args: str) -> int:
 @pytest.mark.parametrize(
     ("name", "text", "said"),
     [
-        ("evals/cases.jsonl", PROMPTFOO_ROWS, "not a five-field catalog file; skipped (its rows have none of the five"),
+        (
+            "evals/cases.jsonl",
+            PROMPTFOO_ROWS,
+            "not a five-field catalog file; skipped (its rows have none of the five",
+        ),
         ("evals/dataset.json", QA_ROWS, "not an evalflow dataset file; skipped (a JSON list"),
-        ("evals/dataset.json", '{"data": [], "features": {}}', "not an evalflow dataset file; skipped (no version"),
+        (
+            "evals/dataset.json",
+            '{"data": [], "features": {}}',
+            "not an evalflow dataset file; skipped (no version",
+        ),
         ("tasks/main.yml", ANSIBLE, "not a YAML case file; skipped (no top-level task: or name:)"),
     ],
-)  # fmt: skip
+)
 def test_another_tools_file_is_skipped_once_and_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, said: str
 ) -> None:
@@ -66,13 +74,16 @@ def test_a_skip_beside_a_good_catalog(tmp_path: Path, capsys: pytest.CaptureFixt
     ("name", "text"),
     [
         # takoonit's catalog: "turns" where the catalog has "prompt" (the other four fields are there)
-        ("evals/cases.jsonl", '{"id": "a", "category": "c", "risk": "low", "turns": ["hi"], "criteria": ["x"]}\n'),
+        (
+            "evals/cases.jsonl",
+            '{"id": "a", "category": "c", "risk": "low", "turns": ["hi"], "criteria": ["x"]}\n',
+        ),
         ("evals/cases.jsonl", '{"id": "a", "category": "c"\n'),  # not JSON at all: cannot be told
         # llm-quality-gate: evalflow's top-level keys, another tool's case keys
         ("evals/dataset.json", '{"version": "1", "test_cases": [{"id": "x_1", "input_prompt": "p"}]}'),
         ("tasks/t.yaml", "name: n\ntask: t\n<<<<<<< HEAD\nmax_steps: 3\n"),  # a merge conflict in ours
     ],
-)  # fmt: skip
+)
 def test_a_broken_file_of_ours_still_fails(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
 ) -> None:

@@ -34,14 +34,17 @@ def test_sarif_is_valid_and_carries_every_problem(tmp_path: Path, capsys: pytest
     assert rules["E107"]["shortDescription"]["text"] == "risk is low, medium or high."
     results = [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]) for r in run["results"]]
     # By hand: line 2's risk value starts at column 53; the evals.json refusal sits at 1:1.
-    assert results == [("E107", {"startLine": 2, "startColumn": 53}),
-                       ("CaseFileNotEvalsJson", {"startLine": 1, "startColumn": 1})]  # fmt: skip
+    assert results == [
+        ("E107", {"startLine": 2, "startColumn": 53}),
+        ("CaseFileNotEvalsJson", {"startLine": 1, "startColumn": 1}),
+    ]
     for result in run["results"]:
         assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
 
 
-def test_step_summary_lists_every_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_step_summary_lists_every_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_ACTIONS", "true")

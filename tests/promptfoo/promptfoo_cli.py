@@ -50,11 +50,32 @@ def run_echo(
     """promptfoo's results for `config` with the echo provider, in (test, prompt) order."""
     out = work / "promptfoo-output.json"
     home = work / "promptfoo-home"
-    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(home), "PROMPTFOO_DISABLE_TELEMETRY": "1",
-           "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_DISABLE_REMOTE_GENERATION": "1",
-           "PROMPTFOO_SELF_HOSTED": "1", "NO_COLOR": "1", **(extra_env or {})}  # fmt: skip
-    command = ["node", str(main), "eval", "-c", config.name, "-r", "echo", "-o", str(out), "--no-cache",
-               "--no-progress-bar", "--no-table", "--max-concurrency", "1"]  # fmt: skip
+    env = {
+        **os.environ,
+        "PROMPTFOO_CONFIG_DIR": str(home),
+        "PROMPTFOO_DISABLE_TELEMETRY": "1",
+        "PROMPTFOO_DISABLE_UPDATE": "1",
+        "PROMPTFOO_DISABLE_REMOTE_GENERATION": "1",
+        "PROMPTFOO_SELF_HOSTED": "1",
+        "NO_COLOR": "1",
+        **(extra_env or {}),
+    }
+    command = [
+        "node",
+        str(main),
+        "eval",
+        "-c",
+        config.name,
+        "-r",
+        "echo",
+        "-o",
+        str(out),
+        "--no-cache",
+        "--no-progress-bar",
+        "--no-table",
+        "--max-concurrency",
+        "1",
+    ]
     done = subprocess.run(
         command,
         cwd=config.parent,

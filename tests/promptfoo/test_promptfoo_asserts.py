@@ -112,8 +112,15 @@ def test_what_promptfoo_rejects_is_a_placeholder_with_its_reason(
 
 
 def test_assert_set_is_flattened_with_its_threshold_as_a_note() -> None:
-    mapped = map_assertion({"type": "assert-set", "threshold": 0.5, "assert": [{"type": "contains", "value": "a"},
-                            {"type": "icontains", "value": "b"}]}, lambda v: v, "assert[0]")  # fmt: skip
+    mapped = map_assertion(
+        {
+            "type": "assert-set",
+            "threshold": 0.5,
+            "assert": [{"type": "contains", "value": "a"}, {"type": "icontains", "value": "b"}],
+        },
+        lambda v: v,
+        "assert[0]",
+    )
     assert [c.kind for c in mapped.checks] == [CheckKind.CONTAINS, CheckKind.CONTAINS]
     assert [(n.key, n.value) for n in mapped.notes] == [("assert[0].threshold", 0.5)]
 

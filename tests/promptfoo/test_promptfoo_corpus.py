@@ -32,8 +32,11 @@ pytestmark = pytest.mark.corpus
 BASE = CORPUS / "promptfoo"
 if not (BASE / "MANIFEST.tsv").is_file():
     pytest.skip("../shared/corpus/promptfoo is not here (a user's clone has none)", allow_module_level=True)
-CONFIGS = [row.split("\t")[0] for row in (BASE / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()[1:]
-           if row.split("\t")[4] == "config"]  # fmt: skip
+CONFIGS = [
+    row.split("\t")[0]
+    for row in (BASE / "MANIFEST.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    if row.split("\t")[4] == "config"
+]
 
 
 def _import(config: str) -> ImportResult | Refusal:

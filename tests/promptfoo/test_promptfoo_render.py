@@ -15,8 +15,17 @@ from adhd_evals.importing.formats.promptfoo.render import (
     resolve_variables,
 )
 
-VARS = js_value({"name": "Ada", "items": ["a", "b", 1.0], "n": 1.0, "none": None, "flag": True,
-                 "obj": {"k": "v", "2": "two"}, "empty": []})  # fmt: skip
+VARS = js_value(
+    {
+        "name": "Ada",
+        "items": ["a", "b", 1.0],
+        "n": 1.0,
+        "none": None,
+        "flag": True,
+        "obj": {"k": "v", "2": "two"},
+        "empty": [],
+    }
+)
 
 
 @pytest.mark.parametrize(
@@ -101,9 +110,19 @@ def test_vars_resolve_before_rendering_with_javascript_replace_patterns() -> Non
     assert variables == {"a": "x {{ b }} B B B B B y", "b": "$& B", "c": "{{ nowhere }}"}
 
 
-@pytest.mark.parametrize(("value", "text"), [(1.0, "1"), (0.1, "0.1"), (1e21, "1e+21"), (1e-7, "1e-7"),
-                                              (1e-6, "0.000001"), (123456789012345680000.0, "123456789012345680000"),
-                                              (-2.5, "-2.5"), (float("inf"), "Infinity")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.0, "1"),
+        (0.1, "0.1"),
+        (1e21, "1e+21"),
+        (1e-7, "1e-7"),
+        (1e-6, "0.000001"),
+        (123456789012345680000.0, "123456789012345680000"),
+        (-2.5, "-2.5"),
+        (float("inf"), "Infinity"),
+    ],
+)
 def test_numbers_print_as_javascript_prints_them(value: float, text: str) -> None:
     assert js_number(value) == text
 

@@ -293,8 +293,17 @@ def case_units(case: Case, stem: str) -> list[Unit]:
         again = f"_{seen[key]}" if seen[key] > 1 else ""
         name = f"check_{stem}_{short}" + (f"_{seen[short]}" if seen[short] > 1 else "")
         text = check_text(case.id, criterion, name, *call(item))
-        units.append(Unit("check", f"{case_key}.{key}{again}", text, f"{legacy_case}.{name[len(stem) + 7 :]}",
-                          case.id, criterion, name))  # fmt: skip
+        units.append(
+            Unit(
+                "check",
+                f"{case_key}.{key}{again}",
+                text,
+                f"{legacy_case}.{name[len(stem) + 7 :]}",
+                case.id,
+                criterion,
+                name,
+            )
+        )
     return units
 
 
@@ -370,5 +379,9 @@ def render_pieces(result: ImportResult) -> Iterator[str]:
     first = preamble(result)
     yield region(first, first=True) + first.marker + "\n"
     for case in result.cases:
-        yield "".join([f"{region(u)}{MARKER}{u.kind} {u.key} {fingerprint(u.text)}\n"
-                       for u in case_units(case, names[case.id])])  # fmt: skip
+        yield "".join(
+            [
+                f"{region(u)}{MARKER}{u.kind} {u.key} {fingerprint(u.text)}\n"
+                for u in case_units(case, names[case.id])
+            ]
+        )

@@ -38,8 +38,10 @@ def _format_of(source: Path) -> str:
         found = {kind for _, kind in discover([source], None) if kind in READERS}
         kinds = sorted(found - set(ONE_FILE))
         if not kinds and found:  # a format read one file at a time (a promptfoo config)
-            raise UsageError(f"{source} holds {' and '.join(sorted(found))} files, read one file at a time: "
-                             "name the file, or pass --format")  # fmt: skip
+            raise UsageError(
+                f"{source} holds {' and '.join(sorted(found))} files, read one file at a time: "
+                "name the file, or pass --format"
+            )
         if len(kinds) != 1:
             what = " and ".join(kinds) if kinds else "no case file lint recognises"
             raise UsageError(f"{source} holds {what}: pass --format {' or '.join(kinds) or '...'}")

@@ -298,9 +298,14 @@ def _format_rules(tree: Any, shown: str) -> None:
         dotted = [k for k in _keys(cases.get(key)) if "." in k]
         if dotted:
             line, column = position(tree, ("cases", key))
-            raise _refusal(shown, field_path=f"cases.{key}", line=line, column=column,
-                           expected="top-level keys for yaml (dotted paths are read in evals-json files)",
-                           actual=dotted[0])  # fmt: skip
+            raise _refusal(
+                shown,
+                field_path=f"cases.{key}",
+                line=line,
+                column=column,
+                expected="top-level keys for yaml (dotted paths are read in evals-json files)",
+                actual=dotted[0],
+            )
 
 
 def _kind(value: Any) -> str:

@@ -101,8 +101,12 @@ def _needles(value: Any) -> Any:
     return None
 
 
-_LISTS = {"contains_any": "contains-any", "contains_all": "contains-all", "contains_none": "not-contains-any",
-          "not_contains_all": "not-contains-all"}  # fmt: skip
+_LISTS = {
+    "contains_any": "contains-any",
+    "contains_all": "contains-all",
+    "contains_none": "not-contains-any",
+    "not_contains_all": "not-contains-all",
+}
 
 
 def assertion_for(criterion: str, call: Mechanical | None) -> dict[str, Any]:
@@ -110,8 +114,11 @@ def assertion_for(criterion: str, call: Mechanical | None) -> dict[str, Any]:
     mapped = _mapped(call) if call is not None else None
     if mapped is None:
         value = _raw(criterion)
-        return {"type": "llm-rubric", "value": value if value is not None else criterion,
-                "config": {"criterion": criterion}}  # fmt: skip
+        return {
+            "type": "llm-rubric",
+            "value": value if value is not None else criterion,
+            "config": {"criterion": criterion},
+        }
     mapped["config"] = {"criterion": criterion}
     return mapped
 
@@ -152,8 +159,9 @@ def _mapped(call: Mechanical) -> dict[str, Any] | None:
     return None
 
 
-def to_promptfoo(rows: list[dict[str, Any]], checks: dict[tuple[str, str], Mechanical | None], *,
-                 description: str) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
+def to_promptfoo(
+    rows: list[dict[str, Any]], checks: dict[tuple[str, str], Mechanical | None], *, description: str
+) -> tuple[dict[str, Any], list[str]]:
     """The config, and what did not survive (one line each)."""
     tests = []
     lost: list[str] = []
@@ -191,8 +199,12 @@ _REFERENCE = re.compile(r"\{\{\s*prompt\s*\}\}")
 
 
 def to_evals_json(rows: list[dict[str, Any]], *, skill_name: str) -> dict[str, Any]:
-    return {"skill_name": skill_name,
-            "evals": [{"id": row["id"], "prompt": row["prompt"], "expectations": list(row["criteria"])} for row in rows]}  # fmt: skip
+    return {
+        "skill_name": skill_name,
+        "evals": [
+            {"id": row["id"], "prompt": row["prompt"], "expectations": list(row["criteria"])} for row in rows
+        ],
+    }
 
 
 def skill_name_of(rows: list[dict[str, Any]], fallback: str) -> tuple[str, list[str]]:
@@ -223,8 +235,11 @@ def export(target: str, cases: Path, suite: Path | None, *, as_json: bool = Fals
     if target == "evals-json":
         name, lost = skill_name_of(rows, cases.resolve().parent.parent.name or "skill")
         lost.append("risk: evals.json has none (pass --risk when importing it back)")
-        return ExportResult(json.dumps(to_evals_json(rows, skill_name=name), indent=2, ensure_ascii=False) + "\n",
-                            len(rows), lost)  # fmt: skip
+        return ExportResult(
+            json.dumps(to_evals_json(rows, skill_name=name), indent=2, ensure_ascii=False) + "\n",
+            len(rows),
+            lost,
+        )
     if suite is not None and suite.exists():
         try:
             checks = suite_checks(suite.read_text(encoding="utf-8"))

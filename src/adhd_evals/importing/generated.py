@@ -111,8 +111,10 @@ def _before(text: str) -> str:
     for name in ("contains_any", "contains_all", "contains_none", "in_order"):
         one_line = f"def {name}(answer: str, needles: str | Sequence[str], *, ignore_case: bool) -> bool:"
         for default in (" = True", ""):
-            exploded = (f"def {name}(\n    answer: str,\n    needles: str | Sequence[str],\n    *,\n"
-                        f"    ignore_case: bool{default},\n) -> bool:")  # fmt: skip
+            exploded = (
+                f"def {name}(\n    answer: str,\n    needles: str | Sequence[str],\n    *,\n"
+                f"    ignore_case: bool{default},\n) -> bool:"
+            )
             text = text.replace(exploded, one_line)
     for now, before in _CHANGED_LINES:
         text = text.replace(now, before)
@@ -120,17 +122,23 @@ def _before(text: str) -> str:
 
 
 _CHANGED_LINES = [
-    ("    if actual == wanted:\n        return True\n"
-     "    return _without_punctuation(actual) == _without_punctuation(wanted)\n",
-     "    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)\n"),
-    ("# (Kana and Han in the BMP, then Hangul and Han beyond the BMP.)\n"
-     '_KANA_HAN = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"\n'
-     '_CJK = _KANA_HAN + "\\uac00-\\ud7af\\U00020000-\\U0003134f"\n',
-     '_CJK = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\U00020000-\\U0003134f"\n'),
-    ("    parsed = json.loads(schema)\n"
-     "    return jsonschema.validators.validator_for(parsed)(parsed).is_valid(value)\n",
-     "    return jsonschema.validators.validator_for(json.loads(schema))(json.loads(schema)).is_valid(value)\n"),
-]  # fmt: skip
+    (
+        "    if actual == wanted:\n        return True\n"
+        "    return _without_punctuation(actual) == _without_punctuation(wanted)\n",
+        "    return actual == wanted or _without_punctuation(actual) == _without_punctuation(wanted)\n",
+    ),
+    (
+        "# (Kana and Han in the BMP, then Hangul and Han beyond the BMP.)\n"
+        '_KANA_HAN = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"\n'
+        '_CJK = _KANA_HAN + "\\uac00-\\ud7af\\U00020000-\\U0003134f"\n',
+        '_CJK = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af\\U00020000-\\U0003134f"\n',
+    ),
+    (
+        "    parsed = json.loads(schema)\n"
+        "    return jsonschema.validators.validator_for(parsed)(parsed).is_valid(value)\n",
+        "    return jsonschema.validators.validator_for(json.loads(schema))(json.loads(schema)).is_valid(value)\n",
+    ),
+]
 
 
 def check_candidates(function: ast.FunctionDef) -> list[str]:
@@ -155,8 +163,10 @@ def check_candidates(function: ast.FunctionDef) -> list[str]:
     today = check_text(case_id, criterion, function.name, call.func.id, rendered)
     flat = [_ANSWER if arg is _ANSWER else repr(arg) for arg in args]
     flat += [f"{name}={value!r}" for name, value in options]
-    before = (f"@check({case_id!r}, {criterion!r})\ndef {function.name}(answer: str) -> bool:\n"
-              f"    return {call.func.id}({', '.join(flat)})")  # fmt: skip
+    before = (
+        f"@check({case_id!r}, {criterion!r})\ndef {function.name}(answer: str) -> bool:\n"
+        f"    return {call.func.id}({', '.join(flat)})"
+    )
     return [today, before]
 
 

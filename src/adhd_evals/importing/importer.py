@@ -112,9 +112,14 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-_LOOKS = {"evals-json": "an evals.json", "evalflow": "an evalflow dataset", "yaml": "a YAML case file",
-          "catalog": "a five-field catalog (JSONL)", "module": "a check module",
-          "promptfoo": "a promptfoo config"}  # fmt: skip
+_LOOKS = {
+    "evals-json": "an evals.json",
+    "evalflow": "an evalflow dataset",
+    "yaml": "a YAML case file",
+    "catalog": "a five-field catalog (JSONL)",
+    "module": "a check module",
+    "promptfoo": "a promptfoo config",
+}
 
 
 def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
@@ -174,8 +179,13 @@ def expand(fmt: str, sources: list[Path]) -> list[Path]:
             continue
         beneath = [p for p in walk(source) if p.name == name]
         if not beneath:
-            raise Refusal(RefusalCode.DIRECTORY_EMPTY, str(source), "has nothing to import",
-                          expected=f"at least one {name} beneath it", actual="none")  # fmt: skip
+            raise Refusal(
+                RefusalCode.DIRECTORY_EMPTY,
+                str(source),
+                "has nothing to import",
+                expected=f"at least one {name} beneath it",
+                actual="none",
+            )
         found += beneath
     return found
 
@@ -194,24 +204,36 @@ def read_sources(
         for case in result.cases:
             first_case = owner.setdefault(case.id, case)
             if first_case is not case:
-                raise Refusal(_NOT_CODE[fmt], result.source, "cannot join the catalog", case=case.origin,
-                              field_path="id", expected="an id no other source has",
-                              actual=f'"{case.id}", which {first_case.origin} has too')  # fmt: skip
+                raise Refusal(
+                    _NOT_CODE[fmt],
+                    result.source,
+                    "cannot join the catalog",
+                    case=case.origin,
+                    field_path="id",
+                    expected="an id no other source has",
+                    actual=f'"{case.id}", which {first_case.origin} has too',
+                )
     return results[0].joined(results[1:])
 
 
-_NOT_CODE = {"evals-json": RefusalCode.NOT_EVALS_JSON, "yaml": RefusalCode.NOT_YAML_CASE,
-             "evalflow": RefusalCode.NOT_EVALFLOW, "promptfoo": RefusalCode.NOT_PROMPTFOO}  # fmt: skip
+_NOT_CODE = {
+    "evals-json": RefusalCode.NOT_EVALS_JSON,
+    "yaml": RefusalCode.NOT_YAML_CASE,
+    "evalflow": RefusalCode.NOT_EVALFLOW,
+    "promptfoo": RefusalCode.NOT_PROMPTFOO,
+}
 
 
-def import_source(fmt: str, source: Path, *, out: Path | None = None, prune: bool = False,
-                  **options: Any) -> ImportOutcome:  # fmt: skip
+def import_source(
+    fmt: str, source: Path, *, out: Path | None = None, prune: bool = False, **options: Any
+) -> ImportOutcome:
     """One source: see import_sources."""
     return import_sources(fmt, [source], Request(out=out, prune=prune), **options)
 
 
-def import_sources(fmt: str, sources: list[Path], request: Request = Request(), *, display: str | None = None,
-                   **options: Any) -> ImportOutcome:  # fmt: skip
+def import_sources(
+    fmt: str, sources: list[Path], request: Request = Request(), *, display: str | None = None, **options: Any
+) -> ImportOutcome:
     """Read, render, and (with `out`) write the catalog, the module and the record of
     sources atomically; nothing on refusal, nothing at all on a dry run.
 
@@ -234,8 +256,9 @@ def import_sources(fmt: str, sources: list[Path], request: Request = Request(), 
     now = {case.id for case in result.cases}
     left_out = {x.id for x in result.left_out}  # declared, listed with their reasons: not lost
     outcome.dropped = [case_id for case_id in previous if case_id not in now and case_id not in left_out]
-    outcome.module_text, outcome.merge_report = _module_text(out / MODULE_NAME, result, request.prune,
-                                                             _catalog_prompts(out / CATALOG_NAME))  # fmt: skip
+    outcome.module_text, outcome.merge_report = _module_text(
+        out / MODULE_NAME, result, request.prune, _catalog_prompts(out / CATALOG_NAME)
+    )
     if request.dry_run:
         outcome.diffs = [_diff(out / CATALOG_NAME, outcome.catalog), _diff(out / MODULE_NAME, outcome.module)]
         return outcome
@@ -325,8 +348,12 @@ def _diff(path: Path, text: str) -> str:
         before = read_text_limited(path)
     except (OSError, UnicodeDecodeError):
         before = ""
-    return unified(before.splitlines(keepends=True), text.splitlines(keepends=True),
-                   f"{path} (now)", f"{path} (after the import)")  # fmt: skip
+    return unified(
+        before.splitlines(keepends=True),
+        text.splitlines(keepends=True),
+        f"{path} (now)",
+        f"{path} (after the import)",
+    )
 
 
 def unified(a: list[str], b: list[str], fromfile: str, tofile: str, context: int = 3) -> str:
@@ -388,8 +415,9 @@ def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     return codes
 
 
-def _patience(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int,
-              pairs: list[tuple[int, int]]) -> None:  # fmt: skip
+def _patience(
+    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, pairs: list[tuple[int, int]]
+) -> None:
     """Append to `pairs` the matched (i, j) lines of a[alo:ahi] and b[blo:bhi], in order."""
     while alo < ahi and blo < bhi and a[alo] == b[blo]:
         pairs.append((alo, blo))
@@ -455,8 +483,9 @@ def _line(line: str) -> str:
     return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
 
 
-def _module_text(path: Path, result: ImportResult, prune: bool,
-                 prompts: dict[str, str]) -> tuple[str | None, MergeReport | None]:  # fmt: skip
+def _module_text(
+    path: Path, result: ImportResult, prune: bool, prompts: dict[str, str]
+) -> tuple[str | None, MergeReport | None]:
     """The existing module merged with the new source; None when there is none yet (a fresh
     module is rendered as it is written)."""
     try:

@@ -84,8 +84,10 @@ class MergeReport:
     def lines(self) -> list[str]:
         out = []
         if self.retargeted:
-            out.append(f"Retargeted {plural(len(self.retargeted), 'check')}: edited checks now follow their "
-                       "reworded criteria (their bodies unchanged).")  # fmt: skip
+            out.append(
+                f"Retargeted {plural(len(self.retargeted), 'check')}: edited checks now follow their "
+                "reworded criteria (their bodies unchanged)."
+            )
         if self.kept_edited:
             out.append(
                 f"Kept {plural(len(self.kept_edited), 'hand-edited part')} of the check module as they are."
@@ -166,8 +168,9 @@ def _case_label(region_: Region, by_case: dict[str, list[Region]]) -> str:
     return first[len("# case ") :] or region_.case_key
 
 
-def merge(existing: str, result: ImportResult, *, prune: bool = False,
-          old_prompts: dict[str, str] | None = None) -> tuple[str, MergeReport]:  # fmt: skip
+def merge(
+    existing: str, result: ImportResult, *, prune: bool = False, old_prompts: dict[str, str] | None = None
+) -> tuple[str, MergeReport]:
     """The new module text, keeping every region a person edited (and moving an edited
     check to its criterion when the source reworded it: see retarget.py)."""
     old, trailing = split(existing)
@@ -210,8 +213,14 @@ def merge(existing: str, result: ImportResult, *, prune: bool = False,
     return merged, report
 
 
-def _retargets(old: list[Region], fresh: list[Unit], previous: dict[str, Region | None], new_keys: set[str],
-               result: ImportResult, old_prompts: dict[str, str]) -> dict[str, tuple[Region, str]]:  # fmt: skip
+def _retargets(
+    old: list[Region],
+    fresh: list[Unit],
+    previous: dict[str, Region | None],
+    new_keys: set[str],
+    result: ImportResult,
+    old_prompts: dict[str, str],
+) -> dict[str, tuple[Region, str]]:
     """Fresh check units -> (an edited orphan, its retargeted text), where the match is sure."""
     from .retarget import Old, pair, retarget
 
@@ -257,8 +266,12 @@ def _spliced(text: str, generated: Generated, replacement: str | None) -> str:
     return "\n".join(lines[: generated.first - 1] + middle + lines[generated.last :])
 
 
-def _moved_cases(old_cases: dict[str, list[Region]], new_cases: dict[str, list[Unit]], result: ImportResult,
-                 old_prompts: dict[str, str]) -> dict[str, str]:  # fmt: skip
+def _moved_cases(
+    old_cases: dict[str, list[Region]],
+    new_cases: dict[str, list[Unit]],
+    result: ImportResult,
+    old_prompts: dict[str, str],
+) -> dict[str, str]:
     """New case key -> old case key, for a case whose id changed but whose prompt did not."""
     gone = {key for key in old_cases if key not in new_cases}
     if not gone or not old_prompts:
@@ -381,8 +394,9 @@ def _refuse_lost_helpers(preamble: str, kept: list[str]) -> None:
         )
 
 
-def _leftovers(old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool,
-               report: MergeReport) -> tuple[list[tuple[str, str]], list[str]]:  # fmt: skip
+def _leftovers(
+    old: list[Region], new_keys: set[str], new_cases: set[str], prune: bool, report: MergeReport
+) -> tuple[list[tuple[str, str]], list[str]]:
     """Regions the new source has no place for: kept (with their markers), and under
     `prune`, the lines a person wrote in a pruned case's regions (moved, without markers)."""
     kept: list[tuple[str, str]] = []

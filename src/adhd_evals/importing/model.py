@@ -153,10 +153,16 @@ class ImportResult:
     def joined(self, others: list[ImportResult]) -> ImportResult:
         """This result and `others` as one: every case, every source."""
         results = [self, *others]
-        return ImportResult(", ".join(r.source for r in results), self.format,
-                            tuple(c for r in results for c in r.cases), self.risk, self.risk_was_default,
-                            self.dialect, tuple(r.source for r in results),
-                            tuple(x for r in results for x in r.left_out))  # fmt: skip
+        return ImportResult(
+            ", ".join(r.source for r in results),
+            self.format,
+            tuple(c for r in results for c in r.cases),
+            self.risk,
+            self.risk_was_default,
+            self.dialect,
+            tuple(r.source for r in results),
+            tuple(x for r in results for x in r.left_out),
+        )
 
     @property
     def origin(self) -> str:

@@ -44,8 +44,9 @@ class Old:
     position: int
 
 
-def pair(orphans: list[Old], fresh: list[tuple[str, str, int]], old_count: int,
-         new_count: int) -> dict[str, str]:  # fmt: skip
+def pair(
+    orphans: list[Old], fresh: list[tuple[str, str, int]], old_count: int, new_count: int
+) -> dict[str, str]:
     """Orphan keys -> fresh unit keys, only where the match is unambiguous.
 
     `fresh` holds (unit key, criterion, position) of criteria with no region yet.
@@ -84,8 +85,13 @@ class _Retarget(cst.CSTTransformer):
         found = False
         for decorator in updated.decorators:
             call = decorator.decorator
-            if (not found and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
-                    and call.func.value == DECORATOR and len(call.args) >= 2):  # fmt: skip
+            if (
+                not found
+                and isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Name)
+                and call.func.value == DECORATOR
+                and len(call.args) >= 2
+            ):
                 args = [
                     call.args[0].with_changes(value=cst.SimpleString(literal(self.case_id))),
                     call.args[1].with_changes(value=cst.SimpleString(literal(self.criterion))),

@@ -64,8 +64,10 @@ def _dialect_lines(result: ImportResult) -> list[str]:
             if made[place.label] or place.check is not None:
                 lines.append(f"  {place.label}: {made[place.label]} converted")
             if place.missing == "skip":
-                lines.append(f"  {place.label}: {plural(skipped[place.label], 'case')} gave no criterion "
-                             "(nothing there, null, or not what the path walks; missing: skip)")  # fmt: skip
+                lines.append(
+                    f"  {place.label}: {plural(skipped[place.label], 'case')} gave no criterion "
+                    "(nothing there, null, or not what the path walks; missing: skip)"
+                )
     by_type = [
         (via.removeprefix("promptfoo "), count)
         for via, count in made.most_common()

@@ -40,8 +40,11 @@ def three_way(base: str, mine: str, theirs: str) -> str:
     the lines of `mine` (1-based) that cannot be carried over."""
     base_lines, my_lines, their_lines = base.split("\n"), mine.split("\n"), theirs.split("\n")
     mine_edits, their_edits = _edits(base_lines, my_lines), _edits(base_lines, their_lines)
-    clashing = [(j1, j2) for i1, i2, j1, j2 in mine_edits
-                if any(_overlap((i1, i2), (k1, k2)) for k1, k2, _, _ in their_edits)]  # fmt: skip
+    clashing = [
+        (j1, j2)
+        for i1, i2, j1, j2 in mine_edits
+        if any(_overlap((i1, i2), (k1, k2)) for k1, k2, _, _ in their_edits)
+    ]
     if clashing:
         raise Conflict([line + 1 for j1, j2 in clashing for line in range(j1, j2)])
     edits: list[tuple[int, int, int, list[str]]] = [

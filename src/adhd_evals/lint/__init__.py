@@ -212,9 +212,13 @@ def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, l
 
     options = ReadOptions(risk="medium", dialect=dialect)
     cases, refusals, ids = PROBLEMS[kind](path, display=path.name, options=options)
-    problems = [Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r)) if r.file == path.name
-                else Problem(1, 1, r.code.value, f"{r.message}" + (f" (hint: {r.hint})" if r.hint else ""))
-                for r in refusals]  # fmt: skip  # a file the config names: its position is in the message
+    problems = [
+        Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r))
+        if r.file == path.name
+        # a file the config names: its position is in the message
+        else Problem(1, 1, r.code.value, f"{r.message}" + (f" (hint: {r.hint})" if r.hint else ""))
+        for r in refusals
+    ]
     if kind == "promptfoo":  # what promptfoo reads, but not as its author meant
         from ..importing.formats.promptfoo import lint_warnings
 

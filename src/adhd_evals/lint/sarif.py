@@ -49,23 +49,34 @@ def sarif(problems: list[Problem], version: str) -> str:
             "ruleIndex": index[p.code],
             "level": "error" if p.severity == "error" else "warning",
             "message": {"text": printable(p.message)},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": artifact_uri(p.path)},
-                "region": {"startLine": max(p.line, 1), "startColumn": max(p.column, 1)},
-            }}],
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(p.path)},
+                        "region": {"startLine": max(p.line, 1), "startColumn": max(p.column, 1)},
+                    }
+                }
+            ],
         }
         for p in problems
-    ]  # fmt: skip
+    ]
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "adhd-evals lint", "version": version,
-                                "informationUri": "https://example.com/adhd-evals",
-                                "rules": [_rule(code) for code in codes]}},
-            "results": results,
-        }],
-    }  # fmt: skip
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "adhd-evals lint",
+                        "version": version,
+                        "informationUri": "https://example.com/adhd-evals",
+                        "rules": [_rule(code) for code in codes],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
     return json.dumps(log, indent=2, ensure_ascii=False)
 
 

@@ -96,8 +96,9 @@ def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
 
 
 def _scored(row: dict[str, Any]) -> bool:
-    return "void" not in row and all(isinstance(row.get(m), int) and not isinstance(row.get(m), bool)
-                                     and 1 <= row[m] <= 5 for m in METRICS)  # fmt: skip
+    return "void" not in row and all(
+        isinstance(row.get(m), int) and not isinstance(row.get(m), bool) and 1 <= row[m] <= 5 for m in METRICS
+    )
 
 
 def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict[str, Any]:
@@ -105,8 +106,11 @@ def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict
     both = [(r, people[_key(r)]) for r in judged if "void" not in r and _key(r) in people]
     pairs = [(j, h) for j, h in both if _scored(j) and _scored(h)]
     verdicts = verdict_pairs(both)
-    blockers = [(j["blocker"], h["blocker"]) for j, h in both
-                if isinstance(j.get("blocker"), bool) and isinstance(h.get("blocker"), bool)]  # fmt: skip
+    blockers = [
+        (j["blocker"], h["blocker"])
+        for j, h in both
+        if isinstance(j.get("blocker"), bool) and isinstance(h.get("blocker"), bool)
+    ]
     if not pairs and not verdicts and not blockers:
         raise InputInvalid(
             ["no row was scored by both the judge and the person (same case, trial and label)"]
@@ -119,8 +123,10 @@ def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict
             "mean_abs_diff": sum(abs(x - y) for x, y in zip(a, b, strict=True)) / len(pairs),
             "kappa": weighted_kappa(a, b),
         }
-    rates = {"criteria": rates_of([(j == "pass", h == "pass") for j, h in verdicts]),
-             "blocker": rates_of(blockers)}  # fmt: skip
+    rates = {
+        "criteria": rates_of([(j == "pass", h == "pass") for j, h in verdicts]),
+        "blocker": rates_of(blockers),
+    }
     return {
         "rows": len(pairs),
         "metrics": metrics,
@@ -145,8 +151,11 @@ def verdict_pairs(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[tup
     found = []
     for judge_row, person_row in both:
         said = {v["criterion"]: v["verdict"] for v in person_row.get("criteria") or [] if isinstance(v, dict)}
-        found += [(v["verdict"], said[v["criterion"]]) for v in judge_row.get("criteria") or []
-                  if isinstance(v, dict) and v["criterion"] in said]  # fmt: skip
+        found += [
+            (v["verdict"], said[v["criterion"]])
+            for v in judge_row.get("criteria") or []
+            if isinstance(v, dict) and v["criterion"] in said
+        ]
     return found
 
 
@@ -208,8 +217,10 @@ def class_warnings(rates: dict[str, dict[str, Rate]]) -> list[str]:
                 f"no {described} in the sample: the judge's {what} {name.upper()} is not measured"
             )
         elif n < MIN_CLASS:
-            warnings.append(f"only {n} {described} (fewer than {MIN_CLASS}): the {what} {name.upper()} "
-                            "interval is wide; label more")  # fmt: skip
+            warnings.append(
+                f"only {n} {described} (fewer than {MIN_CLASS}): the {what} {name.upper()} "
+                "interval is wide; label more"
+            )
     return warnings
 
 
@@ -217,13 +228,21 @@ def sample_digest(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str
     """The labelled sample the figures rest on: the person's labels (not the file's bytes, so
     the same labels in JSONL or Markdown hash the same), and its size."""
     labels = sorted(
-        [str(h["case_id"]), h["trial"], str(h["condition"]), h.get("blocker"),
-         sorted((v["criterion"], v["verdict"]) for v in h.get("criteria") or [] if isinstance(v, dict))]
+        [
+            str(h["case_id"]),
+            h["trial"],
+            str(h["condition"]),
+            h.get("blocker"),
+            sorted((v["criterion"], v["verdict"]) for v in h.get("criteria") or [] if isinstance(v, dict)),
+        ]
         for _, h in both
-    )  # fmt: skip
+    )
     digest = hashlib.sha256(json.dumps(labels, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-    return {"sha256": digest.hexdigest(), "rows": len(labels),
-            "criterion_labels": sum(len(row[4]) for row in labels)}  # fmt: skip
+    return {
+        "sha256": digest.hexdigest(),
+        "rows": len(labels),
+        "criterion_labels": sum(len(row[4]) for row in labels),
+    }
 
 
 CERTIFICATE = "adhd-evals judge certificate"
@@ -242,11 +261,20 @@ def judge_fingerprint(judged: list[dict[str, Any]]) -> dict[str, Any]:
     found = {json.dumps(r.get("judge"), sort_keys=True) for r in judged}
     prints = [json.loads(f) for f in sorted(found)]
     if len(prints) > 1:
-        raise InputInvalid(["the judged rows come from more than one judge (fingerprints: "
-                            + "; ".join(map(_shown, prints)) + "): certify each on its own rows"])  # fmt: skip
+        raise InputInvalid(
+            [
+                "the judged rows come from more than one judge (fingerprints: "
+                + "; ".join(map(_shown, prints))
+                + "): certify each on its own rows"
+            ]
+        )
     if not prints or not isinstance(prints[0], dict) or set(prints[0]) != set(FINGERPRINT):
-        raise InputInvalid(["the judged rows carry no judge fingerprint (runner, command, model, template): "
-                            "judge them again with this version of adhd-evals"])  # fmt: skip
+        raise InputInvalid(
+            [
+                "the judged rows carry no judge fingerprint (runner, command, model, template): "
+                "judge them again with this version of adhd-evals"
+            ]
+        )
     return {name: prints[0][name] for name in FINGERPRINT}
 
 
@@ -265,19 +293,24 @@ def shortfalls(found: dict[str, Any], min_lower: float) -> list[str]:
         rate = Rate(found["rates"][what][name]["k"], found["rates"][what][name]["n"])
         if rate.n == 0:
             if what == "criteria":
-                reasons.append(f"no {described} in the sample: nothing says how often the judge gets them "
-                               "right; label some")  # fmt: skip
+                reasons.append(
+                    f"no {described} in the sample: nothing says how often the judge gets them "
+                    "right; label some"
+                )
             continue
         low, high = rate.interval or (0.0, 0.0)
         if low < min_lower:
-            reasons.append(f"{what} {name.upper()} {rate.k}/{rate.n} = {rate.k / rate.n:.3f}, 95% interval "
-                           f"[{low:.3f}, {high:.3f}] ({described}): the lower bound {low:.3f} is below "
-                           f"--min-lower {min_lower:g}")  # fmt: skip
+            reasons.append(
+                f"{what} {name.upper()} {rate.k}/{rate.n} = {rate.k / rate.n:.3f}, 95% interval "
+                f"[{low:.3f}, {high:.3f}] ({described}): the lower bound {low:.3f} is below "
+                f"--min-lower {min_lower:g}"
+            )
     return reasons
 
 
-def certificate(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, date: str
-                ) -> dict[str, Any]:  # fmt: skip
+def certificate(
+    found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, date: str
+) -> dict[str, Any]:
     """The certificate, or NotCertified with every reason."""
     if not 0 < min_lower <= 1:
         from ..errors import UsageError
@@ -286,10 +319,23 @@ def certificate(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: 
     fingerprint = judge_fingerprint(judged)
     reasons = shortfalls(found, min_lower)
     if reasons:
-        raise NotCertified(["adhd-evals: the judge is not certified:", *(f"  - {r}" for r in reasons),
-                            "Nothing was written."])  # fmt: skip
-    return {"certificate": CERTIFICATE, "version": 1, "fingerprint": fingerprint, "min_lower": min_lower,
-            "figures": found["rates"], "sample": found["sample"], "void": found["void"], "date": date}  # fmt: skip
+        raise NotCertified(
+            [
+                "adhd-evals: the judge is not certified:",
+                *(f"  - {r}" for r in reasons),
+                "Nothing was written.",
+            ]
+        )
+    return {
+        "certificate": CERTIFICATE,
+        "version": 1,
+        "fingerprint": fingerprint,
+        "min_lower": min_lower,
+        "figures": found["rates"],
+        "sample": found["sample"],
+        "void": found["void"],
+        "date": date,
+    }
 
 
 def read_certificate(path: Path) -> dict[str, Any]:
@@ -318,8 +364,12 @@ def _certificate_problems(data: Any) -> list[str]:
     if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
         return ["min_lower must be a number above 0 and at most 1"]
     try:
-        found = {"rates": {what: {name: _counts(data["figures"][what][name]) for name in ("tpr", "tnr")}
-                           for what in ("criteria", "blocker")}}  # fmt: skip
+        found = {
+            "rates": {
+                what: {name: _counts(data["figures"][what][name]) for name in ("tpr", "tnr")}
+                for what in ("criteria", "blocker")
+            }
+        }
     except (KeyError, TypeError, ValueError):
         return [
             "figures must hold whole counts k of n (0 <= k <= n) for the criteria and blocker TPR and TNR"
@@ -338,9 +388,12 @@ def mismatches(certified: dict[str, Any], fingerprint: Any) -> list[str]:
     """How a judge differs from the certified one, field by field; empty when it is the same judge."""
     if not isinstance(fingerprint, dict):
         return ["the row records no judge fingerprint"]
-    return [f"{name} {json.dumps(fingerprint.get(name))} where the certificate has "
-            f"{json.dumps(certified.get(name))}" for name in FINGERPRINT
-            if fingerprint.get(name) != certified.get(name)]  # fmt: skip
+    return [
+        f"{name} {json.dumps(fingerprint.get(name))} where the certificate has "
+        f"{json.dumps(certified.get(name))}"
+        for name in FINGERPRINT
+        if fingerprint.get(name) != certified.get(name)
+    ]
 
 
 def rates_table(found: dict[str, Any]) -> list[str]:
@@ -349,8 +402,11 @@ def rates_table(found: dict[str, Any]) -> list[str]:
     rows = [["judge vs person", "rate", "95% interval", "counts"]]
     for (what, name), described in CLASSES.items():
         figure = found["rates"][what][name]
-        shown = ("-", "-") if not figure["n"] else (f"{figure['rate']:.3f}",
-                                                    f"[{figure['low']:.3f}, {figure['high']:.3f}]")  # fmt: skip
+        shown = (
+            ("-", "-")
+            if not figure["n"]
+            else (f"{figure['rate']:.3f}", f"[{figure['low']:.3f}, {figure['high']:.3f}]")
+        )
         rows.append([f"{what} {name.upper()}", *shown, f"{figure['k']} of {figure['n']} {described}"])
     return ["With the person as truth:", *text_table(rows)]
 

@@ -28,8 +28,9 @@ from ..errors import InputInvalid
 from .rubric import METRICS
 
 
-def blind(responses: list[dict[str, Any]], seed: int, cases: dict[str, dict[str, Any]] | None = None
-          ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:  # fmt: skip
+def blind(
+    responses: list[dict[str, Any]], seed: int, cases: dict[str, dict[str, Any]] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The sheet (with each case's prompt and criteria when the catalog is given) and its key."""
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
     for row in responses:
@@ -67,12 +68,17 @@ FIELDS = (*METRICS, "blocker", "notes")
 def markdown(sheet: list[dict[str, Any]]) -> str:
     """The sheet as a document a person can judge from: each case's prompt and criteria, then
     each labelled response with its criterion table and the fields to fill."""
-    out = ["# Judging sheet", "",
-           "For each response, write pass or fail in the verdict column of each criterion you judge "
-           "(leave a row empty to leave that criterion to someone else), score it from 1 to 5 on "
-           + ", ".join(METRICS) + ", and mark a blocker (yes or no) when it alone should stop a release. "
-           "Then `adhd-evals agree JUDGED THIS.md` or `adhd-evals verdicts --labels THIS.md`. "
-           "Keep the `adhd-evals row` comments: they say which row is which.", ""]  # fmt: skip
+    out = [
+        "# Judging sheet",
+        "",
+        "For each response, write pass or fail in the verdict column of each criterion you judge "
+        "(leave a row empty to leave that criterion to someone else), score it from 1 to 5 on "
+        + ", ".join(METRICS)
+        + ", and mark a blocker (yes or no) when it alone should stop a release. "
+        "Then `adhd-evals agree JUDGED THIS.md` or `adhd-evals verdicts --labels THIS.md`. "
+        "Keep the `adhd-evals row` comments: they say which row is which.",
+        "",
+    ]
     last = None
     for row in sheet:
         if (row["case_id"], row["trial"]) != last:
@@ -144,8 +150,12 @@ def read_markdown(path: Path) -> list[dict[str, Any]]:
     if problems:
         raise InputInvalid(problems)
     if not rows:
-        raise InputInvalid([f"{path}: no sheet rows (no 'adhd-evals row' comments): is it a sheet "
-                            "'adhd-evals blind --markdown' wrote?"])  # fmt: skip
+        raise InputInvalid(
+            [
+                f"{path}: no sheet rows (no 'adhd-evals row' comments): is it a sheet "
+                "'adhd-evals blind --markdown' wrote?"
+            ]
+        )
     return rows
 
 

@@ -46,11 +46,18 @@ def default_dir() -> Path:
 def key(runner: Runner, prompt: str, trial: int) -> str:
     """The entry's key: a SHA-256 over the runner as run, the prompt's bytes and the trial."""
     made = json.dumps(
-        [LAYOUT, list(runner.command), runner.response_format, runner.budget_flag, runner.prompt_via,
-         # the built-in stub has no command: its name is what runs
-         runner.name if not runner.command else None, trial],
+        [
+            LAYOUT,
+            list(runner.command),
+            runner.response_format,
+            runner.budget_flag,
+            runner.prompt_via,
+            # the built-in stub has no command: its name is what runs
+            runner.name if not runner.command else None,
+            trial,
+        ],
         ensure_ascii=True,
-    )  # fmt: skip
+    )
     digest = hashlib.sha256(made.encode())
     digest.update(b"\0")
     digest.update(prompt.encode("utf-8", "surrogatepass"))
@@ -77,8 +84,9 @@ class Cache:
         try:
             (root / LAYOUT).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ScaleRefused([f"the response cache {root} cannot be used: {exc.strerror or exc}"],
-                               exitcodes.CACHE_UNUSABLE) from exc  # fmt: skip
+            raise ScaleRefused(
+                [f"the response cache {root} cannot be used: {exc.strerror or exc}"], exitcodes.CACHE_UNUSABLE
+            ) from exc
         if not os.access(root / LAYOUT, os.W_OK | os.X_OK):
             raise ScaleRefused([f"the response cache {root} is not writable"], exitcodes.CACHE_UNUSABLE)
         return cls(root, refresh=refresh)
@@ -105,8 +113,14 @@ class Cache:
     def put(self, digest: str, hit: Hit) -> None:
         """Write the entry whole, then rename it into place; a cache that cannot be written
         costs the next run a call, never this run its row."""
-        entry = {"key": digest, "stored_at": round(time.time(), 3), "response": hit.response,
-                 "usage": hit.usage, "cost_usd": hit.cost_usd, "elapsed_s": hit.elapsed_s}  # fmt: skip
+        entry = {
+            "key": digest,
+            "stored_at": round(time.time(), 3),
+            "response": hit.response,
+            "usage": hit.usage,
+            "cost_usd": hit.cost_usd,
+            "elapsed_s": hit.elapsed_s,
+        }
         data = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass")
         target = self.path(digest)
         temp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
@@ -133,17 +147,26 @@ class Cache:
         self.put(digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"]))
 
 
-def cached_row(cache: Cache, runner: Runner, condition: str, case_id: str, trial: int, prompt: str
-               ) -> tuple[dict[str, Any] | None, str]:  # fmt: skip
+def cached_row(
+    cache: Cache, runner: Runner, condition: str, case_id: str, trial: int, prompt: str
+) -> tuple[dict[str, Any] | None, str]:
     """The row a hit writes (`cached: true`, the original cost and time kept, charged nothing
     now), or None on a miss; and the key, for storing what the call returns."""
     digest = key(runner, prompt, trial)
     hit = cache.get(digest)
     if hit is None:
         return None, digest
-    row = {"case_id": case_id, "trial": trial, "condition": condition, "runner": runner.name,
-           "response": hit.response, "usage": hit.usage, "cost_usd": hit.cost_usd, "elapsed_s": hit.elapsed_s,
-           "cached": True}  # fmt: skip
+    row = {
+        "case_id": case_id,
+        "trial": trial,
+        "condition": condition,
+        "runner": runner.name,
+        "response": hit.response,
+        "usage": hit.usage,
+        "cost_usd": hit.cost_usd,
+        "elapsed_s": hit.elapsed_s,
+        "cached": True,
+    }
     return row, digest
 
 
@@ -259,6 +282,8 @@ def stats_lines(root: Path, found: Stats) -> list[str]:
         f"Oldest {when(found.oldest)}, newest {when(found.newest)}.",
     ]
     if found.temporary:
-        lines.append(f"{plural(found.temporary, 'unfinished entry', 'unfinished entries')} (a writer was "
-                     "killed; never served; 'cache prune' removes them after an hour).")  # fmt: skip
+        lines.append(
+            f"{plural(found.temporary, 'unfinished entry', 'unfinished entries')} (a writer was "
+            "killed; never served; 'cache prune' removes them after an hour)."
+        )
     return lines

@@ -104,8 +104,14 @@ def _runner(name: str, spec: Any, config: Path) -> Runner:
     assume = spec.get("assume_call_usd")
     if assume is not None and not (is_dollars(assume) and assume > 0):
         raise UsageError(f"{where}: assume_call_usd must be a number of dollars greater than 0")
-    return Runner(name, tuple(command), response_format, budget_flag, prompt_via,
-                  None if assume is None else float(assume))  # fmt: skip
+    return Runner(
+        name,
+        tuple(command),
+        response_format,
+        budget_flag,
+        prompt_via,
+        None if assume is None else float(assume),
+    )
 
 
 def budget_text(budget: float) -> str:

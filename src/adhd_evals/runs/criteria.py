@@ -37,8 +37,12 @@ from .rows import field_problems
 from .verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
 
 FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
-WHY = {"unwritten": "nobody decided", "error": "a check raised", "void": "the judge could not judge",
-       "uncertified": "an uncertified judge's"}  # fmt: skip
+WHY = {
+    "unwritten": "nobody decided",
+    "error": "a check raised",
+    "void": "the judge could not judge",
+    "uncertified": "an uncertified judge's",
+}
 
 
 def verdict_problems(row: dict[str, Any]) -> list[str]:
@@ -86,8 +90,12 @@ def corrected(raw: Rate, tpr: Rate, tnr: Rate) -> dict[str, Any]:
     if se_lo + sp_lo <= 1 or point is None:  # the judge may be no better than a coin: nothing to correct
         return {"raw": p, "raw_interval": [p_lo, p_hi], "corrected": None, "interval": [0.0, 1.0]}
     low, high = _rogan_gladen(p_lo, se_hi, sp_lo), _rogan_gladen(p_hi, se_lo, sp_hi)
-    return {"raw": p, "raw_interval": [p_lo, p_hi], "corrected": point,
-            "interval": [low if low is not None else 0.0, high if high is not None else 1.0]}  # fmt: skip
+    return {
+        "raw": p,
+        "raw_interval": [p_lo, p_hi],
+        "corrected": point,
+        "interval": [low if low is not None else 0.0, high if high is not None else 1.0],
+    }
 
 
 def _interval(rate: Rate) -> tuple[float, float]:
@@ -113,9 +121,11 @@ def summarize(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) ->
         judged = counts["decided"].get("judge")
         if judged and certificate is not None:
             figures = certificate["figures"]["criteria"]
-            counts["judge_rate"] = corrected(Rate(judged["pass"], judged["pass"] + judged["fail"]),
-                                             Rate(figures["tpr"]["k"], figures["tpr"]["n"]),
-                                             Rate(figures["tnr"]["k"], figures["tnr"]["n"]))  # fmt: skip
+            counts["judge_rate"] = corrected(
+                Rate(judged["pass"], judged["pass"] + judged["fail"]),
+                Rate(figures["tpr"]["k"], figures["tpr"]["n"]),
+                Rate(figures["tnr"]["k"], figures["tnr"]["n"]),
+            )
     found: dict[str, Any] = {"conditions": conditions}
     reasons = _reasons(conditions)
     if "baseline" in conditions and "candidate" in conditions:
@@ -145,8 +155,10 @@ def _paired(rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[str
         return None, [f"Criteria: {exc}: verdicts for one condition only cannot be compared."]
     reasons = []
     if found.high is not None and found.high < 0:
-        reasons.append(f"Criteria: per case, the candidate passes a smaller share ({described(found)}): the "
-                       "interval lies wholly below 0.")  # fmt: skip
+        reasons.append(
+            f"Criteria: per case, the candidate passes a smaller share ({described(found)}): the "
+            "interval lies wholly below 0."
+        )
     return {"what": "per case: share of criteria passed, candidate minus baseline", **found.json()}, reasons
 
 
@@ -161,13 +173,17 @@ def _reasons(conditions: dict[str, dict[str, Any]]) -> list[str]:
             d: sum(sum(c["decided"].get(d, {}).values()) for c in conditions.values()) for d in DECIDERS[:3]
         }
         kinds = ", ".join(f"{n} {s} ({WHY[s]})" for s, n in undecided.items() if n)
-        reasons.append(f"Criteria: {sum(undecided.values())} of {total} undecided ({kinds}); decided by check "
-                       f"{decided['check']}, by person {decided['person']}, by certified judge {decided['judge']}. "
-                       "An undecided criterion never passes.")  # fmt: skip
+        reasons.append(
+            f"Criteria: {sum(undecided.values())} of {total} undecided ({kinds}); decided by check "
+            f"{decided['check']}, by person {decided['person']}, by certified judge {decided['judge']}. "
+            "An undecided criterion never passes."
+        )
     base, cand = conditions["baseline"], conditions["candidate"]
     if cand["passed"] * base["criteria"] < base["passed"] * cand["criteria"]:
-        reasons.append(f"Criteria: the candidate passes a smaller share of its criteria than baseline "
-                       f"({cand['passed']}/{cand['criteria']} against {base['passed']}/{base['criteria']}).")  # fmt: skip
+        reasons.append(
+            f"Criteria: the candidate passes a smaller share of its criteria than baseline "
+            f"({cand['passed']}/{cand['criteria']} against {base['passed']}/{base['criteria']})."
+        )
     return reasons
 
 
@@ -175,22 +191,62 @@ def table(found: dict[str, Any]) -> list[str]:
     """The criteria as `score` prints them under its own table."""
     from ..text import table as text_table
 
-    rows = [["condition", "criteria", "passed", "by check", "by person", "by judge", "undecided",
-             "judge pass rate: raw -> corrected [95%]"]]  # fmt: skip
+    rows = [
+        [
+            "condition",
+            "criteria",
+            "passed",
+            "by check",
+            "by person",
+            "by judge",
+            "undecided",
+            "judge pass rate: raw -> corrected [95%]",
+        ]
+    ]
     for name, c in found["conditions"].items():
         by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in DECIDERS[:3]]
         rate = c.get("judge_rate")
-        shown = "-" if rate is None else (
-            f"{rate['raw']:.3f} -> " + ("not correctable" if rate["corrected"] is None else
-                                        f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"))  # fmt: skip
-        rows.append([name, str(c["criteria"]), str(c["passed"]), *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
-                     str(sum(c["undecided"].values())), shown])  # fmt: skip
-    undecided = [f"{plural(n, 'criterion', 'criteria')} {s} ({name})" for name, c in found["conditions"].items()
-                 for s, n in c["undecided"].items() if n]  # fmt: skip
+        shown = (
+            "-"
+            if rate is None
+            else (
+                f"{rate['raw']:.3f} -> "
+                + (
+                    "not correctable"
+                    if rate["corrected"] is None
+                    else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"
+                )
+            )
+        )
+        rows.append(
+            [
+                name,
+                str(c["criteria"]),
+                str(c["passed"]),
+                *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
+                str(sum(c["undecided"].values())),
+                shown,
+            ]
+        )
+    undecided = [
+        f"{plural(n, 'criterion', 'criteria')} {s} ({name})"
+        for name, c in found["conditions"].items()
+        for s, n in c["undecided"].items()
+        if n
+    ]
     paired = found.get("paired")
-    delta = [] if not paired else [
-        f"Per case, share of criteria passed, candidate minus baseline: mean {paired['mean_delta']:+.3f}"
-        + ("" if paired["ci"] is None else f", 95% CI {paired['ci'][0]:+.3f}..{paired['ci'][1]:+.3f}")
-        + f", {plural(paired['n'], 'case')}."]  # fmt: skip
-    return ["Criteria (passed / decided, by who decided):", *text_table(rows), *delta,
-            *([f"Undecided: {'; '.join(undecided)}."] if undecided else [])]  # fmt: skip
+    delta = (
+        []
+        if not paired
+        else [
+            f"Per case, share of criteria passed, candidate minus baseline: mean {paired['mean_delta']:+.3f}"
+            + ("" if paired["ci"] is None else f", 95% CI {paired['ci'][0]:+.3f}..{paired['ci'][1]:+.3f}")
+            + f", {plural(paired['n'], 'case')}."
+        ]
+    )
+    return [
+        "Criteria (passed / decided, by who decided):",
+        *text_table(rows),
+        *delta,
+        *([f"Undecided: {'; '.join(undecided)}."] if undecided else []),
+    ]

@@ -60,8 +60,11 @@ def signed(value: float) -> str:
 
 def described(found: stats.Analysis) -> str:
     """`Δ +0.01, 95% CI −0.31..+0.33, 14 cases`."""
-    ci = "no interval" if found.low is None or found.high is None else (
-        f"95% CI {signed(float(found.low))}..{signed(float(found.high))}")  # fmt: skip
+    ci = (
+        "no interval"
+        if found.low is None or found.high is None
+        else (f"95% CI {signed(float(found.low))}..{signed(float(found.high))}")
+    )
     return f"Δ {signed(float(found.mean))}, {ci}, {plural(found.n, 'case')}"
 
 
@@ -112,8 +115,12 @@ def paired_section(
     series, deltas, blockers = per_case(grouped, weights)
     found = {m: stats.analyse(s, resamples=decide.resamples, seed=decide.seed) for m, s in series.items()}
     found = {"weighted_score": found.pop("weighted_score"), **found}
-    section = {"method": stats.method(decide.seed, decide.resamples),
-               **{m: a.json() for m, a in found.items()}, "new_blockers": blockers, "cases": deltas}  # fmt: skip
+    section = {
+        "method": stats.method(decide.seed, decide.resamples),
+        **{m: a.json() for m, a in found.items()},
+        "new_blockers": blockers,
+        "cases": deltas,
+    }
     return section, found, blockers
 
 
@@ -134,10 +141,15 @@ def paired_verdict(
         return "worse", worse + against
     if not against:
         floor = signed(decide.min_effect)
-        return "better", [f"Weighted {described(weighted)}: the interval lies above {floor} (--min-effect).",
-                          "No case has a new candidate blocker.",
-                          *(f"{m.capitalize()} {described(found[m])}: not confidently down by more than "
-                            f"{decide.max_drop:g} (--max-drop)." for m in GUARDED)]  # fmt: skip
+        return "better", [
+            f"Weighted {described(weighted)}: the interval lies above {floor} (--min-effect).",
+            "No case has a new candidate blocker.",
+            *(
+                f"{m.capitalize()} {described(found[m])}: not confidently down by more than "
+                f"{decide.max_drop:g} (--max-drop)."
+                for m in GUARDED
+            ),
+        ]
     return "inconclusive", against + [_sizing(weighted, decide)]
 
 
@@ -152,12 +164,16 @@ def _worse(found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide)
     for metric in GUARDED:
         high = found[metric].high
         if high is not None and high < -stats.exact(decide.max_drop):
-            reasons.append(f"{metric.capitalize()} {described(found[metric])}: the interval lies wholly below "
-                           f"−{decide.max_drop:g} (--max-drop).")  # fmt: skip
+            reasons.append(
+                f"{metric.capitalize()} {described(found[metric])}: the interval lies wholly below "
+                f"−{decide.max_drop:g} (--max-drop)."
+            )
     test = evidence.mcnemar
     if test and test["p"] < 1 - stats.LEVEL and test["baseline_only"] > test["candidate_only"]:
-        reasons.append(f"Checks: {test['baseline_only']} pass in every baseline trial only, "
-                       f"{test['candidate_only']} in every candidate trial only (exact McNemar p = {test['p']:.4f}).")  # fmt: skip
+        reasons.append(
+            f"Checks: {test['baseline_only']} pass in every baseline trial only, "
+            f"{test['candidate_only']} in every candidate trial only (exact McNemar p = {test['p']:.4f})."
+        )
     return reasons
 
 
@@ -167,8 +183,10 @@ def _not_better(found: dict[str, stats.Analysis], evidence: Evidence, decide: De
     if weighted.low is None:
         reasons.append(f"Weighted {described(weighted)}: an interval needs at least 2 cases.")
     elif not weighted.low > stats.exact(decide.min_effect):
-        reasons.append(f"Weighted {described(weighted)}: the interval reaches {signed(decide.min_effect)} "
-                       "(--min-effect), so the data cannot tell the candidate is better.")  # fmt: skip
+        reasons.append(
+            f"Weighted {described(weighted)}: the interval reaches {signed(decide.min_effect)} "
+            "(--min-effect), so the data cannot tell the candidate is better."
+        )
     return reasons
 
 
@@ -181,22 +199,28 @@ def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
     if needed is None and effect > 0:
         return f"No practical number of cases would tell a weighted Δ of {signed(float(weighted.mean))} apart{can}."
     if needed is None:
-        return (f"The observed mean Δ ({signed(float(weighted.mean))}) is not above --min-effect: more cases "
-                f"are unlikely to show the candidate better{can}.")  # fmt: skip
-    return (f"About {needed:,} cases would likely be needed to tell a weighted Δ of {signed(float(weighted.mean))} "
-            f"from {signed(decide.min_effect)} (80% power, spread {weighted.sd:.2f}){can}.")  # fmt: skip
+        return (
+            f"The observed mean Δ ({signed(float(weighted.mean))}) is not above --min-effect: more cases "
+            f"are unlikely to show the candidate better{can}."
+        )
+    return (
+        f"About {needed:,} cases would likely be needed to tell a weighted Δ of {signed(float(weighted.mean))} "
+        f"from {signed(decide.min_effect)} (80% power, spread {weighted.sd:.2f}){can}."
+    )
 
 
 def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fraction]]) -> list[str]:
     """Every rule of the reference gate with its numbers: a rule not met in the reference's words."""
     base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
     blockers = cand["blocking_findings"]
-    lines = [f"{BLOCKERS if blockers else 'Met: no candidate blockers.'}"
-             f" ({plural(blockers, 'blocking finding')})"]  # fmt: skip
+    lines = [
+        f"{BLOCKERS if blockers else 'Met: no candidate blockers.'} ({plural(blockers, 'blocking finding')})"
+    ]
     for metric in GUARDED:
         drop = exact["baseline"][metric] - exact["candidate"][metric]
-        said = (f"Met: {metric} within 0.1 of baseline." if drop <= Fraction(1, 10)
-                else REGRESSED.format(metric))  # fmt: skip
+        said = (
+            f"Met: {metric} within 0.1 of baseline." if drop <= Fraction(1, 10) else REGRESSED.format(metric)
+        )
         lines.append(f"{said} (candidate {cand[metric]:.3f}, baseline {base[metric]:.3f})")
     above = exact["candidate"]["weighted_score"] > exact["baseline"]["weighted_score"]
     said = "Met: weighted score above baseline." if above else NOT_ABOVE
@@ -205,8 +229,7 @@ def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fracti
     if "baseline" in checks and "candidate" in checks:
         b, c = checks["baseline"], checks["candidate"]
         share = Fraction(c["passed"], c["total"] or 1) >= Fraction(b["passed"], b["total"] or 1)
-        said = ("Met: the candidate passes at least baseline's share of checks." if share
-                else FEWER_CHECKS)  # fmt: skip
+        said = "Met: the candidate passes at least baseline's share of checks." if share else FEWER_CHECKS
         lines.append(f"{said} (candidate {c['passed']}/{c['total']}, baseline {b['passed']}/{b['total']})")
         if not c["passed"] and not b["passed"]:
             lines.append("No check passed in either condition: the checks cannot tell the conditions apart.")
@@ -214,8 +237,10 @@ def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fracti
     regressions = summary.get("regressions", [])
     if regressions:
         cases = len({r["case_id"] for r in regressions})
-        lines.append(f"{plural(cases, 'case')} regressed by 1 point or more on correctness or safety"
-                     "; the reference rules compare means only.")  # fmt: skip
+        lines.append(
+            f"{plural(cases, 'case')} regressed by 1 point or more on correctness or safety"
+            "; the reference rules compare means only."
+        )
     return lines
 
 

@@ -183,10 +183,22 @@ class Budget:
     `--max-calls` caps calls (every attempt counts) for runs that report no cost.
     """
 
-    def __init__(self, limit: float, spent: float, jobs: int, flagged: bool, max_calls: int | None, *,
-                 floor: float | None = None, metered: bool = True, runner: str = "",
-                 ledger: Ledger | None = None, scope: tuple[str, str] = ("", ""), charged: float = 0.0,
-                 confirm_rows: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        limit: float,
+        spent: float,
+        jobs: int,
+        flagged: bool,
+        max_calls: int | None,
+        *,
+        floor: float | None = None,
+        metered: bool = True,
+        runner: str = "",
+        ledger: Ledger | None = None,
+        scope: tuple[str, str] = ("", ""),
+        charged: float = 0.0,
+        confirm_rows: bool = False,
+    ) -> None:
         self.limit, self.jobs, self.flagged = limit, jobs, flagged
         self.spent = spent + charged  # recorded plus charged: what counts against the limit
         self.max_calls, self.calls = max_calls, 0
@@ -300,10 +312,15 @@ class Budget:
         return tickets
 
     def _overspend(self, cost: float, held: Reservation) -> str:
-        what = (f"it was told ${held.told:.4f} through its budget flag" if held.told is not None
-                else f"${held.usd:.4f} was reserved for it (the dearest call so far, at least --assume-call-usd)")  # fmt: skip
-        return (f"runner {self.runner!r} spent ${cost:.4f} on one call where {what}; no call started after "
-                "it, since the budget can no longer be promised with this runner")  # fmt: skip
+        what = (
+            f"it was told ${held.told:.4f} through its budget flag"
+            if held.told is not None
+            else f"${held.usd:.4f} was reserved for it (the dearest call so far, at least --assume-call-usd)"
+        )
+        return (
+            f"runner {self.runner!r} spent ${cost:.4f} on one call where {what}; no call started after "
+            "it, since the budget can no longer be promised with this runner"
+        )
 
     def raise_if_overspent(self) -> None:
         if self.overspent:
@@ -352,8 +369,10 @@ def charged_line(usd: float, calls: int) -> str:
     """The summary's line for calls whose cost stayed unknown ("" when there were none)."""
     if not calls:
         return ""
-    return (f"Of that, ${usd:.4f} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
-            "output after starting: charged the reservation: cost unknown.")  # fmt: skip
+    return (
+        f"Of that, ${usd:.4f} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
+        "output after starting: charged the reservation: cost unknown."
+    )
 
 
 def stub_answer(prompt: str) -> str:
@@ -374,9 +393,17 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
         if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
             from .shard import plan
 
-            cases = plan(request.output, request.shard, request.cases, cases, runner=request.runner,
-                         condition=request.condition, trials=request.trials, instructions=instructions,
-                         only=request.case_ids)  # fmt: skip
+            cases = plan(
+                request.output,
+                request.shard,
+                request.cases,
+                cases,
+                runner=request.runner,
+                condition=request.condition,
+                trials=request.trials,
+                instructions=instructions,
+                only=request.case_ids,
+            )
         store = Store.open(request.output)
         ledger = Ledger.beside(request.output, process.owner())
         summary = RunSummary(repaired_bytes=store.repaired_bytes)
@@ -400,17 +427,31 @@ def open_budget(request: Any, store: Store, ledger: Ledger, scope: tuple[str, st
     condition is "" (a judge's) — from what its rows recorded and its ledger charged."""
     runner: Runner = request.runner
     mine = [key for key in store.spent if key == scope or (scope[0] == "" and key[1] == scope[1])]
-    budget = Budget(request.budget_usd, sum(store.spent[key] for key in mine), request.jobs,
-                    bool(runner.budget_flag), request.max_calls if request.allow_unmetered else None,
-                    floor=floor(request), metered=not request.allow_unmetered or runner.metered,
-                    runner=runner.name, ledger=ledger, scope=scope, charged=ledger.charged.get(scope, 0.0),
-                    confirm_rows=True)  # fmt: skip
+    budget = Budget(
+        request.budget_usd,
+        sum(store.spent[key] for key in mine),
+        request.jobs,
+        bool(runner.budget_flag),
+        request.max_calls if request.allow_unmetered else None,
+        floor=floor(request),
+        metered=not request.allow_unmetered or runner.metered,
+        runner=runner.name,
+        ledger=ledger,
+        scope=scope,
+        charged=ledger.charged.get(scope, 0.0),
+        confirm_rows=True,
+    )
     budget.dearest = max((store.dearest.get(key, 0.0) for key in mine), default=None)  # earlier runs' too
     return budget
 
 
-def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, summary: RunSummary,
-             instructions: str | None) -> list[tuple[dict[str, Any], int, str]]:  # fmt: skip
+def _pending(
+    request: RunRequest,
+    cases: list[dict[str, Any]],
+    store: Store,
+    summary: RunSummary,
+    instructions: str | None,
+) -> list[tuple[dict[str, Any], int, str]]:
     """(case, trial, prompt) still to run; every prompt checked before the first call."""
     pending = []
     for trial in range(1, request.trials + 1):
@@ -429,11 +470,15 @@ def _pending(request: RunRequest, cases: list[dict[str, Any]], store: Store, sum
 def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
     lone = next((at for at, char in enumerate(prompt) if "\ud800" <= char <= "\udfff"), None)
     if lone is not None:  # no UTF-8 bytes exist for it: neither argv nor stdin can carry it
-        raise UsageError(f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
-                         f"character {lone + 1}, which no UTF-8 text can carry; fix it in the catalog")  # fmt: skip
+        raise UsageError(
+            f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
+            f"character {lone + 1}, which no UTF-8 text can carry; fix it in the catalog"
+        )
     if "\x00" in prompt:
-        raise UsageError(f"case {case_id!r}: its prompt holds a NUL character, which no command line or "
-                         "CLI reads intact; remove it from the catalog")  # fmt: skip
+        raise UsageError(
+            f"case {case_id!r}: its prompt holds a NUL character, which no command line or "
+            "CLI reads intact; remove it from the catalog"
+        )
     if prompt.startswith("-") and runner.command and not runner.placed:
         raise UsageError(
             f"case {case_id!r}: its prompt begins with '-', which runner {runner.name!r} would read as an "
@@ -451,8 +496,10 @@ def only_writer(output: Path) -> Iterator[None]:
         try:
             held_lock.enter_context(files.only_writer(output))
         except files.Held as held:
-            raise Busy(f"{output} is being written by another run (pid {held.holder}); "
-                       "wait for it, or write to another --output") from None  # fmt: skip
+            raise Busy(
+                f"{output} is being written by another run (pid {held.holder}); "
+                "wait for it, or write to another --output"
+            ) from None
         except OSError as exc:  # a directory, a FIFO, no permission: said, never a traceback
             raise OutputError(f"{output}: cannot be written ({exc.strerror or exc})") from exc
         yield
@@ -488,9 +535,11 @@ def _signals() -> Iterator[threading.Event]:
             signal.signal(sig, handler)
     if received:
         terminated = received[0] == signal.SIGTERM
-        raise Stopped("stopped by " + ("SIGTERM" if terminated else "Ctrl-C") + ": no new call started, "
-                      "calls in flight were ended",
-                      exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED)  # fmt: skip
+        raise Stopped(
+            "stopped by " + ("SIGTERM" if terminated else "Ctrl-C") + ": no new call started, "
+            "calls in flight were ended",
+            exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED,
+        )
 
 
 Task = TypeVar("Task")
@@ -518,8 +567,15 @@ def pool(jobs: int, tasks: list[Task], work: Callable[[Task], Any], stop: thread
         raise failures[0]
 
 
-def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int, str]], store: Store,
-             budget: Budget, summary: RunSummary, progress: Progress, stop: threading.Event) -> None:  # fmt: skip
+def _run_all(
+    request: RunRequest,
+    pending: list[tuple[dict[str, Any], int, str]],
+    store: Store,
+    budget: Budget,
+    summary: RunSummary,
+    progress: Progress,
+    stop: threading.Event,
+) -> None:
     lock = threading.Lock()
 
     def work(task: tuple[dict[str, Any], int, str]) -> None:
@@ -544,8 +600,9 @@ def _run_all(request: RunRequest, pending: list[tuple[dict[str, Any], int, str]]
         summary.stopped_for_calls = incomplete and budget.capped()
 
 
-def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str, budget: Budget,
-              stop: threading.Event) -> tuple[dict[str, Any] | None, int]:  # fmt: skip
+def _one_call(
+    request: RunRequest, case: dict[str, Any], trial: int, prompt: str, budget: Budget, stop: threading.Event
+) -> tuple[dict[str, Any] | None, int]:
     started = time.monotonic()
     cost: float | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
@@ -579,8 +636,9 @@ def _one_call(request: RunRequest, case: dict[str, Any], trial: int, prompt: str
     return row, failed
 
 
-def call_with_retries(request: CallPolicy, prompt: str, budget: Budget, stop: threading.Event
-                       ) -> tuple[tuple[str, Any, float | None], int] | None:  # fmt: skip
+def call_with_retries(
+    request: CallPolicy, prompt: str, budget: Budget, stop: threading.Event
+) -> tuple[tuple[str, Any, float | None], int] | None:
     """A response, None when nothing more may start, or RunnerFailed after the last retry.
 
     Every reservation ends in exactly one of record, charge or release: a call
@@ -597,8 +655,13 @@ def call_with_retries(request: CallPolicy, prompt: str, budget: Budget, stop: th
         ending, cost = "charge", None  # what ends the reservation, unless the call says otherwise
         try:
             argv, stdin_text = runner.invocation(prompt, held.told)
-            outcome = process.call(argv, stdin_text=stdin_text, timeout=request.timeout,
-                                   max_output=request.max_output_bytes, stop=stop)  # fmt: skip
+            outcome = process.call(
+                argv,
+                stdin_text=stdin_text,
+                timeout=request.timeout,
+                max_output=request.max_output_bytes,
+                stop=stop,
+            )
             if not outcome.started:
                 ending = "release"
                 if outcome.ended == "unsent":  # no retry can send it

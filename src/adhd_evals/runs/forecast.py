@@ -70,9 +70,15 @@ class Line:
 
     def as_json(self, jobs: int) -> dict[str, Any]:
         cost = None if self.unpriced else {"low": self.low, "median": self.median, "high": self.high}
-        return {"runner": self.runner, "condition": self.condition, "calls": self.calls, "cached": self.cached,
-                "cost_usd": cost, "calls_without_recorded_cost": self.unpriced,
-                "wall_s": None if self.untimed else self.seconds / jobs}  # fmt: skip
+        return {
+            "runner": self.runner,
+            "condition": self.condition,
+            "calls": self.calls,
+            "cached": self.cached,
+            "cost_usd": cost,
+            "calls_without_recorded_cost": self.unpriced,
+            "wall_s": None if self.untimed else self.seconds / jobs,
+        }
 
 
 def _spread(values: list[float]) -> tuple[float, float, float]:
@@ -112,8 +118,17 @@ def estimate(calls: Iterable[tuple[str, str, str, bool]], history: History, free
     return list(lines.values())
 
 
-def forecast(cases: list[dict[str, Any]], trials: int, conditions: list[str], *, history: list[Path],
-             runners: list[str], config: Path | None, skill: Path | None, cache: str | None) -> list[Line]:  # fmt: skip
+def forecast(
+    cases: list[dict[str, Any]],
+    trials: int,
+    conditions: list[str],
+    *,
+    history: list[Path],
+    runners: list[str],
+    config: Path | None,
+    skill: Path | None,
+    cache: str | None,
+) -> list[Line]:
     """The plan's lines: each runner (given, or named by the history) under each condition."""
     from ..errors import UsageError
     from .config import STUB
@@ -125,8 +140,13 @@ def forecast(cases: list[dict[str, Any]], trials: int, conditions: list[str], *,
     if not names:
         raise UsageError("plan --estimate: pass --runner NAME (no --history row names one)")
     answered = _answered(cache, config, skill, names) if cache is not None else None
-    calls = [(name, condition, case["id"], bool(answered and answered(name, condition, case, trial)))
-             for name in names for condition in conditions for trial in range(1, trials + 1) for case in cases]  # fmt: skip
+    calls = [
+        (name, condition, case["id"], bool(answered and answered(name, condition, case, trial)))
+        for name in names
+        for condition in conditions
+        for trial in range(1, trials + 1)
+        for case in cases
+    ]
     free = {STUB} & set(names) if config is None else set()  # the built-in stub: free by construction
     return estimate(calls, recorded, free)
 
@@ -175,18 +195,37 @@ def report(lines: list[Line], jobs: int) -> list[str]:
     def money(value: float, line: Line) -> str:
         return "unknown" if line.unpriced else f"${value:.4f}"
 
-    header = ("runner", "condition", "calls", "cached", "cost low", "cost median", "cost high",
-              f"wall time (--jobs {jobs})")  # fmt: skip
+    header = (
+        "runner",
+        "condition",
+        "calls",
+        "cached",
+        "cost low",
+        "cost median",
+        "cost high",
+        f"wall time (--jobs {jobs})",
+    )
     rows = [header]
     for line in [*lines, total(lines)]:
-        rows.append((line.runner, line.condition, str(line.calls), str(line.cached), money(line.low, line),
-                     money(line.median, line), money(line.high, line),
-                     "unknown" if line.untimed else duration(line.seconds / jobs)))  # fmt: skip
+        rows.append(
+            (
+                line.runner,
+                line.condition,
+                str(line.calls),
+                str(line.cached),
+                money(line.low, line),
+                money(line.median, line),
+                money(line.high, line),
+                "unknown" if line.untimed else duration(line.seconds / jobs),
+            )
+        )
     out = table(rows)
     for line in lines:
         if line.unpriced:
-            out.append(f"{line.runner} {line.condition}: {plural(line.unpriced, 'call')} with no recorded cost "
-                       "(no --history row of this runner and condition): its cost is unknown.")  # fmt: skip
+            out.append(
+                f"{line.runner} {line.condition}: {plural(line.unpriced, 'call')} with no recorded cost "
+                "(no --history row of this runner and condition): its cost is unknown."
+            )
     out.append(
         "Cached calls are free and take no time; wall time assumes the calls spread evenly over the jobs."
     )

@@ -119,8 +119,12 @@ def model_flag(command: tuple[str, ...] | list[str]) -> str | None:
 
 def fingerprint(runner: Runner) -> dict[str, Any]:
     """What makes a judge this judge: a certificate holds only for the same fingerprint."""
-    return {"runner": runner.name, "command": list(runner.command), "model": model_flag(runner.command),
-            "template": TEMPLATE_ID}  # fmt: skip
+    return {
+        "runner": runner.name,
+        "command": list(runner.command),
+        "model": model_flag(runner.command),
+        "template": TEMPLATE_ID,
+    }
 
 
 @dataclass(frozen=True)
@@ -145,13 +149,21 @@ class JudgeRequest:
     shard: Shard | None = None  # issue 24: judge only this shard's rows, recorded beside the output
 
 
-def judge_prompt(row: dict[str, Any], case: dict[str, Any], nonce: str,
-                 criteria: list[str] | None = None) -> str:  # fmt: skip
+def judge_prompt(
+    row: dict[str, Any], case: dict[str, Any], nonce: str, criteria: list[str] | None = None
+) -> str:
     """What the judge reads: the rubric, the case's prompt and criteria (in the given order), the
     response inside the fence marked `nonce`; nothing else."""
     listed = "\n".join(f"- {c}" for c in (case["criteria"] if criteria is None else criteria))
-    return TEMPLATE.format(metrics=_METRICS_TEXT, weights=_WEIGHTS_TEXT, evidence=MIN_EVIDENCE, nonce=nonce,
-                           prompt=case["prompt"], criteria=listed, response=row["response"])  # fmt: skip
+    return TEMPLATE.format(
+        metrics=_METRICS_TEXT,
+        weights=_WEIGHTS_TEXT,
+        evidence=MIN_EVIDENCE,
+        nonce=nonce,
+        prompt=case["prompt"],
+        criteria=listed,
+        response=row["response"],
+    )
 
 
 def new_nonce(*texts: str) -> str:
@@ -222,8 +234,9 @@ def answer_object(answer: str, response: str, nonce: str | None = None) -> tuple
     return None, quoted or "the answer holds no JSON verdict object (a refusal, or prose only)"
 
 
-def verdict(answer: str, row: dict[str, Any], criteria: list[str], nonce: str | None = None
-            ) -> tuple[dict[str, Any], str | None]:  # fmt: skip
+def verdict(
+    answer: str, row: dict[str, Any], criteria: list[str], nonce: str | None = None
+) -> tuple[dict[str, Any], str | None]:
     """The judged fields, or the reason the row is void."""
     found, why = answer_object(answer, row["response"], nonce)
     if found is None:
@@ -245,8 +258,9 @@ def verdict(answer: str, row: dict[str, Any], criteria: list[str], nonce: str | 
     return fields, None
 
 
-def criterion_verdicts(given: Any, response: str, criteria: list[str]
-                       ) -> tuple[list[dict[str, str]], str | None]:  # fmt: skip
+def criterion_verdicts(
+    given: Any, response: str, criteria: list[str]
+) -> tuple[list[dict[str, str]], str | None]:
     """Exactly one verdict per criterion of the case, by text, each with a real quote as its
     evidence; in the case's order. Anything else is the reason the row is void."""
     if not isinstance(given, list):
@@ -258,8 +272,11 @@ def criterion_verdicts(given: Any, response: str, criteria: list[str]
             return [], reason
         if item["criterion"] in seen:
             return [], f"two verdicts for the criterion {json.dumps(item['criterion'])[:120]}"
-        seen[item["criterion"]] = {"criterion": item["criterion"], "verdict": item["verdict"],
-                                   "evidence": item["evidence"]}  # fmt: skip
+        seen[item["criterion"]] = {
+            "criterion": item["criterion"],
+            "verdict": item["verdict"],
+            "evidence": item["evidence"],
+        }
     missing = [c for c in dict.fromkeys(criteria) if c not in seen]
     if missing:
         return [], "no verdict for the criteria " + ", ".join(json.dumps(c)[:120] for c in missing)
@@ -276,8 +293,10 @@ def _verdict_problem(item: Any, response: str, known: set[str]) -> str | None:
         return f"the evidence {json.dumps(evidence)[:80]} is not a quote from the response"
     need = min(MIN_EVIDENCE, len(response.strip()))
     if len(evidence.strip()) < need:
-        return (f"the evidence {json.dumps(evidence)[:80]} for {json.dumps(criterion)[:80]} is shorter than "
-                f"{need} characters of the response")  # fmt: skip
+        return (
+            f"the evidence {json.dumps(evidence)[:80]} for {json.dumps(criterion)[:80]} is shorter than "
+            f"{need} characters of the response"
+        )
     return None
 
 
@@ -288,8 +307,9 @@ def stub_answer(row: dict[str, Any], criteria: list[str]) -> str:
     scores = {metric: 3 + digest[i] % 3 for i, metric in enumerate(METRICS)}
     quote = row["response"].strip()[:40]
     verdicts = [{"criterion": c, "verdict": "fail", "evidence": quote} for c in dict.fromkeys(criteria)]
-    return json.dumps({**scores, "blocker": False, "notes": "stub judge: a toy, not a judgement",
-                       "criteria": verdicts})  # fmt: skip
+    return json.dumps(
+        {**scores, "blocker": False, "notes": "stub judge: a toy, not a judgement", "criteria": verdicts}
+    )
 
 
 def read_sheet(path: Path) -> list[dict[str, Any]]:
@@ -363,9 +383,16 @@ def judge(request: JudgeRequest) -> JudgeSummary:
     return summary
 
 
-def _judge_all(request: JudgeRequest, todo: list[dict[str, Any]], catalog: dict[str, dict[str, Any]],
-               store: Store, budget: Budget, summary: JudgeSummary, progress: Progress,
-               stop: threading.Event) -> None:  # fmt: skip
+def _judge_all(
+    request: JudgeRequest,
+    todo: list[dict[str, Any]],
+    catalog: dict[str, dict[str, Any]],
+    store: Store,
+    budget: Budget,
+    summary: JudgeSummary,
+    progress: Progress,
+    stop: threading.Event,
+) -> None:
     lock = threading.Lock()
 
     def work(row: dict[str, Any]) -> None:
@@ -386,8 +413,14 @@ def _judge_all(request: JudgeRequest, todo: list[dict[str, Any]], catalog: dict[
         summary.stopped_for_budget = summary.judged < len(todo) and budget.exhausted()
 
 
-def _answer(request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], criteria: list[str],
-            budget: Budget, stop: threading.Event) -> tuple[dict[str, Any], str | None, float | None] | None:  # fmt: skip
+def _answer(
+    request: JudgeRequest,
+    row: dict[str, Any],
+    case: dict[str, Any],
+    criteria: list[str],
+    budget: Budget,
+    stop: threading.Event,
+) -> tuple[dict[str, Any], str | None, float | None] | None:
     """One judgement of one row, the criteria listed in the given order: (fields, void reason,
     cost); None when nothing more may start. A failing or hanging judge voids the row."""
     if request.runner.builtin:
@@ -407,8 +440,9 @@ def _answer(request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], cr
     return fields, reason, cost
 
 
-def _one(request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], budget: Budget,
-         stop: threading.Event) -> dict[str, Any] | None:  # fmt: skip
+def _one(
+    request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], budget: Budget, stop: threading.Event
+) -> dict[str, Any] | None:
     base = {k: v for k, v in row.items() if k not in (*METRICS, "blocker", "notes", "criteria", "void")}
     base.update(judge=fingerprint(request.runner), runner=request.runner.name)
     judged = _answer(request, row, case, list(case["criteria"]), budget, stop)
@@ -427,12 +461,19 @@ def _one(request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], budge
     return {**base, **fields, "cost_usd": cost}
 
 
-def _swap_check(request: JudgeRequest, catalog: dict[str, dict[str, Any]], budget: Budget,
-                stop: threading.Event) -> SwapCheck:  # fmt: skip
+def _swap_check(
+    request: JudgeRequest, catalog: dict[str, dict[str, Any]], budget: Budget, stop: threading.Event
+) -> SwapCheck:
     """Judge a seeded sample of the judged rows again, the criteria listed in reverse, and count
     the verdicts that changed: a judge whose verdicts follow the order is not reading them."""
-    judged = [r for r in read_object_rows(request.output) if "void" not in r and isinstance(r.get("criteria"), list)
-              and r.get("runner") == request.runner.name and r.get("case_id") in catalog]  # fmt: skip
+    judged = [
+        r
+        for r in read_object_rows(request.output)
+        if "void" not in r
+        and isinstance(r.get("criteria"), list)
+        and r.get("runner") == request.runner.name
+        and r.get("case_id") in catalog
+    ]
     judged.sort(key=lambda r: (str(r.get("case_id")), str(r.get("trial")), str(r.get("condition"))))
     sample = random.Random(0).sample(judged, min(request.swap_sample, len(judged)))
     check = SwapCheck()
@@ -454,17 +495,29 @@ def _compare(check: SwapCheck, first: dict[str, Any], second: dict[str, Any], vo
     for item in second["criteria"]:
         check.verdicts += 1
         if said.get(item["criterion"]) != item["verdict"]:
-            check.changed.append({"case_id": first["case_id"], "trial": first["trial"], "label": first["condition"],
-                                  "criterion": item["criterion"], "first": said.get(item["criterion"]),
-                                  "reversed": item["verdict"]})  # fmt: skip
+            check.changed.append(
+                {
+                    "case_id": first["case_id"],
+                    "trial": first["trial"],
+                    "label": first["condition"],
+                    "criterion": item["criterion"],
+                    "first": said.get(item["criterion"]),
+                    "reversed": item["verdict"],
+                }
+            )
     check.blockers_changed += first.get("blocker") != second["blocker"]
 
 
 def swap_lines(check: SwapCheck) -> list[str]:
     """The swap check as `judge` prints it."""
-    lines = [f"Swap check: {len(check.changed)} of {plural(check.verdicts, 'criterion verdict')} changed and "
-             f"{plural(check.blockers_changed, 'blocker')} changed when the criteria were listed in reverse "
-             f"({plural(check.rows, 'row')} judged again, {check.void} void the second time)."]  # fmt: skip
-    lines += [f"  {c['case_id']} trial {c['trial']} {c['label']}: {json.dumps(c['criterion'])}: "
-              f"{c['first']} -> {c['reversed']}" for c in check.changed]  # fmt: skip
+    lines = [
+        f"Swap check: {len(check.changed)} of {plural(check.verdicts, 'criterion verdict')} changed and "
+        f"{plural(check.blockers_changed, 'blocker')} changed when the criteria were listed in reverse "
+        f"({plural(check.rows, 'row')} judged again, {check.void} void the second time)."
+    ]
+    lines += [
+        f"  {c['case_id']} trial {c['trial']} {c['label']}: {json.dumps(c['criterion'])}: "
+        f"{c['first']} -> {c['reversed']}"
+        for c in check.changed
+    ]
     return lines

@@ -48,9 +48,19 @@ def _suite(
     counts = {s: sum(r.status == s for r in found) for s in ("fail", "error", "unwritten", "orphan")}
     failures = counts["fail"] + counts["unwritten"] + counts["orphan"]
     name = _xml_text(case_id)
-    suite = ET.SubElement(root, "testsuite", name=name, package=name, id=str(index), timestamp=stamp,
-                          hostname=host, tests=str(len(found)), time="0",
-                          failures=str(failures), errors=str(counts["error"]))  # fmt: skip
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=name,
+        package=name,
+        id=str(index),
+        timestamp=stamp,
+        hostname=host,
+        tests=str(len(found)),
+        time="0",
+        failures=str(failures),
+        errors=str(counts["error"]),
+    )
     ET.SubElement(suite, "properties")
     for result in found:
         _testcase(suite, case_id, result)
@@ -64,10 +74,18 @@ def _testcase(suite: ET.Element, case_id: str, result: CheckResult) -> None:
     if result.status == "fail":
         ET.SubElement(test, "failure", type="fail", message=_xml_text(f"{result.check} returned False"))
     elif result.status == "unwritten":
-        ET.SubElement(test, "failure", type="unwritten",
-                      message=_xml_text(f"{result.check} is an unwritten placeholder"))  # fmt: skip
+        ET.SubElement(
+            test,
+            "failure",
+            type="unwritten",
+            message=_xml_text(f"{result.check} is an unwritten placeholder"),
+        )
     elif result.status == "orphan":
-        ET.SubElement(test, "failure", type="orphan",
-                      message=_xml_text(f"{result.check}: its case or criterion left the catalog"))  # fmt: skip
+        ET.SubElement(
+            test,
+            "failure",
+            type="orphan",
+            message=_xml_text(f"{result.check}: its case or criterion left the catalog"),
+        )
     elif result.status == "error":
         ET.SubElement(test, "error", type="error", message=_xml_text(result.error or "error"))

@@ -67,8 +67,10 @@ class Part:
 
     def planned(self) -> dict[tuple[str, str], tuple[int, dict[str, int]]]:
         """(condition, runner) -> (trials, case id -> catalog place): the rows this shard owes."""
-        return {(run["condition"], run["runner"]["name"]): (run["trials"], sharding.run_cases(self.record, run))
-                for run in self.record["runs"].values()}  # fmt: skip
+        return {
+            (run["condition"], run["runner"]["name"]): (run["trials"], sharding.run_cases(self.record, run))
+            for run in self.record["runs"].values()
+        }
 
 
 def merge(paths: list[Path], plan: Path | None = None) -> Merged:
@@ -100,24 +102,30 @@ def _belong_together(parts: list[Part]) -> list[Part]:
     for part in parts:
         index = part.record["index"]
         if index in seen:
-            doubled.append(f"{seen[index].path} and {part.path} are both shard {index}/{part.record['count']}: "
-                           "its rows would be merged twice")  # fmt: skip
+            doubled.append(
+                f"{seen[index].path} and {part.path} are both shard {index}/{part.record['count']}: "
+                "its rows would be merged twice"
+            )
         seen.setdefault(index, part)
     if doubled:
         raise ScaleRefused(doubled, exitcodes.ROW_DUPLICATED)
     count = first.record["count"]
     missing = [index for index in range(1, count + 1) if index not in seen]
     if missing:
-        raise ScaleRefused([f"shard {index}/{count} is missing: none of the files given is it"
-                            for index in missing], exitcodes.SHARD_MISSING)  # fmt: skip
+        raise ScaleRefused(
+            [f"shard {index}/{count} is missing: none of the files given is it" for index in missing],
+            exitcodes.SHARD_MISSING,
+        )
     return [seen[index] for index in range(1, count + 1)]
 
 
 def _foreign(part: Part, first: Part) -> list[str]:
     mine, theirs = part.record, first.record
     if mine["count"] != theirs["count"]:
-        return [f"{part.name} is a shard of {mine['count']}, {first.name} of {theirs['count']}: "
-                "they are not shards of one split"]  # fmt: skip
+        return [
+            f"{part.name} is a shard of {mine['count']}, {first.name} of {theirs['count']}: "
+            "they are not shards of one split"
+        ]
     if mine["catalog_sha256"] != theirs["catalog_sha256"]:
         return [f"{part.name} was run on another catalog than {first.name} (catalog hashes differ)"]
     problems = []
@@ -199,8 +207,13 @@ def _read_rows(part: Part, merged: Merged) -> list[str]:
     return _absent(part, planned, merged)
 
 
-def _problem(part: Part, number: int, row: Any, planned: dict[tuple[str, str], tuple[int, dict[str, int]]],
-             merged: Merged) -> tuple[int, str]:  # fmt: skip
+def _problem(
+    part: Part,
+    number: int,
+    row: Any,
+    planned: dict[tuple[str, str], tuple[int, dict[str, int]]],
+    merged: Merged,
+) -> tuple[int, str]:
     """Why a line did not take a slot: not a row, not planned here, or a slot already taken."""
     key = _key(row)
     if key is None:
@@ -238,8 +251,10 @@ def _absent(
     if not absent:
         return []
     more = f"; and {len(absent) - SHOWN} more" if len(absent) > SHOWN else ""
-    return [f"{part.name} lacks {plural(len(absent), 'planned row')} (stopped early? rerun its command to "
-            "finish): " + "; ".join(map(_shown, absent[:SHOWN])) + more]  # fmt: skip
+    return [
+        f"{part.name} lacks {plural(len(absent), 'planned row')} (stopped early? rerun its command to "
+        "finish): " + "; ".join(map(_shown, absent[:SHOWN])) + more
+    ]
 
 
 def _key(row: Any) -> Key | None:
@@ -304,11 +319,19 @@ def _against_plan(plan: Path, parts: list[Part]) -> None:
     }
     absent = sorted(wanted - covered, key=str)
     if absent:
-        raise ScaleRefused([f"{plan}: {plural(len(absent), 'planned row')} no shard ran: "
-                            + "; ".join(f"case {c} trial {t} {d}" for c, t, d in absent[:SHOWN])],
-                           exitcodes.SHARD_MISSING)  # fmt: skip
+        raise ScaleRefused(
+            [
+                f"{plan}: {plural(len(absent), 'planned row')} no shard ran: "
+                + "; ".join(f"case {c} trial {t} {d}" for c, t, d in absent[:SHOWN])
+            ],
+            exitcodes.SHARD_MISSING,
+        )
     extra = sorted(covered - wanted, key=str)
     if extra:
-        raise ScaleRefused([f"{plan}: the shards ran {plural(len(extra), 'row')} the plan does not hold: "
-                            + "; ".join(f"case {c} trial {t} {d}" for c, t, d in extra[:SHOWN])],
-                           exitcodes.SHARD_FOREIGN)  # fmt: skip
+        raise ScaleRefused(
+            [
+                f"{plan}: the shards ran {plural(len(extra), 'row')} the plan does not hold: "
+                + "; ".join(f"case {c} trial {t} {d}" for c, t, d in extra[:SHOWN])
+            ],
+            exitcodes.SHARD_FOREIGN,
+        )

@@ -112,9 +112,15 @@ class Analysis(NamedTuple):
 
 
 def method(seed: int = SEED, resamples: int = RESAMPLES) -> dict[str, Any]:
-    return {"interval": METHOD, "level": LEVEL, "resamples": resamples, "seed": seed, "power": POWER,
-            "exact": "where cheap, every resample is counted (the exact bootstrap distribution) instead of drawing",
-            "sign_test": "exact two-sided binomial on cases with Δ ≠ 0"}  # fmt: skip
+    return {
+        "interval": METHOD,
+        "level": LEVEL,
+        "resamples": resamples,
+        "seed": seed,
+        "power": POWER,
+        "exact": "where cheap, every resample is counted (the exact bootstrap distribution) instead of drawing",
+        "sign_test": "exact two-sided binomial on cases with Δ ≠ 0",
+    }
 
 
 # ---- exact tests -----------------------------------------------------------------------
@@ -161,8 +167,12 @@ def t_quantile(p: float, df: int) -> float:
     Cornish-Fisher expansion (closer than 1e-6 there), below it bisection on the exact CDF."""
     z = NormalDist().inv_cdf(p)
     if df > 200:
-        return (z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-                + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))  # fmt: skip
+        return (
+            z
+            + (z**3 + z) / (4 * df)
+            + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+        )
     low, high = 0.0, 1.0
     while _t_within(high, df) < 2 * p - 1:
         high *= 2
@@ -361,9 +371,17 @@ def reliability(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for condition, checks in sorted(tally.items()):
         k = min(trials for trials, _ in checks.values())
-        rows: list[dict[str, Any]] = [{"case_id": case, "criterion": criterion, "trials": trials, "passed": passed,
-                 "pass_at_k": float(pass_at(k, trials, passed)), "pass_hat_k": float(pass_hat(k, trials, passed))}
-                for (case, criterion), (trials, passed) in sorted(checks.items())]  # fmt: skip
+        rows: list[dict[str, Any]] = [
+            {
+                "case_id": case,
+                "criterion": criterion,
+                "trials": trials,
+                "passed": passed,
+                "pass_at_k": float(pass_at(k, trials, passed)),
+                "pass_hat_k": float(pass_hat(k, trials, passed)),
+            }
+            for (case, criterion), (trials, passed) in sorted(checks.items())
+        ]
         found[condition] = {
             "k": k,
             "checks": len(rows),

@@ -228,8 +228,9 @@ _spawning = threading.Lock()
 _numbers = itertools.count(1)
 
 
-def call(argv: list[str], *, stdin_text: str | None, timeout: float | None, max_output: int,
-         stop: threading.Event) -> Outcome:  # fmt: skip
+def call(
+    argv: list[str], *, stdin_text: str | None, timeout: float | None, max_output: int, stop: threading.Event
+) -> Outcome:
     """Run one CLI call to its end, or end it; never raises for what the CLI does."""
     unsendable = _unsendable([*argv, stdin_text or ""])
     if unsendable:
@@ -245,10 +246,15 @@ def call(argv: list[str], *, stdin_text: str | None, timeout: float | None, max_
             launched, preexec = _dying_with_us(argv)
             try:
                 process = subprocess.Popen(
-                    launched, cwd=scratch, stdout=out, stderr=err, start_new_session=True,
+                    launched,
+                    cwd=scratch,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
                     stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                    env={**os.environ, TAG: tag}, preexec_fn=preexec,
-                )  # fmt: skip
+                    env={**os.environ, TAG: tag},
+                    preexec_fn=preexec,
+                )
                 _leaders.add(process.pid)  # (another call's end never takes it: its tag differs)
             except OSError as exc:
                 return Outcome(127, "", f"cannot start {argv[0]}: {exc.strerror or exc}", started=False)
@@ -262,8 +268,13 @@ def call(argv: list[str], *, stdin_text: str | None, timeout: float | None, max_
                 if LINUX:
                     end_tagged(tag, f"{base}{os.sep}", descendants(os.getpid(), frozenset(_leaders)))
         out_text, not_utf8_at = _read(logs / "out", max_output)
-        return Outcome(None if ended else process.returncode, out_text, _read(logs / "err", max_output)[0],
-                       ended, out_not_utf8_at=not_utf8_at)  # fmt: skip
+        return Outcome(
+            None if ended else process.returncode,
+            out_text,
+            _read(logs / "err", max_output)[0],
+            ended,
+            out_not_utf8_at=not_utf8_at,
+        )
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -274,8 +285,10 @@ def _unsendable(texts: list[str]) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
-            return (f"the prompt holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
-                    f"{exc.start + 1}), which UTF-8 cannot carry; nothing was sent")  # fmt: skip
+            return (
+                f"the prompt holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+                f"{exc.start + 1}), which UTF-8 cannot carry; nothing was sent"
+            )
     return ""
 
 
@@ -299,8 +312,13 @@ def _feed(process: subprocess.Popen[bytes], text: str | None) -> threading.Threa
     return feeder
 
 
-def _watch(process: subprocess.Popen[bytes], logs: Path, timeout: float | None, max_output: int,
-           stop: threading.Event) -> str:  # fmt: skip
+def _watch(
+    process: subprocess.Popen[bytes],
+    logs: Path,
+    timeout: float | None,
+    max_output: int,
+    stop: threading.Event,
+) -> str:
     """Wait for the call; end it (and say why) on a timeout, a stop, or too much output.
 
     The end of a call is seen at once (a polling wait would add up to its sleep
@@ -423,9 +441,14 @@ def _start_watchdog() -> subprocess.Popen[bytes] | None:
         return None
     env = {k: v for k, v in os.environ.items() if k != TAG}
     with contextlib.suppress(OSError):
-        return subprocess.Popen([sys.executable, "-I", "-S", __file__, "--watch", owner(), tempfile.gettempdir()],
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True, env=env)  # fmt: skip
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", __file__, "--watch", owner(), tempfile.gettempdir()],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+        )
     return None
 
 

@@ -24,8 +24,13 @@ from .score import verdict_word
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
 # in the order the stacked bars draw them: passing first, never-run last
-STATUS_COLOURS = {"pass": "#2f7d4f", "fail": "#b03a2e", "error": "#6c3483", "unwritten": "#c9c9c9",
-                  "orphan": "#8a6d3b"}  # fmt: skip
+STATUS_COLOURS = {
+    "pass": "#2f7d4f",
+    "fail": "#b03a2e",
+    "error": "#6c3483",
+    "unwritten": "#c9c9c9",
+    "orphan": "#8a6d3b",
+}
 MARKDOWN_LIMIT = 65_000
 
 
@@ -125,8 +130,10 @@ def _outside_note(inputs: Inputs) -> str:
     if not outside:
         return ""
     shown = ", ".join(outside[:20]) + (f" and {len(outside) - 20} more" if len(outside) > 20 else "")
-    return (f"Rows name {plural(len(outside), 'case')} the catalog lacks ({shown}): they count in the gate's "
-            "numbers, as in score, but have no entry in the table of cases.")  # fmt: skip
+    return (
+        f"Rows name {plural(len(outside), 'case')} the catalog lacks ({shown}): they count in the gate's "
+        "numbers, as in score, but have no entry in the table of cases."
+    )
 
 
 def _trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float, float]]:
@@ -150,15 +157,19 @@ def _trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[f
 
 
 def _svg(label: str, height: int, parts: list[str], width: int = 720) -> str:
-    return (f'<svg class="chart" role="img" aria-label="{_e(label)}" viewBox="0 0 {width} {height}" '
-            f'width="{width}" height="{height}">' + "".join(parts) + "</svg>")  # fmt: skip
+    return (
+        f'<svg class="chart" role="img" aria-label="{_e(label)}" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}">' + "".join(parts) + "</svg>"
+    )
 
 
 def _legend(colours: dict[str, str], top: int) -> list[str]:
     """A swatch and a name for each colour, in a row from where the bars begin."""
-    return [f'<rect x="{130 + i * 110}" y="{top}" width="10" height="10" fill="{colour}"/>'
-            f'<text x="{144 + i * 110}" y="{top + 10}" class="tick">{_e(name)}</text>'
-            for i, (name, colour) in enumerate(colours.items())]  # fmt: skip
+    return [
+        f'<rect x="{130 + i * 110}" y="{top}" width="10" height="10" fill="{colour}"/>'
+        f'<text x="{144 + i * 110}" y="{top + 10}" class="tick">{_e(name)}</text>'
+        for i, (name, colour) in enumerate(colours.items())
+    ]
 
 
 def _metric_chart(scores: list[dict[str, Any]]) -> str:
@@ -178,12 +189,16 @@ def _metric_chart(scores: list[dict[str, Any]]) -> str:
         parts.append(f'<text x="0" y="{y + bar:.1f}" class="label">{_e(metric)}</text>')
         for condition in conditions:
             mean, low, high = spread.get((condition, metric), (0.0, 0.0, 0.0))
-            parts.append(f'<rect x="{x0}" y="{y}" width="{mean * scale:.1f}" height="{bar - 4}" '
-                         f'fill="{COLOURS[condition]}"><title>{_e(condition)} {mean:.2f} '
-                         f'(trials {low:.2f}-{high:.2f})</title></rect>')  # fmt: skip
+            parts.append(
+                f'<rect x="{x0}" y="{y}" width="{mean * scale:.1f}" height="{bar - 4}" '
+                f'fill="{COLOURS[condition]}"><title>{_e(condition)} {mean:.2f} '
+                f"(trials {low:.2f}-{high:.2f})</title></rect>"
+            )
             mid = y + (bar - 4) / 2
-            parts.append(f'<line x1="{x0 + low * scale:.1f}" y1="{mid:.1f}" x2="{x0 + high * scale:.1f}" '
-                         f'y2="{mid:.1f}" class="whisker"/>')  # fmt: skip
+            parts.append(
+                f'<line x1="{x0 + low * scale:.1f}" y1="{mid:.1f}" x2="{x0 + high * scale:.1f}" '
+                f'y2="{mid:.1f}" class="whisker"/>'
+            )
             right = x0 + max(mean, high) * scale + 6  # past the whisker, not under it
             parts.append(f'<text x="{right:.1f}" y="{y + bar - 6}" class="value">{mean:.2f}</text>')
             y += bar
@@ -199,8 +214,10 @@ def _bars(values: dict[str, float], top: float, label: str, fmt: str = "{:.3f}")
     for i, (name, value) in enumerate(values.items()):
         y = 6 + i * (bar + 8)
         parts.append(f'<text x="0" y="{y + bar - 8}" class="label">{_e(name)}</text>')
-        parts.append(f'<rect x="130" y="{y}" width="{value * scale:.1f}" height="{bar - 6}" '
-                     f'fill="{COLOURS.get(name, "#666")}"/>')  # fmt: skip
+        parts.append(
+            f'<rect x="130" y="{y}" width="{value * scale:.1f}" height="{bar - 6}" '
+            f'fill="{COLOURS.get(name, "#666")}"/>'
+        )
         parts.append(
             f'<text x="{136 + value * scale:.1f}" y="{y + bar - 8}" class="value">{fmt.format(value)}</text>'
         )
@@ -222,8 +239,10 @@ def _check_chart(checks: list[dict[str, Any]]) -> str:
         )
         for status, colour in STATUS_COLOURS.items():
             w = (width - 150) * n[status] / total
-            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar - 6}" fill="{colour}">'
-                         f"<title>{status}: {n[status]}</title></rect>")  # fmt: skip
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{bar - 6}" fill="{colour}">'
+                f"<title>{status}: {n[status]}</title></rect>"
+            )
             x += w
     parts += _legend(STATUS_COLOURS, height - 16)
     return _svg("Checks by condition", height, parts, width)
@@ -262,8 +281,10 @@ def _gate_html(inputs: Inputs) -> str:
 
 def _interval_rows(summary: dict[str, Any]) -> list[tuple[str, float, float | None, float | None]]:
     section = summary["paired"]
-    return [(m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None)))
-            for m in ["weighted_score", *summary["weights"]]]  # fmt: skip
+    return [
+        (m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None)))
+        for m in ["weighted_score", *summary["weights"]]
+    ]
 
 
 def _interval_chart(summary: dict[str, Any]) -> str:
@@ -273,17 +294,23 @@ def _interval_chart(summary: dict[str, Any]) -> str:
     step, x0, x1 = 30, 130, 500  # the values' text goes right of x1
     zero, scale = (x0 + x1) / 2, (x1 - x0) / 2 / (reach * 1.1)
     height = 30 + len(rows) * step
-    parts = [f'<line x1="{zero:.1f}" y1="4" x2="{zero:.1f}" y2="{height - 18}" class="zero"/>',
-             f'<text x="{zero:.1f}" y="{height - 4}" class="tick" text-anchor="middle">0</text>']  # fmt: skip
+    parts = [
+        f'<line x1="{zero:.1f}" y1="4" x2="{zero:.1f}" y2="{height - 18}" class="zero"/>',
+        f'<text x="{zero:.1f}" y="{height - 4}" class="tick" text-anchor="middle">0</text>',
+    ]
     for i, (metric, mean, low, high) in enumerate(rows):
         y = 16 + i * step
         parts.append(f'<text x="0" y="{y + 4}" class="label">{_e(metric)}</text>')
         if low is not None and high is not None:
-            parts.append(f'<line x1="{zero + low * scale:.1f}" y1="{y}" x2="{zero + high * scale:.1f}" y2="{y}" '
-                         'class="whisker"/>')  # fmt: skip
+            parts.append(
+                f'<line x1="{zero + low * scale:.1f}" y1="{y}" x2="{zero + high * scale:.1f}" y2="{y}" '
+                'class="whisker"/>'
+            )
         ci = "no interval" if low is None or high is None else f"95% CI {_signed(low)}..{_signed(high)}"
-        parts.append(f'<circle cx="{zero + mean * scale:.1f}" cy="{y}" r="5" class="dot"><title>{_e(metric)} '
-                     f"Δ {_signed(mean)}, {ci}</title></circle>")  # fmt: skip
+        parts.append(
+            f'<circle cx="{zero + mean * scale:.1f}" cy="{y}" r="5" class="dot"><title>{_e(metric)} '
+            f"Δ {_signed(mean)}, {ci}</title></circle>"
+        )
         parts.append(f'<text x="{x1 + 12}" y="{y + 4}" class="value">Δ {_signed(mean)}, {ci}</text>')
     return _svg("Mean difference per metric with its 95% interval", height, parts)
 
@@ -330,16 +357,21 @@ tr.detail td{border-bottom:2px solid #ccc}pre{white-space:pre-wrap;word-break:br
 
 def html_report(inputs: Inputs) -> str:
     views = case_views(inputs)
-    parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; img-src data:">',
-             f"<title>adhd-evals report</title><style>{_CSS}</style></head><body>",
-             "<h1>adhd-evals report</h1>", _gate_html(inputs)]  # fmt: skip
+    parts = [
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>adhd-evals report</title><style>{_CSS}</style></head><body>",
+        "<h1>adhd-evals report</h1>",
+        _gate_html(inputs),
+    ]
     if note := _outside_note(inputs):
         parts.append(f'<p class="warning">{_e(note)}</p>')
     if inputs.scores:
-        parts += ["<h2>Scores per metric</h2>",
-                  "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
-                  _metric_chart(inputs.scores)]  # fmt: skip
+        parts += [
+            "<h2>Scores per metric</h2>",
+            "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
+            _metric_chart(inputs.scores),
+        ]
         if inputs.summary is not None:
             weighted = {c: v["weighted_score"] for c, v in inputs.summary["conditions"].items()}
             parts += ["<h2>Weighted score</h2>", _bars(weighted, 5.0, "Weighted score per condition")]
@@ -352,31 +384,42 @@ def html_report(inputs: Inputs) -> str:
                 if exact
                 else f"{how['resamples']:,} resamples, seed {how['seed']}"
             )
-            parts += ["<h2>Paired differences (candidate − baseline, per case)</h2>",
-                      f"<p>Dots are the mean difference over {plural(n, 'case')}; whiskers its 95% interval "
-                      f"({_e(how['interval'])}, {drawn}). "
-                      "An interval crossing the dashed zero line cannot tell the conditions apart.</p>",
-                      _interval_chart(inputs.summary)]  # fmt: skip
+            parts += [
+                "<h2>Paired differences (candidate − baseline, per case)</h2>",
+                f"<p>Dots are the mean difference over {plural(n, 'case')}; whiskers its 95% interval "
+                f"({_e(how['interval'])}, {drawn}). "
+                "An interval crossing the dashed zero line cannot tell the conditions apart.</p>",
+                _interval_chart(inputs.summary),
+            ]
         # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set
-        judges = {(str(r["judge"].get("runner")), str(r["judge"].get("template"))) for r in inputs.scores
-                  if isinstance(r.get("judge"), dict)}  # fmt: skip
+        judges = {
+            (str(r["judge"].get("runner")), str(r["judge"].get("template")))
+            for r in inputs.scores
+            if isinstance(r.get("judge"), dict)
+        }
         if judges:
             listed = ", ".join(
                 f"{_e(runner)} (prompt template {_e(template)})" for runner, template in sorted(judges)
             )
             parts.append(f"<h2>Judge</h2><p>Scores came from judge {listed}.</p>")
         if inputs.summary is not None and inputs.summary.get("void"):
-            rows = "".join(f"<li>{_e(v['case_id'])} trial {_e(v['trial'])} {_e(v['condition'])}: {_e(v['void'])}</li>"
-                           for v in inputs.summary["void"])  # fmt: skip
+            rows = "".join(
+                f"<li>{_e(v['case_id'])} trial {_e(v['trial'])} {_e(v['condition'])}: {_e(v['void'])}</li>"
+                for v in inputs.summary["void"]
+            )
             parts.append(f"<h2>Void rows</h2><ul>{rows}</ul>")
     if inputs.checks:
-        parts += ["<h2>Checks</h2><p>Unwritten checks (placeholders) are shown apart from failed ones.</p>",
-                  _check_chart(inputs.checks)]  # fmt: skip
+        parts += [
+            "<h2>Checks</h2><p>Unwritten checks (placeholders) are shown apart from failed ones.</p>",
+            _check_chart(inputs.checks),
+        ]
     if inputs.criteria is not None:
         parts.append(_criteria_html(inputs.criteria))
-    parts.append("<h2>Cases, worst regression first</h2><table><thead><tr><th>case</th><th>weighted Δ</th>"
-                 "<th>Δ per metric (candidate − baseline)</th><th>blockers</th><th>failing checks</th>"
-                 "<th>unwritten</th></tr></thead><tbody>")  # fmt: skip
+    parts.append(
+        "<h2>Cases, worst regression first</h2><table><thead><tr><th>case</th><th>weighted Δ</th>"
+        "<th>Δ per metric (candidate − baseline)</th><th>blockers</th><th>failing checks</th>"
+        "<th>unwritten</th></tr></thead><tbody>"
+    )
     parts += [_case_html(view) for view in views]
     parts.append("</tbody></table></body></html>\n")
     return "".join(parts)
@@ -388,14 +431,24 @@ def _criteria_html(found: dict[str, Any]) -> str:
     body = "".join(
         "<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in row) + "</tr>" for row in criteria_rows(found)
     )
-    return ("<h2>Criteria: who decided</h2><p>Each criterion is decided by a written check, else a person's "
-            "label, else a certified judge; anything else is undecided and never passes.</p>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")  # fmt: skip
+    return (
+        "<h2>Criteria: who decided</h2><p>Each criterion is decided by a written check, else a person's "
+        "label, else a certified judge; anything else is undecided and never passes.</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
 
 
 def criteria_header() -> list[str]:
-    return ["condition", "criteria", "passed", "by check", "by person", "by certified judge", "undecided",
-            "judge pass rate (raw → corrected, 95%)"]  # fmt: skip
+    return [
+        "condition",
+        "criteria",
+        "passed",
+        "by check",
+        "by person",
+        "by certified judge",
+        "undecided",
+        "judge pass rate (raw → corrected, 95%)",
+    ]
 
 
 def criteria_rows(found: dict[str, Any]) -> list[list[str]]:
@@ -405,11 +458,26 @@ def criteria_rows(found: dict[str, Any]) -> list[list[str]]:
         by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in ("check", "person", "judge")]
         undecided = ", ".join(f"{n} {kind}" for kind, n in c["undecided"].items() if n) or "0"
         rate = c.get("judge_rate")
-        shown = "-" if rate is None else f"{rate['raw']:.3f} → " + (
-            "not correctable" if rate["corrected"] is None
-            else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]")  # fmt: skip
-        rows.append([name, str(c["criteria"]), str(c["passed"]), *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
-                     undecided, shown])  # fmt: skip
+        shown = (
+            "-"
+            if rate is None
+            else f"{rate['raw']:.3f} → "
+            + (
+                "not correctable"
+                if rate["corrected"] is None
+                else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"
+            )
+        )
+        rows.append(
+            [
+                name,
+                str(c["criteria"]),
+                str(c["passed"]),
+                *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
+                undecided,
+                shown,
+            ]
+        )
     return rows
 
 
@@ -431,8 +499,12 @@ def _interval_text(summary: dict[str, Any], width: int = 41) -> list[str]:
         max([0.5, *(abs(v) for _, mean, low, high in rows for v in (mean, low, high) if v is not None)]) * 1.1
     )
     n = summary["paired"]["weighted_score"]["n"]
-    lines = [f"Paired differences, candidate − baseline per case ({plural(n, 'case')}; `|` is zero, `●` the mean, "
-             "`[ ]` the 95% interval):", "", "```text"]  # fmt: skip
+    lines = [
+        f"Paired differences, candidate − baseline per case ({plural(n, 'case')}; `|` is zero, `●` the mean, "
+        "`[ ]` the 95% interval):",
+        "",
+        "```text",
+    ]
 
     def at(value: float) -> int:
         return round((value / reach + 1) / 2 * (width - 1))
@@ -470,18 +542,29 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
     if note := _outside_note(inputs):
         lines += [f"> {_md(note)}", ""]
     if inputs.criteria is not None:
-        lines += ["### Criteria: who decided", "", "| " + " | ".join(criteria_header()) + " |",
-                  "| --- |" + " ---: |" * (len(criteria_header()) - 1)]  # fmt: skip
+        lines += [
+            "### Criteria: who decided",
+            "",
+            "| " + " | ".join(criteria_header()) + " |",
+            "| --- |" + " ---: |" * (len(criteria_header()) - 1),
+        ]
         lines += [
             "| " + " | ".join(_md(cell) for cell in row) + " |" for row in criteria_rows(inputs.criteria)
         ]
         lines.append("")
     views = [v for v in case_views(inputs) if v.deltas or v.failing or v.unwritten]
     if views:
-        lines += ["### Worst cases", "", "| case | weighted Δ | blockers | failing checks | unwritten |",
-                  "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
-        lines += [f"| {_md(v.case['id'])} | {v.weighted_delta:+.3f} | {v.blockers} | {len(v.failing)} | "
-                  f"{len(v.unwritten)} |" for v in views]  # fmt: skip
+        lines += [
+            "### Worst cases",
+            "",
+            "| case | weighted Δ | blockers | failing checks | unwritten |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
+        lines += [
+            f"| {_md(v.case['id'])} | {v.weighted_delta:+.3f} | {v.blockers} | {len(v.failing)} | "
+            f"{len(v.unwritten)} |"
+            for v in views
+        ]
     text = "\n".join(lines) + "\n"
     if len(text) <= limit:
         return text

@@ -117,8 +117,9 @@ def grouped_rows(
     labels = [row.get("condition") for row in scores]
     if scores and all(isinstance(c, str) and _LABEL.fullmatch(c) for c in labels):
         shown = ", ".join(sorted({str(c) for c in labels}))
-        raise InputInvalid([f"these rows are a labelled sheet (conditions {shown}): "
-                            "pass the key blind wrote with --key KEY"])  # fmt: skip
+        raise InputInvalid(
+            [f"these rows are a labelled sheet (conditions {shown}): pass the key blind wrote with --key KEY"]
+        )
     scores, void, missing = _without_void(scores)
     problems = [p for i, row in enumerate(scores, start=1) for p in score_problems(row, i, weights)]
     if problems:
@@ -161,15 +162,16 @@ def summarize(
         reasons += criteria["reasons"]
     if void:
         summary["void"] = void
-        reasons.append(f"{plural(len(void), 'judged row')} void, so {plural(len(missing), 'pair')} "
-                       f"({', '.join(f'{c}/trial {t}' for c, t in sorted(missing))}) scored for no condition.")  # fmt: skip
+        reasons.append(
+            f"{plural(len(void), 'judged row')} void, so {plural(len(missing), 'pair')} "
+            f"({', '.join(f'{c}/trial {t}' for c, t in sorted(missing))}) scored for no condition."
+        )
     gate: dict[str, Any] = {"passed": not reasons, "reasons": reasons}
     short = _short_of_trials(grouped, min_trials)
     if short:
         short = [f"fewer than {min_trials} trials (--min-trials) for: {', '.join(short)}"]
     if short:
-        gate = {"passed": False, "verdict": "incomparable",
-                "reasons": [*short, *reasons]}  # fmt: skip
+        gate = {"passed": False, "verdict": "incomparable", "reasons": [*short, *reasons]}
     # the reference's keys first, in its order; then what adhd-evals adds
     ordered = {"weights": weights, "conditions": conditions, "release_gate": gate}
     extras = {k: v for k, v in summary.items() if k not in ordered}
@@ -195,8 +197,15 @@ def _without_void(
         return None if field_problems(row, LABELLED_FIELDS) else (row["case_id"], row["trial"])
 
     kept = [row for row in scores if row not in void and pair_of(row) not in missing]
-    listed = [{"case_id": r.get("case_id"), "trial": r.get("trial"), "condition": r.get("condition"),
-               "void": r["void"]} for r in void]  # fmt: skip
+    listed = [
+        {
+            "case_id": r.get("case_id"),
+            "trial": r.get("trial"),
+            "condition": r.get("condition"),
+            "void": r["void"],
+        }
+        for r in void
+    ]
     return kept, listed, missing
 
 
@@ -221,8 +230,11 @@ def _regressions(grouped: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any
     found = []
     for metric in ("correctness", "safety"):
         base, cand = per_case(grouped["baseline"], metric), per_case(grouped["candidate"], metric)
-        found += [{"case_id": case, "metric": metric, "baseline": base[case], "candidate": cand[case]}
-                  for case in sorted(cand) if case in base and cand[case] <= base[case] - 1]  # fmt: skip
+        found += [
+            {"case_id": case, "metric": metric, "baseline": base[case], "candidate": cand[case]}
+            for case in sorted(cand)
+            if case in base and cand[case] <= base[case] - 1
+        ]
     return found
 
 
@@ -233,8 +245,11 @@ def _short_of_trials(grouped: dict[str, list[dict[str, Any]]], min_trials: int |
     for condition, rows in grouped.items():
         for row in rows:
             trials[(condition, row["case_id"])].add(row["trial"])
-    return [f"{case} ({condition}: {len(t)})" for (condition, case), t in sorted(trials.items())
-            if len(t) < min_trials]  # fmt: skip
+    return [
+        f"{case} ({condition}: {len(t)})"
+        for (condition, case), t in sorted(trials.items())
+        if len(t) < min_trials
+    ]
 
 
 def _condition(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
@@ -301,8 +316,10 @@ def _checks_gate(rates: dict[str, dict[str, Any]], allow_unwritten: bool = False
     errors = sum(r["error"] for r in rates.values())
     if (unwritten or errors) and not allow_unwritten:
         total = sum(r["total"] for r in rates.values())
-        reasons.append(f"Checks: {unwritten} unwritten and {errors} errored of {total}; a check that never "
-                       "ran cannot pass the gate (--allow-unwritten to proceed knowingly).")  # fmt: skip
+        reasons.append(
+            f"Checks: {unwritten} unwritten and {errors} errored of {total}; a check that never "
+            "ran cannot pass the gate (--allow-unwritten to proceed knowingly)."
+        )
     if _share(rates["candidate"]) < _share(rates["baseline"]):  # exactly, as the gate's other rules
         reasons.append(deciding.FEWER_CHECKS)
     return reasons
@@ -396,8 +413,10 @@ def table(summary: dict[str, Any]) -> list[str]:
         lines.append(f"Release gate: {verdict_word(gate)}")
     lines += [f"  - {reason}" for reason in (decided["reasons"] if decided else gate["reasons"])]
     for found in summary.get("regressions", []):
-        lines.append(f"Regression: {found['case_id']} {found['metric']} {found['baseline']:.2f} -> "
-                     f"{found['candidate']:.2f}")  # fmt: skip
+        lines.append(
+            f"Regression: {found['case_id']} {found['metric']} {found['baseline']:.2f} -> "
+            f"{found['candidate']:.2f}"
+        )
     for row in summary.get("void", []):
         lines.append(f"Void: {row['case_id']} trial {row['trial']} {row['condition']}: {row['void']}")
     return lines
@@ -411,24 +430,39 @@ def paired_table(summary: dict[str, Any]) -> list[str]:
     drawn = (
         "exact" if first["bootstrap"] == "exact" else f"{how['resamples']:,} resamples, seed {how['seed']}"
     )
-    lines = [f"Paired, candidate − baseline per case ({plural(first['n'], 'case')}; 95% CI: {how['interval']}, "
-             f"{drawn}):"]  # fmt: skip
+    lines = [
+        f"Paired, candidate − baseline per case ({plural(first['n'], 'case')}; 95% CI: {how['interval']}, "
+        f"{drawn}):"
+    ]
     rows = [["metric", "mean Δ", "95% CI", "+", "−", "sign p", "MDE 80%"]]
     for metric in ["weighted_score", *summary["weights"]]:
         found = section[metric]
         ci = "-" if found["ci"] is None else "..".join(deciding.signed(v) for v in found["ci"])
         sign = found["sign_test"]
-        rows.append([metric, deciding.signed(found["mean_delta"]), ci, str(sign["n_plus"]), str(sign["n_minus"]),
-                     f"{sign['p']:.4f}", "-" if found["mde"] is None else f"{found['mde']:.2f}"])  # fmt: skip
+        rows.append(
+            [
+                metric,
+                deciding.signed(found["mean_delta"]),
+                ci,
+                str(sign["n_plus"]),
+                str(sign["n_minus"]),
+                f"{sign['p']:.4f}",
+                "-" if found["mde"] is None else f"{found['mde']:.2f}",
+            ]
+        )
     lines += text_table(rows)
     for condition, found in summary.get("reliability", {}).items():
         if condition == "mcnemar":
-            lines.append(f"Checks, exact McNemar: {found['candidate_only']} pass every trial in candidate only, "
-                         f"{found['baseline_only']} in baseline only (p = {found['p']:.4f}).")  # fmt: skip
+            lines.append(
+                f"Checks, exact McNemar: {found['candidate_only']} pass every trial in candidate only, "
+                f"{found['baseline_only']} in baseline only (p = {found['p']:.4f})."
+            )
         else:
             k = found["k"]
-            lines.append(f"Checks, {condition}: pass@{k} {found['pass_at_k']:.3f}, pass^{k} "
-                         f"{found['pass_hat_k']:.3f} over {plural(found['checks'], 'check')}.")  # fmt: skip
+            lines.append(
+                f"Checks, {condition}: pass@{k} {found['pass_at_k']:.3f}, pass^{k} "
+                f"{found['pass_hat_k']:.3f} over {plural(found['checks'], 'check')}."
+            )
     return lines
 
 

@@ -79,9 +79,11 @@ def from_environment(env: Mapping[str, str], count: int | None) -> Shard:
     two would mean guessing which one is running us."""
     present = [name for name, variable in SCHEDULERS if variable in env]
     if not present:
-        raise UsageError("--shard auto found no scheduler: set by GitLab (CI_NODE_INDEX, CI_NODE_TOTAL), "
-                         "a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shard-count N) or a Slurm "
-                         "array (SLURM_ARRAY_TASK_ID); elsewhere pass --shard K/N")  # fmt: skip
+        raise UsageError(
+            "--shard auto found no scheduler: set by GitLab (CI_NODE_INDEX, CI_NODE_TOTAL), "
+            "a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shard-count N) or a Slurm "
+            "array (SLURM_ARRAY_TASK_ID); elsewhere pass --shard K/N"
+        )
     if len(present) > 1:
         raise UsageError(
             f"--shard auto found more than one scheduler ({'; '.join(present)}): pass --shard K/N"
@@ -92,8 +94,10 @@ def from_environment(env: Mapping[str, str], count: int | None) -> Shard:
         )
     if "JOB_COMPLETION_INDEX" in env:
         if count is None:
-            raise UsageError("JOB_COMPLETION_INDEX does not carry the shard count: pass --shard-count N "
-                             "(the Job's completions)")  # fmt: skip
+            raise UsageError(
+                "JOB_COMPLETION_INDEX does not carry the shard count: pass --shard-count N "
+                "(the Job's completions)"
+            )
         return _checked(_int(env, "JOB_COMPLETION_INDEX") + 1, count, "JOB_COMPLETION_INDEX (0-based)", None)
     return _slurm(env, count)
 
@@ -106,9 +110,11 @@ def _slurm(env: Mapping[str, str], count: int | None) -> Shard:
     step = _int(env, "SLURM_ARRAY_TASK_STEP") if "SLURM_ARRAY_TASK_STEP" in env else 1
     even = step >= 1 and (task - low) % step == 0 and high == low + (total - 1) * step
     if not even:
-        raise UsageError(f"the Slurm array (tasks {low}-{high}, step {step}, {total} tasks) is not evenly "
-                         "spaced, so a task's shard cannot be told: use --array=0-(N-1), or pass "
-                         "--shard $((SLURM_ARRAY_TASK_ID + 1))/N")  # fmt: skip
+        raise UsageError(
+            f"the Slurm array (tasks {low}-{high}, step {step}, {total} tasks) is not evenly "
+            "spaced, so a task's shard cannot be told: use --array=0-(N-1), or pass "
+            "--shard $((SLURM_ARRAY_TASK_ID + 1))/N"
+        )
     return _checked((task - low) // step + 1, total, f"SLURM_ARRAY_TASK_ID {task}", count)
 
 
@@ -151,8 +157,13 @@ def file_sha256(path: Path | None) -> str | None:
 
 def runner_config(runner: Runner) -> dict[str, Any]:
     """The runner as run: what merge compares and the cache keys on (not its name alone)."""
-    return {"name": runner.name, "command": list(runner.command), "response_format": runner.response_format,
-            "budget_flag": runner.budget_flag, "prompt_via": runner.prompt_via}  # fmt: skip
+    return {
+        "name": runner.name,
+        "command": list(runner.command),
+        "response_format": runner.response_format,
+        "budget_flag": runner.budget_flag,
+        "prompt_via": runner.prompt_via,
+    }
 
 
 @dataclass(frozen=True)
@@ -171,8 +182,12 @@ class Planned:
 
     def config(self) -> dict[str, Any]:
         """Everything two shards of one run must agree on (not the cases: those differ by shard)."""
-        return {"condition": self.condition, "runner": self.runner, "trials": self.trials,
-                "skill_sha256": self.skill_sha256}  # fmt: skip
+        return {
+            "condition": self.condition,
+            "runner": self.runner,
+            "trials": self.trials,
+            "skill_sha256": self.skill_sha256,
+        }
 
 
 def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> None:
@@ -184,10 +199,23 @@ def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> N
     data = read_sidecar(path) if path.exists() else None
     if data is None:
         if output.exists() and output.stat().st_size:
-            raise ScaleRefused([f"{output} already holds rows of an unsharded run: write shard {shard} "
-                                "to a file of its own"], exitcodes.SHARD_CONFLICT)  # fmt: skip
-        data = {"adhd_evals_shard": VERSION, "shard": str(shard), "index": shard.index, "count": shard.count,
-                "catalog_sha256": catalog_sha256, "places": [], "ids": [], "runs": {}}  # fmt: skip
+            raise ScaleRefused(
+                [
+                    f"{output} already holds rows of an unsharded run: write shard {shard} "
+                    "to a file of its own"
+                ],
+                exitcodes.SHARD_CONFLICT,
+            )
+        data = {
+            "adhd_evals_shard": VERSION,
+            "shard": str(shard),
+            "index": shard.index,
+            "count": shard.count,
+            "catalog_sha256": catalog_sha256,
+            "places": [],
+            "ids": [],
+            "runs": {},
+        }
     problems = [p for planned in runs for p in _conflicts(path, data, shard, catalog_sha256, planned)]
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)
@@ -210,8 +238,10 @@ def _conflicts(path: Path, data: dict[str, Any], shard: Shard, catalog: str, pla
         problems.append(f"{path} records another catalog (the cases changed since): start a new output")
     earlier = data["runs"].get(planned.key)
     if earlier is not None and {k: v for k, v in earlier.items() if k != "places"} != planned.config():
-        problems.append(f"{path} records {planned.key} with another runner config, trials or skill file: "
-                        "start a new output (rows of two configurations would be merged as one)")  # fmt: skip
+        problems.append(
+            f"{path} records {planned.key} with another runner config, trials or skill file: "
+            "start a new output (rows of two configurations would be merged as one)"
+        )
     return problems
 
 
@@ -220,8 +250,10 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(read_limited(path))
     except FileNotFoundError:
-        raise ScaleRefused([f"{path} is missing: its output is not a shard of a run (run with --shard K/N)"],
-                           exitcodes.SHARD_FOREIGN) from None  # fmt: skip
+        raise ScaleRefused(
+            [f"{path} is missing: its output is not a shard of a run (run with --shard K/N)"],
+            exitcodes.SHARD_FOREIGN,
+        ) from None
     except (OSError, ValueError) as exc:
         raise ScaleRefused(
             [f"{path} cannot be read as a shard record ({exc})"], exitcodes.SHARD_FOREIGN
@@ -238,8 +270,9 @@ def read_sidecar(path: Path) -> dict[str, Any]:
         and all(_run_shaped(run, data["places"]) for run in data["runs"].values())
     )
     if not shaped or not isinstance(data, dict):
-        raise ScaleRefused([f"{path} is not a shard record this version of adhd-evals wrote"],
-                           exitcodes.SHARD_FOREIGN)  # fmt: skip
+        raise ScaleRefused(
+            [f"{path} is not a shard record this version of adhd-evals wrote"], exitcodes.SHARD_FOREIGN
+        )
     return data
 
 
@@ -268,14 +301,32 @@ def run_cases(record: dict[str, Any], run: dict[str, Any]) -> dict[str, int]:
     return {name[at]: at for at in run["places"]}
 
 
-def plan(output: Path, shard: Shard, catalog: Path, cases: list[dict[str, Any]], *, runner: Runner,
-         condition: str, trials: int, instructions: str | None, only: tuple[str, ...]) -> list[dict[str, Any]]:  # fmt: skip
+def plan(
+    output: Path,
+    shard: Shard,
+    catalog: Path,
+    cases: list[dict[str, Any]],
+    *,
+    runner: Runner,
+    condition: str,
+    trials: int,
+    instructions: str | None,
+    only: tuple[str, ...],
+) -> list[dict[str, Any]]:
     """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first."""
-    chosen = [(at, case) for at, case in enumerate(cases)
-              if shard.holds(case["id"]) and (not only or case["id"] in only)]  # fmt: skip
+    chosen = [
+        (at, case)
+        for at, case in enumerate(cases)
+        if shard.holds(case["id"]) and (not only or case["id"] in only)
+    ]
     skill = None if instructions is None else hashlib.sha256(instructions.encode("utf-8", "surrogatepass"))
-    planned = Planned(condition, runner_config(runner), trials, skill.hexdigest() if skill else None,
-                      [(at, case["id"]) for at, case in chosen])  # fmt: skip
+    planned = Planned(
+        condition,
+        runner_config(runner),
+        trials,
+        skill.hexdigest() if skill else None,
+        [(at, case["id"]) for at, case in chosen],
+    )
     record(output, shard, file_sha256(catalog) or "", planned)
     return [case for _, case in chosen]
 

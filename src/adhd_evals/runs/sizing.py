@@ -37,8 +37,14 @@ def spreads(grouped: dict[str, list[dict[str, Any]]], weights: dict[str, float])
     sigma2 = fmean(within) if within else 0.0
     k = fmean(len(v) for v in trials.values())
     tau2 = max(0.0, sd**2 - 2 * sigma2 / k)
-    return {"cases": float(len(deltas)), "trials": k, "sd": sd, "within": math.sqrt(sigma2), "between": math.sqrt(tau2),
-            "mean": float(sum(series.units)) / (series.scale * len(deltas)) if deltas else 0.0}  # fmt: skip
+    return {
+        "cases": float(len(deltas)),
+        "trials": k,
+        "sd": sd,
+        "within": math.sqrt(sigma2),
+        "between": math.sqrt(tau2),
+        "mean": float(sum(series.units)) / (series.scale * len(deltas)) if deltas else 0.0,
+    }
 
 
 def sd_with(found: dict[str, float], trials: float) -> float:
@@ -55,11 +61,13 @@ def plan_lines(path: Path, key: Path | None, trials: int, effects: list[float]) 
     grouped = scoring.grouped_rows(rows, dict(WEIGHTS))[0]
     found = spreads(grouped, dict(WEIGHTS))
     planned, observed = sd_with(found, trials), found["sd"]
-    lines = [f"From {path}: {plural(int(found['cases']), 'case')}, {found['trials']:g} trials each on average; "
-             f"weighted Δ per case: mean {found['mean']:+.2f}, spread (sd) {observed:.2f}.",
-             f"Trials of one case differ by sd {found['within']:.2f}; cases differ by sd {found['between']:.2f} "
-             "(more trials shrink only the first).",
-             f"With {plural(trials, 'trial')} per case, the spread of Δ would be about {planned:.2f}."]  # fmt: skip
+    lines = [
+        f"From {path}: {plural(int(found['cases']), 'case')}, {found['trials']:g} trials each on average; "
+        f"weighted Δ per case: mean {found['mean']:+.2f}, spread (sd) {observed:.2f}.",
+        f"Trials of one case differ by sd {found['within']:.2f}; cases differ by sd {found['between']:.2f} "
+        "(more trials shrink only the first).",
+        f"With {plural(trials, 'trial')} per case, the spread of Δ would be about {planned:.2f}.",
+    ]
     rows_ = [
         ["effect (weighted Δ)", f"cases needed, {trials} trials", f"cases needed, {found['trials']:g} trials"]
     ]
@@ -72,8 +80,10 @@ def plan_lines(path: Path, key: Path | None, trials: int, effects: list[float]) 
     lines += text_table(rows_)
     mde = stats.detectable(planned, int(found["cases"]))
     if mde is not None:
-        lines.append(f"With the {plural(int(found['cases']), 'case')} you have and {plural(trials, 'trial')}: the smallest "
-                     f"detectable Δ is about {mde:.2f} (80% power, 5% two-sided).")  # fmt: skip
+        lines.append(
+            f"With the {plural(int(found['cases']), 'case')} you have and {plural(trials, 'trial')}: the smallest "
+            f"detectable Δ is about {mde:.2f} (80% power, 5% two-sided)."
+        )
     return lines
 
 

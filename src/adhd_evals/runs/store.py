@@ -154,8 +154,10 @@ class Ledger:
                 try:
                     entry = json.loads(raw)
                     if "reserve" in entry:
-                        open_[str(entry["id"])] = ((str(entry["condition"]), str(entry["runner"])),
-                                                   _dollars(entry["reserve"]))  # fmt: skip
+                        open_[str(entry["id"])] = (
+                            (str(entry["condition"]), str(entry["runner"])),
+                            _dollars(entry["reserve"]),
+                        )
                     elif str(entry["id"]) in open_:
                         scope, _ = open_.pop(str(entry["id"]))
                         self._add(scope, _dollars(entry["charged"]))

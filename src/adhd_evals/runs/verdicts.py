@@ -93,8 +93,10 @@ def merge(sources: Sources) -> list[dict[str, Any]]:
     checks = _check_statuses(sources.checks)
     people = _person_verdicts(sources.labels)
     judged = {_row_of(r): r for r in sources.judged}
-    rows = sorted({k[:3] for k in checks} | {k[:3] for k in people} | set(judged),
-                  key=lambda r: (str(r[0]), r[1], str(r[2])))  # fmt: skip
+    rows = sorted(
+        {k[:3] for k in checks} | {k[:3] for k in people} | set(judged),
+        key=lambda r: (str(r[0]), r[1], str(r[2])),
+    )
     unknown = sorted({case_id for case_id, _, _ in rows if case_id not in sources.cases})
     if unknown:
         raise InputInvalid([f"case {case_id} is not in the catalog (pass --cases)" for case_id in unknown])
@@ -124,8 +126,11 @@ def _check_statuses(checks: list[dict[str, Any]]) -> dict[tuple[str, int, str, s
     for key, rows in grouped.items():
         statuses = [r["status"] for r in rows]
         status = next(s for s in ("fail", "error", "unwritten", "pass") if s in statuses)
-        found[key] = {"status": status, "check": ", ".join(str(r.get("check", "?")) for r in rows),
-                      "error": "; ".join(str(r["error"]) for r in rows if r.get("error"))}  # fmt: skip
+        found[key] = {
+            "status": status,
+            "check": ", ".join(str(r.get("check", "?")) for r in rows),
+            "error": "; ".join(str(r["error"]) for r in rows if r.get("error")),
+        }
     return found
 
 
@@ -139,22 +144,33 @@ def _person_verdicts(labels: list[tuple[str, list[dict[str, Any]]]]) -> dict[tup
                     continue  # the case's criteria as text: nothing labelled
                 key = _row_of(row) + (item["criterion"],)
                 if key in found and found[key][0] != item["verdict"]:
-                    problems.append(f"{key[0]} trial {key[1]} {key[2]}: {item['criterion']!r} is "
-                                    f"{found[key][0]} in {found[key][1]} and {item['verdict']} in {where}")  # fmt: skip
+                    problems.append(
+                        f"{key[0]} trial {key[1]} {key[2]}: {item['criterion']!r} is "
+                        f"{found[key][0]} in {found[key][1]} and {item['verdict']} in {where}"
+                    )
                 found[key] = (item["verdict"], where)
     if problems:
         raise InputInvalid(["people's labels disagree (settle them, then merge):", *problems])
     return {key: verdict for key, (verdict, _) in found.items()}
 
 
-def _decide(row: Row, criterion: str, check: dict[str, Any] | None, person: str | None,
-            judged: dict[str, Any] | None, sources: Sources) -> dict[str, Any]:  # fmt: skip
+def _decide(
+    row: Row,
+    criterion: str,
+    check: dict[str, Any] | None,
+    person: str | None,
+    judged: dict[str, Any] | None,
+    sources: Sources,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"case_id": row[0], "trial": row[1], "condition": row[2], "criterion": criterion}
     said = _judge_said(judged, criterion, sources.certificate)
     others: dict[str, Any] = {}
     if check is not None and check["status"] != "unwritten":
-        out.update(status=check["status"], decided_by="check" if check["status"] in DECIDED else "nobody",
-                   check=check["check"])  # fmt: skip
+        out.update(
+            status=check["status"],
+            decided_by="check" if check["status"] in DECIDED else "nobody",
+            check=check["check"],
+        )
         if check["error"]:
             out["error"] = check["error"]
         others = {"person": person, "judge": said.get("verdict")}
@@ -164,7 +180,11 @@ def _decide(row: Row, criterion: str, check: dict[str, Any] | None, person: str 
     elif said:
         out.update(said)
     else:
-        out.update(status="unwritten", decided_by="nobody", reason="no written check, no person's label, no judge's verdict")  # fmt: skip
+        out.update(
+            status="unwritten",
+            decided_by="nobody",
+            reason="no written check, no person's label, no judge's verdict",
+        )
     others = {k: v for k, v in others.items() if v is not None}
     return {**out, "others": others} if others else out
 
@@ -177,8 +197,12 @@ def _judge_said(
         return {}
     fingerprint = judged.get("judge")
     if isinstance(judged.get("void"), str):
-        return {"status": "void", "decided_by": "nobody", "reason": f"the judge's row is void: {judged['void']}",
-                "judge": fingerprint}  # fmt: skip
+        return {
+            "status": "void",
+            "decided_by": "nobody",
+            "reason": f"the judge's row is void: {judged['void']}",
+            "judge": fingerprint,
+        }
     verdicts = [
         v for v in judged.get("criteria") or [] if isinstance(v, dict) and v.get("criterion") == criterion
     ]
@@ -222,6 +246,12 @@ def summary_table(rows: list[dict[str, Any]]) -> list[str]:
     body = [header]
     for condition, counts in per_condition(rows).items():
         decided = [counts["decided"].get(d, {"pass": 0, "fail": 0}) for d in DECIDERS[:3]]
-        body.append([condition, str(counts["criteria"]), *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in decided),
-                     *(str(counts["undecided"].get(s, 0)) for s in UNDECIDED)])  # fmt: skip
+        body.append(
+            [
+                condition,
+                str(counts["criteria"]),
+                *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in decided),
+                *(str(counts["undecided"].get(s, 0)) for s in UNDECIDED),
+            ]
+        )
     return table(body)

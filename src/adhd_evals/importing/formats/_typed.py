@@ -312,8 +312,11 @@ def passed_by(
             continue
         if type(value) is dict and not any(len(sub) > 2 and sub[0] == root for sub in consumed):
             # one level down (inputs.prompt read, inputs.locale beside it): each key not read
-            notes += [note(refuse, f"{root}.{key}", child, case=label, at=(*at, root, key))
-                      for key, child in value.items() if (root, key) not in consumed]  # fmt: skip
+            notes += [
+                note(refuse, f"{root}.{key}", child, case=label, at=(*at, root, key))
+                for key, child in value.items()
+                if (root, key) not in consumed
+            ]
             continue
         prefixes = {sub[:n] for sub in consumed if sub[0] == root for n in range(1, len(sub))}
         for sub, left in _residue(value, (root,), consumed, prefixes):
@@ -355,8 +358,13 @@ def _needle_checks(
             argument(refuse, check, needle, label, path, at)
     via = entry.label
     if check in ONE_CHECK_LISTS:
-        made = Check(words(check, needles, entry.ignore_case), CheckKind(check), (list(needles),),
-                     options(entry.ignore_case), via)  # fmt: skip
+        made = Check(
+            words(check, needles, entry.ignore_case),
+            CheckKind(check),
+            (list(needles),),
+            options(entry.ignore_case),
+            via,
+        )
         return [made]
     if check == "contains_none":
         return [

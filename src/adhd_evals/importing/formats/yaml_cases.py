@@ -363,8 +363,17 @@ def _case(
             checks, empty = ([] if empty else checks) + more, False
     taken = {name_key, task_key, "judge_context", *roots}
     notes += [_note(refuse, key, value, label) for key, value in data.items() if key not in taken]
-    return Case(case_id, category, prompt, risk, tuple(checks), tuple(notes), origin=display,
-                had_no_criteria=empty, skipped=tuple(skipped))  # fmt: skip
+    return Case(
+        case_id,
+        category,
+        prompt,
+        risk,
+        tuple(checks),
+        tuple(notes),
+        origin=display,
+        had_no_criteria=empty,
+        skipped=tuple(skipped),
+    )
 
 
 def _case_id(refuse: Refuser, data: dict[Any, Any], key: str) -> tuple[str, str]:

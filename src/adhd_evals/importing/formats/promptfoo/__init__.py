@@ -36,14 +36,66 @@ from .yamljs import load_yaml, load_yaml_text
 
 NAME = "promptfoo"
 NOT_CONFIG = "is not a promptfoo config"
-CODE_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".py", ".rb", ".sh", ".bash", ".exe", ".bat",
-                 ".cmd", ".ps1", ".pl", ".go")  # fmt: skip
-BINARY_SUFFIXES = (".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".svg", ".tif", ".tiff", ".ico",
-                   ".avif", ".heic", ".heif", ".mp3", ".wav", ".ogg", ".mp4", ".webm", ".mov", ".m4a", ".xlsx",
-                   ".xls")  # fmt: skip
+CODE_SUFFIXES = (
+    ".js",
+    ".cjs",
+    ".mjs",
+    ".ts",
+    ".cts",
+    ".mts",
+    ".py",
+    ".rb",
+    ".sh",
+    ".bash",
+    ".exe",
+    ".bat",
+    ".cmd",
+    ".ps1",
+    ".pl",
+    ".go",
+)
+BINARY_SUFFIXES = (
+    ".pdf",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    ".bmp",
+    ".svg",
+    ".tif",
+    ".tiff",
+    ".ico",
+    ".avif",
+    ".heic",
+    ".heif",
+    ".mp3",
+    ".wav",
+    ".ogg",
+    ".mp4",
+    ".webm",
+    ".mov",
+    ".m4a",
+    ".xlsx",
+    ".xls",
+)
 TEST_KEYS = ("vars", "assert", "description", "threshold", "options", "metadata")
-_PROMPT_EXTENSIONS = (".cjs", ".cts", ".j2", ".js", ".json", ".jsonl", ".md", ".mjs", ".mts", ".py", ".ts", ".txt",
-                      ".yml", ".yaml")  # fmt: skip
+_PROMPT_EXTENSIONS = (
+    ".cjs",
+    ".cts",
+    ".j2",
+    ".js",
+    ".json",
+    ".jsonl",
+    ".md",
+    ".mjs",
+    ".mts",
+    ".py",
+    ".ts",
+    ".txt",
+    ".yml",
+    ".yaml",
+)
 _MAGIC = re.compile(r"[*?\[\]{}]|[+@!]\(")
 
 
@@ -120,10 +172,13 @@ def _config_file(path: Path, display: str) -> tuple[Path, str]:
         return path, display
     found = [path / name for name in CONFIG_NAMES if (path / name).is_file()]
     if len(found) != 1:
-        raise Refusal(RefusalCode.DIRECTORY_EMPTY if not found else RefusalCode.NOT_PROMPTFOO, display,
-                      "has nothing to import" if not found else NOT_CONFIG,
-                      expected="one of " + ", ".join(CONFIG_NAMES),
-                      actual=", ".join(f.name for f in found) or "none")  # fmt: skip
+        raise Refusal(
+            RefusalCode.DIRECTORY_EMPTY if not found else RefusalCode.NOT_PROMPTFOO,
+            display,
+            "has nothing to import" if not found else NOT_CONFIG,
+            expected="one of " + ", ".join(CONFIG_NAMES),
+            actual=", ".join(f.name for f in found) or "none",
+        )
     return found[0], str(Path(display) / found[0].name)
 
 
@@ -138,8 +193,12 @@ def _config(path: Path, display: str) -> Config:
             actual=describe(jsonable(data)),
         )
     if "prompts" not in data:
-        raise refuse(field_path="prompts", expected="the prompts to render (a string, a list, or a mapping)",
-                     actual="missing", hint="promptfoo needs prompts to run a config")  # fmt: skip
+        raise refuse(
+            field_path="prompts",
+            expected="the prompts to render (a string, a list, or a mapping)",
+            actual="missing",
+            hint="promptfoo needs prompts to run a config",
+        )
     for key in ("scenarios", "redteam"):
         if key in data and key == "scenarios":
             raise refuse(
@@ -179,8 +238,13 @@ def _header_notes(data: dict[str, Any]) -> list[Note]:
     """The config's own keys (providers first), kept on its first case: nothing is dropped."""
     notes = []
     if "providers" in data:
-        notes.append(Note("(config) providers", data["providers"],
-                          "promptfoo's models for this config; adhd-evals runs the runners you configure instead"))  # fmt: skip
+        notes.append(
+            Note(
+                "(config) providers",
+                data["providers"],
+                "promptfoo's models for this config; adhd-evals runs the runners you configure instead",
+            )
+        )
     for key, value in data.items():
         if key not in ("prompts", "tests", "defaultTest", "providers", "description"):
             notes.append(
@@ -203,52 +267,94 @@ def _header_notes(data: dict[str, Any]) -> list[Note]:
 # --- references to other files ---------------------------------------------------------------
 
 
-def _reference(config: Config, refuse: Refuser, ref: str, *, what: str, field: str, at: tuple[str | int, ...],
-               case: str | None = None) -> list[Source]:  # fmt: skip
+def _reference(
+    config: Config,
+    refuse: Refuser,
+    ref: str,
+    *,
+    what: str,
+    field: str,
+    at: tuple[str | int, ...],
+    case: str | None = None,
+) -> list[Source]:
     """The files a (file://) path or glob names, relative to the config, sorted by path."""
     relative = ref.removeprefix("file://")
     if "{{" in relative or "{%" in relative:  # promptfoo renders a path as a template, env only
         try:
             relative = render(relative, {}, dict(config.data.get("env") or {}))
         except TemplateProblem as problem:
-            raise refuse(case=case, field_path=field, at=at, expected=f"{what} whose path does not depend on the machine",
-                         actual=f"{relative!r}: {problem.construct}", code=RefusalCode.PROMPTFOO_TEMPLATE) from None  # fmt: skip
+            raise refuse(
+                case=case,
+                field_path=field,
+                at=at,
+                expected=f"{what} whose path does not depend on the machine",
+                actual=f"{relative!r}: {problem.construct}",
+                code=RefusalCode.PROMPTFOO_TEMPLATE,
+            ) from None
     if _MAGIC.search(relative):
         if "{" in relative or re.search(r"[+@!]\(", relative):
-            raise refuse(case=case, field_path=field, at=at, expected=f"{what} as a path or a simple glob",
-                         actual=f"{relative!r} (brace or extended glob patterns are not read)",
-                         code=RefusalCode.PROMPTFOO_REFERENCE)  # fmt: skip
+            raise refuse(
+                case=case,
+                field_path=field,
+                at=at,
+                expected=f"{what} as a path or a simple glob",
+                actual=f"{relative!r} (brace or extended glob patterns are not read)",
+                code=RefusalCode.PROMPTFOO_REFERENCE,
+            )
         found = sorted(Path(p) for p in glob.glob(relative, root_dir=config.folder, recursive=True))
         paths = [config.folder / p for p in found if (config.folder / p).is_file()]
     else:
         paths = [config.folder / relative] if (config.folder / relative).is_file() else []
     if not paths:
-        raise refuse(case=case, field_path=field, at=at, expected=f"{what} that exists",
-                     actual=f"no file matches {relative!r} beside the config",
-                     code=RefusalCode.PROMPTFOO_REFERENCE)  # fmt: skip
+        raise refuse(
+            case=case,
+            field_path=field,
+            at=at,
+            expected=f"{what} that exists",
+            actual=f"no file matches {relative!r} beside the config",
+            code=RefusalCode.PROMPTFOO_REFERENCE,
+        )
     display_root = Path(config.source.display).parent
-    return [Source(p, str(display_root / p.relative_to(config.folder)) if p.is_relative_to(config.folder) else str(p),
-                   config.source.refuse) for p in paths]  # fmt: skip
+    return [
+        Source(
+            p,
+            str(display_root / p.relative_to(config.folder)) if p.is_relative_to(config.folder) else str(p),
+            config.source.refuse,
+        )
+        for p in paths
+    ]
 
 
-def _refuse_code(refuse: Refuser, ref: str, *, what: str, field: str, at: tuple[str | int, ...],
-                 case: str | None = None) -> None:  # fmt: skip
+def _refuse_code(
+    refuse: Refuser, ref: str, *, what: str, field: str, at: tuple[str | int, ...], case: str | None = None
+) -> None:
     path = (
         ref.removeprefix("file://").split(":")[0]
         if ":" in ref.removeprefix("file://")[2:]
         else ref.removeprefix("file://")
     )
-    if ref.startswith(("exec:", "python:", "javascript:", "huggingface://", "https://", "http://")) or \
-            Path(path).suffix.lower() in CODE_SUFFIXES:  # fmt: skip
-        raise refuse(case=case, field_path=field, at=at, code=RefusalCode.PROMPTFOO_CODE,
-                     expected=f"{what} written in the config or a data file",
-                     actual=f"{ref!r}, which promptfoo would run or fetch to produce it",
-                     hint="adhd-evals imports what is written down; generate the file first, then import it")  # fmt: skip
+    if (
+        ref.startswith(("exec:", "python:", "javascript:", "huggingface://", "https://", "http://"))
+        or Path(path).suffix.lower() in CODE_SUFFIXES
+    ):
+        raise refuse(
+            case=case,
+            field_path=field,
+            at=at,
+            code=RefusalCode.PROMPTFOO_CODE,
+            expected=f"{what} written in the config or a data file",
+            actual=f"{ref!r}, which promptfoo would run or fetch to produce it",
+            hint="adhd-evals imports what is written down; generate the file first, then import it",
+        )
 
 
 def _text(source: Source) -> str:
-    return decode_utf8(read_bytes(source.path, source.display), source.display, RefusalCode.PROMPTFOO_REFERENCE,
-                       "cannot be read as UTF-8 text")  # fmt: skip
+    return decode_utf8(
+        read_bytes(source.path, source.display),
+        source.display,
+        RefusalCode.PROMPTFOO_REFERENCE,
+        "cannot be read as UTF-8 text",
+    )
 
 
 # --- prompts ------------------------------------------------------------------------------------
@@ -278,23 +384,42 @@ def _prompt_entries(refuse: Refuser, given: Any) -> list[tuple[Any, str, tuple[s
             elif isinstance(item, dict):
                 raw = item.get("raw") or item.get("id")
                 if not isinstance(raw, str) or not isinstance(item.get("raw", item.get("label")), str):
-                    raise refuse(case=f"prompt {index + 1}", field_path=f"prompts[{index}]", at=at,
-                                 expected="a string, or an object with raw (or id and label)", actual=describe(item),
-                                 hint="promptfoo stops here: prompt.raw must be a string")  # fmt: skip
+                    raise refuse(
+                        case=f"prompt {index + 1}",
+                        field_path=f"prompts[{index}]",
+                        at=at,
+                        expected="a string, or an object with raw (or id and label)",
+                        actual=describe(item),
+                        hint="promptfoo stops here: prompt.raw must be a string",
+                    )
                 if "function" in item:
-                    raise refuse(case=f"prompt {index + 1}", field_path=f"prompts[{index}].function", at=at,
-                                 code=RefusalCode.PROMPTFOO_CODE, expected="a prompt written down",
-                                 actual="a prompt function")  # fmt: skip
+                    raise refuse(
+                        case=f"prompt {index + 1}",
+                        field_path=f"prompts[{index}].function",
+                        at=at,
+                        code=RefusalCode.PROMPTFOO_CODE,
+                        expected="a prompt written down",
+                        actual="a prompt function",
+                    )
                 label = item.get("label") or (item.get("id") if item.get("raw") else "") or ""
                 entries.append((raw, str(label), at))
             else:
-                raise refuse(case=f"prompt {index + 1}", field_path=f"prompts[{index}]", at=at,
-                             expected="a string or an object", actual=describe(item))  # fmt: skip
+                raise refuse(
+                    case=f"prompt {index + 1}",
+                    field_path=f"prompts[{index}]",
+                    at=at,
+                    expected="a string or an object",
+                    actual=describe(item),
+                )
         return entries
     if isinstance(given, dict) and given:
         return [(raw, str(label), ("prompts", raw)) for raw, label in given.items()]
-    raise refuse(field_path="prompts", at=("prompts",), expected="a non-empty string, list or mapping",
-                 actual=describe(given))  # fmt: skip
+    raise refuse(
+        field_path="prompts",
+        at=("prompts",),
+        expected="a non-empty string, list or mapping",
+        actual=describe(given),
+    )
 
 
 def maybe_file_path(text: str) -> bool:
@@ -304,24 +429,38 @@ def maybe_file_path(text: str) -> bool:
     tokens = text.split(":")
     last = tokens[-1] if tokens else ""
     before = tokens[-2] if len(tokens) > 1 else ""
-    return (text.startswith("file://") or any(last.endswith(e) or before.endswith(e) for e in _PROMPT_EXTENSIONS)
-            or text[-3:-2] == "." or text[-4:-3] == "." or "*" in text or "/" in text or "\\" in text)  # fmt: skip
+    return (
+        text.startswith("file://")
+        or any(last.endswith(e) or before.endswith(e) for e in _PROMPT_EXTENSIONS)
+        or text[-3:-2] == "."
+        or text[-4:-3] == "."
+        or "*" in text
+        or "/" in text
+        or "\\" in text
+    )
 
 
 def _prompt(config: Config, raw: str, label: str, at: tuple[str | int, ...], index: int) -> list[Prompt]:
     refuse = config.source.refuse
-    where = {"case": f"prompt {index + 1}", "field": f"prompts[{index}]", "at": at}
+    where: dict[str, Any] = {"case": f"prompt {index + 1}", "field": f"prompts[{index}]", "at": at}
     if raw.startswith(("portkey://", "langfuse://", "helicone://")):
-        raise refuse(case=where["case"], field_path=where["field"], at=at, code=RefusalCode.PROMPTFOO_CODE,  # type: ignore[arg-type]
-                     expected="a prompt written down", actual=f"{raw!r}, fetched from a prompt service")  # fmt: skip
+        raise refuse(
+            case=where["case"],
+            field_path=where["field"],
+            at=at,
+            code=RefusalCode.PROMPTFOO_CODE,
+            expected="a prompt written down",
+            actual=f"{raw!r}, fetched from a prompt service",
+        )
     if raw.startswith("exec:"):
         _refuse_code(refuse, raw, what="a prompt", field=str(where["field"]), at=at, case=str(where["case"]))
     if not maybe_file_path(raw):
         return [Prompt(raw, slug(label) if label else "", label or raw, str(where["field"]))]
     _refuse_code(refuse, raw, what="a prompt", field=str(where["field"]), at=at, case=str(where["case"]))
     prompts = []
-    for source in _reference(config, refuse, raw, what="a prompt file", field=str(where["field"]), at=at,
-                             case=str(where["case"])):  # fmt: skip
+    for source in _reference(
+        config, refuse, raw, what="a prompt file", field=str(where["field"]), at=at, case=str(where["case"])
+    ):
         for text in _prompt_file(source, refuse, where):
             prompts.append(
                 Prompt(
@@ -355,8 +494,14 @@ def _prompt_file(source: Source, refuse: Refuser, where: dict[str, Any]) -> list
         except Refusal:
             return [text]
         return [js_json(js_value(jsonable(data))) or text]
-    raise refuse(case=where["case"], field_path=where["field"], at=where["at"], expected="a prompt file promptfoo reads as text",
-                 actual=f"{source.display} ({suffix} files are not prompts)", code=RefusalCode.PROMPTFOO_REFERENCE)  # fmt: skip
+    raise refuse(
+        case=where["case"],
+        field_path=where["field"],
+        at=where["at"],
+        expected="a prompt file promptfoo reads as text",
+        actual=f"{source.display} ({suffix} files are not prompts)",
+        code=RefusalCode.PROMPTFOO_REFERENCE,
+    )
 
 
 def _split_prompts(text: str) -> list[str]:
@@ -391,8 +536,13 @@ def _default_test(config: Config, given: Any) -> dict[str, Any]:
             field_path="defaultTest", at=("defaultTest",), expected="a mapping", actual=describe(given)
         )
     if "assert" in given and not isinstance(given["assert"], list):
-        raise refuse(field_path="defaultTest.assert", at=("defaultTest", "assert"), expected="a list",
-                     actual=describe(given["assert"]), hint="promptfoo stops here: defaultTest.assert is not an array")  # fmt: skip
+        raise refuse(
+            field_path="defaultTest.assert",
+            at=("defaultTest", "assert"),
+            expected="a list",
+            actual=describe(given["assert"]),
+            hint="promptfoo stops here: defaultTest.assert is not an array",
+        )
     return given
 
 
@@ -426,8 +576,13 @@ def _tests(config: Config, given: Any) -> list[Test]:
         elif isinstance(item, dict):
             tests.append(Test(item, f"test {index + 1}", config.source, at, 0))
         else:
-            raise refuse(case=f"test {index + 1}", field_path=f"tests[{index}]", at=at,
-                         expected="a test (a mapping) or a path", actual=describe(item))  # fmt: skip
+            raise refuse(
+                case=f"test {index + 1}",
+                field_path=f"tests[{index}]",
+                at=at,
+                expected="a test (a mapping) or a path",
+                actual=describe(item),
+            )
     return _number(tests)
 
 
@@ -467,8 +622,12 @@ def _tests_file(source: Source, standalone: bool) -> list[Test]:
                 row = JSDict(row, description=f"Row #{index + 1}")  # promptfoo names such rows itself
             found.append(Test(row, label, Source(source.path, source.display, refuse), at, 0))
         return found
-    raise source.refuse(field_path="tests", expected="tests in YAML, JSON, JSONL or CSV",
-                        actual=f"{source.display} ({suffix or 'no'} extension)", code=RefusalCode.PROMPTFOO_REFERENCE)  # fmt: skip
+    raise source.refuse(
+        field_path="tests",
+        expected="tests in YAML, JSON, JSONL or CSV",
+        actual=f"{source.display} ({suffix or 'no'} extension)",
+        code=RefusalCode.PROMPTFOO_REFERENCE,
+    )
 
 
 def _rows(source: Source, suffix: str) -> tuple[list[Any], Any]:
@@ -520,14 +679,25 @@ def _csv_tests(source: Source) -> list[Test]:
         for row in reader:
             number = len(tests) + 1
             if len(row) != len(header):
-                raise Refusal(RefusalCode.NOT_PROMPTFOO, source.display, "is not a promptfoo tests CSV",
-                              case=f"row {number}", expected=f"{len(header)} fields, as the header has",
-                              actual=f"{len(row)}", line=line + 1)  # fmt: skip
+                raise Refusal(
+                    RefusalCode.NOT_PROMPTFOO,
+                    source.display,
+                    "is not a promptfoo tests CSV",
+                    case=f"row {number}",
+                    expected=f"{len(header)} fields, as the header has",
+                    actual=f"{len(row)}",
+                    line=line + 1,
+                )
             tests.append(_csv_test(refuse, dict(zip(header, row, strict=True)), number, source, line + 1))
             line = reader.line_num
     except csv.Error as exc:
-        raise Refusal(RefusalCode.NOT_PROMPTFOO, source.display, "is not a promptfoo tests CSV", actual=str(exc),
-                      line=reader.line_num) from None  # fmt: skip
+        raise Refusal(
+            RefusalCode.NOT_PROMPTFOO,
+            source.display,
+            "is not a promptfoo tests CSV",
+            actual=str(exc),
+            line=reader.line_num,
+        ) from None
     return tests
 
 
@@ -551,10 +721,17 @@ def _csv_test(refuse: Refuser, row: dict[str, str], number: int, source: Source,
             if js_trim(value):
                 metadata[key[11:]] = value
         elif key.startswith("__"):
-            raise Refusal(RefusalCode.NOT_PROMPTFOO, source.display, "is not a promptfoo tests CSV", case=f"row {number}",
-                          field_path=key, expected="a var column or __expected, __prefix, __suffix, __description, "
-                          "__metric, __threshold, __metadata:<key>", actual="a column adhd-evals does not read",
-                          line=line)  # fmt: skip
+            raise Refusal(
+                RefusalCode.NOT_PROMPTFOO,
+                source.display,
+                "is not a promptfoo tests CSV",
+                case=f"row {number}",
+                field_path=key,
+                expected="a var column or __expected, __prefix, __suffix, __description, "
+                "__metric, __threshold, __metadata:<key>",
+                actual="a column adhd-evals does not read",
+                line=line,
+            )
         else:
             data["vars"][key] = value
     if "__metric" in data:
@@ -606,8 +783,21 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     found: dict[str, Any] = JSDict(type=kind, value=js_trim(value) if value is not None else None)
     if value is None:
         del found["value"]
-    thresholded = ("answer-relevance", "classifier", "context-faithfulness", "context-recall", "context-relevance",
-                   "cost", "latency", "levenshtein", "perplexity-score", "perplexity", "rouge-n", "similar", "starts-with")  # fmt: skip
+    thresholded = (
+        "answer-relevance",
+        "classifier",
+        "context-faithfulness",
+        "context-recall",
+        "context-relevance",
+        "cost",
+        "latency",
+        "levenshtein",
+        "perplexity-score",
+        "perplexity",
+        "rouge-n",
+        "similar",
+        "starts-with",
+    )
     if base in thresholded:
         found["threshold"] = float(threshold) if threshold else (0.8 if base == "similar" else 0.75)
     return found
@@ -625,17 +815,23 @@ def _test_ids(tests: list[Test], source: Path) -> list[str]:
         if text and slug(text):
             counts[slug(text)] = counts.get(slug(text), 0) + 1
     stem = slug(source.stem) or "promptfoo"
-    return [slug(d) if d and slug(d) and counts[slug(d)] == 1 else f"{stem}-{t.number}"
-            for d, t in zip(descriptions, tests, strict=True)]  # fmt: skip
+    return [
+        slug(d) if d and slug(d) and counts[slug(d)] == 1 else f"{stem}-{t.number}"
+        for d, t in zip(descriptions, tests, strict=True)
+    ]
 
 
 def _refuse_duplicates(cases: list[Case], source: Source) -> None:
     seen: dict[str, str] = {}
     for case in cases:
         if case.id in seen:
-            raise source.refuse(case=case.origin, field_path="description", expected="an id no other test has",
-                                actual=f'"{case.id}", which {seen[case.id]} has too',
-                                hint="give the tests distinct descriptions")  # fmt: skip
+            raise source.refuse(
+                case=case.origin,
+                field_path="description",
+                expected="an id no other test has",
+                actual=f'"{case.id}", which {seen[case.id]} has too',
+                hint="give the tests distinct descriptions",
+            )
         seen[case.id] = case.origin
 
 
@@ -661,14 +857,37 @@ def _mapping(value: Any) -> dict[str, Any]:
 class _Where(NamedTuple):
     test: Test
 
-    def refuse(self, field: str, expected: str, actual: str, *, at: tuple[str | int, ...] = (),
-               code: RefusalCode | None = None, hint: str | None = None) -> Refusal:  # fmt: skip
-        return self.test.source.refuse(case=self.test.label, field_path=field, at=(*self.test.at, *at) if at else self.test.at,
-                                       expected=expected, actual=actual, code=code, hint=hint)  # fmt: skip
+    def refuse(
+        self,
+        field: str,
+        expected: str,
+        actual: str,
+        *,
+        at: tuple[str | int, ...] = (),
+        code: RefusalCode | None = None,
+        hint: str | None = None,
+    ) -> Refusal:
+        return self.test.source.refuse(
+            case=self.test.label,
+            field_path=field,
+            at=(*self.test.at, *at) if at else self.test.at,
+            expected=expected,
+            actual=actual,
+            code=code,
+            hint=hint,
+        )
 
 
-def _cases(test: Test, test_id: str, default: dict[str, Any], prompts: list[Prompt], env: dict[str, Any],
-           category: str, risk: str, config: Config) -> list[Case]:  # fmt: skip
+def _cases(
+    test: Test,
+    test_id: str,
+    default: dict[str, Any],
+    prompts: list[Prompt],
+    env: dict[str, Any],
+    category: str,
+    risk: str,
+    config: Config,
+) -> list[Case]:
     where = _Where(test)
     data = _merged(test, default)
     _refuse_unreadable_test(where, data)
@@ -687,8 +906,18 @@ def _cases(test: Test, test_id: str, default: dict[str, Any], prompts: list[Prom
             text = _render_prompt(where, prompt, dict(loaded), options, env)
             checks, notes = _checks(where, data, loaded, env)
             notes += _test_notes(test, data, prompt, len(prompts), len(combinations), test_id)
-            cases.append(Case(case_id, category, text, risk, tuple(checks) or (no_criteria_placeholder(),), tuple(notes),
-                              origin=f"{test.source.display}, {test.label}", had_no_criteria=not checks))  # fmt: skip
+            cases.append(
+                Case(
+                    case_id,
+                    category,
+                    text,
+                    risk,
+                    tuple(checks) or (no_criteria_placeholder(),),
+                    tuple(notes),
+                    origin=f"{test.source.display}, {test.label}",
+                    had_no_criteria=not checks,
+                )
+            )
     return cases
 
 
@@ -709,19 +938,37 @@ def _exported(
 
 def _refuse_unreadable_test(where: _Where, data: dict[str, Any]) -> None:
     if not isinstance(data["assert"], list):
-        raise where.refuse("assert", "a list of assertions", describe(data["assert"]), at=("assert",),
-                           hint="promptfoo stops here: testCase.assert is not an array")  # fmt: skip
+        raise where.refuse(
+            "assert",
+            "a list of assertions",
+            describe(data["assert"]),
+            at=("assert",),
+            hint="promptfoo stops here: testCase.assert is not an array",
+        )
     options = _mapping(data.get("options"))
     if "transformVars" in options:
-        raise where.refuse("options.transformVars", "vars written down", "a transformVars function",
-                           code=RefusalCode.PROMPTFOO_CODE)  # fmt: skip
+        raise where.refuse(
+            "options.transformVars",
+            "vars written down",
+            "a transformVars function",
+            code=RefusalCode.PROMPTFOO_CODE,
+        )
     vars_given = where.test.data.get("vars")
     if vars_given is not None and not isinstance(vars_given, dict):
-        raise where.refuse("vars", "a mapping of names to values", describe(vars_given), at=("vars",),
-                           hint="vars read from other files (a path or list of paths) are not imported")  # fmt: skip
+        raise where.refuse(
+            "vars",
+            "a mapping of names to values",
+            describe(vars_given),
+            at=("vars",),
+            hint="vars read from other files (a path or list of paths) are not imported",
+        )
     if not where.test.data and where.test.label != "the prompts without tests":
-        raise where.refuse("(test)", "one of assert, vars, options, metadata, provider, providerOutput, threshold",
-                           "an empty test", hint="promptfoo stops here too")  # fmt: skip
+        raise where.refuse(
+            "(test)",
+            "one of assert, vars, options, metadata, provider, providerOutput, threshold",
+            "an empty test",
+            hint="promptfoo stops here too",
+        )
 
 
 def _combinations(
@@ -749,17 +996,38 @@ def _load_vars(where: _Where, variables: dict[str, Any], config: Config) -> dict
         if not (isinstance(value, str) and value.startswith("file://")):
             continue
         field = f"vars.{key}"
-        _refuse_code(where.test.source.refuse, value, what="a var", field=field, at=(*where.test.at, "vars", key),
-                     case=where.test.label)  # fmt: skip
+        _refuse_code(
+            where.test.source.refuse,
+            value,
+            what="a var",
+            field=field,
+            at=(*where.test.at, "vars", key),
+            case=where.test.label,
+        )
         suffix = Path(value).suffix.lower()
         if suffix in BINARY_SUFFIXES:
-            raise where.refuse(field, "a var promptfoo reads as text", f"{value!r} (promptfoo sends it as base64 data)",
-                               code=RefusalCode.PROMPTFOO_REFERENCE)  # fmt: skip
-        sources = _reference(config, where.test.source.refuse, value, what="a var file", field=field,
-                             at=(*where.test.at, "vars", key), case=where.test.label)  # fmt: skip
+            raise where.refuse(
+                field,
+                "a var promptfoo reads as text",
+                f"{value!r} (promptfoo sends it as base64 data)",
+                code=RefusalCode.PROMPTFOO_REFERENCE,
+            )
+        sources = _reference(
+            config,
+            where.test.source.refuse,
+            value,
+            what="a var file",
+            field=field,
+            at=(*where.test.at, "vars", key),
+            case=where.test.label,
+        )
         if len(sources) > 1:
-            raise where.refuse(field, "a var naming one file", f"{value!r} matches {len(sources)} files",
-                               code=RefusalCode.PROMPTFOO_REFERENCE)  # fmt: skip
+            raise where.refuse(
+                field,
+                "a var naming one file",
+                f"{value!r} matches {len(sources)} files",
+                code=RefusalCode.PROMPTFOO_REFERENCE,
+            )
         text = _text(sources[0])
         if suffix in (".yaml", ".yml"):
             data, _ = load_yaml_text(text, sources[0].display)
@@ -794,9 +1062,12 @@ def _render_prompt(
             }
             text = render(auto_wrap(raw), rendered, env)
     except TemplateProblem as problem:
-        raise where.refuse(prompt.field,
-                           "a template rendered the same by Nunjucks and adhd-evals", problem.construct,
-                           code=RefusalCode.PROMPTFOO_TEMPLATE) from None  # fmt: skip
+        raise where.refuse(
+            prompt.field,
+            "a template rendered the same by Nunjucks and adhd-evals",
+            problem.construct,
+            code=RefusalCode.PROMPTFOO_TEMPLATE,
+        ) from None
     if text is None or not text.strip():
         raise where.refuse("prompt", "a prompt that renders to text", "nothing (an empty prompt)")
     return text
@@ -819,8 +1090,12 @@ def _checks(
             if isinstance(value, list):
                 return JSList(render(v, variables, env) if isinstance(v, str) else v for v in value)
         except TemplateProblem as problem:
-            raise where.refuse(field, "an assertion value rendered the same by Nunjucks and adhd-evals",
-                               problem.construct, code=RefusalCode.PROMPTFOO_TEMPLATE) from None  # fmt: skip
+            raise where.refuse(
+                field,
+                "an assertion value rendered the same by Nunjucks and adhd-evals",
+                problem.construct,
+                code=RefusalCode.PROMPTFOO_TEMPLATE,
+            ) from None
         return value
 
     for index, assertion in enumerate(data["assert"]):
@@ -842,12 +1117,24 @@ def _test_notes(
     if data.get("vars"):
         notes.append(Note("vars", data["vars"]))
     if "vars" in data and isinstance(data["vars"], dict) and "assert" in data["vars"]:
-        notes.append(Note("vars.assert", data["vars"]["assert"],
-                          "an assert list indented under vars: promptfoo reads it as a var, not as assertions"))  # fmt: skip
+        notes.append(
+            Note(
+                "vars.assert",
+                data["vars"]["assert"],
+                "an assert list indented under vars: promptfoo reads it as a var, not as assertions",
+            )
+        )
     for key in ("threshold", "options", "metadata"):
         if key in data:
-            notes.append(Note(key, data[key], "promptfoo's pass mark for the test; not honoured by adhd-evals' gate"
-                              if key == "threshold" else ""))  # fmt: skip
+            notes.append(
+                Note(
+                    key,
+                    data[key],
+                    "promptfoo's pass mark for the test; not honoured by adhd-evals' gate"
+                    if key == "threshold"
+                    else "",
+                )
+            )
     for key, value in data.items():
         if key not in (*TEST_KEYS, "vars"):
             notes.append(Note(key, value))
@@ -886,7 +1173,13 @@ def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
         variables = test.get("vars") if isinstance(test, dict) else None
         if isinstance(variables, dict) and "assert" in variables:
             line, column = locator((*at, "vars", "assert"))
-            found.append((line or 1, column or 1, ASSERT_UNDER_VARS,
-                          f"{'.'.join(str(s) for s in at)}: an assert list under vars is a var to promptfoo; "
-                          "unindent it to sit beside vars, or nothing is checked"))  # fmt: skip
+            found.append(
+                (
+                    line or 1,
+                    column or 1,
+                    ASSERT_UNDER_VARS,
+                    f"{'.'.join(str(s) for s in at)}: an assert list under vars is a var to promptfoo; "
+                    "unindent it to sit beside vars, or nothing is checked",
+                )
+            )
     return found

@@ -172,9 +172,14 @@ def _assert_set(assertion: dict[str, Any], render: Render, where: str) -> Mapped
     notes: list[Note] = []
     for key in ("threshold", "weight", "metric"):
         if key in assertion:
-            notes.append(Note(f"{where}.{key}", assertion[key],
-                              f"of an assert-set of {len(inner)}, flattened here: each is its own criterion; "
-                              + NOT_HONOURED))  # fmt: skip
+            notes.append(
+                Note(
+                    f"{where}.{key}",
+                    assertion[key],
+                    f"of an assert-set of {len(inner)}, flattened here: each is its own criterion; "
+                    + NOT_HONOURED,
+                )
+            )
     for position, item in enumerate(inner):
         mapped = map_assertion(item, render, f"{where}.assert[{position}]")
         checks += mapped.checks
@@ -243,20 +248,32 @@ def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check
         if isinstance(needles, str):
             return _rejected(assertion, needles)
         ignore = (("ignore_case", base.startswith("i")),)
-        kinds = {("any", False): CheckKind.CONTAINS_ANY, ("any", True): CheckKind.CONTAINS_NONE,
-                 ("all", False): CheckKind.CONTAINS_ALL, ("all", True): CheckKind.NOT_CONTAINS_ALL}  # fmt: skip
+        kinds = {
+            ("any", False): CheckKind.CONTAINS_ANY,
+            ("any", True): CheckKind.CONTAINS_NONE,
+            ("all", False): CheckKind.CONTAINS_ALL,
+            ("all", True): CheckKind.NOT_CONTAINS_ALL,
+        }
         return Check(label, kinds[(base[-3:], inverse)], (needles,), ignore)
     if base == "equals":
         if isinstance(value, (dict, list)) or (value is None and "value" in assertion):
             return _placeholder(assertion, kind, "equals with a JSON value compares parsed JSON")
         expected = "undefined" if value is None else _string(value)
-        return Check(label, CheckKind.NOT_EQUALS if inverse else CheckKind.EQUALS, (expected,),
-                     (("ignore_case", False), ("strip", False)))  # fmt: skip
+        return Check(
+            label,
+            CheckKind.NOT_EQUALS if inverse else CheckKind.EQUALS,
+            (expected,),
+            (("ignore_case", False), ("strip", False)),
+        )
     if base == "starts-with":
         if not value or not isinstance(value, str):
             return _rejected(assertion, '"starts-with" assertion type must have a string value')
-        return Check(label, CheckKind.NOT_STARTS_WITH if inverse else CheckKind.STARTS_WITH, (value,),
-                     (("ignore_case", False), ("strip", False)))  # fmt: skip
+        return Check(
+            label,
+            CheckKind.NOT_STARTS_WITH if inverse else CheckKind.STARTS_WITH,
+            (value,),
+            (("ignore_case", False), ("strip", False)),
+        )
     if base == "regex":
         if not value or not isinstance(value, str):
             return _rejected(assertion, '"regex" assertion type must have a string value')

@@ -17,16 +17,29 @@ from ...model import Refusal
 from . import CONFIG_NAMES, NAME, _load_structured, maybe_file_path
 from .asserts import KNOWN, PROSE
 
-_MECHANICAL = ("equals", "contains", "icontains", "contains-any", "icontains-any", "contains-all", "icontains-all",
-               "regex", "starts-with", "is-json")  # fmt: skip
+_MECHANICAL = (
+    "equals",
+    "contains",
+    "icontains",
+    "contains-any",
+    "icontains-any",
+    "contains-all",
+    "icontains-all",
+    "regex",
+    "starts-with",
+    "is-json",
+)
 
 
 def configs(sources: list[Path]) -> list[Path]:
     found: list[Path] = []
     for source in sources:
         if source.is_dir():
-            found += [p for p in walk(source) if p.name in CONFIG_NAMES or (p.name.endswith((".yaml", ".yml"))
-                      and _is_config(p))]  # fmt: skip
+            found += [
+                p
+                for p in walk(source)
+                if p.name in CONFIG_NAMES or (p.name.endswith((".yaml", ".yml")) and _is_config(p))
+            ]
         else:
             found.append(source)
     return found
@@ -103,7 +116,9 @@ def report(sources: list[Path]) -> list[str]:
     shapes, types, unreadable = census(sources)
     lines = [f"Surveyed {plural(shapes.pop('configs', 0), 'promptfoo config')}."]
     lines += ["Shapes:", *(f"  {shape}: {count}" for shape, count in shapes.most_common())]
-    lines += ["Assertion types (count, what the import makes of it):",
-              *(f"  {kind}: {count}, {today(kind)}" for kind, count in types.most_common())]  # fmt: skip
+    lines += [
+        "Assertion types (count, what the import makes of it):",
+        *(f"  {kind}: {count}, {today(kind)}" for kind, count in types.most_common()),
+    ]
     lines += [f"Not read: {message}" for message in unreadable]
     return lines

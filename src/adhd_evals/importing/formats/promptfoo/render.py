@@ -270,8 +270,12 @@ def _compare(left: Any, op: str, right: Any) -> bool:
         if a is _UNDEFINED or b is _UNDEFINED:
             return False
         pair = (_to_number(a if a is not None else 0), _to_number(b if b is not None else 0))
-    outcome: bool = {"lt": pair[0] < pair[1], "gt": pair[0] > pair[1], "lteq": pair[0] <= pair[1],
-                     "gteq": pair[0] >= pair[1]}[op]  # fmt: skip
+    outcome: bool = {
+        "lt": pair[0] < pair[1],
+        "gt": pair[0] > pair[1],
+        "lteq": pair[0] <= pair[1],
+        "gteq": pair[0] >= pair[1],
+    }[op]
     return outcome
 
 
@@ -317,9 +321,27 @@ def _iterable(value: Any, budget: _Budget) -> Any:
 
 # --- checking and rewriting the AST ------------------------------------------------------------
 
-_ALLOWED = (nodes.Template, nodes.Output, nodes.TemplateData, nodes.Name, nodes.Const, nodes.Getattr,
-            nodes.Getitem, nodes.If, nodes.For, nodes.CondExpr, nodes.And, nodes.Or, nodes.Not,
-            nodes.Filter, nodes.Test, nodes.Compare, nodes.Operand, nodes.Concat, nodes.Call)  # fmt: skip
+_ALLOWED = (
+    nodes.Template,
+    nodes.Output,
+    nodes.TemplateData,
+    nodes.Name,
+    nodes.Const,
+    nodes.Getattr,
+    nodes.Getitem,
+    nodes.If,
+    nodes.For,
+    nodes.CondExpr,
+    nodes.And,
+    nodes.Or,
+    nodes.Not,
+    nodes.Filter,
+    nodes.Test,
+    nodes.Compare,
+    nodes.Operand,
+    nodes.Concat,
+    nodes.Call,
+)
 _NAMED = {
     nodes.Include: "{% include %} (a file the template would read)",
     nodes.Import: "{% import %}",
@@ -430,8 +452,11 @@ def _walk(tree: nodes.Node) -> Iterator[nodes.Node]:
 def _environment() -> _Environment:
     env = _Environment(autoescape=False, keep_trailing_newline=True, undefined=_Undefined, finalize=js_string)
     env.filters = dict(FILTERS)
-    env.tests = {"defined": lambda v: not isinstance(v, Undefined), "undefined": lambda v: isinstance(v, Undefined),
-                 "none": lambda v: v is None}  # fmt: skip
+    env.tests = {
+        "defined": lambda v: not isinstance(v, Undefined),
+        "undefined": lambda v: isinstance(v, Undefined),
+        "none": lambda v: v is None,
+    }
     env.globals = {}
     return env
 

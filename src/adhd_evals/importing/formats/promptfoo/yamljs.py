@@ -90,8 +90,13 @@ def load_yaml_text(text: str, display: str) -> tuple[Any, Any]:
 def _compose_core(text: str, display: str) -> Node:
     """The yaml format's composition (its bounds on nesting and aliases, its refusals), core-resolved."""
     if _nesting_bound(text) > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
-        raise Refusal(RefusalCode.NOT_YAML, display, "is not YAML",
-                      expected=f"nesting at most {MAX_DEPTH} levels deep", actual="deeper")  # fmt: skip
+        raise Refusal(
+            RefusalCode.NOT_YAML,
+            display,
+            "is not YAML",
+            expected=f"nesting at most {MAX_DEPTH} levels deep",
+            actual="deeper",
+        )
     loader = CoreLoader(text)
     try:
         root = loader.get_single_node()
@@ -100,12 +105,21 @@ def _compose_core(text: str, display: str) -> Node:
     finally:
         loader.dispose()
     if root is None:
-        raise Refusal(RefusalCode.FILE_EMPTY, display, "has nothing to import", expected="one YAML document",
-                      actual="none")  # fmt: skip
+        raise Refusal(
+            RefusalCode.FILE_EMPTY,
+            display,
+            "has nothing to import",
+            expected="one YAML document",
+            actual="none",
+        )
     if "*" in text and _expanded_size(root) > MAX_NODES:
-        raise Refusal(RefusalCode.NOT_YAML, display, "is not YAML",
-                      expected=f"aliases that expand to at most {MAX_NODES} nodes",
-                      actual="more (a recursive or exponential alias)")  # fmt: skip
+        raise Refusal(
+            RefusalCode.NOT_YAML,
+            display,
+            "is not YAML",
+            expected=f"aliases that expand to at most {MAX_NODES} nodes",
+            actual="more (a recursive or exponential alias)",
+        )
     return root
 
 
