@@ -194,7 +194,10 @@ def _yaml_refusal(display: str, exc: yaml.YAMLError) -> Refusal:
     )
 
 
-def _compose(text: str, display: str) -> Node:
+def _compose(text: str, display: str, loader_class: type[yaml.CSafeLoader] = _Loader) -> Node:
+    """One YAML document's node tree, within the bounds on nesting and aliases, or a refusal
+    by position; `loader_class` decides how scalars resolve (promptfoo's configs use YAML 1.2's
+    core schema, as js-yaml does)."""
     if _nesting_bound(text) > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
         raise Refusal(
             RefusalCode.NOT_YAML,
@@ -203,7 +206,7 @@ def _compose(text: str, display: str) -> Node:
             expected=f"nesting at most {MAX_DEPTH} levels deep",
             actual="deeper",
         )
-    loader = _Loader(text)
+    loader = loader_class(text)
     try:
         root = loader.get_single_node()
     except yaml.YAMLError as exc:

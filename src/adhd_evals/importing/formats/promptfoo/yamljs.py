@@ -16,20 +16,9 @@ from typing import Any
 import yaml
 from yaml.nodes import Node, ScalarNode
 
-from ...model import Refusal, RefusalCode
+from ...model import RefusalCode
 from ...sourcetext import decode_utf8, read_bytes
-from ..yaml_cases import (
-    MAX_DEPTH,
-    MAX_NODES,
-    _construct,
-    _expanded_size,
-    _Loader,
-    _nesting,
-    _nesting_bound,
-    _refuse_conflict_markers,
-    _yaml_refusal,
-    locate_node,
-)
+from ..yaml_cases import _compose, _construct, _Loader, _refuse_conflict_markers, locate_node
 
 _NULL = re.compile(r"~|null|Null|NULL|")
 _BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
@@ -82,45 +71,9 @@ def load_yaml(path: Path, display: str) -> tuple[Any, Any]:
 
 def load_yaml_text(text: str, display: str) -> tuple[Any, Any]:
     _refuse_conflict_markers(text, display)
-    root = _compose_core(text, display)
+    root = _compose(text, display, CoreLoader)
     data = _construct_core(text, root, display)
     return data, lambda at: locate_node(root, at)
-
-
-def _compose_core(text: str, display: str) -> Node:
-    """The yaml format's composition (its bounds on nesting and aliases, its refusals), core-resolved."""
-    if _nesting_bound(text) > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
-        raise Refusal(
-            RefusalCode.NOT_YAML,
-            display,
-            "is not YAML",
-            expected=f"nesting at most {MAX_DEPTH} levels deep",
-            actual="deeper",
-        )
-    loader = CoreLoader(text)
-    try:
-        root = loader.get_single_node()
-    except yaml.YAMLError as exc:
-        raise _yaml_refusal(display, exc) from exc
-    finally:
-        loader.dispose()
-    if root is None:
-        raise Refusal(
-            RefusalCode.FILE_EMPTY,
-            display,
-            "has nothing to import",
-            expected="one YAML document",
-            actual="none",
-        )
-    if "*" in text and _expanded_size(root) > MAX_NODES:
-        raise Refusal(
-            RefusalCode.NOT_YAML,
-            display,
-            "is not YAML",
-            expected=f"aliases that expand to at most {MAX_NODES} nodes",
-            actual="more (a recursive or exponential alias)",
-        )
-    return root
 
 
 def _construct_core(text: str, root: Node, display: str) -> Any:
