@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 Check = Callable[[str], bool]
 CHECKS: dict[str, list[tuple[str, Check]]] = {}
@@ -30,22 +30,46 @@ def check(case_id: str, criterion: str) -> Callable[[Check], Check]:
     return register
 
 
-def contains_any(answer: str, needles: list[str]) -> bool:
-    """The answer mentions at least one needle (ignoring case)."""
-    text = answer.casefold()
-    return any(needle.casefold() in text for needle in needles)
+def _fold(text: str, ignore_case: bool) -> str:
+    return text.casefold() if ignore_case else text
 
 
-def contains_all(answer: str, needles: list[str]) -> bool:
-    """The answer mentions every needle (ignoring case)."""
-    text = answer.casefold()
-    return all(needle.casefold() in text for needle in needles)
+def _needles(needles: str | Sequence[str]) -> list[str]:
+    """A single string is one needle (never its characters one by one)."""
+    return [needles] if isinstance(needles, str) else list(needles)
 
 
-def contains_none(answer: str, needles: list[str]) -> bool:
-    """The answer mentions no needle (ignoring case)."""
-    text = answer.casefold()
-    return not any(needle.casefold() in text for needle in needles)
+def contains_any(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool = True,
+) -> bool:
+    """The answer mentions at least one needle (ignoring case, unless told not to)."""
+    text = _fold(answer, ignore_case)
+    return any(_fold(needle, ignore_case) in text for needle in _needles(needles))
+
+
+def contains_all(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool = True,
+) -> bool:
+    """The answer mentions every needle (ignoring case, unless told not to)."""
+    text = _fold(answer, ignore_case)
+    return all(_fold(needle, ignore_case) in text for needle in _needles(needles))
+
+
+def contains_none(
+    answer: str,
+    needles: str | Sequence[str],
+    *,
+    ignore_case: bool = True,
+) -> bool:
+    """The answer mentions no needle (ignoring case, unless told not to)."""
+    text = _fold(answer, ignore_case)
+    return not any(_fold(needle, ignore_case) in text for needle in _needles(needles))
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -75,7 +99,7 @@ def unwritten(criterion: str) -> bool:
     return False
 
 
-# adhd-evals: preamble - c2951bbd72c95317
+# adhd-evals: preamble - 4ba24d9534a9d9ba
 
 
 # ----------------------------------------------------------------------------

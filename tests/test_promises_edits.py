@@ -198,13 +198,13 @@ def test_a_dialect_over_a_preamble_edited_where_the_helpers_change_is_refused_na
     tmp_path: Path,
 ) -> None:
     """By hand: the person rewrote the return line of contains_any, a line the dialect's
-    vocabulary rewrites too (its helpers take ignore_case), so the edit cannot be
-    carried over: refused, naming the person's line (where it is in checks.py), and
-    nothing is written."""
+    vocabulary rewrites too (its contains_any is written `for n in _texts(needles)`), so
+    the edit cannot be carried over: refused, naming the person's line (where it is in
+    checks.py), and nothing is written."""
     source, out = _typed_source(tmp_path), tmp_path / "evals"
     import_sources("evals-json", [source], Request(out=out))
     module = (out / "checks.py").read_text()
-    old = "    return any(needle.casefold() in text for needle in needles)\n"
+    old = "    return any(_fold(needle, ignore_case) in text for needle in _needles(needles))\n"
     assert module.count(old) == 1
     line = module[: module.index(old)].count("\n") + 1
     edited = module.replace(old, "    return any(n.casefold() in text for n in needles)  # mine\n")

@@ -20,71 +20,17 @@ from typing import Any, NamedTuple
 from ..text import printable
 from .model import Case, Check, CheckKind, ImportResult, Note
 
-HELPERS = '''\
-from __future__ import annotations
 
-import re
-import string
-from collections.abc import Callable
-
-Check = Callable[[str], bool]
-CHECKS: dict[str, list[tuple[str, Check]]] = {}
+def _below_docstring(name: str) -> str:
+    """A module of this package, from the line after its docstring: the helpers a check
+    module carries (read from the installed file, so a wheel carries them as code)."""
+    text = Path(__file__).with_name(name).read_text(encoding="utf-8")
+    return text[text.index('"""', 3) + 3 :].lstrip("\n")
 
 
-def check(case_id: str, criterion: str) -> Callable[[Check], Check]:
-    """Register the function below as the check of one criterion of one case."""
-
-    def register(function: Check) -> Check:
-        CHECKS.setdefault(case_id, []).append((criterion, function))
-        return function
-
-    return register
-
-
-def contains_any(answer: str, needles: list[str]) -> bool:
-    """The answer mentions at least one needle (ignoring case)."""
-    text = answer.casefold()
-    return any(needle.casefold() in text for needle in needles)
-
-
-def contains_all(answer: str, needles: list[str]) -> bool:
-    """The answer mentions every needle (ignoring case)."""
-    text = answer.casefold()
-    return all(needle.casefold() in text for needle in needles)
-
-
-def contains_none(answer: str, needles: list[str]) -> bool:
-    """The answer mentions no needle (ignoring case)."""
-    text = answer.casefold()
-    return not any(needle.casefold() in text for needle in needles)
-
-
-_WHITESPACE = re.compile(r"\\s+")
-_PUNCTUATION = str.maketrans("", "", string.punctuation)
-
-
-def _normalized(text: str) -> str:
-    return _WHITESPACE.sub(" ", text.strip().lower())
-
-
-def _without_punctuation(text: str) -> str:
-    return _WHITESPACE.sub(" ", text.translate(_PUNCTUATION)).strip()
-
-
-def matches_exactly(answer: str, expected: str) -> bool:
-    """evalflow's exact_match: equal after lowercasing and collapsing
-    whitespace, or equal once ASCII punctuation is removed as well."""
-    actual, wanted = _normalized(answer), _normalized(expected)
-    if actual == wanted:
-        return True
-    return _without_punctuation(actual) == _without_punctuation(wanted)
-
-
-def unwritten(criterion: str) -> bool:
-    """A criterion nobody has turned into code yet. It always fails, so the
-    suite stays red until a person replaces this call with a real check."""
-    return False
-'''
+# The helpers of a module imported without a dialect: checkhelpers.py, a real module (linted,
+# type-checked and tested to agree with vocabulary.py), its text copied into every such module.
+HELPERS = _below_docstring("checkhelpers.py")
 
 VOCABULARY_FORMATS = ("promptfoo",)  # formats whose modules carry vocabulary.py as their helpers
 RULE = "# " + "-" * 76
@@ -98,8 +44,7 @@ def vocabulary_source() -> str:
     Modules imported without a dialect keep HELPERS above, byte for byte, so
     that re-importing them changes nothing.
     """
-    text = (Path(__file__).with_name("vocabulary.py")).read_text(encoding="utf-8")
-    return text[text.index('"""', 3) + 3 :].lstrip("\n")
+    return _below_docstring("vocabulary.py")
 
 
 def literal(value: Any) -> str:
