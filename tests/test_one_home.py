@@ -1,11 +1,13 @@
 """One home per concept, tested by value: the CLI's choices and defaults are the core's
 constants, every refusal carries its own exit code, and the check vocabulary is one set
-wherever it is written (CheckKind, vocabulary.py, the dialect schema)."""
+wherever it is written (CheckKind, vocabulary.py, dialect.VOCABULARY, the dialect schema, its
+page, the plain helpers of checkhelpers.py), read from one dialect schema file."""
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -17,7 +19,7 @@ from adhd_evals.boundary import guard
 from adhd_evals.cli import app
 from adhd_evals.entry import main
 from adhd_evals.exitcodes import RefusalCode
-from adhd_evals.importing import vocabulary
+from adhd_evals.importing import checkhelpers, dialect, vocabulary
 from adhd_evals.importing.formats import MODULES
 from adhd_evals.importing.model import CheckKind, Refusal
 from adhd_evals.lint import FORMATS
@@ -153,3 +155,74 @@ def test_dialect_schema_check_enum_is_the_check_kinds() -> None:
     assert len(enum) == len(set(enum)) == 16
     assert set(enum) | PROMPTFOO_ONLY == {kind.value for kind in CheckKind}
     assert not set(enum) & PROMPTFOO_ONLY
+
+
+def test_the_dialect_vocabulary_is_the_schema_enum() -> None:
+    """dialect.VOCABULARY (what a rule's check may name, survey's list) is the schema's check
+    enum; its four groups by needle split it with nothing shared:
+    6 one-text + 4 list + 4 count + 2 needle-free = 16."""
+    enum = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["$defs"]["check"]["enum"]
+    groups = [dialect.ONE_TEXT, dialect.TEXTS, dialect.COUNTS, dialect.NO_NEEDLE]
+    assert [len(group) for group in groups] == [6, 4, 4, 2]
+    assert sorted(dialect.VOCABULARY) == sorted(name for group in groups for name in group)
+    assert len(set(dialect.VOCABULARY)) == 16
+    assert set(dialect.VOCABULARY) == set(enum)
+
+
+def test_the_schema_s_criteria_checks_are_the_vocabulary_s_text_checks() -> None:
+    """A criteria place's `check` compares needles taken from the case as text, so it must
+    state letter case: the schema's enum there is the one- and list-needle checks that do
+    (CASE_FREE set aside): 6 + 4 - matches_exactly = 9."""
+    criteria = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["properties"]["cases"]
+    place = criteria["properties"]["criteria"]["items"]["oneOf"][1]["properties"]["check"]["enum"]
+    text_checks = {*dialect.ONE_TEXT, *dialect.TEXTS} - set(dialect.CASE_FREE)
+    assert len(place) == len(set(place)) == 9
+    assert set(place) == text_checks
+
+
+def test_the_vocabulary_page_names_every_check_once() -> None:
+    """docs/dialects.md's table of the check vocabulary names each check a dialect can name,
+    once (a check missing from the page, or a page row naming a check that is not one, fails)."""
+    page = (ROOT / "docs" / "dialects.md").read_text(encoding="utf-8")
+    section = page.split("\n## The check vocabulary\n", 1)[1].split("\n## ", 1)[0]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    named = [name for cell in first_cells for name in re.findall(r"`(\w+)`", cell)]
+    assert sorted(named) == sorted(dialect.VOCABULARY)
+
+
+# The kinds a format reader makes without a dialect (model.py lists them first).
+PLAIN_KINDS = {
+    CheckKind.CONTAINS_ANY,
+    CheckKind.CONTAINS_ALL,
+    CheckKind.CONTAINS_NONE,
+    CheckKind.MATCHES_EXACTLY,
+    CheckKind.UNWRITTEN,
+}
+
+
+def test_the_plain_helpers_are_the_plain_kinds_and_part_of_the_vocabulary() -> None:
+    """checkhelpers.py (a module imported without a dialect) defines `check` and one helper per
+    kind a reader makes without a dialect, every one a vocabulary function too."""
+    plain = {
+        name
+        for name, value in vars(checkhelpers).items()
+        if inspect.isfunction(value)
+        and not name.startswith("_")
+        and value.__module__ == checkhelpers.__name__
+    }
+    assert plain == {"check"} | {kind.value for kind in PLAIN_KINDS}
+    assert plain - {"check"} <= set(dialect.VOCABULARY)
+    assert all(inspect.isfunction(getattr(vocabulary, name, None)) for name in plain)
+
+
+def test_there_is_one_dialect_schema_and_the_package_reads_it() -> None:
+    """The loader's path is the package's file; the only other file of that name anywhere in the
+    project is the published copy (compared byte for byte above)."""
+    assert dialect.SCHEMA_PATH.name == PACKAGE_SCHEMA.name
+    assert dialect.SCHEMA_PATH.read_bytes() == PACKAGE_SCHEMA.read_bytes()
+    found = sorted(
+        p
+        for top in ("src", "schemas", "docs", "tests", "fixtures")
+        for p in (ROOT / top).rglob(PACKAGE_SCHEMA.name)
+    )
+    assert found == sorted([PACKAGE_SCHEMA, PUBLISHED_SCHEMA])
