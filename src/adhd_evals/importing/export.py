@@ -124,8 +124,8 @@ def assertion_for(criterion: str, call: Mechanical | None) -> dict[str, Any]:
 
 
 def _mapped(call: Mechanical) -> dict[str, Any] | None:
-    # A module's plain helpers (contains_any, ...) ignore case and take no keyword; the
-    # vocabulary's calls always state ignore_case.
+    # A call without ignore_case ignores case (the plain helpers' and contains_*'s default);
+    # the vocabulary's generated calls always state it.
     ignore = call.keywords.get("ignore_case", True)
     prefix = "i" if ignore else ""
     exact = call.keywords.get("strip", True) is False and not ignore

@@ -13,6 +13,9 @@ contains_all and contains_none default to ignoring case, what the helpers of
 a module imported without a dialect do: a check kept from such a module, its
 call without `ignore_case`, still means what it meant once a dialect arrives.) Ignoring case
 uses `str.casefold()` on both sides (so "STRASSE" matches "straße").
+
+Those helpers (checkhelpers.py) share five names with this file: each means
+exactly what this file's does, on every input (tests/test_checkhelpers.py).
 """
 
 from __future__ import annotations
