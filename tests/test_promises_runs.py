@@ -396,7 +396,11 @@ def test_a_run_without_calls_leaves_no_ledger(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["symlink", "hard link"])
 def test_two_runs_on_two_names_of_one_file_one_refuses(tmp_path: Path, name: str) -> None:
     _cases(tmp_path, 4)
-    _config(tmp_path, ["--cost", "0.01", "--sleep", "0.3"], assume_call_usd=0.01)
+    # The first run's calls wait on a file the test creates only once the second run has ended:
+    # the first run holds its output for as long as the second one takes to start, however loaded
+    # the machine (a fixed sleep raced with the second run's start-up).
+    release = tmp_path / "release"
+    _config(tmp_path, ["--cost", "0.01", "--hold", str(release)], assume_call_usd=0.01)
     output = tmp_path / "out.jsonl"
     output.write_text("")
     other = tmp_path / "other.jsonl"
@@ -412,6 +416,7 @@ def test_two_runs_on_two_names_of_one_file_one_refuses(tmp_path: Path, name: str
     second = subprocess.run(
         [sys.executable, "-m", "adhd_evals", *argv], capture_output=True, text=True, timeout=60
     )
+    release.touch()
     _, first_err = first.communicate(timeout=60)
     assert first.returncode == 0, first_err
     assert second.returncode == exitcodes.USAGE

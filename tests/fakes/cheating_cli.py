@@ -11,6 +11,7 @@ not what adhd-evals was told.
                     [--then ok|hang|garbage|fail]          # after spending: answer, hang, print junk, exit 1
                     [--mix]                                # --then by call number: ok x3, garbage, fail, hang
                     [--sleep S] [--grandchild MARKER] [PROMPT]
+                    [--hold FILE]                          # after counting the call, wait until FILE exists
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def main() -> int:
     parser.add_argument("--mix", action="store_true")
     parser.add_argument("--sleep", type=float, default=0.0)
     parser.add_argument("--grandchild", default=None)
+    parser.add_argument("--hold", type=Path, default=None)
     parser.add_argument("prompt", nargs="?", default="")
     args = parser.parse_args()
     if args.grandchild:  # a grandchild in a session of its own: out of the call's process group
@@ -67,6 +69,9 @@ def main() -> int:
         cost = min(args.cap, (number - 1) * args.rise)
     if args.max_budget is not None and not args.ignore_flag:
         cost = min(cost, args.max_budget)
+    deadline = time.monotonic() + 120  # a test that never releases the hold still ends
+    while args.hold is not None and not args.hold.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
     time.sleep(args.sleep)
     _spend(args.provider, cost)
     if args.mix:
