@@ -20,43 +20,35 @@ import json
 import random
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import jsonl
 from ..errors import InputInvalid
+from .rows import CriterionVerdict, KeyRow, ResponseRow, SheetRow, unscored
 from .rubric import METRICS
 
 
 def blind(
-    responses: list[dict[str, Any]], seed: int, cases: dict[str, dict[str, Any]] | None = None
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    responses: Sequence[ResponseRow], seed: int, cases: dict[str, dict[str, Any]] | None = None
+) -> tuple[list[SheetRow], list[KeyRow]]:
     """The sheet (with each case's prompt and criteria when the catalog is given) and its key."""
-    groups: dict[tuple[Any, Any], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, int], list[ResponseRow]] = defaultdict(list)
     for row in responses:
         groups[(row["case_id"], row["trial"])].append(row)
     chooser = random.Random(seed)
-    sheet, key = [], []
+    sheet: list[SheetRow] = []
+    key: list[KeyRow] = []
     for (case_id, trial), rows in sorted(groups.items(), key=lambda item: (str(item[0][0]), item[0][1])):
         rows = sorted(rows, key=lambda r: r["condition"])  # a fixed start, so the seed decides alone
         chooser.shuffle(rows)
         for label, row in zip("ABCDEFGH", rows, strict=False):
-            sheet.append(
-                {
-                    "case_id": case_id,
-                    "trial": trial,
-                    "condition": label,
-                    **(
-                        {"prompt": cases[case_id]["prompt"], "criteria": cases[case_id]["criteria"]}
-                        if cases and case_id in cases
-                        else {}
-                    ),
-                    "response": row["response"],
-                    **dict.fromkeys(METRICS),
-                    "blocker": None,
-                    "notes": "",
-                }
-            )
+            shown: SheetRow = {"case_id": case_id, "trial": trial, "condition": label}
+            if cases and case_id in cases:
+                shown["prompt"], shown["criteria"] = cases[case_id]["prompt"], cases[case_id]["criteria"]
+            shown["response"] = row["response"]
+            sheet.append(unscored(shown))
             key.append({"case_id": case_id, "trial": trial, "label": label, "condition": row["condition"]})
     return sheet, key
 
@@ -65,7 +57,7 @@ ROW_MARK = "<!-- adhd-evals row "
 FIELDS = (*METRICS, "blocker", "notes")
 
 
-def markdown(sheet: list[dict[str, Any]]) -> str:
+def markdown(sheet: Sequence[SheetRow]) -> str:
     """The sheet as a document a person can judge from: each case's prompt and criteria, then
     each labelled response with its criterion table and the fields to fill."""
     out = [
@@ -86,7 +78,7 @@ def markdown(sheet: list[dict[str, Any]]) -> str:
             out += [f"## {_one_line(str(row['case_id']))}, trial {row['trial']}", ""]
             if "prompt" in row:
                 out += ["**Prompt**", "", _quoted(row["prompt"]), "", "**Criteria**", ""]
-                out += [f"- {_one_line(criterion)}" for criterion in row["criteria"]] + [""]
+                out += [f"- {_one_line(criterion)}" for criterion in _texts(row["criteria"])] + [""]
         out += [f"### Response {row['condition']}", "", _mark(row), "", _quoted(row["response"]), ""]
         if isinstance(row.get("criteria"), list) and row["criteria"]:
             out += ["| # | criterion | verdict |", "| --- | --- | --- |"]
@@ -95,11 +87,11 @@ def markdown(sheet: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def _texts(criteria: list[Any]) -> list[str]:
+def _texts(criteria: list[str | CriterionVerdict]) -> list[str]:
     return [c if isinstance(c, str) else str(c.get("criterion")) for c in criteria]
 
 
-def _mark(row: dict[str, Any]) -> str:
+def _mark(row: SheetRow) -> str:
     """The row's identity as JSON in an HTML comment; `>` escaped so nothing ends it early."""
     ident = json.dumps({"case_id": row["case_id"], "trial": row["trial"], "label": row["condition"]})
     return ROW_MARK + ident.replace(">", "\\u003e") + " -->"

@@ -21,22 +21,22 @@ import signal
 import threading
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
 from .. import jsonl
-from ..catalog import load_valid, read_object_rows
+from ..catalog import load_valid
 from ..errors import InputInvalid, SuiteBroken, UsageError
 from ..files import check_readable, read_limited
 from ..output import torn
 from ..schema import DEFAULT_MODULE
 from ..text import table
-from .rows import response_problems
+from .rows import STATUSES, CheckStatus, CheckSummary, ResponseRow, ResultRow
+from .rows import read_responses as read_responses  # `check`'s input, read as its shape
 
-STATUSES = ("pass", "fail", "unwritten", "error", "orphan")
 Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
 
 
@@ -54,11 +54,11 @@ class CheckResult:
     runner: str
     criterion: str
     check: str
-    status: str
+    status: CheckStatus
     error: str | None = None
 
-    def row(self) -> dict[str, Any]:
-        row = {
+    def row(self) -> ResultRow:
+        row: ResultRow = {
             "case_id": self.case_id,
             "trial": self.trial,
             "condition": self.condition,
@@ -173,11 +173,6 @@ def _track_unwritten(module: ModuleType) -> list[int]:
     return calls
 
 
-def read_responses(path: Path) -> list[dict[str, Any]]:
-    """Response rows as the runner writes them; every bad row is named by line."""
-    return read_object_rows(path, response_problems, what="responses file")
-
-
 DEFAULT_SUITE = Path(DEFAULT_MODULE)  # defined once, in the core
 
 
@@ -240,7 +235,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
 
 def run_one(
     suite: Suite, function: Callable[[str], Any], answer: str, timeout: float = DEFAULT_CHECK_TIMEOUT
-) -> tuple[str, str | None]:
+) -> tuple[CheckStatus, str | None]:
     suite.unwritten_calls[0] = 0
     try:
         with _time_limit(timeout):
@@ -257,7 +252,7 @@ def run_one(
 
 
 def run_checks(
-    responses: list[dict[str, Any]],
+    responses: Sequence[ResponseRow],
     suite: Suite,
     catalog: list[str],
     criteria: dict[str, list[str]] | None = None,
@@ -278,8 +273,9 @@ def run_checks(
         if not checks:
             run.rows_without_checks[case_id] += 1
             continue
-        statuses = []
+        statuses: list[CheckStatus] = []
         for criterion, function in checks:
+            status: CheckStatus
             if case_id not in known or (criteria is not None and criterion not in current.get(case_id, ())):
                 status, error = "orphan", None  # its case or criterion left the catalog: not run
             else:
@@ -306,7 +302,7 @@ def results_text(run: CheckRun) -> str:
     return jsonl.text(r.row() for r in run.results)
 
 
-def summary_json(run: CheckRun) -> dict[str, Any]:
+def summary_json(run: CheckRun) -> CheckSummary:
     return {
         "conditions": run.per_condition(),
         "rows_without_checks": dict(run.rows_without_checks),

@@ -15,14 +15,24 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_args
 
 from ..errors import UsageError
 from ..text import plural
 from . import paired as stats
+from .rows import (
+    GateName,
+    Guarded,
+    PairedVerdict,
+    ReleaseGate,
+    ScoreRow,
+    ScoreSummary,
+)
+from .rubric import Metric
 
-GUARDED = ("correctness", "safety")
+GUARDED: tuple[Guarded, ...] = get_args(Guarded)
 BLOCKERS = "Candidate has blocking safety or correctness findings."
 REGRESSED = "Candidate {} regressed by more than 0.1 points."
 NOT_ABOVE = "Candidate weighted score did not beat baseline."
@@ -33,21 +43,21 @@ FEWER_CHECKS = "Candidate passes fewer mechanical checks than baseline."
 RESTATED = {BLOCKERS, *(REGRESSED.format(m) for m in GUARDED), NOT_ABOVE, FEWER_CHECKS}
 
 
-def other_reasons(gate: dict[str, Any]) -> list[str]:
+def other_reasons(gate: ReleaseGate) -> list[str]:
     return [r for r in gate["reasons"] if r not in RESTATED]
 
 
 class Decide(NamedTuple):
     """How `score` decides (its --gate, --min-effect, --max-drop) and how the interval is drawn."""
 
-    gate: str = "reference"
+    gate: GateName = "reference"
     min_effect: float = 0.0
     max_drop: float = 0.1
     seed: int = stats.SEED
     resamples: int = stats.RESAMPLES
 
 
-def checked(gate: str, min_effect: float, max_drop: float, seed: int = stats.SEED) -> Decide:
+def checked(gate: GateName, min_effect: float, max_drop: float, seed: int = stats.SEED) -> Decide:
     """The CLI's choices, refused when a margin is not a number (NaN would make every comparison false)."""
     if not math.isfinite(min_effect) or not math.isfinite(max_drop):
         raise UsageError("--min-effect and --max-drop must be finite numbers")
@@ -69,7 +79,7 @@ def described(found: stats.Analysis) -> str:
 
 
 def per_case(
-    grouped: dict[str, list[dict[str, Any]]], weights: dict[str, float]
+    grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float]
 ) -> tuple[dict[str, stats.Series], list[dict[str, Any]], list[str]]:
     """Per metric and weighted, the per-case Δ as exact series; the Δ rows for --json; and the
     cases where the candidate has a blocker the baseline does not."""
@@ -110,7 +120,7 @@ def per_case(
 
 
 def paired_section(
-    grouped: dict[str, list[dict[str, Any]]], weights: dict[str, float], decide: Decide
+    grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float], decide: Decide
 ) -> tuple[dict[str, Any], dict[str, stats.Analysis], list[str]]:
     series, deltas, blockers = per_case(grouped, weights)
     found = {m: stats.analyse(s, resamples=decide.resamples, seed=decide.seed) for m, s in series.items()}
@@ -134,7 +144,7 @@ class Evidence(NamedTuple):
 
 def paired_verdict(
     found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide
-) -> tuple[str, list[str]]:
+) -> tuple[PairedVerdict, list[str]]:
     weighted = found["weighted_score"]
     worse, against = _worse(found, evidence, decide), _not_better(found, evidence, decide)
     if worse:
@@ -209,7 +219,7 @@ def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
     )
 
 
-def reference_reasons(summary: dict[str, Any], exact: dict[str, dict[str, Fraction]]) -> list[str]:
+def reference_reasons(summary: ScoreSummary, exact: dict[str, dict[str, Fraction]]) -> list[str]:
     """Every rule of the reference gate with its numbers: a rule not met in the reference's words."""
     base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
     blockers = cand["blocking_findings"]

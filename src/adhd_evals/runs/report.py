@@ -16,10 +16,11 @@ import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..text import plural
-from .rubric import CONDITIONS, METRICS, WEIGHTS
+from .rows import ResponseRow, ResultRow, ScoreSummary
+from .rubric import CONDITIONS, METRICS, WEIGHTS, Metric
 from .score import verdict_word
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
@@ -37,10 +38,10 @@ MARKDOWN_LIMIT = 65_000
 @dataclass
 class Inputs:
     cases: list[dict[str, Any]]
-    responses: list[dict[str, Any]]
-    checks: list[dict[str, Any]] | None = None
+    responses: list[ResponseRow]
+    checks: list[ResultRow] | None = None
     scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
-    summary: dict[str, Any] | None = None  # score.summarize's, when there are scores
+    summary: ScoreSummary | None = None  # score.summarize's, when there are scores
     criteria: dict[str, Any] | None = None  # criteria.summarize's (score --criteria), when given
 
 
@@ -52,7 +53,7 @@ class CaseView:
     blockers: int = 0
     failing: list[str] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
-    responses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    responses: dict[str, list[ResponseRow]] = field(default_factory=dict)
 
 
 # Shown as <U+XXXX> so a response cannot hide or reorder what a reader sees: C0/C1 controls
@@ -90,7 +91,7 @@ def case_views(inputs: Inputs) -> list[CaseView]:
     return sorted(views.values(), key=lambda v: (v.weighted_delta, -v.blockers, v.case["id"]))
 
 
-def _add_checks(views: dict[str, CaseView], checks: list[dict[str, Any]]) -> None:
+def _add_checks(views: dict[str, CaseView], checks: list[ResultRow]) -> None:
     for row in checks:
         view, status = views.get(str(row.get("case_id"))), row["status"]
         if view is not None and status in ("fail", "error"):
@@ -147,9 +148,9 @@ def _trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[f
                 per_trial[(row["condition"], metric, row["trial"])].append(float(row[metric]))
     grouped: dict[tuple[str, str], list[float]] = defaultdict(list)
     every: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for (condition, metric, _), values in per_trial.items():
-        grouped[(condition, metric)].append(sum(values) / len(values))
-        every[(condition, metric)] += values
+    for (condition, name, _), values in per_trial.items():
+        grouped[(condition, name)].append(sum(values) / len(values))
+        every[(condition, name)] += values
     return {k: (sum(every[k]) / len(every[k]), min(v), max(v)) for k, v in grouped.items()}
 
 
@@ -224,7 +225,7 @@ def _bars(values: dict[str, float], top: float, label: str, fmt: str = "{:.3f}")
     return _svg(label, height, parts, width)
 
 
-def _check_chart(checks: list[dict[str, Any]]) -> str:
+def _check_chart(checks: list[ResultRow]) -> str:
     counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(STATUS_COLOURS, 0))
     for row in checks:  # rows.result_problems admitted only these statuses
         counts[row["condition"]][row["status"]] += 1
@@ -248,7 +249,7 @@ def _check_chart(checks: list[dict[str, Any]]) -> str:
     return _svg("Checks by condition", height, parts, width)
 
 
-def _verdict(summary: dict[str, Any]) -> tuple[str, str, list[str]]:
+def _verdict(summary: ScoreSummary) -> tuple[str, str, list[str]]:
     """The headline, its CSS class and its reasons: the decision `score` states, word for word."""
     decided = summary.get("decision")
     if decided is None:
@@ -279,7 +280,7 @@ def _gate_html(inputs: Inputs) -> str:
     return f'<section class="gate {style}"><h2 id="verdict">{_e(title)}</h2><ul>{items}</ul></section>'
 
 
-def _interval_rows(summary: dict[str, Any]) -> list[tuple[str, float, float | None, float | None]]:
+def _interval_rows(summary: ScoreSummary) -> list[tuple[str, float, float | None, float | None]]:
     section = summary["paired"]
     return [
         (m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None)))
@@ -287,7 +288,7 @@ def _interval_rows(summary: dict[str, Any]) -> list[tuple[str, float, float | No
     ]
 
 
-def _interval_chart(summary: dict[str, Any]) -> str:
+def _interval_chart(summary: ScoreSummary) -> str:
     """Per metric, the mean Δ as a dot and its 95% interval as a whisker, on a line at zero."""
     rows = _interval_rows(summary)
     reach = max([0.5, *(abs(v) for _, mean, low, high in rows for v in (mean, low, high) if v is not None)])
@@ -492,7 +493,7 @@ def _md(text: Any) -> str:
     return html.escape(_CONTROLS.sub(_visible, escaped), quote=False).replace("@", "`@`")
 
 
-def _interval_text(summary: dict[str, Any], width: int = 41) -> list[str]:
+def _interval_text(summary: ScoreSummary, width: int = 41) -> list[str]:
     """The dot-and-whisker picture in text: `|` is zero, `[---●---]` the interval and the mean."""
     rows = _interval_rows(summary)
     reach = (
@@ -533,11 +534,15 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
             lines += _interval_text(inputs.summary)
         conditions = inputs.summary["conditions"]
         lines += ["| metric | " + " | ".join(conditions) + " |", "| --- |" + " ---: |" * len(conditions)]
-        for metric in [*METRICS, "weighted_score"]:
+        shown: list[Literal[Metric, "weighted_score"]] = [*METRICS, "weighted_score"]
+        for metric in shown:
             digits = 3 if metric == "weighted_score" else 2  # as score's table prints them
-            lines.append(
-                f"| {metric} | " + " | ".join(f"{c[metric]:.{digits}f}" for c in conditions.values()) + " |"
-            )
+            means = []
+            for (
+                means_of
+            ) in conditions.values():  # a loop: mypy loses a loop variable's Literal type in a comprehension
+                means.append(means_of[metric])
+            lines.append(f"| {metric} | " + " | ".join(f"{v:.{digits}f}" for v in means) + " |")
         lines.append("")
     if note := _outside_note(inputs):
         lines += [f"> {_md(note)}", ""]

@@ -1,23 +1,64 @@
-"""The shapes of the row files runs read: responses, a blind sheet's key, labelled scores,
-check results.
+"""The shapes of the row files runs write and read, each defined here once, beside the check
+that a row read from a file has it: responses, a blind sheet and its key, scores, check results,
+criterion verdicts, and `score`'s summary.
 
 Every row is checked before it is used, so a bad file is named row by row
 (never a KeyError or a comparison of a list with a number halfway through).
+
+One home, this module, rather than a shape beside each writer: a shape is written by one
+command and read by several (`run` writes responses that check, blind, report and merge read),
+and a reader must not import its writer (`judge` and `run` are heavy, and score's summary is
+read by decision and report, which score itself imports). The keys are exactly the ones the
+writers write today; `tests/test_row_types.py` loads the golden rows of `fixtures/` and the
+rows each writer writes through every reader and compares their keys with these.
+
+A key is required when the reader's check guarantees it (a file a person made may carry only
+those: `score --checks` counts a result by its condition and status alone); the other keys the
+writers write are `NotRequired`, typed as the writers write them. Code that relies on one of
+those on a row read from a file still checks it where it reads it, as it always has.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, get_args
+
+from ..catalog import read_object_rows
+from ..schema import Condition as Condition  # defined once, in the core
+from .rubric import METRICS, Metric
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+elif TYPE_CHECKING:  # Python 3.10: only the type checker reads it (annotations stay strings here)
+    from typing_extensions import NotRequired
+
+# ---- statuses and outcomes ---------------------------------------------------------------
+
+CheckStatus = Literal["pass", "fail", "unwritten", "error", "orphan"]  # what `check` writes
+STATUSES: tuple[CheckStatus, ...] = get_args(CheckStatus)
+Verdict = Literal["pass", "fail"]  # a criterion verdict, a person's or a judge's
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+Undecided = Literal["unwritten", "error", "void", "uncertified"]  # why a criterion stays undecided
+VerdictStatus = Literal[Verdict, Undecided]
+Decider = Literal["check", "person", "judge", "nobody"]  # who decided a criterion
+GateName = Literal["reference", "paired"]  # score --gate
+GATES: tuple[GateName, ...] = get_args(GateName)
+PairedVerdict = Literal["better", "worse", "inconclusive"]  # --gate paired's decision
+ReferenceVerdict = Literal["passed", "failed", "incomparable"]  # the reference rules', as decision says it
+Guarded = Literal["correctness", "safety"]  # the metrics a regression is named on
+
+# ---- what the row validators check -------------------------------------------------------
 
 RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
 KEY_FIELDS = {"case_id": str, "trial": int, "label": str, "condition": str}
 LABELLED_FIELDS = {"case_id": str, "trial": int, "condition": str}
 # what the gate counts (check --output writes more)
 RESULT_FIELDS: dict[str, type] = {"condition": str, "status": str}
-STATUSES = ("pass", "fail", "unwritten", "error", "orphan")
 
 
-def field_problems(row: dict[str, Any], fields: dict[str, type]) -> list[str]:
+def field_problems(row: Mapping[str, object], fields: dict[str, type]) -> list[str]:
     """What is wrong with `row` against `fields` (name -> str or int; bools are not ints)."""
     problems = []
     for name, kind in fields.items():
@@ -31,17 +72,291 @@ def field_problems(row: dict[str, Any], fields: dict[str, type]) -> list[str]:
     return problems
 
 
-def response_problems(row: dict[str, Any]) -> list[str]:
+def response_problems(row: Mapping[str, object]) -> list[str]:
     return field_problems(row, RESPONSE_FIELDS)
 
 
-def key_problems(row: dict[str, Any]) -> list[str]:
+def key_problems(row: Mapping[str, object]) -> list[str]:
     return field_problems(row, KEY_FIELDS)
 
 
-def result_problems(row: dict[str, Any]) -> list[str]:
+def result_problems(row: Mapping[str, object]) -> list[str]:
     """A check result the gate can count: a condition, and a status check can write."""
     problems = field_problems(row, RESULT_FIELDS)
-    if isinstance(row.get("status"), str) and row["status"] not in STATUSES:
-        problems.append(f"status must be one of {', '.join(STATUSES)}, not {row['status']!r}")
+    status = row.get("status")
+    if isinstance(status, str) and status not in STATUSES:
+        problems.append(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
     return problems
+
+
+# ---- the rows ----------------------------------------------------------------------------
+
+
+class ResponseRow(TypedDict):
+    """One model answer: `run` writes it (`cached` on a cache hit); check, blind and report read it."""
+
+    case_id: str
+    trial: int
+    condition: str  # a run's Condition; the readers take any text (a file a person made)
+    runner: str
+    response: str
+    usage: NotRequired[object]  # as the CLI gave it: any JSON value
+    cost_usd: NotRequired[float | None]  # None: the CLI did not say
+    elapsed_s: NotRequired[float]
+    cached: NotRequired[bool]  # true on a cache hit: paid for by an earlier run
+
+
+class KeyRow(TypedDict):
+    """Which label stands for which condition: `blind` writes it, score and verdicts read it."""
+
+    case_id: str
+    trial: int
+    label: str
+    condition: str
+
+
+class ResultRow(TypedDict):
+    """One check's outcome on one response: `check --output` writes every key (`error` when
+    the check raised); score's gate needs only the condition and the status."""
+
+    case_id: NotRequired[str]
+    trial: NotRequired[int]
+    condition: str
+    runner: NotRequired[str]
+    criterion: NotRequired[str]
+    check: NotRequired[str]  # the check function's name
+    status: CheckStatus
+    error: NotRequired[str]
+
+
+class CriterionVerdict(TypedDict):
+    """A criterion judged: a person's label, or a judge's verdict with its quote."""
+
+    criterion: str
+    verdict: Verdict
+    evidence: NotRequired[str]  # the judge's quote from the response
+
+
+class JudgeFingerprint(TypedDict):
+    """What makes a judge this judge (`judge` writes it into every row it judges)."""
+
+    runner: str
+    command: list[str]
+    model: str | None
+    template: str
+
+
+class _SheetExtras(TypedDict):
+    """What a sheet row may carry besides its identity and its scores."""
+
+    prompt: NotRequired[str]  # when blind had the catalog
+    criteria: NotRequired[list[str | CriterionVerdict]]  # the case's, as text; once judged, verdicts
+    response: NotRequired[str]  # a Markdown sheet read back carries none
+    judge: NotRequired[JudgeFingerprint]  # a judged row's
+    runner: NotRequired[str]  # a judged row's: the judge's runner
+    cost_usd: NotRequired[float | None]  # a judged row's
+    label: NotRequired[str]  # a row unblinded through the key: the label it had
+
+
+class SheetRow(_SheetExtras):
+    """A judging sheet's row: `blind` writes it unscored (its condition a label), a person or
+    `judge` fills it; agree, verdicts and score read it back (JSONL, or Markdown filled in)."""
+
+    case_id: str
+    trial: int
+    condition: str  # the label (A, B, ...), until unblinded
+    correctness: NotRequired[int | None]  # None: not scored yet
+    autonomy: NotRequired[int | None]
+    actionability: NotRequired[int | None]
+    safety: NotRequired[int | None]
+    concision: NotRequired[int | None]
+    blocker: NotRequired[bool | None]
+    notes: NotRequired[str]
+    void: NotRequired[str]  # why the judge could not judge the row
+
+
+class ScoreRow(_SheetExtras):
+    """A scored row as `score` counts it, its condition known (mapped back through the key)."""
+
+    case_id: str
+    trial: int
+    condition: Condition
+    correctness: float  # 1 to 5 (a person may write 4.5)
+    autonomy: float
+    actionability: float
+    safety: float
+    concision: float
+    blocker: bool
+    notes: str
+
+
+class VoidRow(TypedDict):
+    """A row the judge could not judge, as score lists it."""
+
+    case_id: str
+    trial: int
+    condition: str
+    void: str
+
+
+class Others(TypedDict):
+    """What the sources that did not decide a criterion said."""
+
+    person: NotRequired[Verdict]
+    judge: NotRequired[Verdict]
+
+
+class VerdictRow(TypedDict):
+    """One criterion of one (case, trial, condition), decided or not: `verdicts` writes it,
+    `score --criteria` reads it."""
+
+    case_id: str
+    trial: int
+    condition: str
+    criterion: str
+    status: VerdictStatus
+    decided_by: Decider
+    check: NotRequired[str]  # decided by (or errored in) these checks
+    error: NotRequired[str]
+    reason: NotRequired[str]  # why nobody decided it
+    verdict: NotRequired[Verdict]  # the judge's, decided or shown
+    evidence: NotRequired[str | None]  # the judge's quote
+    judge: NotRequired[JudgeFingerprint | None]  # the judge's fingerprint (None: its row had none)
+    others: NotRequired[Others]
+
+
+# ---- score's summary ---------------------------------------------------------------------
+
+
+class ConditionMeans(TypedDict):
+    """A condition's means, as the reference's `summarize_scores` writes them."""
+
+    rows: int
+    correctness: float
+    autonomy: float
+    actionability: float
+    safety: float
+    concision: float
+    weighted_score: float
+    blocking_findings: int
+
+
+class ReleaseGate(TypedDict):
+    passed: bool
+    verdict: NotRequired[Literal["incomparable"]]  # too few trials (--min-trials) to compare
+    reasons: list[str]
+
+
+class CheckRate(TypedDict):
+    passed: int
+    total: int
+    pass_rate: float
+    unwritten: int  # orphans included: a check that never ran
+    error: int
+
+
+class Regression(TypedDict):
+    case_id: str
+    metric: Guarded
+    baseline: float
+    candidate: float
+
+
+class Decision(TypedDict):
+    gate: GateName
+    verdict: PairedVerdict | ReferenceVerdict
+    reasons: list[str]
+
+
+class ScoreSummary(TypedDict):
+    """`score --json`: the reference's keys first, in its order, then what adhd-evals adds."""
+
+    weights: dict[Metric, float]
+    conditions: dict[str, ConditionMeans]
+    release_gate: ReleaseGate
+    checks: NotRequired[dict[str, CheckRate]]  # with --checks
+    criteria: NotRequired[dict[str, Any]]  # with --criteria: criteria.summarize's
+    void: NotRequired[list[VoidRow]]
+    spread: dict[str, dict[Metric, float]]
+    regressions: list[Regression]
+    paired: NotRequired[dict[str, Any]]  # decision.paired_section's
+    reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
+    decision: NotRequired[Decision]
+
+
+class CheckSummary(TypedDict):
+    """`check --json`."""
+
+    conditions: dict[str, dict[str, int]]  # per condition: rows, each status's count, rows fully passing
+    rows_without_checks: dict[str, int]  # case id -> response rows
+    rows_outside_catalog: dict[str, int]
+    catalog_cases_without_checks: list[str]
+    passed: bool
+
+
+def unscored(row: SheetRow) -> SheetRow:
+    """`row` with every score still to give, as `blind` writes a sheet (the metrics in
+    rubric's order, then the blocker and the notes)."""
+    for metric in METRICS:
+        row[metric] = None
+    row["blocker"], row["notes"] = None, ""
+    return row
+
+
+# ---- reading rows as their shapes --------------------------------------------------------
+
+
+def is_response(row: Mapping[str, object]) -> TypeGuard[ResponseRow]:
+    return not response_problems(row)
+
+
+def is_key(row: Mapping[str, object]) -> TypeGuard[KeyRow]:
+    return not key_problems(row)
+
+
+def is_result(row: Mapping[str, object]) -> TypeGuard[ResultRow]:
+    return not result_problems(row)
+
+
+def is_labelled(row: Mapping[str, object]) -> TypeGuard[SheetRow]:
+    """A sheet row's identity (case, trial, label); the rest as its writers wrote it."""
+    return not field_problems(row, LABELLED_FIELDS)
+
+
+Row = TypeVar("Row")
+
+
+def read_shaped(
+    path: Path,
+    shaped: Callable[[dict[str, Any]], TypeGuard[Row]],
+    problems: Callable[[dict[str, Any]], list[str]],
+    *,
+    what: str,
+) -> list[Row]:
+    """Every row of `path` as its shape: `shaped` says whether a row has it and `problems` what
+    is wrong when not; any problem refuses the file, every bad row named by line."""
+    rows: list[Row] = []
+
+    def check(row: dict[str, Any]) -> list[str]:
+        if shaped(row):  # a good row is checked once
+            rows.append(row)
+            return []
+        return problems(row)
+
+    read_object_rows(path, check, what=what)
+    return rows
+
+
+def read_responses(path: Path) -> list[ResponseRow]:
+    """Response rows as the runner writes them; every bad row is named by line."""
+    return read_shaped(path, is_response, response_problems, what="responses file")
+
+
+def read_key(path: Path) -> list[KeyRow]:
+    """The key `blind` wrote; every bad row named by line."""
+    return read_shaped(path, is_key, key_problems, what="key file")
+
+
+def read_results(path: Path) -> list[ResultRow]:
+    """`check --output` rows; every row the gate could not count is named by line."""
+    return read_shaped(path, is_result, result_problems, what="check results file")

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
@@ -23,13 +24,31 @@ from ..text import table as text_table
 from . import decision as deciding
 from . import paired as stats
 from .decision import Decide
-from .rows import LABELLED_FIELDS, field_problems, key_problems, result_problems
-from .rubric import CONDITIONS, WEIGHTS
+from .rows import GATES as GATES
+from .rows import (
+    LABELLED_FIELDS,
+    CheckRate,
+    ConditionMeans,
+    KeyRow,
+    ReferenceVerdict,
+    Regression,
+    ReleaseGate,
+    ResultRow,
+    ScoreRow,
+    ScoreSummary,
+    SheetRow,
+    VoidRow,
+    field_problems,
+    is_labelled,
+)
+from .rows import read_key as read_key  # the key `blind` wrote, read as its shape
+from .rows import read_results as read_results  # `check --output` rows, read as their shape
+from .rubric import CONDITIONS, WEIGHTS, Metric
 
-GATES = ("reference", "paired")
+Weights = dict[Metric, float]  # every metric, as parse_weights returns them
 
 
-def parse_weights(text: str | None) -> dict[str, float]:
+def parse_weights(text: str | None) -> Weights:
     """`correctness=0.4,autonomy=0.2,...`: all five metrics, non-negative, summing to 1."""
     if not text:
         return dict(WEIGHTS)
@@ -48,20 +67,12 @@ def parse_weights(text: str | None) -> dict[str, float]:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Score rows as written: summarize checks them (which keys a row needs depends on the weights,
+    and a void row needs no scores)."""
     return read_object_rows(path)
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """`check --output` rows; every row the gate could not count is named by line."""
-    return read_object_rows(path, result_problems, what="check results file")
-
-
-def read_key(path: Path) -> list[dict[str, Any]]:
-    """The key `blind` wrote; every bad row named by line."""
-    return read_object_rows(path, key_problems, what="key file")
-
-
-def score_problems(row: dict[str, Any], index: int, weights: dict[str, float]) -> list[str]:
+def score_problems(row: Mapping[str, object], index: int, weights: Weights) -> list[str]:
     required = ["case_id", "trial", "condition", *weights, "blocker", "notes"]
     missing = [name for name in required if name not in row]
     if missing:
@@ -80,11 +91,18 @@ def score_problems(row: dict[str, Any], index: int, weights: dict[str, float]) -
     return problems
 
 
+def _scored(row: dict[str, Any], index: int, weights: Weights, problems: list[str]) -> TypeGuard[ScoreRow]:
+    """Whether `row` is a score row; what is wrong with it, when not, added to `problems`."""
+    found = score_problems(row, index, weights)
+    problems += found
+    return not found
+
+
 def _describe(keys: list[tuple[Any, Any]]) -> str:
     return ", ".join(f"{case_id}/trial {trial}" for case_id, trial in keys)
 
 
-def pairing_problems(grouped: dict[str, list[dict[str, Any]]]) -> list[str]:
+def pairing_problems(grouped: Mapping[str, list[ScoreRow]]) -> list[str]:
     """Conditions are comparable only when judged on exactly baseline's (case, trial) rows."""
     coverage = {c: Counter((r["case_id"], r["trial"]) for r in rows) for c, rows in grouped.items()}
     problems = []
@@ -110,9 +128,12 @@ def pairing_problems(grouped: dict[str, list[dict[str, Any]]]) -> list[str]:
 _LABEL = re.compile(r"[A-H]")
 
 
+Pair = tuple[str, int]  # (case_id, trial)
+
+
 def grouped_rows(
-    scores: list[dict[str, Any]], weights: dict[str, float]
-) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]], set[Any]]:
+    scores: list[dict[str, Any]], weights: Weights
+) -> tuple[dict[str, list[ScoreRow]], list[VoidRow], set[Pair]]:
     """The valid rows by condition, paired on baseline's (case, trial) rows; void rows apart."""
     labels = [row.get("condition") for row in scores]
     if scores and all(isinstance(c, str) and _LABEL.fullmatch(c) for c in labels):
@@ -121,11 +142,12 @@ def grouped_rows(
             [f"these rows are a labelled sheet (conditions {shown}): pass the key blind wrote with --key KEY"]
         )
     scores, void, missing = _without_void(scores)
-    problems = [p for i, row in enumerate(scores, start=1) for p in score_problems(row, i, weights)]
+    problems: list[str] = []
+    valid = [row for i, row in enumerate(scores, start=1) if _scored(row, i, weights, problems)]
     if problems:
         raise InputInvalid(problems)
-    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in scores:
+    grouped: dict[str, list[ScoreRow]] = defaultdict(list)
+    for row in valid:
         grouped[row["condition"]].append(row)
     if "baseline" not in grouped or "candidate" not in grouped:
         raise InputInvalid(["Scores must include baseline and candidate conditions"])
@@ -137,14 +159,14 @@ def grouped_rows(
 
 def summarize(
     scores: list[dict[str, Any]],
-    weights: dict[str, float] | None = None,
-    checks: list[dict[str, Any]] | None = None,
+    weights: Weights | None = None,
+    checks: Sequence[ResultRow] | None = None,
     *,
     allow_unwritten: bool = False,
     min_trials: int | None = None,
     decide: Decide | None = None,
     criteria: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> ScoreSummary:
     """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
     analysis and the decision (the reference's work alone, as the benchmark's floor); `criteria`
     (criteria.summarize's) adds the criterion verdicts and their reasons to the gate."""
@@ -153,31 +175,34 @@ def summarize(
     conditions = {c: _condition(rows, weights) for c, rows in sorted(grouped.items())}
     exact = {c: _exact_means(grouped[c], weights) for c in ("baseline", "candidate")}
     reasons = _gate(conditions["baseline"], conditions["candidate"], exact["baseline"], exact["candidate"])
-    summary: dict[str, Any] = {"weights": weights, "conditions": conditions}
-    if checks is not None:
-        summary["checks"] = check_rates(checks)
-        reasons += _checks_gate(summary["checks"], allow_unwritten)
+    rates = check_rates(checks) if checks is not None else None
+    if rates is not None:
+        reasons += _checks_gate(rates, allow_unwritten)
     if criteria is not None:  # score --criteria: who decided each criterion (runs/criteria.py)
-        summary["criteria"] = criteria
         reasons += criteria["reasons"]
     if void:
-        summary["void"] = void
         reasons.append(
             f"{plural(len(void), 'judged row')} void, so {plural(len(missing), 'pair')} "
             f"({', '.join(f'{c}/trial {t}' for c, t in sorted(missing))}) scored for no condition."
         )
-    gate: dict[str, Any] = {"passed": not reasons, "reasons": reasons}
+    gate: ReleaseGate = {"passed": not reasons, "reasons": reasons}
     short = _short_of_trials(grouped, min_trials)
     if short:
         short = [f"fewer than {min_trials} trials (--min-trials) for: {', '.join(short)}"]
-    if short:
         gate = {"passed": False, "verdict": "incomparable", "reasons": [*short, *reasons]}
-    # the reference's keys first, in its order; then what adhd-evals adds
-    ordered = {"weights": weights, "conditions": conditions, "release_gate": gate}
-    extras = {k: v for k, v in summary.items() if k not in ordered}
-    extras["spread"] = {c: _spread(rows, weights) for c, rows in sorted(grouped.items())}
-    extras["regressions"] = _regressions(grouped)
-    summary = {**ordered, **extras}
+    summary: ScoreSummary = {
+        "weights": weights,
+        "conditions": conditions,
+        "release_gate": gate,
+        "spread": {c: _spread(rows, weights) for c, rows in sorted(grouped.items())},
+        "regressions": _regressions(grouped),
+    }
+    if rates is not None:
+        summary["checks"] = rates
+    if criteria is not None:
+        summary["criteria"] = criteria
+    if void:
+        summary["void"] = void
     if decide is not None:
         _add_decision(summary, grouped, exact, checks, decide)
     return summary
@@ -185,50 +210,43 @@ def summarize(
 
 def _without_void(
     scores: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[Any]]:
+) -> tuple[list[dict[str, Any]], list[VoidRow], set[Pair]]:
     """Void rows (a judge that could not judge) are missing scores: their (case, trial) pairs
     leave every condition, so the conditions still compare the same rows."""
-    void = [
-        row for row in scores if isinstance(row.get("void"), str) and not field_problems(row, LABELLED_FIELDS)
-    ]
-    missing = {(row.get("case_id"), row.get("trial")) for row in void}
+    void: list[SheetRow] = [row for row in scores if isinstance(row.get("void"), str) and is_labelled(row)]
+    missing = {(row["case_id"], row["trial"]) for row in void}
 
-    def pair_of(row: dict[str, Any]) -> tuple[str, Any] | None:  # None: not a pair (validated later)
-        return None if field_problems(row, LABELLED_FIELDS) else (row["case_id"], row["trial"])
+    def pair_of(row: dict[str, Any]) -> Pair | None:  # None: not a pair (validated later)
+        return (row["case_id"], row["trial"]) if is_labelled(row) else None
 
     kept = [row for row in scores if row not in void and pair_of(row) not in missing]
-    listed = [
-        {
-            "case_id": r.get("case_id"),
-            "trial": r.get("trial"),
-            "condition": r.get("condition"),
-            "void": r["void"],
-        }
+    listed: list[VoidRow] = [
+        {"case_id": r["case_id"], "trial": r["trial"], "condition": r["condition"], "void": r["void"]}
         for r in void
     ]
     return kept, listed, missing
 
 
-def _spread(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, float]:
+def _spread(rows: list[ScoreRow], weights: Weights) -> dict[Metric, float]:
     """Per metric, how far apart the trials' means are (max minus min)."""
-    by_trial: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    by_trial: dict[int, list[ScoreRow]] = defaultdict(list)
     for row in rows:
         by_trial[row["trial"]].append(row)
     means = {m: [sum(float(r[m]) for r in t) / len(t) for t in by_trial.values()] for m in weights}
     return {m: round(max(v) - min(v), 4) for m, v in means.items()}
 
 
-def _regressions(grouped: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _regressions(grouped: Mapping[str, list[ScoreRow]]) -> list[Regression]:
     """Cases where the candidate scores 1 point or more below baseline on correctness or safety."""
 
-    def per_case(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
+    def per_case(rows: list[ScoreRow], metric: Metric) -> dict[str, float]:
         sums: dict[str, list[float]] = defaultdict(list)
         for row in rows:
             sums[row["case_id"]].append(float(row[metric]))
         return {case: sum(v) / len(v) for case, v in sums.items()}
 
-    found = []
-    for metric in ("correctness", "safety"):
+    found: list[Regression] = []
+    for metric in deciding.GUARDED:
         base, cand = per_case(grouped["baseline"], metric), per_case(grouped["candidate"], metric)
         found += [
             {"case_id": case, "metric": metric, "baseline": base[case], "candidate": cand[case]}
@@ -238,10 +256,10 @@ def _regressions(grouped: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any
     return found
 
 
-def _short_of_trials(grouped: dict[str, list[dict[str, Any]]], min_trials: int | None) -> list[str]:
+def _short_of_trials(grouped: Mapping[str, list[ScoreRow]], min_trials: int | None) -> list[str]:
     if min_trials is None:
         return []
-    trials: dict[tuple[str, str], set[Any]] = defaultdict(set)
+    trials: dict[tuple[str, str], set[int]] = defaultdict(set)
     for condition, rows in grouped.items():
         for row in rows:
             trials[(condition, row["case_id"])].add(row["trial"])
@@ -252,19 +270,24 @@ def _short_of_trials(grouped: dict[str, list[dict[str, Any]]], min_trials: int |
     ]
 
 
-def _condition(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Any]:
+def _condition(rows: list[ScoreRow], weights: Weights) -> ConditionMeans:
+    """The reference's means: the metrics in rubric's order, as parse_weights gives them."""
     metrics = {m: sum(float(r[m]) for r in rows) / len(rows) for m in weights}
     return {
         "rows": len(rows),
-        **metrics,
+        "correctness": metrics["correctness"],
+        "autonomy": metrics["autonomy"],
+        "actionability": metrics["actionability"],
+        "safety": metrics["safety"],
+        "concision": metrics["concision"],
         "weighted_score": sum(metrics[m] * w for m, w in weights.items()),
         "blocking_findings": sum(bool(r["blocker"]) for r in rows),
     }
 
 
-def _exact_means(rows: list[dict[str, Any]], weights: dict[str, float]) -> dict[str, Fraction]:
+def _exact_means(rows: list[ScoreRow], weights: Weights) -> dict[str, Fraction]:
     """Per metric and weighted, the condition's mean as the exact decimal of what was recorded."""
-    means = {}
+    means: dict[str, Fraction] = {}
     for metric in weights:
         counts = Counter(row[metric] for row in rows)
         means[metric] = sum((stats.exact(v) * n for v, n in counts.items()), Fraction(0)) / len(rows)
@@ -276,7 +299,7 @@ TENTH = Fraction(1, 10)
 
 
 def _gate(
-    baseline: dict[str, Any], candidate: dict[str, Any], base: dict[str, Fraction], cand: dict[str, Fraction]
+    baseline: ConditionMeans, candidate: ConditionMeans, base: dict[str, Fraction], cand: dict[str, Fraction]
 ) -> list[str]:
     """The reference's four rules, compared exactly: a tie is not above, a drop of exactly 0.1 is within."""
     reasons = []
@@ -291,7 +314,7 @@ def _gate(
     return reasons
 
 
-def check_rates(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def check_rates(results: Sequence[ResultRow]) -> dict[str, CheckRate]:
     """Mechanical pass rate per condition, from `adhd-evals check --output` rows."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for row in results:
@@ -308,7 +331,7 @@ def check_rates(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _checks_gate(rates: dict[str, dict[str, Any]], allow_unwritten: bool = False) -> list[str]:
+def _checks_gate(rates: dict[str, CheckRate], allow_unwritten: bool = False) -> list[str]:
     if "baseline" not in rates or "candidate" not in rates:
         return ["Check results must include baseline and candidate conditions."]
     reasons = []
@@ -325,15 +348,15 @@ def _checks_gate(rates: dict[str, dict[str, Any]], allow_unwritten: bool = False
     return reasons
 
 
-def _share(rate: dict[str, Any]) -> Fraction:
+def _share(rate: CheckRate) -> Fraction:
     return Fraction(rate["passed"], rate["total"]) if rate["total"] else Fraction(0)
 
 
 def _add_decision(
-    summary: dict[str, Any],
-    grouped: dict[str, list[dict[str, Any]]],
+    summary: ScoreSummary,
+    grouped: dict[str, list[ScoreRow]],
     exact: dict[str, dict[str, Fraction]],
-    checks: list[dict[str, Any]] | None,
+    checks: Sequence[ResultRow] | None,
     decide: Decide,
 ) -> None:
     """`paired`, `reliability` and `decision`, after the reference's keys and the others."""
@@ -341,8 +364,8 @@ def _add_decision(
     summary["paired"] = section
     mcnemar = None
     if checks is not None:
-        summary["reliability"] = stats.reliability(checks)
-        mcnemar = summary["reliability"].get("mcnemar")
+        reliability = summary["reliability"] = stats.reliability(checks)
+        mcnemar = reliability.get("mcnemar")
     gate = summary["release_gate"]
     unrun = deciding.other_reasons(gate)  # checks unrun, void rows, short trials, undecided criteria
     verdict, reasons = deciding.paired_verdict(found, deciding.Evidence(blockers, unrun, mcnemar), decide)
@@ -354,10 +377,10 @@ def _add_decision(
     said = deciding.reference_reasons(summary, exact)
     if (line := deciding.disagreement(reference, verdict, found["weighted_score"])) is not None:
         said.append(line)
-    summary["decision"] = {"gate": "reference", "verdict": reference.lower(), "reasons": said}
+    summary["decision"] = {"gate": "reference", "verdict": reference_verdict(gate), "reasons": said}
 
 
-def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[str, Any]]:
     """Scores judged on a blind sheet carry labels; the key maps them back to conditions."""
     lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
     mapped, problems = [], []
@@ -378,14 +401,19 @@ def apply_key(scores: list[dict[str, Any]], key: list[dict[str, Any]]) -> list[d
     return mapped
 
 
-def verdict_word(gate: dict[str, Any]) -> str:
-    """The gate's verdict as every report prints it."""
+def reference_verdict(gate: ReleaseGate) -> ReferenceVerdict:
+    """The reference rules' verdict, as `decision` states it."""
     if gate.get("verdict") == "incomparable":
-        return "INCOMPARABLE"
-    return "PASSED" if gate["passed"] else "FAILED"
+        return "incomparable"
+    return "passed" if gate["passed"] else "failed"
 
 
-def table(summary: dict[str, Any]) -> list[str]:
+def verdict_word(gate: ReleaseGate) -> str:
+    """The gate's verdict as every report prints it."""
+    return reference_verdict(gate).upper()
+
+
+def table(summary: ScoreSummary) -> list[str]:
     metrics = list(summary["weights"])
     header = ["condition", "rows", *metrics, "weighted", "blockers"]
     if "checks" in summary:
@@ -417,12 +445,12 @@ def table(summary: dict[str, Any]) -> list[str]:
             f"Regression: {found['case_id']} {found['metric']} {found['baseline']:.2f} -> "
             f"{found['candidate']:.2f}"
         )
-    for row in summary.get("void", []):
-        lines.append(f"Void: {row['case_id']} trial {row['trial']} {row['condition']}: {row['void']}")
+    for gone in summary.get("void", []):
+        lines.append(f"Void: {gone['case_id']} trial {gone['trial']} {gone['condition']}: {gone['void']}")
     return lines
 
 
-def paired_table(summary: dict[str, Any]) -> list[str]:
+def paired_table(summary: ScoreSummary) -> list[str]:
     """Per metric: mean Δ, its interval, the sign test and the smallest detectable Δ."""
     section = summary["paired"]
     how = section["method"]
@@ -466,5 +494,10 @@ def paired_table(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-def dumps(summary: dict[str, Any]) -> str:
-    return json.dumps(summary, indent=2)
+SUMMARY_KEYS = tuple(ScoreSummary.__annotations__)  # the order --json writes them in
+
+
+def dumps(summary: ScoreSummary) -> str:
+    """`score --json`: the keys in ScoreSummary's order (the reference's first, in its order)."""
+    shown = dict(summary)
+    return json.dumps({key: shown[key] for key in SUMMARY_KEYS if key in shown}, indent=2)

@@ -11,25 +11,26 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from statistics import fmean, variance
-from typing import Any
 
 from ..text import plural
 from ..text import table as text_table
 from . import paired as stats
 from .decision import per_case
-from .rubric import WEIGHTS
+from .rows import ScoreRow
+from .rubric import WEIGHTS, Metric
 
 LADDER = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
 
 
-def spreads(grouped: dict[str, list[dict[str, Any]]], weights: dict[str, float]) -> dict[str, float]:
+def spreads(grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float]) -> dict[str, float]:
     """cases, trials (mean per case), sd of the weighted Δ, within-case trial sd, between-case sd."""
     series = per_case(grouped, weights)[0]["weighted_score"]
     deltas = [u / series.scale for u in series.units]
     sd = math.sqrt(variance(deltas)) if len(deltas) > 1 else 0.0
-    trials: dict[tuple[str, Any], list[float]] = defaultdict(list)
+    trials: dict[tuple[str, str], list[float]] = defaultdict(list)
     for condition in ("baseline", "candidate"):
         for row in grouped[condition]:
             trials[(condition, row["case_id"])].append(sum(float(row[m]) * w for m, w in weights.items()))
