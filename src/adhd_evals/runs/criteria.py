@@ -27,13 +27,13 @@ and sign test as the scores; an interval wholly below 0 fails the gate too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
-from ..catalog import read_object_rows
 from ..text import plural
 from .agree import Rate, wilson
-from .rows import field_problems
+from .rows import VerdictRow, field_problems, read_shaped
 from .verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
 
 FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
@@ -45,7 +45,7 @@ WHY = {
 }
 
 
-def verdict_problems(row: dict[str, Any]) -> list[str]:
+def verdict_problems(row: Mapping[str, object]) -> list[str]:
     problems = field_problems(row, FIELDS)
     status, by = row.get("status"), row.get("decided_by")
     if isinstance(status, str) and status not in STATUSES:
@@ -59,23 +59,28 @@ def verdict_problems(row: dict[str, Any]) -> list[str]:
     return problems
 
 
-def read_verdicts(path: Path) -> list[dict[str, Any]]:
+def is_verdict_row(row: Mapping[str, object]) -> TypeGuard[VerdictRow]:
+    return not verdict_problems(row)
+
+
+def read_verdicts(path: Path) -> list[VerdictRow]:
     """`adhd-evals verdicts --out` rows; every row the gate could not count is named by line."""
-    return read_object_rows(path, verdict_problems, what="criterion verdicts file")
+    return read_shaped(path, is_verdict_row, verdict_problems, what="criterion verdicts file")
 
 
-def recheck(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) -> list[dict[str, Any]]:
+def recheck(rows: list[VerdictRow], certificate: dict[str, Any] | None) -> list[VerdictRow]:
     """Each judge-decided verdict counts only under this certificate; the others become
     uncertified, with the reason."""
     checked = []
     for row in rows:
         why = not_counted(row.get("judge"), certificate) if row["decided_by"] == "judge" else None
-        if why:
+        status = row["status"]  # a judge decided it: pass or fail (verdict_problems saw to that)
+        if why and (status == "pass" or status == "fail"):
             row = {
                 **row,
                 "status": "uncertified",
                 "decided_by": "nobody",
-                "verdict": row["status"],
+                "verdict": status,
                 "reason": why,
             }
         checked.append(row)
@@ -111,7 +116,7 @@ def _rogan_gladen(p: float, se: float, sp: float) -> float | None:
     return min(1.0, max(0.0, (p + sp - 1) / (se + sp - 1)))
 
 
-def summarize(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) -> dict[str, Any]:
+def summarize(rows: list[VerdictRow], certificate: dict[str, Any] | None) -> dict[str, Any]:
     """Per condition: criteria, passes by decider, undecided by status, the judge's corrected
     pass rate; and the gate's reasons."""
     rows = recheck(rows, certificate)
@@ -135,7 +140,7 @@ def summarize(rows: list[dict[str, Any]], certificate: dict[str, Any] | None) ->
     return found
 
 
-def _paired(rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[str]]:
+def _paired(rows: list[VerdictRow]) -> tuple[dict[str, Any] | None, list[str]]:
     """Per case, the candidate's share of criteria passed minus the baseline's (each a mean over
     its trials): the paired analysis of the scores, on criteria."""
     from fractions import Fraction

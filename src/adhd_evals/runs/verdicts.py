@@ -20,21 +20,41 @@ under `others`. Nothing undecided is ever a pass.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict, TypeGuard, get_args
 
-from ..catalog import read_object_rows
 from ..errors import InputInvalid
 from .agree import mismatches
-from .rows import LABELLED_FIELDS, field_problems, key_problems
+from .rows import (
+    LABELLED_FIELDS,
+    VERDICTS,
+    Decider,
+    JudgeFingerprint,
+    KeyRow,
+    Others,
+    ResultRow,
+    SheetRow,
+    Undecided,
+    Verdict,
+    VerdictRow,
+    VerdictStatus,
+    field_problems,
+    is_labelled,
+    read_shaped,
+)
+from .rows import read_key as read_key  # the key `blind` wrote, read as its shape
 
-DECIDED = ("pass", "fail")
-UNDECIDED = ("unwritten", "error", "void", "uncertified")
-STATUSES = DECIDED + UNDECIDED
-DECIDERS = ("check", "person", "judge", "nobody")
+DECIDED: tuple[Verdict, ...] = VERDICTS
+UNDECIDED: tuple[Undecided, ...] = get_args(Undecided)
+STATUSES: tuple[VerdictStatus, ...] = DECIDED + UNDECIDED
+DECIDERS: tuple[Decider, ...] = get_args(Decider)
 CHECK_FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str}
 Row = tuple[str, int, str]  # (case_id, trial, condition)
+Criterion = tuple[str, int, str, str]  # (case_id, trial, condition, criterion)
+CheckOutcome = Literal["fail", "error", "unwritten", "pass"]  # the worst first
+OUTCOMES: tuple[CheckOutcome, ...] = get_args(CheckOutcome)
 
 
 @dataclass
@@ -42,41 +62,43 @@ class Sources:
     """What the merge reads, every row already checked for its shape."""
 
     cases: dict[str, list[str]]  # case id -> its criteria
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    labels: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)  # (file, rows)
-    judged: list[dict[str, Any]] = field(default_factory=list)
-    key: list[dict[str, Any]] | None = None
+    checks: list[ResultRow] = field(default_factory=list)
+    labels: list[tuple[str, list[SheetRow]]] = field(default_factory=list)  # (file, rows)
+    judged: list[SheetRow] = field(default_factory=list)
+    key: list[KeyRow] | None = None
     certificate: dict[str, Any] | None = None
 
 
-def read_checks(path: Path) -> list[dict[str, Any]]:
+def check_problems(row: Mapping[str, object]) -> list[str]:
+    """A check result that names a criterion verdict: every key but runner and check, and no orphan."""
+    found = field_problems(row, CHECK_FIELDS)
+    status = row.get("status")
+    if isinstance(status, str) and status not in OUTCOMES:
+        found.append(f"status must be pass, fail, unwritten or error, not {status!r}")
+    return found
+
+
+def is_criterion_result(row: Mapping[str, object]) -> TypeGuard[ResultRow]:
+    return not check_problems(row)
+
+
+def read_checks(path: Path) -> list[ResultRow]:
     """`check --output` rows; every row that names no criterion verdict is named by line."""
-
-    def problems(row: dict[str, Any]) -> list[str]:
-        found = field_problems(row, CHECK_FIELDS)
-        if isinstance(row.get("status"), str) and row["status"] not in ("pass", "fail", "unwritten", "error"):
-            found.append(f"status must be pass, fail, unwritten or error, not {row['status']!r}")
-        return found
-
-    return read_object_rows(path, problems, what="check results file")
+    return read_shaped(path, is_criterion_result, check_problems, what="check results file")
 
 
-def read_key(path: Path) -> list[dict[str, Any]]:
-    return read_object_rows(path, key_problems, what="key file")
-
-
-def unblind(rows: list[dict[str, Any]], key: list[dict[str, Any]] | None, where: str) -> list[dict[str, Any]]:
+def unblind(rows: list[dict[str, Any]], key: Sequence[KeyRow] | None, where: str) -> list[SheetRow]:
     """Labelled rows with their conditions back, through the key blind wrote; a row the key
     does not know is named."""
     if key is None:
         raise InputInvalid([f"{where} is a labelled sheet: pass the key blind wrote with --key KEY"])
     lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
-    mapped, problems = [], []
+    mapped: list[SheetRow] = []
+    problems = []
     for index, row in enumerate(rows, start=1):
-        wrong = field_problems(row, LABELLED_FIELDS)
         label = (row.get("case_id"), row.get("trial"), row.get("condition"))
-        if wrong:
-            problems += [f"{where}: row {index}: {p}" for p in wrong]
+        if not is_labelled(row):
+            problems += [f"{where}: row {index}: {p}" for p in field_problems(row, LABELLED_FIELDS)]
         elif label not in lookup:
             problems.append(
                 f"{where}: row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}"
@@ -88,7 +110,7 @@ def unblind(rows: list[dict[str, Any]], key: list[dict[str, Any]] | None, where:
     return mapped
 
 
-def merge(sources: Sources) -> list[dict[str, Any]]:
+def merge(sources: Sources) -> list[VerdictRow]:
     """Every criterion of every (case, trial, condition) the sources know, decided by precedence."""
     checks = _check_statuses(sources.checks)
     people = _person_verdicts(sources.labels)
@@ -112,35 +134,42 @@ def merge(sources: Sources) -> list[dict[str, Any]]:
     return merged
 
 
-def _row_of(row: dict[str, Any]) -> Row:
+def _row_of(row: SheetRow | ResultRow) -> Row:
     return (row["case_id"], row["trial"], row["condition"])
 
 
-def _check_statuses(checks: list[dict[str, Any]]) -> dict[tuple[str, int, str, str], dict[str, Any]]:
+class _Checked(TypedDict):
+    """A criterion's checks, as one status."""
+
+    status: CheckOutcome
+    check: str  # their names
+    error: str  # what they raised
+
+
+def _check_statuses(checks: list[ResultRow]) -> dict[Criterion, _Checked]:
     """One status per criterion: a fail if any of its checks fails, else an error if any raised,
     else unwritten if any is, else pass."""
-    grouped: dict[tuple[str, int, str, str], list[dict[str, Any]]] = defaultdict(list)
+    grouped: dict[Criterion, list[ResultRow]] = defaultdict(list)
     for row in checks:
         grouped[_row_of(row) + (row["criterion"],)].append(row)
-    found = {}
+    found: dict[Criterion, _Checked] = {}
     for key, rows in grouped.items():
         statuses = [r["status"] for r in rows]
-        status = next(s for s in ("fail", "error", "unwritten", "pass") if s in statuses)
         found[key] = {
-            "status": status,
+            "status": next(s for s in OUTCOMES if s in statuses),
             "check": ", ".join(str(r.get("check", "?")) for r in rows),
             "error": "; ".join(str(r["error"]) for r in rows if r.get("error")),
         }
     return found
 
 
-def _person_verdicts(labels: list[tuple[str, list[dict[str, Any]]]]) -> dict[tuple[str, int, str, str], str]:
-    found: dict[tuple[str, int, str, str], tuple[str, str]] = {}
+def _person_verdicts(labels: list[tuple[str, list[SheetRow]]]) -> dict[Criterion, Verdict]:
+    found: dict[Criterion, tuple[Verdict, str]] = {}
     problems = []
     for where, rows in labels:
         for row in rows:
             for item in row.get("criteria") or []:
-                if not isinstance(item, dict):
+                if isinstance(item, str):
                     continue  # the case's criteria as text: nothing labelled
                 key = _row_of(row) + (item["criterion"],)
                 if key in found and found[key][0] != item["verdict"]:
@@ -154,69 +183,82 @@ def _person_verdicts(labels: list[tuple[str, list[dict[str, Any]]]]) -> dict[tup
     return {key: verdict for key, (verdict, _) in found.items()}
 
 
+def _verdict_row(row: Row, criterion: str, status: VerdictStatus, decided_by: Decider) -> VerdictRow:
+    return {
+        "case_id": row[0],
+        "trial": row[1],
+        "condition": row[2],
+        "criterion": criterion,
+        "status": status,
+        "decided_by": decided_by,
+    }
+
+
 def _decide(
     row: Row,
     criterion: str,
-    check: dict[str, Any] | None,
-    person: str | None,
-    judged: dict[str, Any] | None,
+    check: _Checked | None,
+    person: Verdict | None,
+    judged: SheetRow | None,
     sources: Sources,
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"case_id": row[0], "trial": row[1], "condition": row[2], "criterion": criterion}
-    said = _judge_said(judged, criterion, sources.certificate)
-    others: dict[str, Any] = {}
+) -> VerdictRow:
+    said = _judge_said(row, criterion, judged, sources.certificate)
+    shown = said.get("verdict") if said is not None else None  # what the judge said, counted or not
+    others: Others = {}
     if check is not None and check["status"] != "unwritten":
-        out.update(
-            status=check["status"],
-            decided_by="check" if check["status"] in DECIDED else "nobody",
-            check=check["check"],
+        out = _verdict_row(
+            row, criterion, check["status"], "check" if check["status"] in DECIDED else "nobody"
         )
+        out["check"] = check["check"]
         if check["error"]:
             out["error"] = check["error"]
-        others = {"person": person, "judge": said.get("verdict")}
+        if person is not None:
+            others["person"] = person
+        if shown is not None:
+            others["judge"] = shown
     elif person is not None:
-        out.update(status=person, decided_by="person")
-        others = {"judge": said.get("verdict")}
-    elif said:
-        out.update(said)
+        out = _verdict_row(row, criterion, person, "person")
+        if shown is not None:
+            others["judge"] = shown
+    elif said is not None:
+        out = said
     else:
-        out.update(
-            status="unwritten",
-            decided_by="nobody",
-            reason="no written check, no person's label, no judge's verdict",
-        )
-    others = {k: v for k, v in others.items() if v is not None}
-    return {**out, "others": others} if others else out
+        out = _verdict_row(row, criterion, "unwritten", "nobody")
+        out["reason"] = "no written check, no person's label, no judge's verdict"
+    if others:
+        out["others"] = others
+    return out
 
 
 def _judge_said(
-    judged: dict[str, Any] | None, criterion: str, certificate: dict[str, Any] | None
-) -> dict[str, Any]:
-    """What the judge's row says about the criterion, as a verdict row's fields ({} for nothing)."""
+    row: Row, criterion: str, judged: SheetRow | None, certificate: dict[str, Any] | None
+) -> VerdictRow | None:
+    """What the judge's row says about the criterion, as a verdict row (None for nothing)."""
     if judged is None:
-        return {}
+        return None
     fingerprint = judged.get("judge")
-    if isinstance(judged.get("void"), str):
-        return {
-            "status": "void",
-            "decided_by": "nobody",
-            "reason": f"the judge's row is void: {judged['void']}",
-            "judge": fingerprint,
-        }
+    if "void" in judged and isinstance(judged["void"], str):
+        out = _verdict_row(row, criterion, "void", "nobody")
+        out["reason"] = f"the judge's row is void: {judged['void']}"
+        out["judge"] = fingerprint
+        return out
     verdicts = [
-        v for v in judged.get("criteria") or [] if isinstance(v, dict) and v.get("criterion") == criterion
+        v for v in judged.get("criteria") or [] if not isinstance(v, str) and v.get("criterion") == criterion
     ]
     if len(verdicts) != 1 or verdicts[0].get("verdict") not in DECIDED:
-        return {}
+        return None
     verdict = verdicts[0]
-    shown = {"verdict": verdict["verdict"], "evidence": verdict.get("evidence"), "judge": fingerprint}
     why = not_counted(fingerprint, certificate)
+    out = _verdict_row(
+        row, criterion, "uncertified" if why else verdict["verdict"], "nobody" if why else "judge"
+    )
+    out["verdict"], out["evidence"], out["judge"] = verdict["verdict"], verdict.get("evidence"), fingerprint
     if why:
-        return {"status": "uncertified", "decided_by": "nobody", **shown, "reason": why}
-    return {"status": verdict["verdict"], "decided_by": "judge", **shown}
+        out["reason"] = why
+    return out
 
 
-def not_counted(fingerprint: Any, certificate: dict[str, Any] | None) -> str | None:
+def not_counted(fingerprint: JudgeFingerprint | None, certificate: dict[str, Any] | None) -> str | None:
     """Why a judge's verdict does not count (None: it counts): no certificate, or a certificate
     for another judge (each differing field named)."""
     if certificate is None:
@@ -225,7 +267,7 @@ def not_counted(fingerprint: Any, certificate: dict[str, Any] | None) -> str | N
     return "the certificate is for another judge: " + "; ".join(differs) if differs else None
 
 
-def per_condition(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def per_condition(rows: list[VerdictRow]) -> dict[str, dict[str, Any]]:
     """condition -> {"criteria": n, "decided": {decider: {"pass", "fail"}}, "undecided": {status: n}}."""
     found: dict[str, dict[str, Any]] = {}
     for row in rows:
@@ -239,7 +281,7 @@ def per_condition(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return dict(sorted(found.items()))
 
 
-def summary_table(rows: list[dict[str, Any]]) -> list[str]:
+def summary_table(rows: list[VerdictRow]) -> list[str]:
     from ..text import table
 
     header = ["condition", "criteria", *(f"by {d} (pass/decided)" for d in DECIDERS[:3]), *UNDECIDED]
