@@ -11,6 +11,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.errors import InputInvalid
 from adhd_evals.runs.blind import markdown, read_markdown
+from adhd_evals.runs.rows import checked_rows, is_labelled
 from judging import read_jsonl, write_jsonl
 
 TRICKY = "Uses | pipes,\na new line and\u2028a line separator"
@@ -196,7 +197,7 @@ def test_verdicts_take_the_filled_markdown(tmp_path: Path, capsys: pytest.Captur
 def test_the_written_markdown_matches_its_sheet(tmp_path: Path) -> None:
     _, sheet, _ = _sheet(tmp_path)
     rows = read_jsonl(sheet)
-    assert read_markdown_text(markdown(rows), tmp_path) == [
+    assert read_markdown_text(markdown(checked_rows(rows, is_labelled)), tmp_path) == [
         (r["case_id"], r["trial"], r["condition"]) for r in rows
     ]
 

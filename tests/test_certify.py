@@ -13,6 +13,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.agree import mismatches, read_certificate, wilson
 from adhd_evals.runs.blind import markdown
+from adhd_evals.runs.rows import checked_rows, is_labelled
 from judging import read_jsonl, run_judge, write_jsonl
 
 CRITERIA = ["Names the bug", "Gives a fix"]
@@ -209,7 +210,7 @@ def test_labels_filled_in_markdown_give_the_same_figures(
 ) -> None:
     """The person fills the Markdown sheet's verdict column and blocker field instead of JSONL."""
     labels = sample.labels
-    text = markdown(read_jsonl(sample.sheet))
+    text = markdown(checked_rows(read_jsonl(sample.sheet), is_labelled))
     filled, row = [], -1
     for line in text.splitlines():
         if line.startswith("<!-- adhd-evals row "):

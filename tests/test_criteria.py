@@ -14,6 +14,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs import criteria
 from adhd_evals.runs.agree import Rate
+from adhd_evals.runs.rows import checked_rows
 from judging import write_jsonl
 from test_verdicts import FINGERPRINT, certificate_for, fingerprints
 
@@ -195,7 +196,9 @@ def test_score_never_counts_a_judge_the_certificate_does_not_name(
         for i, (fingerprint, said) in enumerate(rows)
         for c in ("baseline", "candidate")
     ]
-    found = criteria.summarize(verdicts, certificate_for(certified) if certified else None)
+    found = criteria.summarize(
+        checked_rows(verdicts, criteria.is_verdict_row), certificate_for(certified) if certified else None
+    )
     counted = sum(2 for fingerprint, said in rows if said == "pass" and certified == fingerprint)
     passed = sum(c["passed"] for c in found["conditions"].values())
     assert passed == counted
@@ -247,7 +250,7 @@ def test_per_case_the_criteria_are_compared_as_the_scores_are(
         for n in range(10)
         for c, s in (("baseline", "pass"), ("candidate", "fail"))
     ]
-    found = criteria.summarize(rows, None)
+    found = criteria.summarize(checked_rows(rows, criteria.is_verdict_row), None)
     assert (found["paired"]["n"], found["paired"]["mean_delta"], found["paired"]["ci"]) == (
         10,
         -1.0,
@@ -266,7 +269,7 @@ def test_per_case_the_criteria_are_compared_as_the_scores_are(
 
 def test_a_case_judged_in_one_condition_only_cannot_be_compared() -> None:
     rows = [*DECIDED, _row("baseline", "a", "pass", "check") | {"case_id": "lonely"}]
-    found = criteria.summarize(rows, None)
+    found = criteria.summarize(checked_rows(rows, criteria.is_verdict_row), None)
     assert found["paired"] is None
     assert (
         "Criteria: cases without both baseline and candidate: lonely: verdicts for one condition only cannot "

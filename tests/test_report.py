@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.report import Inputs, markdown_report
+from adhd_evals.runs.rows import checked_rows, is_response, is_result
 from helpers import FIXTURES
 
 RUN = FIXTURES / "report"
@@ -77,7 +78,7 @@ def test_markdown_is_cut_with_a_note_past_65000_characters() -> None:
         {"case_id": c["id"], "trial": 1, "condition": "candidate", "criterion": "x", "status": "unwritten"}
         for c in cases
     ]
-    text = markdown_report(Inputs(cases, [], checks=checks))
+    text = markdown_report(Inputs(cases, [], checks=checked_rows(checks, is_result)))
     assert len(text) <= 65_000
     assert text.rstrip().endswith("the HTML report has every case._")
     assert "case-00000" in text and "case-02999" not in text
@@ -424,7 +425,9 @@ def test_no_text_adds_an_element_or_attribute(text: str) -> None:
     ]
     checks = [{"case_id": "c-1", "trial": 1, "condition": "candidate", "criterion": text, "status": "fail"}]
     parser = _Elements()
-    parser.feed(html_report(Inputs([case], rows, checks=checks)))
+    parser.feed(
+        html_report(Inputs([case], checked_rows(rows, is_response), checks=checked_rows(checks, is_result)))
+    )
     assert {tag for tag, _ in parser.tags} <= OWN_TAGS
     assert not any(name.startswith("on") or name in ("href", "src") for _, a in parser.tags for name in a)
 

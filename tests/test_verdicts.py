@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs import verdicts as merging
+from adhd_evals.runs.rows import checked_rows, is_labelled
 from judging import read_jsonl, write_jsonl
 
 CRITERIA = ["a", "b", "c", "d", "e"]
@@ -298,7 +299,9 @@ def test_no_uncertified_or_void_judge_verdict_ever_counts(
         for trial, (fingerprint, void, said) in enumerate(judged, start=1)
     ]
     sources = merging.Sources(
-        {"c": CRITERIA}, judged=rows, certificate=certificate_for(certified) if certified else None
+        {"c": CRITERIA},
+        judged=checked_rows(rows, is_labelled),
+        certificate=certificate_for(certified) if certified else None,
     )
     merged = merging.merge(sources)
     assert len(merged) == 5 * len(rows)

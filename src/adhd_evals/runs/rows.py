@@ -21,11 +21,12 @@ those on a row read from a file still checks it where it reads it, as it always 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, get_args
 
 from ..catalog import read_object_rows
+from ..errors import InputInvalid
 from ..schema import Condition as Condition  # defined once, in the core
 from .rubric import METRICS, Metric
 
@@ -155,7 +156,6 @@ class _SheetExtras(TypedDict):
     judge: NotRequired[JudgeFingerprint]  # a judged row's
     runner: NotRequired[str]  # a judged row's: the judge's runner
     cost_usd: NotRequired[float | None]  # a judged row's
-    label: NotRequired[str]  # a row unblinded through the key: the label it had
 
 
 class SheetRow(_SheetExtras):
@@ -173,6 +173,7 @@ class SheetRow(_SheetExtras):
     blocker: NotRequired[bool | None]
     notes: NotRequired[str]
     void: NotRequired[str]  # why the judge could not judge the row
+    label: NotRequired[str]  # a row verdicts unblinded through the key: the label it had
 
 
 class ScoreRow(_SheetExtras):
@@ -344,6 +345,18 @@ def read_shaped(
         return problems(row)
 
     read_object_rows(path, check, what=what)
+    return rows
+
+
+def checked_rows(
+    found: Sequence[Mapping[str, object]], shaped: Callable[[Mapping[str, object]], TypeGuard[Row]]
+) -> list[Row]:
+    """Rows held in memory (a library caller's, a test's) as their shape; refused, naming each row
+    by its place, when one has not got it."""
+    rows = [row for row in found if shaped(row)]
+    if len(rows) != len(found):
+        bad = [str(index) for index, row in enumerate(found, start=1) if not shaped(row)]
+        raise InputInvalid([f"rows {', '.join(bad)} have not the shape {shaped.__name__} checks"])
     return rows
 
 
