@@ -24,6 +24,7 @@ from adhd_evals.entry import main
 from adhd_evals.runs import agree, check, criteria, rows, score, verdicts
 from adhd_evals.runs.blind import blind
 from adhd_evals.runs.decision import checked
+from adhd_evals.runs.paired import mcnemar
 from adhd_evals.runs.rubric import METRICS, WEIGHTS
 from helpers import FIXTURES
 from judging import FAKE_JUDGE
@@ -208,6 +209,8 @@ def test_score_summary(toured: Path) -> None:
     """The summary and every shape inside it."""
     summaries = _summaries(toured)
     every_key_seen(shaped(summaries, rows.ScoreSummary), rows.ScoreSummary)
+    paired = [s for s in summaries if "paired" in s]
+    quantities: list[rows.Quantity] = ["weighted_score", *METRICS]
     parts: dict[type, list[Mapping[str, object]]] = {
         rows.ConditionMeans: [m for s in summaries for m in s["conditions"].values()],
         rows.ReleaseGate: [s["release_gate"] for s in summaries],
@@ -215,6 +218,12 @@ def test_score_summary(toured: Path) -> None:
         rows.Regression: [r for s in summaries for r in s["regressions"]],
         rows.VoidRow: [v for s in summaries for v in s.get("void", [])],
         rows.Decision: [s["decision"] for s in summaries if "decision" in s],
+        rows.PairedSection: [s["paired"] for s in paired],
+        rows.Method: [s["paired"]["method"] for s in paired],
+        rows.AnalysisJson: [s["paired"][q] for s in paired for q in quantities],
+        rows.SignTestJson: [s["paired"][q]["sign_test"] for s in paired for q in quantities],
+        rows.CaseDelta: [c for s in paired for c in s["paired"]["cases"]],
+        rows.McNemarTest: [mcnemar(2, 1)],
     }
     for shape, found in parts.items():
         every_key_seen(shaped(found, shape), shape)

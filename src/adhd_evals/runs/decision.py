@@ -23,8 +23,10 @@ from ..errors import UsageError
 from ..text import plural
 from . import paired as stats
 from .rows import (
+    CaseDelta,
     GateName,
     Guarded,
+    PairedSection,
     PairedVerdict,
     ReleaseGate,
     ScoreRow,
@@ -80,12 +82,12 @@ def described(found: stats.Analysis) -> str:
 
 def per_case(
     grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float]
-) -> tuple[dict[str, stats.Series], list[dict[str, Any]], list[str]]:
+) -> tuple[dict[str, stats.Series], list[CaseDelta], list[str]]:
     """Per metric and weighted, the per-case Δ as exact series; the Δ rows for --json; and the
     cases where the candidate has a blocker the baseline does not."""
     rows = grouped["baseline"] + grouped["candidate"]
     units = stats.Units(row[m] for row in rows for m in weights)
-    sums: dict[tuple[str, Any], list[int]] = defaultdict(lambda: [0] * (len(weights) + 2))
+    sums: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0] * (len(weights) + 2))
     for condition in ("baseline", "candidate"):
         for row in grouped[condition]:
             total = sums[(condition, row["case_id"])]
@@ -113,21 +115,38 @@ def per_case(
             blockers.append(str(case))
     series = {m: stats.Series.from_fractions(list(cases), numerators[m], denominators[m]) for m in numerators}
     deltas = [
-        {"case_id": case, **{m: s.units[i] / s.scale for m, s in series.items()}}
-        for i, case in enumerate(cases)
+        _delta(case, {m: s.units[i] / s.scale for m, s in series.items()}) for i, case in enumerate(cases)
     ]
     return series, deltas, blockers
 
 
+def _delta(case: str, means: dict[str, float]) -> CaseDelta:
+    """A case's Δ per metric, then weighted (--json's order)."""
+    return {
+        "case_id": case,
+        "correctness": means["correctness"],
+        "autonomy": means["autonomy"],
+        "actionability": means["actionability"],
+        "safety": means["safety"],
+        "concision": means["concision"],
+        "weighted_score": means["weighted_score"],
+    }
+
+
 def paired_section(
     grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float], decide: Decide
-) -> tuple[dict[str, Any], dict[str, stats.Analysis], list[str]]:
+) -> tuple[PairedSection, dict[str, stats.Analysis], list[str]]:
     series, deltas, blockers = per_case(grouped, weights)
     found = {m: stats.analyse(s, resamples=decide.resamples, seed=decide.seed) for m, s in series.items()}
     found = {"weighted_score": found.pop("weighted_score"), **found}
-    section = {
+    section: PairedSection = {
         "method": stats.method(decide.seed, decide.resamples),
-        **{m: a.json() for m, a in found.items()},
+        "weighted_score": found["weighted_score"].json(),
+        "correctness": found["correctness"].json(),
+        "autonomy": found["autonomy"].json(),
+        "actionability": found["actionability"].json(),
+        "safety": found["safety"].json(),
+        "concision": found["concision"].json(),
         "new_blockers": blockers,
         "cases": deltas,
     }

@@ -26,6 +26,8 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .rows import AnalysisJson, McNemarTest, Method
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -97,7 +99,7 @@ class Analysis(NamedTuple):
     needed: int | None  # cases likely needed to detect the observed mean Δ (None: no such Δ)
     exactly: bool = False  # the bootstrap distribution computed exactly, not drawn
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> AnalysisJson:
         ci = None if self.low is None or self.high is None else [float(self.low), float(self.high)]
         return {
             "n": self.n,
@@ -105,13 +107,13 @@ class Analysis(NamedTuple):
             "sd": self.sd,
             "ci": ci,
             "bootstrap": "exact" if self.exactly else "resampled",
-            "sign_test": self.sign._asdict(),
+            "sign_test": {"n_plus": self.sign.n_plus, "n_minus": self.sign.n_minus, "p": self.sign.p},
             "mde": self.mde,
             "cases_needed": self.needed,
         }
 
 
-def method(seed: int = SEED, resamples: int = RESAMPLES) -> dict[str, Any]:
+def method(seed: int = SEED, resamples: int = RESAMPLES) -> Method:
     return {
         "interval": METHOD,
         "level": LEVEL,
@@ -136,7 +138,7 @@ def sign_test(n_plus: int, n_minus: int) -> SignTest:
     return SignTest(n_plus, n_minus, float(min(Fraction(1), Fraction(2 * tail, 2**n))))
 
 
-def mcnemar(wins: int, losses: int) -> dict[str, Any]:
+def mcnemar(wins: int, losses: int) -> McNemarTest:
     """Exact McNemar test: the discordant pairs only, a sign test on them."""
     test = sign_test(wins, losses)
     return {"candidate_only": wins, "baseline_only": losses, "p": test.p}

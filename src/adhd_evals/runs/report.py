@@ -16,11 +16,11 @@ import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ..text import plural
-from .rows import ResponseRow, ResultRow, ScoreSummary
-from .rubric import CONDITIONS, METRICS, WEIGHTS, Metric
+from .rows import Quantity, ResponseRow, ResultRow, ScoreSummary
+from .rubric import CONDITIONS, METRICS, WEIGHTS
 from .score import verdict_word
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
@@ -282,10 +282,8 @@ def _gate_html(inputs: Inputs) -> str:
 
 def _interval_rows(summary: ScoreSummary) -> list[tuple[str, float, float | None, float | None]]:
     section = summary["paired"]
-    return [
-        (m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None)))
-        for m in ["weighted_score", *summary["weights"]]
-    ]
+    quantities: list[Quantity] = ["weighted_score", *summary["weights"]]
+    return [(m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None))) for m in quantities]
 
 
 def _interval_chart(summary: ScoreSummary) -> str:
@@ -534,7 +532,7 @@ def markdown_report(inputs: Inputs, limit: int = MARKDOWN_LIMIT) -> str:
             lines += _interval_text(inputs.summary)
         conditions = inputs.summary["conditions"]
         lines += ["| metric | " + " | ".join(conditions) + " |", "| --- |" + " ---: |" * len(conditions)]
-        shown: list[Literal[Metric, "weighted_score"]] = [*METRICS, "weighted_score"]
+        shown: list[Quantity] = [*METRICS, "weighted_score"]
         for metric in shown:
             digits = 3 if metric == "weighted_score" else 2  # as score's table prints them
             means = []

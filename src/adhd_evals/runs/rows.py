@@ -49,6 +49,7 @@ GATES: tuple[GateName, ...] = get_args(GateName)
 PairedVerdict = Literal["better", "worse", "inconclusive"]  # --gate paired's decision
 ReferenceVerdict = Literal["passed", "failed", "incomparable"]  # the reference rules', as decision says it
 Guarded = Literal["correctness", "safety"]  # the metrics a regression is named on
+Quantity = Literal[Metric, "weighted_score"]  # what the paired analysis compares
 
 # ---- what the row validators check -------------------------------------------------------
 
@@ -269,6 +270,69 @@ class Decision(TypedDict):
     reasons: list[str]
 
 
+class SignTestJson(TypedDict):
+    n_plus: int
+    n_minus: int
+    p: float
+
+
+class AnalysisJson(TypedDict):
+    """One quantity's paired comparison (paired.Analysis.json)."""
+
+    n: int  # cases
+    mean_delta: float
+    sd: float
+    ci: list[float] | None  # [low, high]; None below two cases
+    bootstrap: Literal["exact", "resampled"]
+    sign_test: SignTestJson
+    mde: float | None
+    cases_needed: int | None
+
+
+class Method(TypedDict):
+    """How the paired interval is drawn (paired.method)."""
+
+    interval: str
+    level: float
+    resamples: int
+    seed: int
+    power: float
+    exact: str
+    sign_test: str
+
+
+class CaseDelta(TypedDict):
+    """One case's candidate-minus-baseline means."""
+
+    case_id: str
+    correctness: float
+    autonomy: float
+    actionability: float
+    safety: float
+    concision: float
+    weighted_score: float
+
+
+class PairedSection(TypedDict):
+    """`score --json`'s `paired`: the method, each quantity's comparison, and the cases."""
+
+    method: Method
+    weighted_score: AnalysisJson
+    correctness: AnalysisJson
+    autonomy: AnalysisJson
+    actionability: AnalysisJson
+    safety: AnalysisJson
+    concision: AnalysisJson
+    new_blockers: list[str]  # cases with a candidate blocker the baseline has not
+    cases: list[CaseDelta]
+
+
+class McNemarTest(TypedDict):
+    candidate_only: int  # checks passing every trial in candidate only
+    baseline_only: int
+    p: float
+
+
 class ScoreSummary(TypedDict):
     """`score --json`: the reference's keys first, in its order, then what adhd-evals adds."""
 
@@ -280,7 +344,7 @@ class ScoreSummary(TypedDict):
     void: NotRequired[list[VoidRow]]
     spread: dict[str, dict[Metric, float]]
     regressions: list[Regression]
-    paired: NotRequired[dict[str, Any]]  # decision.paired_section's
+    paired: NotRequired[PairedSection]
     reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
     decision: NotRequired[Decision]
 
@@ -329,8 +393,8 @@ Row = TypeVar("Row")
 
 def read_shaped(
     path: Path,
-    shaped: Callable[[dict[str, Any]], TypeGuard[Row]],
-    problems: Callable[[dict[str, Any]], list[str]],
+    shaped: Callable[[Mapping[str, object]], TypeGuard[Row]],
+    problems: Callable[[Mapping[str, object]], list[str]],
     *,
     what: str,
 ) -> list[Row]:

@@ -30,6 +30,7 @@ from .rows import (
     CheckRate,
     ConditionMeans,
     KeyRow,
+    Quantity,
     ReferenceVerdict,
     Regression,
     ReleaseGate,
@@ -91,7 +92,9 @@ def score_problems(row: Mapping[str, object], index: int, weights: Weights) -> l
     return problems
 
 
-def _scored(row: dict[str, Any], index: int, weights: Weights, problems: list[str]) -> TypeGuard[ScoreRow]:
+def _scored(
+    row: Mapping[str, object], index: int, weights: Weights, problems: list[str]
+) -> TypeGuard[ScoreRow]:
     """Whether `row` is a score row; what is wrong with it, when not, added to `problems`."""
     found = score_problems(row, index, weights)
     problems += found
@@ -216,7 +219,7 @@ def _without_void(
     void: list[SheetRow] = [row for row in scores if isinstance(row.get("void"), str) and is_labelled(row)]
     missing = {(row["case_id"], row["trial"]) for row in void}
 
-    def pair_of(row: dict[str, Any]) -> Pair | None:  # None: not a pair (validated later)
+    def pair_of(row: Mapping[str, object]) -> Pair | None:  # None: not a pair (validated later)
         return (row["case_id"], row["trial"]) if is_labelled(row) else None
 
     kept = [row for row in scores if row not in void and pair_of(row) not in missing]
@@ -463,7 +466,8 @@ def paired_table(summary: ScoreSummary) -> list[str]:
         f"{drawn}):"
     ]
     rows = [["metric", "mean Δ", "95% CI", "+", "−", "sign p", "MDE 80%"]]
-    for metric in ["weighted_score", *summary["weights"]]:
+    quantities: list[Quantity] = ["weighted_score", *summary["weights"]]
+    for metric in quantities:
         found = section[metric]
         ci = "-" if found["ci"] is None else "..".join(deciding.signed(v) for v in found["ci"])
         sign = found["sign_test"]
