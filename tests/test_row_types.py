@@ -262,3 +262,31 @@ def test_the_metric_keys_are_the_rubrics() -> None:
         assert set(METRICS) <= required | optional
     blank = rows.unscored({"case_id": "c", "trial": 1, "condition": "A"})
     assert list(blank)[3:] == [*METRICS, "blocker", "notes"]
+
+
+PAGE_OF_ROWS = Path(__file__).resolve().parent.parent / "docs" / "row-files.md"
+
+
+def page_tables() -> dict[str, dict[str, bool]]:
+    """docs/row-files.md: per heading's shape (`## ... (`Shape`)`), each key and whether the
+    page says it is required."""
+    tables: dict[str, dict[str, bool]] = {}
+    shape = ""
+    for line in PAGE_OF_ROWS.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## ") and line.endswith("`)"):
+            shape = line.rsplit("(`", 1)[1].removesuffix("`)")
+            tables[shape] = {}
+        elif shape and line.startswith("| `"):
+            key, required = (cell.strip() for cell in line.split("|")[1:3])
+            tables[shape][key.strip("`")] = required == "yes"
+    return tables
+
+
+def test_the_page_of_row_files_lists_every_key_as_declared() -> None:
+    """Each shape the page documents has exactly its declared keys, required where declared so."""
+    tables = page_tables()
+    assert set(tables) == {"ResponseRow", "ResultRow", "KeyRow", "SheetRow", "ScoreRow", "VerdictRow"}
+    for name, keys in tables.items():
+        required, optional = declared(getattr(rows, name))
+        assert {k for k, r in keys.items() if r} == required, name
+        assert {k for k, r in keys.items() if not r} == optional, name

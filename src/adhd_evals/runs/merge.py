@@ -13,7 +13,7 @@ merged file equal scores from a single run.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -273,7 +273,7 @@ def _key(row: Any) -> Key | None:
     return case_id, trial, condition, runner
 
 
-def _count(row: dict[str, Any], merged: Merged) -> None:
+def _count(row: Mapping[str, object], merged: Merged) -> None:
     merged.rows += 1
     cost = row.get("cost_usd")
     if isinstance(cost, bool) or not isinstance(cost, (int, float)):
