@@ -13,7 +13,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.agree import mismatches, read_certificate, wilson
 from adhd_evals.runs.blind import markdown
-from adhd_evals.runs.rows import checked_rows, is_labelled
+from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
 from judging import read_jsonl, run_judge, write_jsonl
 
 CRITERIA = ["Names the bug", "Gives a fix"]
@@ -247,7 +247,7 @@ def test_rows_from_two_judges_are_not_certified_as_one(
     assert code == exitcodes.INPUT and "come from more than one judge" in capsys.readouterr().err
 
 
-def _certificate(tmp_path: Path, sample: Sample) -> dict[str, Any]:
+def _certificate(tmp_path: Path, sample: Sample) -> Certificate:
     code, out = _certify(tmp_path, sample, "honest")
     assert code == 0
     return read_certificate(out)
@@ -256,7 +256,8 @@ def _certificate(tmp_path: Path, sample: Sample) -> dict[str, Any]:
 def test_a_hand_edited_certificate_counts_for_nothing(tmp_path: Path, sample: Sample) -> None:
     """The tnr counts lowered to 10/20 (lower bound 0.299, by hand above): below its own bar."""
     cert = _certificate(tmp_path, sample)
-    cert["figures"]["criteria"]["tnr"].update(k=10, n=20)
+    tnr = cert["figures"]["criteria"]["tnr"]
+    tnr["k"], tnr["n"] = 10, 20
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(cert))
     with pytest.raises(Exception, match="its own counts do not reach its bar: criteria TNR 10/20"):
@@ -290,7 +291,7 @@ def test_a_certificate_with_counts_that_are_not_counts_is_refused(
 ) -> None:
     from test_verdicts import FINGERPRINT, certificate_for
 
-    cert = certificate_for(FINGERPRINT)
+    cert: dict[str, Any] = json.loads(json.dumps(certificate_for(FINGERPRINT)))  # a copy to spoil
     cert["figures"]["criteria"]["tpr"] = counts
     path = tmp_path / "cert.json"
     path.write_text(json.dumps(cert))

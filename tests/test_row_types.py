@@ -290,3 +290,14 @@ def test_the_page_of_row_files_lists_every_key_as_declared() -> None:
         required, optional = declared(getattr(rows, name))
         assert {k for k, r in keys.items() if r} == required, name
         assert {k for k, r in keys.items() if not r} == optional, name
+
+
+def test_certificate(toured: Path) -> None:
+    """The certificate `agree --certify` wrote in the tour, as score and verdicts read it."""
+    found = agree.read_certificate(toured.parent / "judge.cert.json")
+    every_key_seen(shaped([found], rows.Certificate), rows.Certificate)
+    every_key_seen(shaped([found["fingerprint"]], rows.JudgeFingerprint), rows.JudgeFingerprint)
+    every_key_seen(shaped([found["sample"]], rows.SampleDigest), rows.SampleDigest)
+    figures = [rate for rates in found["figures"].values() for rate in rates.values()]
+    assert len(figures) == 4
+    every_key_seen(shaped(figures, rows.RateJson), rows.RateJson)

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs import verdicts as merging
-from adhd_evals.runs.rows import checked_rows, is_labelled
+from adhd_evals.runs.agree import is_certificate
+from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
 from judging import read_jsonl, write_jsonl
 
 CRITERIA = ["a", "b", "c", "d", "e"]
@@ -22,12 +23,12 @@ FINGERPRINT = {"runner": "judge", "command": ["judge.sh"], "model": None, "templ
 RESPONSE = "The response under judgement, long enough to quote."
 
 
-def certificate_for(fingerprint: dict[str, Any]) -> dict[str, Any]:
+def certificate_for(fingerprint: dict[str, Any]) -> Certificate:
     """40/40 in each criterion class and 20/20 in each blocker class: lower bounds 0.912 and
     0.839, both above the 0.8 bar."""
     rate = {"k": 40, "n": 40}
     blocker = {"k": 20, "n": 20}
-    return {
+    found: dict[str, Any] = {
         "certificate": "adhd-evals judge certificate",
         "version": 1,
         "fingerprint": fingerprint,
@@ -37,6 +38,8 @@ def certificate_for(fingerprint: dict[str, Any]) -> dict[str, Any]:
         "void": 0,
         "date": "2026-12-01T00:00:00+00:00",
     }
+    assert is_certificate(found)  # what read_certificate takes
+    return found
 
 
 def _verdict(criterion: str, said: str) -> dict[str, str]:

@@ -22,15 +22,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .. import exitcodes
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
-from .rows import LABELLED_FIELDS, field_problems
+from .rows import LABELLED_FIELDS, Certificate, JudgeFingerprint, RateJson, SampleDigest, field_problems
 from .rubric import METRICS
 
 CATEGORIES = (1, 2, 3, 4, 5)
@@ -178,7 +178,7 @@ class Rate:
     def interval(self) -> tuple[float, float] | None:
         return wilson(self.k, self.n)
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> RateJson:
         low, high = self.interval or (None, None)
         return {"k": self.k, "n": self.n, "rate": self.rate, "low": low, "high": high}
 
@@ -224,7 +224,7 @@ def class_warnings(rates: dict[str, dict[str, Rate]]) -> list[str]:
     return warnings
 
 
-def sample_digest(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+def sample_digest(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> SampleDigest:
     """The labelled sample the figures rest on: the person's labels (not the file's bytes, so
     the same labels in JSONL or Markdown hash the same), and its size."""
     labels = sorted(
@@ -255,7 +255,7 @@ class NotCertified(InputInvalid):
     exit_code = exitcodes.FAILED
 
 
-def judge_fingerprint(judged: list[dict[str, Any]]) -> dict[str, Any]:
+def judge_fingerprint(judged: list[dict[str, Any]]) -> JudgeFingerprint:
     """The one judge that filled the sheet; rows from several judges, or from a judge that
     recorded no fingerprint, cannot be certified as one."""
     found = {json.dumps(r.get("judge"), sort_keys=True) for r in judged}
@@ -275,7 +275,13 @@ def judge_fingerprint(judged: list[dict[str, Any]]) -> dict[str, Any]:
                 "judge them again with this version of adhd-evals"
             ]
         )
-    return {name: prints[0][name] for name in FINGERPRINT}
+    judge = prints[0]
+    return {
+        "runner": judge["runner"],
+        "command": judge["command"],
+        "model": judge["model"],
+        "template": judge["template"],
+    }
 
 
 def _shown(fingerprint: Any) -> str:
@@ -310,7 +316,7 @@ def shortfalls(found: dict[str, Any], min_lower: float) -> list[str]:
 
 def certificate(
     found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, date: str
-) -> dict[str, Any]:
+) -> Certificate:
     """The certificate, or NotCertified with every reason."""
     if not 0 < min_lower <= 1:
         from ..errors import UsageError
@@ -338,7 +344,7 @@ def certificate(
     }
 
 
-def read_certificate(path: Path) -> dict[str, Any]:
+def read_certificate(path: Path) -> Certificate:
     """A certificate `agree --certify` wrote; refused when it is not one, or when its own counts
     do not reach its bar (a hand-edited rate counts for nothing)."""
     from ..files import read_limited
@@ -349,10 +355,13 @@ def read_certificate(path: Path) -> dict[str, Any]:
         raise InputInvalid([f"{path}: cannot be read ({exc.strerror or exc})"]) from exc
     except (ValueError, RecursionError) as exc:
         raise InputInvalid([f"{path}: not a judge certificate (not JSON: {exc})"]) from exc
-    problems = _certificate_problems(data)
-    if problems:
-        raise InputInvalid([f"{path}: {p}" for p in problems])
-    return dict(data)
+    if not is_certificate(data):
+        raise InputInvalid([f"{path}: {p}" for p in _certificate_problems(data)])
+    return data
+
+
+def is_certificate(data: object) -> TypeGuard[Certificate]:
+    return not _certificate_problems(data)
 
 
 def _certificate_problems(data: Any) -> list[str]:
@@ -384,7 +393,7 @@ def _counts(figure: Any) -> dict[str, int]:
     return {"k": k, "n": n}
 
 
-def mismatches(certified: dict[str, Any], fingerprint: Any) -> list[str]:
+def mismatches(certified: Mapping[str, object], fingerprint: object) -> list[str]:
     """How a judge differs from the certified one, field by field; empty when it is the same judge."""
     if not isinstance(fingerprint, dict):
         return ["the row records no judge fingerprint"]

@@ -33,7 +33,7 @@ from typing import Any, TypeGuard
 
 from ..text import plural
 from .agree import Rate, wilson
-from .rows import VerdictRow, field_problems, read_shaped
+from .rows import Certificate, VerdictRow, field_problems, read_shaped
 from .verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
 
 FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
@@ -68,7 +68,7 @@ def read_verdicts(path: Path) -> list[VerdictRow]:
     return read_shaped(path, is_verdict_row, verdict_problems, what="criterion verdicts file")
 
 
-def recheck(rows: list[VerdictRow], certificate: dict[str, Any] | None) -> list[VerdictRow]:
+def recheck(rows: list[VerdictRow], certificate: Certificate | None) -> list[VerdictRow]:
     """Each judge-decided verdict counts only under this certificate; the others become
     uncertified, with the reason."""
     checked = []
@@ -116,7 +116,7 @@ def _rogan_gladen(p: float, se: float, sp: float) -> float | None:
     return min(1.0, max(0.0, (p + sp - 1) / (se + sp - 1)))
 
 
-def summarize(rows: list[VerdictRow], certificate: dict[str, Any] | None) -> dict[str, Any]:
+def summarize(rows: list[VerdictRow], certificate: Certificate | None) -> dict[str, Any]:
     """Per condition: criteria, passes by decider, undecided by status, the judge's corrected
     pass rate; and the gate's reasons."""
     rows = recheck(rows, certificate)

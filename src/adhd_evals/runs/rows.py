@@ -148,6 +148,38 @@ class JudgeFingerprint(TypedDict):
     template: str
 
 
+class RateJson(TypedDict):
+    """k of n, with the rate and its Wilson 95% interval (agree.Rate.as_json)."""
+
+    k: int
+    n: int
+    rate: NotRequired[float | None]  # None: nothing measured (n = 0)
+    low: NotRequired[float | None]
+    high: NotRequired[float | None]
+
+
+class SampleDigest(TypedDict):
+    """The labelled sample a certificate rests on."""
+
+    sha256: str  # of the person's labels, not of the file's bytes
+    rows: int
+    criterion_labels: int
+
+
+class Certificate(TypedDict):
+    """A judge's certificate: `agree --certify` writes it, score and verdicts read it (which
+    check its kind, fingerprint, bar and counts: the rest is as agree wrote it)."""
+
+    certificate: str  # agree.CERTIFICATE
+    version: NotRequired[int]
+    fingerprint: JudgeFingerprint
+    min_lower: float
+    figures: dict[str, dict[str, RateJson]]  # criteria | blocker -> tpr | tnr
+    sample: NotRequired[SampleDigest]
+    void: NotRequired[int]  # labelled rows the judge left void
+    date: NotRequired[str]
+
+
 class _SheetExtras(TypedDict):
     """What a sheet row may carry besides its identity and its scores."""
 

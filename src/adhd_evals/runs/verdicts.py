@@ -30,6 +30,7 @@ from .agree import mismatches
 from .rows import (
     LABELLED_FIELDS,
     VERDICTS,
+    Certificate,
     Decider,
     JudgeFingerprint,
     KeyRow,
@@ -66,7 +67,7 @@ class Sources:
     labels: list[tuple[str, list[SheetRow]]] = field(default_factory=list)  # (file, rows)
     judged: list[SheetRow] = field(default_factory=list)
     key: list[KeyRow] | None = None
-    certificate: dict[str, Any] | None = None
+    certificate: Certificate | None = None
 
 
 def check_problems(row: Mapping[str, object]) -> list[str]:
@@ -231,7 +232,7 @@ def _decide(
 
 
 def _judge_said(
-    row: Row, criterion: str, judged: SheetRow | None, certificate: dict[str, Any] | None
+    row: Row, criterion: str, judged: SheetRow | None, certificate: Certificate | None
 ) -> VerdictRow | None:
     """What the judge's row says about the criterion, as a verdict row (None for nothing)."""
     if judged is None:
@@ -258,7 +259,7 @@ def _judge_said(
     return out
 
 
-def not_counted(fingerprint: JudgeFingerprint | None, certificate: dict[str, Any] | None) -> str | None:
+def not_counted(fingerprint: JudgeFingerprint | None, certificate: Certificate | None) -> str | None:
     """Why a judge's verdict does not count (None: it counts): no certificate, or a certificate
     for another judge (each differing field named)."""
     if certificate is None:
