@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..catalog import SOURCES_RECORD
 from ..files import read_limited, walk
 from ..problem import ERROR, WARNING, Problem
 from ..schema import LINT_FORMATS
@@ -177,32 +176,19 @@ def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[in
     if kind == "module":
         from .module import lint_module
 
-        problems, _ = lint_module(path)
-        return 0, problems, []
+        return 0, lint_module(path), []
     return _lint_source(path, kind, dialect)
 
 
 def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
+    """The row and catalog rules (catalog.py streams the file), then the folder rules."""
     from .catalog import lint_catalog
+    from .engine import check_folder, folder_of, module_beside
 
-    module = path.parent / "checks.py"
-    with_module = module.is_file()  # then every id and its line are needed: kept exactly
-    cases, problems, ids = lint_catalog(path, keep_ids=with_module)
-    seen = ids.exact or {}
-    if with_module and seen:
-        from .module import lint_module
-        from .rules import case_without_checks, orphan_case, stamp, torn_pair
-
-        problems += stamp(torn_pair, torn_pair.check(path.parent))
-        _, registered = lint_module(module)
-        if registered is not None:
-            problems += stamp(case_without_checks, case_without_checks.check(seen, registered))
-            problems += [p.at(str(module)) for p in stamp(orphan_case, orphan_case.check(registered, seen))]
-    record = path.parent / SOURCES_RECORD
-    if record.is_file():
-        from .rules import source_gone, stamp
-
-        problems += [p.at(str(record)) for p in stamp(source_gone, source_gone.check(record))]
+    module = module_beside(path)  # then every id and its line are needed: kept exactly
+    cases, problems, seen = lint_catalog(path, keep_ids=module is not None)
+    ids = (seen.exact or {}) if module is not None else {}
+    problems += check_folder(folder_of(path, ids, module))
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 

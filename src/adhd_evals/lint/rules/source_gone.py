@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 from ...files import read_text_limited
 from ...importing.sourcetext import locate
 from ...problem import ERROR, Finding
+from ._contract import FOLDER, IN_RECORD, Folder
 
 ID = "E114"
 NAME = "source-gone"
 SEVERITY = ERROR
+SCOPE = FOLDER
+FILE = IN_RECORD
 
 
-def check(record: Path) -> Iterator[Finding]:
+def check(folder: Folder) -> Iterator[Finding]:
+    record = folder.record
+    if record is None:
+        return
     try:
         text = read_text_limited(record)
         sources = json.loads(text)["sources"]
