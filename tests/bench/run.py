@@ -909,8 +909,10 @@ def bench_startup(repeat: int) -> None:
         tasks = work / "tasks"
         make_yaml_dir(tasks, 3)
         commands = {
-            # the hook's usual input: the catalog as import writes it, checks.py and the sources record beside it
-            "lint (hook: catalog + checks.py)": ["lint", cases],
+            # the hook's usual input: the catalog as import writes it, checks.py and the sources
+            # record beside it; pre-commit passes both files when both changed
+            "lint (hook: catalog + checks.py)": ["lint", cases, str(tiny_out / "checks.py")],
+            "lint (catalog beside checks.py)": ["lint", cases],
             "lint (catalog alone)": ["lint", str(alone)],
             "lint (evals.json)": ["lint", str(tiny)],
             "lint (YAML folder)": ["lint", str(tasks)],

@@ -38,16 +38,15 @@ PROBE = (
 )
 
 
-def _catalog_alone(tmp: Path) -> Path:
+def _catalog_alone(tmp: Path) -> list[Path]:
     path = tmp / "evals" / "cases.jsonl"
     path.parent.mkdir()
     path.write_text(GOOD, encoding="utf-8")
-    return path
+    return [path]
 
 
-def _catalog_with_checks(tmp: Path) -> Path:
-    """What the hook meets most: a catalog as `import --out` writes it, its checks.py and its
-    sources record beside it."""
+def _imported(tmp: Path) -> Path:
+    """A catalog as `import --out` writes it, its checks.py and its sources record beside it."""
     source = tmp / "evals.json"
     source.write_text(EVALS_JSON, encoding="utf-8")
     assert main(["import", "--format", "evals-json", str(source), "--out", str(tmp / "evals")]) == 0
@@ -58,15 +57,25 @@ def _catalog_with_checks(tmp: Path) -> Path:
     return catalog
 
 
-def _check_module(tmp: Path) -> Path:
-    return _catalog_with_checks(tmp).parent / "checks.py"
+def _catalog_with_checks(tmp: Path) -> list[Path]:
+    return [_imported(tmp)]
 
 
-def _evals_json(tmp: Path) -> Path:
+def _check_module(tmp: Path) -> list[Path]:
+    return [_imported(tmp).parent / "checks.py"]
+
+
+def _hook(tmp: Path) -> list[Path]:
+    """What pre-commit passes when both files changed: the catalog and its checks.py."""
+    catalog = _imported(tmp)
+    return [catalog, catalog.parent / "checks.py"]
+
+
+def _evals_json(tmp: Path) -> list[Path]:
     path = tmp / "skill" / "evals" / "evals.json"
     path.parent.mkdir(parents=True)
     path.write_text(EVALS_JSON, encoding="utf-8")
-    return path
+    return [path]
 
 
 def _yaml_folder(tmp: Path) -> Path:
@@ -79,20 +88,20 @@ def _yaml_folder(tmp: Path) -> Path:
     return folder
 
 
-PATHS: list[tuple[str, Callable[[Path], Path], tuple[str, ...]]] = [
+PATHS: list[tuple[str, Callable[[Path], list[Path]], tuple[str, ...]]] = [
     ("catalog alone", _catalog_alone, NEVER + YAML + CATALOG_NEVER + ("ast",)),
     ("catalog with checks.py", _catalog_with_checks, NEVER + YAML + CATALOG_NEVER),
     ("check module", _check_module, NEVER + YAML + CATALOG_NEVER),
+    ("catalog and checks.py", _hook, NEVER + YAML + CATALOG_NEVER),
     # the import's readers are dataclasses (importing/formats/_common.py): lint reads with them
     ("evals.json", _evals_json, NEVER + YAML),
-    ("YAML folder", _yaml_folder, NEVER),
+    ("YAML folder", lambda tmp: [_yaml_folder(tmp)], NEVER),
 ]
 
 
-def _modules_after_lint(path: Path) -> tuple[int, set[str]]:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, check=True
-    )
+def _modules_after_lint(paths: list[Path]) -> tuple[int, set[str]]:
+    argv = [sys.executable, "-c", PROBE, *map(str, paths)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
     last = json.loads(done.stdout.splitlines()[-1])
     assert done.stdout.splitlines()[-2].startswith("Checked "), done.stdout  # it linted
     return last["code"], set(last["modules"])
@@ -100,7 +109,7 @@ def _modules_after_lint(path: Path) -> tuple[int, set[str]]:
 
 @pytest.mark.parametrize(("make", "heavy"), [pytest.param(m, h, id=name) for name, m, h in PATHS])
 def test_each_lint_path_imports_nothing_heavy(
-    tmp_path: Path, make: Callable[[Path], Path], heavy: tuple[str, ...]
+    tmp_path: Path, make: Callable[[Path], list[Path]], heavy: tuple[str, ...]
 ) -> None:
     code, modules = _modules_after_lint(make(tmp_path))
     assert code == 0
@@ -110,5 +119,5 @@ def test_each_lint_path_imports_nothing_heavy(
 def test_the_probe_sees_what_a_path_imports(tmp_path: Path) -> None:
     """The guard can fail: a YAML folder does import PyYAML, a module the lint run itself
     imported (not the probe), and the import's readers."""
-    _, modules = _modules_after_lint(_yaml_folder(tmp_path))
+    _, modules = _modules_after_lint([_yaml_folder(tmp_path)])
     assert {"yaml", "adhd_evals.lint.rules", "adhd_evals.importing.formats.yaml_cases"} <= modules
