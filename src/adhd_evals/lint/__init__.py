@@ -1,9 +1,12 @@
 """Lint case files of every format, reporting every problem with its position.
 
 Light on imports on purpose: this runs from a pre-commit hook on every
-commit. A catalog-only run imports json and this package's rules; the YAML
-and JSON source readers load only when such a file is linted; libcst,
-ruamel.yaml and jsonschema load only to read a --dialect file; typer never loads here.
+commit. A catalog-only run imports json and this package's rules; a module's
+parser (ast) loads only when a check module is read; the YAML and JSON source
+readers only when such a file is linted; libcst, ruamel.yaml and jsonschema only
+to read a --dialect file; typer never loads here. tests/lint/test_startup.py holds
+each path to that: an import below is inside a function only to keep a module the
+test names off a path that does not need it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from typing import TYPE_CHECKING
 from ..files import read_limited, walk
 from ..problem import ERROR, WARNING, Problem
 from ..schema import LINT_FORMATS
+from .catalog import lint_catalog
+from .engine import check_folder, folder_of, module_beside
+from .lookalike import why_not_ours
 
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
@@ -137,8 +143,6 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
     yaml_ids: list[tuple[Path, str]] = []
     for path, kind in discover(paths, forced):
         if forced is None and kind != "evals-json":
-            from .lookalike import why_not_ours
-
             why = why_not_ours(path, kind)
             if why is not None:
                 report.skipped.append((str(path), kind, why))
@@ -182,9 +186,6 @@ def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[in
 
 def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
     """The row and catalog rules (catalog.py streams the file), then the folder rules."""
-    from .catalog import lint_catalog
-    from .engine import check_folder, folder_of, module_beside
-
     module = module_beside(path)  # then every id and its line are needed: kept exactly
     cases, problems, seen = lint_catalog(path, keep_ids=module is not None)
     ids = (seen.exact or {}) if module is not None else {}

@@ -9,6 +9,7 @@ Failing: `{"id": "a", "prompt": "p", "prompt": "q", ...}`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from ...problem import ERROR, Finding
@@ -32,8 +33,6 @@ def check(row: Row) -> Iterator[Finding]:
 
 
 def _second_occurrence(text: str, key: str) -> int:
-    import json
-
     quoted = json.dumps(key)
     first = text.find(quoted)
     second = text.find(quoted, first + 1) if first >= 0 else -1
