@@ -62,5 +62,15 @@ def lint_rules() -> str:
     for rule in RULES.values():
         doc = (rule.__doc__ or "").strip()
         _, _, body = doc.partition("\n")
-        parts += [f"## {rule.ID} {rule.NAME} ({rule.SEVERITY})", "", summary(rule), "", body.strip(), ""]
+        scope = f"Scope: {rule.SCOPE} (see [scopes](#scopes))."
+        parts += [
+            f"## {rule.ID} {rule.NAME} ({rule.SEVERITY})",
+            "",
+            summary(rule),
+            "",
+            scope,
+            "",
+            body.strip(),
+            "",
+        ]
     return "\n".join(parts)

@@ -903,9 +903,19 @@ def bench_startup(repeat: int) -> None:
         bare = timed([py, "-c", "pass"], repeat * 3)
         report("python -c pass", bare, None, "(floor)")
         cases = str(tiny_out / "cases.jsonl")
+        alone = work / "alone" / "cases.jsonl"  # the same catalog with nothing beside it
+        alone.parent.mkdir()
+        shutil.copyfile(cases, alone)
+        tasks = work / "tasks"
+        make_yaml_dir(tasks, 3)
         commands = {
-            "lint (catalog)": ["lint", cases],
+            # the hook's usual input: the catalog as import writes it, checks.py and the sources
+            # record beside it; pre-commit passes both files when both changed
+            "lint (hook: catalog + checks.py)": ["lint", cases, str(tiny_out / "checks.py")],
+            "lint (catalog beside checks.py)": ["lint", cases],
+            "lint (catalog alone)": ["lint", str(alone)],
             "lint (evals.json)": ["lint", str(tiny)],
+            "lint (YAML folder)": ["lint", str(tasks)],
             "validate": ["validate", cases],
             "import (3 cases)": ["import", "--format", "evals-json", str(tiny)],
             "survey": ["survey", "--format", "evals-json", str(tiny)],

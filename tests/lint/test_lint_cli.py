@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -91,29 +89,6 @@ def test_directories_are_walked_by_name_and_shape(tmp_path: Path, capsys: pytest
     assert "Checked 2 files and 2 cases" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("kind", ["catalog", "evals.json"])
-def test_lint_does_not_import_heavy_modules(tmp_path: Path, kind: str) -> None:
-    """The hook path: neither typer, pydantic, libcst, jsonschema, ruamel.yaml nor PyYAML."""
-    if kind == "catalog":
-        path = _write(tmp_path, GOOD)
-    else:
-        path = tmp_path / "evals" / "evals.json"
-        path.parent.mkdir()
-        path.write_text('{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": ["x"]}]}')
-    # A catalog (what the hook meets most) goes further: no dataclasses, so no inspect (7 ms).
-    heavy = ("libcst", "jsonschema", "ruamel", "typer", "yaml", "pydantic") + (
-        ("dataclasses", "inspect") if kind == "catalog" else ()
-    )
-    code = (
-        "import sys; from adhd_evals.entry import main; main(['lint', sys.argv[1]]); "
-        f"heavy = [m for m in {heavy!r} if m in sys.modules]; "
-        "print(heavy)"
-    )
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
-    assert "Checked 1 file and 1 case: 0 errors" in done.stdout
-    assert done.stdout.strip().endswith("[]")
-
-
 @pytest.mark.corpus
 def test_every_corpus_file_lints_without_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
     # promptfoo configs (folders of a config with its referenced files, or a config alone) included
@@ -124,3 +99,32 @@ def test_every_corpus_file_lints_without_a_crash(capsys: pytest.CaptureFixture[s
         assert main(["lint", str(path)]) in (0, 1)
         out = capsys.readouterr().out
         assert "Traceback" not in out and out.rstrip().splitlines()[-1].startswith("Checked")
+
+
+@pytest.mark.parametrize("columns", ["100", "57", None])
+def test_help_is_laid_out_as_argparse_lays_it_out(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lint's help formatter only spares argparse its shutil import (tests/lint/test_startup.py):
+    at any COLUMNS, or none, the help is what argparse's own formatter writes."""
+    import argparse
+
+    from adhd_evals.lint import cli
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    parser = cli._parser()
+    ours = parser.format_help()
+    parser.formatter_class = argparse.HelpFormatter
+    assert ours == parser.format_help()
+
+
+def test_help_follows_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    from adhd_evals.lint import cli
+
+    monkeypatch.setenv("COLUMNS", "100")
+    wide = cli._parser().format_help()
+    monkeypatch.setenv("COLUMNS", "57")
+    assert len(cli._parser().format_help().splitlines()) > len(wide.splitlines())

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from adhd_evals.lint import lint_paths
 from adhd_evals.lint.catalog import fast_ok, read_row
-from adhd_evals.lint.rules import CATALOG_RULES, RULES, table
-from adhd_evals.lint.rules.duplicate_id import SeenIds
+from adhd_evals.lint.engine import RowRun
+from adhd_evals.lint.rules import RULES, table
+from adhd_evals.lint.rules.duplicate_id import DuplicateIds, SeenIds
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}'
 
@@ -213,11 +214,10 @@ rows = st.fixed_dictionaries(
 @given(row=rows)
 def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
     text = json.dumps(row)
-    states = {rule.ID: {} for rule in CATALOG_RULES}
-    states["E106"]["seen"] = SeenIds()
-    states["E106"]["seen"].add("b", 1)
+    rules = RowRun()  # every row rule started for one run, E106 with its own ids
+    rules.state(DuplicateIds).seen.add("b", 1)
     parsed = read_row(2, text.encode())
-    reported = [p for rule in CATALOG_RULES for p in rule.check(parsed, states[rule.ID])]
+    reported = rules.check(parsed)
     ids = SeenIds()
     ids.add("b", 1)
     assert fast_ok(row, ids, 2) == (reported == [])

@@ -1,9 +1,12 @@
 """Lint case files of every format, reporting every problem with its position.
 
 Light on imports on purpose: this runs from a pre-commit hook on every
-commit. A catalog-only run imports json and this package's rules; the YAML
-and JSON source readers load only when such a file is linted; libcst,
-ruamel.yaml and jsonschema load only to read a --dialect file; typer never loads here.
+commit. A catalog-only run imports json and this package's rules; a module's
+parser (ast) loads only when a check module is read; the YAML and JSON source
+readers only when such a file is linted; libcst, ruamel.yaml and jsonschema only
+to read a --dialect file; typer never loads here. tests/lint/test_startup.py holds
+each path to that: an import below is inside a function only to keep a module the
+test names off a path that does not need it.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..catalog import SOURCES_RECORD
 from ..files import read_limited, walk
 from ..problem import ERROR, WARNING, Problem
 from ..schema import LINT_FORMATS
+from .catalog import lint_catalog
+from .engine import check_folder, folder_of, module_beside
+from .lookalike import why_not_ours
 
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
@@ -138,8 +143,6 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
     yaml_ids: list[tuple[Path, str]] = []
     for path, kind in discover(paths, forced):
         if forced is None and kind != "evals-json":
-            from .lookalike import why_not_ours
-
             why = why_not_ours(path, kind)
             if why is not None:
                 report.skipped.append((str(path), kind, why))
@@ -177,32 +180,16 @@ def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[in
     if kind == "module":
         from .module import lint_module
 
-        problems, _ = lint_module(path)
-        return 0, problems, []
+        return 0, lint_module(path), []
     return _lint_source(path, kind, dialect)
 
 
 def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
-    from .catalog import lint_catalog
-
-    module = path.parent / "checks.py"
-    with_module = module.is_file()  # then every id and its line are needed: kept exactly
-    cases, problems, ids = lint_catalog(path, keep_ids=with_module)
-    seen = ids.exact or {}
-    if with_module and seen:
-        from .module import lint_module
-        from .rules import case_without_checks, orphan_case, stamp, torn_pair
-
-        problems += stamp(torn_pair, torn_pair.check(path.parent))
-        _, registered = lint_module(module)
-        if registered is not None:
-            problems += stamp(case_without_checks, case_without_checks.check(seen, registered))
-            problems += [p.at(str(module)) for p in stamp(orphan_case, orphan_case.check(registered, seen))]
-    record = path.parent / SOURCES_RECORD
-    if record.is_file():
-        from .rules import source_gone, stamp
-
-        problems += [p.at(str(record)) for p in stamp(source_gone, source_gone.check(record))]
+    """The row and catalog rules (catalog.py streams the file), then the folder rules."""
+    module = module_beside(path)  # then every id and its line are needed: kept exactly
+    cases, problems, seen = lint_catalog(path, keep_ids=module is not None)
+    ids = (seen.exact or {}) if module is not None else {}
+    problems += check_folder(folder_of(path, ids, module))
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 

@@ -1,4 +1,4 @@
-"""Lint a five-field catalog, streamed line by line.
+"""Lint a five-field catalog, streamed line by line: the rows for the engine's row rules.
 
 Every rule in rules/ is the documented source of truth. Running ten rule
 generators on each of 200,000 clean lines would cost more than parsing
@@ -22,9 +22,10 @@ from ..jsonread import DuplicateKey, long_number_column, too_long_number
 from ..jsonread import unique_pairs as _unique_pairs
 from ..problem import ERROR, Problem
 from ..schema import RISKS
-from .rules import CATALOG_RULES, Row, empty_catalog, stamp
+from .engine import RowRun, check_catalog
+from .rules import CatalogRead, Row, Run
 from .rules.bundled_criterion import BUNDLED
-from .rules.duplicate_id import SeenIds
+from .rules.duplicate_id import DuplicateIds, SeenIds
 
 
 def fast_ok(value: Any, seen: SeenIds, number: int) -> bool:
@@ -94,13 +95,13 @@ def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], SeenIds]:
 
 
 def lint_lines(
-    lines: Iterable[bytes], seen: SeenIds | None = None, keep: list[Any] | None = None
+    lines: Iterable[bytes], run: Run | None = None, keep: list[Any] | None = None
 ) -> tuple[int, list[Problem], SeenIds]:
     """The catalog rules, the one home of what a valid catalog is (validate uses them too).
     With `keep`, every row that parsed is appended to it: a caller that needs the rows
-    reads the file once."""
-    states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
-    seen = states["E106"].setdefault("seen", seen if seen is not None else SeenIds())
+    reads the file once. Returns the ids E106 saw."""
+    rows = RowRun(run)
+    seen = rows.state(DuplicateIds).seen  # the fast path records ids where E106 looks for them
     problems: list[Problem] = []
     cases = 0
     for number, raw in enumerate(lines, start=1):
@@ -127,9 +128,8 @@ def lint_lines(
             continue
         if keep is not None and row.value is not None:
             keep.append(row.value)
-        for rule in CATALOG_RULES:
-            problems += stamp(rule, rule.check(row, states[rule.ID]))
-    problems += stamp(empty_catalog, empty_catalog.check(cases))
+        problems += rows.check(row)
+    problems += check_catalog(CatalogRead(cases))
     return cases, problems, seen
 
 
@@ -142,10 +142,7 @@ def _blank(text: str | None) -> bool:
 def row_problems(row: dict[str, Any]) -> list[Problem]:
     """The errors the catalog rules find in one row on its own (not a duplicate id)."""
     text = json.dumps(row, ensure_ascii=False)
-    found = Row(1, text, row)
-    states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
-    problems = [p for rule in CATALOG_RULES for p in stamp(rule, rule.check(found, states[rule.ID]))]
-    return [p for p in problems if p.severity == ERROR]
+    return [p for p in RowRun().check(Row(1, text, row)) if p.severity == ERROR]
 
 
 def lint_catalog(path: Path, *, keep_ids: bool = False) -> tuple[int, list[Problem], SeenIds]:
@@ -154,12 +151,8 @@ def lint_catalog(path: Path, *, keep_ids: bool = False) -> tuple[int, list[Probl
     try:
         with open_limited(path) as stream:
             size = os.fstat(stream.fileno()).st_size
-            seen = (
-                SeenIds()
-                if keep_ids
-                else SeenIds(functools.partial(_ids_in, path), _rows_expected(stream, size))
-            )
-            return lint_lines(stream, seen)
+            run = Run() if keep_ids else Run(functools.partial(_rows_in, path), _rows_expected(stream, size))
+            return lint_lines(stream, run)
     except OSError as exc:  # not a regular file, past --max-bytes, or unreadable
         problem = Problem(1, 1, "CaseFileUnreadable", f"{path.name} cannot be read: {_reason(exc)}")
         return 0, [problem], SeenIds()
@@ -174,16 +167,12 @@ def _rows_expected(stream: BinaryIO, size: int, sample: int = 1 << 16) -> int:
     return size * lines // max(len(head), 1) * 5 // 4
 
 
-def _ids_in(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, id) of every row the duplicate-id rule records, read again from the file."""
+def _rows_in(path: Path) -> Iterator[Row]:
+    """The file's rows read again (E106 finds the line of an id's first appearance in them)."""
     with open_limited(path) as stream:
         for number, raw in enumerate(stream, start=1):
-            if not raw.strip():
-                continue
-            row = read_row(number, raw)
-            case_id = row.value.get("id") if row.parsed and isinstance(row.value, dict) else None
-            if isinstance(case_id, str) and case_id:
-                yield number, case_id
+            if raw.strip():
+                yield read_row(number, raw)
 
 
 def _reason(exc: OSError) -> str:

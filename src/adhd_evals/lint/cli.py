@@ -7,21 +7,50 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..exitcodes import FAILED, OK, USAGE
+from ..exitcodes import FAILED, OK, USAGE, RefusalCode
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..problem import Problem
 from ..text import plural, printable
+from . import FORMATS, LintReport, LintUsageError, lint_paths
+from .lookalike import NAMES
+from .rules import RULES
+from .sarif import sarif, step_summary
 
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
-from . import FORMATS, LintReport, LintUsageError, lint_paths
+
+
+def _columns() -> int:
+    """`shutil.get_terminal_size().columns`, worked out as shutil does, without importing it."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stdout = sys.__stdout__
+    if columns <= 0 and stdout is not None:
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own help layout, given the width it would ask shutil for. argparse makes a
+    formatter for every argument it adds, and its own imports shutil (with bz2 and lzma, ~3 ms
+    of every hook run) though only --help and a usage error print anything."""
+
+    def __init__(self, prog: str, **options: Any) -> None:
+        options.setdefault("width", _columns() - 2)  # argparse keeps two columns spare too
+        super().__init__(prog, **options)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="adhd-evals lint",
+        formatter_class=_Formatter,
         description="Lint case files (catalogs, evals.json, dataset.json, YAML cases, check modules) "
         "and report every problem with its line and column.",
     )
@@ -104,8 +133,6 @@ def summary(report: LintReport) -> str:
 
 def skipped_lines(report: LintReport) -> list[str]:
     """Each skipped file once: what it is not, and why."""
-    from .lookalike import NAMES
-
     return [
         f"{printable(path)}: not {NAMES.get(kind, kind)} file; skipped ({printable(why)})"
         for path, kind, why in report.skipped
@@ -114,9 +141,6 @@ def skipped_lines(report: LintReport) -> list[str]:
 
 def _codes(values: list[str]) -> list[str]:
     """--select/--ignore values: comma-separated, each a code or the prefix of one."""
-    from ..exitcodes import RefusalCode
-    from .rules import RULES
-
     known = [*RULES, *(code.value for code in RefusalCode)]
     codes = [code.strip() for value in values for code in value.split(",") if code.strip()]
     unknown = [code for code in codes if not any(k.startswith(code) for k in known)]
@@ -175,8 +199,6 @@ def _printable_fields(problem: Problem) -> dict[str, object]:
 
 def _append_step_summary(report: LintReport, path: str) -> None:
     """All problems for the run's summary page (GitHub shows only 10 annotations of a kind)."""
-    from .sarif import step_summary
-
     try:
         with open(path, "a", encoding="utf-8") as stream:
             stream.write(step_summary(report.problems, summary(report)))
@@ -211,9 +233,7 @@ def main(argv: list[str]) -> int:
         print(_json(report, code))
         return code
     if style == "sarif":
-        from importlib.metadata import version
-
-        from .sarif import sarif
+        from importlib.metadata import version  # (email, zipfile...) only for SARIF's tool version
 
         print(sarif(report.problems, version("adhd-evals")))
         return code

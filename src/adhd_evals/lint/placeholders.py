@@ -2,21 +2,22 @@
 
 Python's own `ast` is enough to find calls with their line and column, and
 it is many times faster than a concrete syntax tree: this runs on the
-pre-commit path, so it must not import libcst.
+pre-commit path, so it must not import libcst. For the same reason a
+placeholder is a NamedTuple, not a dataclass: dataclasses imports inspect,
+about 7 ms of a hook run (tests/lint/test_startup.py keeps both off the path).
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..files import read_text_limited
 from ..importing.registrations import registration
 
 
-@dataclass(frozen=True)
-class Placeholder:
+class Placeholder(NamedTuple):
     case_id: str | None  # from the @check decorator; None outside a registered check
     criterion: str | None
     line: int

@@ -1,22 +1,14 @@
 """Lint rules, one module each (as yamllint's are).
 
-Every rule module satisfies `Rule`: its `ID` (the code), `NAME`, `SEVERITY`,
-and a docstring that is its documentation: the first line says what it
-finds, then why it matters, then a passing and a failing example. Rules
-yield `Finding`s (line, column, message); the engine stamps the rule's code
-and severity on each, so what a rule reports is always under its own name.
-
-Catalog rules see one `Row` at a time (the file is streamed); `state` is a
-dict the rule may keep across the rows of one file. W202, W203 and E111
-look at a check module instead and have their own inputs (see `RULES`).
+Every rule module satisfies the contract in `_contract.py`: its `ID` (the code), `NAME`,
+`SEVERITY`, `SCOPE`, and a docstring that is its documentation: the first line says what it
+finds, then why it matters, then a passing and a failing example. The engine
+(lint/engine.py) runs each rule where its scope says: on each catalog row, on the whole
+catalog, on a check module, or on a catalog with the files beside it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
-
-from ...problem import Finding, Problem
 from . import (
     bundled_criterion,
     case_without_checks,
@@ -37,23 +29,28 @@ from . import (
     unwritten_placeholder,
     wrong_type,
 )
+from ._contract import (
+    CATALOG,
+    FOLDER,
+    MODULE,
+    ROW,
+    SCOPES,
+    CatalogRead,
+    CatalogRule,
+    Folder,
+    FolderRule,
+    ModuleRead,
+    ModuleRule,
+    RowRule,
+    Rule,
+    Run,
+)
 from ._row import Row
 
-
-class Rule(Protocol):
-    """What every rule module declares."""
-
-    ID: str
-    NAME: str
-    SEVERITY: str
-    __doc__: str | None
-
-
-class CatalogRule(Rule, Protocol):
-    def check(self, row: Row, state: dict[str, Any]) -> Iterator[Finding]: ...
-
-
-CATALOG_RULES: list[CatalogRule] = [
+AnyRule = RowRule | CatalogRule | ModuleRule | FolderRule
+# Every rule, in the order the engine runs those of one scope (a row's problems are reported
+# in this order; the folder's, before the engine sorts them by position, too).
+ORDER: list[AnyRule] = [
     encoding,
     invalid_json,
     duplicate_key,
@@ -65,25 +62,16 @@ CATALOG_RULES: list[CatalogRule] = [
     risk_value,
     empty_criteria,
     bundled_criterion,
-]
-MODULE_RULES: list[Rule] = [
-    case_without_checks,
-    unwritten_placeholder,
-    module_syntax,
-    torn_pair,
     empty_catalog,
+    module_syntax,
+    unwritten_placeholder,
+    torn_pair,
+    case_without_checks,
     orphan_case,
     source_gone,
 ]
-# Every rule, by code: the catalog's and the check module's.
-RULES: dict[str, Rule] = {
-    rule.ID: rule for rule in sorted([*CATALOG_RULES, *MODULE_RULES], key=lambda r: r.ID)
-}
-
-
-def stamp(rule: Rule, findings: Iterable[Finding]) -> list[Problem]:
-    """The engine's half of every rule: code and severity come from the rule."""
-    return [Problem(f.line, f.column, rule.ID, f.message, rule.SEVERITY) for f in findings]
+# Every rule, by code.
+RULES: dict[str, AnyRule] = {rule.ID: rule for rule in sorted(ORDER, key=lambda r: r.ID)}
 
 
 def summary(rule: Rule) -> str:
@@ -94,13 +82,34 @@ def summary(rule: Rule) -> str:
 
 def table() -> str:
     """The rule table, made from the rules (docs/lint-rules.md shows it; the MkDocs hook builds it)."""
-    rows = ["| code | name | severity | what |", "| --- | --- | --- | --- |"]
-    rows += [f"| {r.ID} | {r.NAME} | {r.SEVERITY} | {summary(r)} |" for r in RULES.values()]
+    rows = ["| code | name | severity | scope | what |", "| --- | --- | --- | --- | --- |"]
+    rows += [f"| {r.ID} | {r.NAME} | {r.SEVERITY} | {r.SCOPE} | {summary(r)} |" for r in RULES.values()]
     rows.append(
-        "| Case… | (the refusal codes below) | error | an evals.json, YAML case or dataset.json the "
-        "import would refuse, in the import's words; every bad case of a file is reported |"
+        "| Case… | (the refusal codes below) | error | source file | an evals.json, YAML case or "
+        "dataset.json the import would refuse, in the import's words; every bad case of a file is reported |"
     )
     return "\n".join(rows) + "\n"
 
 
-__all__ = ["CATALOG_RULES", "RULES", "CatalogRule", "Row", "Rule", "stamp", "summary", "table"]
+__all__ = [
+    "CATALOG",
+    "FOLDER",
+    "MODULE",
+    "ORDER",
+    "ROW",
+    "RULES",
+    "SCOPES",
+    "AnyRule",
+    "CatalogRead",
+    "CatalogRule",
+    "Folder",
+    "FolderRule",
+    "ModuleRead",
+    "ModuleRule",
+    "Row",
+    "RowRule",
+    "Rule",
+    "Run",
+    "summary",
+    "table",
+]

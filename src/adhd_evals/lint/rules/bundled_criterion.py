@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import WARNING, Finding
+from ._contract import ROW, RowCheck, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "W201"
 NAME = "bundled-criterion"
 SEVERITY = WARNING
+SCOPE = ROW
 VERBS = (
     "acts",
     "answers",
@@ -51,7 +52,11 @@ VERBS = (
 BUNDLED = re.compile(r"\band (?:also |then )?(?:" + "|".join(VERBS) + r")\b", re.IGNORECASE)
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     criteria = row.value.get("criteria")

@@ -12,13 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...problem import WARNING, Finding
+from ._contract import FOLDER, IN_CATALOG, Folder
 
 ID = "W202"
 NAME = "case-without-checks"
 SEVERITY = WARNING
+SCOPE = FOLDER
+FILE = IN_CATALOG
 
 
-def check(seen: dict[str, int], registered: dict[str, int]) -> Iterator[Finding]:
-    for case_id, line in seen.items():
+def check(folder: Folder) -> Iterator[Finding]:
+    if not folder.ids or folder.registered is None:  # no module beside it, or one that does not parse
+        return
+    registered = folder.registered
+    for case_id, line in folder.ids.items():
         if case_id not in registered:
             yield Finding(line, 1, f'case "{case_id}" has no checks in the check module beside it')

@@ -11,31 +11,61 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
+from ._contract import ROW, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "E106"
 NAME = "duplicate-id"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> DuplicateIds:
+    """The rule for one run, with its own memory of the ids seen. With a way to read the file
+    again, only hashes are kept until one repeats; else every id from the start."""
+    if run.again is None:
+        return DuplicateIds(SeenIds())
+    again = run.again
+    return DuplicateIds(SeenIds(lambda: _ids(again()), run.expected))
+
+
+class DuplicateIds:
+    """E106 in one run: the ids seen so far are its state. The catalog's fast path records
+    the ids of the rows it proves clean here too (`seen.add`), so no id is missed."""
+
+    def __init__(self, seen: SeenIds) -> None:
+        self.seen = seen
+
+    def __call__(self, row: Row) -> Iterator[Finding]:
+        case_id = _id(row)
+        if case_id is None:
+            return
+        first = self.seen.first(case_id, row.number)
+        if first is not None:
+            yield Finding(
+                row.number, column_of(row.text, "id"), f'duplicate id "{case_id}": line {first} has it too'
+            )
+        else:
+            self.seen.add(case_id, row.number)
+
+
+def _id(row: Row) -> str | None:
+    """The id this rule records for a row: a non-empty string of a row that parsed whole."""
     if not (row.parsed and isinstance(row.value, dict)):
-        return
+        return None
     case_id = row.value.get("id")
-    if not isinstance(case_id, str) or not case_id:
-        return
-    seen: SeenIds = state.setdefault("seen", SeenIds())
-    first = seen.first(case_id, row.number)
-    if first is not None:
-        yield Finding(
-            row.number, column_of(row.text, "id"), f'duplicate id "{case_id}": line {first} has it too'
-        )
-    else:
-        seen.add(case_id, row.number)
+    return case_id if isinstance(case_id, str) and case_id else None
+
+
+def _ids(rows: Iterable[Row]) -> Iterator[tuple[int, str]]:
+    """(line, id) of every row the rule records, in order."""
+    for row in rows:
+        case_id = _id(row)
+        if case_id is not None:
+            yield row.number, case_id
 
 
 Reread = Callable[[], Iterable[tuple[int, str]]]  # (line, id) of every row that has an id, in order

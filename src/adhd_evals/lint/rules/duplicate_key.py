@@ -9,26 +9,30 @@ Failing: `{"id": "a", "prompt": "p", "prompt": "q", ...}`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
+from ._contract import ROW, RowCheck, Run
 from ._row import Row
 
 ID = "E109"
 NAME = "duplicate-key"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if row.duplicate_key is not None and row.text is not None:
         column = _second_occurrence(row.text, row.duplicate_key)
         yield Finding(row.number, column, f'duplicate key "{row.duplicate_key}" in one object')
 
 
 def _second_occurrence(text: str, key: str) -> int:
-    import json
-
     quoted = json.dumps(key)
     first = text.find(quoted)
     second = text.find(quoted, first + 1) if first >= 0 else -1

@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...problem import ERROR, Finding
+from ._contract import CATALOG, CatalogRead
 
 ID = "E113"
 NAME = "empty-catalog"
 SEVERITY = ERROR
+SCOPE = CATALOG
 
 
-def check(cases: int) -> Iterator[Finding]:
-    if cases == 0:
+def check(catalog: CatalogRead) -> Iterator[Finding]:
+    if catalog.cases == 0:
         yield Finding(1, 1, "the catalog has no cases")

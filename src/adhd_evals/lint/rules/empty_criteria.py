@@ -10,18 +10,23 @@ Failing: `{"criteria": [], ...}` or `{"criteria": ["Answers 102.", ""], ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
+from ._contract import ROW, RowCheck, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "E108"
 NAME = "empty-criteria"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     criteria = row.value.get("criteria")

@@ -10,19 +10,24 @@ Failing: `{"id": "", ...}` or `{"id": "  ", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
 from ...schema import TEXT_FIELDS
+from ._contract import ROW, RowCheck, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "E105"
 NAME = "empty-id"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     for name in TEXT_FIELDS:

@@ -20,15 +20,21 @@ from typing import Any
 
 from ...problem import ERROR, Finding
 from ...schema import TEXT_FIELDS
+from ._contract import ROW, RowCheck, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "E110"
 NAME = "encoding"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if row.bom:
         yield Finding(row.number, 1, "byte-order mark at the start of the file: save it as UTF-8 without BOM")
     if row.decode_offset is not None:

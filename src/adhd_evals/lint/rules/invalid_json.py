@@ -10,16 +10,21 @@ Failing: `{"id": "a",` (the decoder's message and column are reported).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
+from ._contract import ROW, RowCheck, Run
 from ._row import Row
 
 ID = "E101"
 NAME = "invalid-json"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if row.parse_error is not None:
         yield Finding(row.number, row.parse_column, f"invalid JSON: {row.parse_error}")

@@ -11,18 +11,23 @@ Failing: `{"id": "a", "category": "c", "turns": ["hi"], "risk": "low", "criteria
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
 from ...schema import FIELDS
+from ._contract import ROW, RowCheck, Run
 from ._row import Row
 
 ID = "E103"
 NAME = "missing-field"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if row.parsed and isinstance(row.value, dict):
         missing = [name for name in FIELDS if name not in row.value]
         if missing:

@@ -9,16 +9,21 @@ Failing: `["a", "b"]` or `"a case"`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
+from ._contract import ROW, RowCheck, Run
 from ._row import Row
 
 ID = "E102"
 NAME = "not-object"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if row.parsed and not isinstance(row.value, dict):
         yield Finding(row.number, 1, "expected a JSON object")

@@ -13,13 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...problem import WARNING, Finding
+from ._contract import FOLDER, IN_MODULE, Folder
 
 ID = "W204"
 NAME = "orphan-case"
 SEVERITY = WARNING
+SCOPE = FOLDER
+FILE = IN_MODULE
 
 
-def check(registered: dict[str, int], catalog: dict[str, int]) -> Iterator[Finding]:
-    for case_id, line in registered.items():
-        if case_id not in catalog:
+def check(folder: Folder) -> Iterator[Finding]:
+    if not folder.ids or folder.registered is None:  # no module beside it, or one that does not parse
+        return
+    for case_id, line in folder.registered.items():
+        if case_id not in folder.ids:
             yield Finding(line, 1, f'case "{case_id}" has checks here but is not in the catalog beside it')

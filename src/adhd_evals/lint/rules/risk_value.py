@@ -10,19 +10,24 @@ Failing: `{"risk": "severe", ...}` or `{"risk": "High", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ...problem import ERROR, Finding
 from ...schema import RISKS
+from ._contract import ROW, RowCheck, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "E107"
 NAME = "risk-value"
 SEVERITY = ERROR
+SCOPE = ROW
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if row.parsed and isinstance(row.value, dict) and "risk" in row.value:
         risk = row.value["risk"]
         if isinstance(risk, str) and risk not in RISKS:

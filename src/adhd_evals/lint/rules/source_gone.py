@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 from ...files import read_text_limited
-from ...importing.sourcetext import locate
 from ...problem import ERROR, Finding
+from ._contract import FOLDER, IN_RECORD, Folder
 
 ID = "E114"
 NAME = "source-gone"
 SEVERITY = ERROR
+SCOPE = FOLDER
+FILE = IN_RECORD
 
 
-def check(record: Path) -> Iterator[Finding]:
+def check(folder: Folder) -> Iterator[Finding]:
+    record = folder.record
+    if record is None:
+        return
     try:
         text = read_text_limited(record)
         sources = json.loads(text)["sources"]
@@ -33,5 +37,7 @@ def check(record: Path) -> Iterator[Finding]:
     for index, source in enumerate(sources):
         resolved = source.get("resolved") if isinstance(source, dict) else None
         if isinstance(resolved, str) and not (record.parent / resolved).exists():  # relative to the folder
+            from ...importing.sourcetext import locate  # only when a source is gone: the hook path
+
             line, column = locate(text, ("sources", index, "path"))
             yield Finding(line or 1, column or 1, f"the recorded source {source.get('path')} is gone")

@@ -12,17 +12,21 @@ and before it renamed `checks.py`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 from ...output import torn
 from ...problem import ERROR, Finding
+from ._contract import FOLDER, IN_CATALOG, Folder
 
 ID = "E112"
 NAME = "torn-pair"
 SEVERITY = ERROR
+SCOPE = FOLDER
+FILE = IN_CATALOG
 
 
-def check(folder: Path) -> Iterator[Finding]:
-    problem = torn(folder)
+def check(folder: Folder) -> Iterator[Finding]:
+    if folder.module is None or not folder.ids:  # a pair, and a catalog that names a case
+        return
+    problem = torn(folder.path)
     if problem is not None:
         yield Finding(1, 1, problem)

@@ -9,21 +9,23 @@ Failing: `return unwritten("Mentions dark mode")`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
 
 from ...problem import WARNING, Finding
-
-if TYPE_CHECKING:  # the module's parser (ast) is imported when a module is linted, not before
-    from ..placeholders import Placeholder
+from ._contract import MODULE, ModuleRead
 
 ID = "W203"
 NAME = "unwritten-placeholder"
 SEVERITY = WARNING
+SCOPE = MODULE
 
 
-def check(placeholders: Iterable[Placeholder]) -> Iterator[Finding]:
-    for found in placeholders:
+def check(module: ModuleRead) -> Iterator[Finding]:
+    if module.tree is None:
+        return
+    from ..placeholders import find_placeholders  # ast's walk only when a module is linted
+
+    for found in find_placeholders(module.tree):
         text = (found.criterion or "?").replace("\n", " ")
         text = text if len(text) <= 70 else text[:67] + "..."
         yield Finding(found.line, found.column, f"unwritten check for case {found.case_id}: {text}")

@@ -14,12 +14,14 @@ from typing import Any
 
 from ...problem import ERROR, Finding
 from ...schema import TEXT_FIELDS
+from ._contract import ROW, RowCheck, Run
 from ._position import column_of
 from ._row import Row
 
 ID = "E104"
 NAME = "wrong-type"
 SEVERITY = ERROR
+SCOPE = ROW
 _TYPE_NAMES = {
     dict: "an object",
     list: "a list",
@@ -31,7 +33,11 @@ _TYPE_NAMES = {
 }
 
 
-def check(row: Row, state: dict[str, Any]) -> Iterator[Finding]:
+def start(run: Run) -> RowCheck:
+    return check  # nothing is remembered across rows
+
+
+def check(row: Row) -> Iterator[Finding]:
     if not (row.parsed and isinstance(row.value, dict)):
         return
     for name in (*TEXT_FIELDS, "risk"):

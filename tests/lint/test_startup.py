@@ -1,0 +1,123 @@
+"""The hook's start-up, guarded by what each lint path imports (not by a clock).
+
+pre-commit starts `adhd-evals lint` on every commit, so what a lint run imports is its
+start-up cost: typer alone costs more than linting a catalog, dataclasses pulls in inspect
+(about 7 ms), shutil pulls in bz2 and lzma. Each path runs in a fresh interpreter (nothing
+another test imported can hide an import), lints a real input, and lists `sys.modules` at
+exit. The figures themselves are in `tests/bench/run.py --only startup`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from adhd_evals.entry import main
+
+GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
+EVALS_JSON = '{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": ["Answers 4."]}]}'
+
+# Never on any lint path: the CLI framework, the codemod and schema libraries, the YAML
+# round-tripper, numerics. (typer is the main CLI's; lint's own parser is argparse.)
+NEVER = ("typer", "click", "rich", "pydantic", "libcst", "jsonschema", "ruamel", "numpy")
+# Not where nothing needs them: PyYAML outside a YAML case; dataclasses (and so inspect),
+# shutil (bz2, lzma), hashlib and the import's source scanner on a catalog or check module;
+# ast (a module's parser) on a catalog with no module beside it.
+YAML = ("yaml", "_yaml")
+CATALOG_NEVER = ("dataclasses", "inspect", "shutil", "hashlib", "adhd_evals.importing.sourcetext")
+PROBE = (
+    "import json, sys\n"
+    "from adhd_evals.entry import main\n"
+    "code = main(['lint', *sys.argv[1:]])\n"
+    "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}))\n"
+)
+
+
+def _catalog_alone(tmp: Path) -> list[Path]:
+    path = tmp / "evals" / "cases.jsonl"
+    path.parent.mkdir()
+    path.write_text(GOOD, encoding="utf-8")
+    return [path]
+
+
+def _imported(tmp: Path) -> Path:
+    """A catalog as `import --out` writes it, its checks.py and its sources record beside it."""
+    source = tmp / "evals.json"
+    source.write_text(EVALS_JSON, encoding="utf-8")
+    assert main(["import", "--format", "evals-json", str(source), "--out", str(tmp / "evals")]) == 0
+    catalog = tmp / "evals" / "cases.jsonl"
+    assert (catalog.parent / "checks.py").is_file() and (
+        catalog.parent / ".adhd-evals-sources.json"
+    ).is_file()
+    return catalog
+
+
+def _catalog_with_checks(tmp: Path) -> list[Path]:
+    return [_imported(tmp)]
+
+
+def _check_module(tmp: Path) -> list[Path]:
+    return [_imported(tmp).parent / "checks.py"]
+
+
+def _hook(tmp: Path) -> list[Path]:
+    """What pre-commit passes when both files changed: the catalog and its checks.py."""
+    catalog = _imported(tmp)
+    return [catalog, catalog.parent / "checks.py"]
+
+
+def _evals_json(tmp: Path) -> list[Path]:
+    path = tmp / "skill" / "evals" / "evals.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(EVALS_JSON, encoding="utf-8")
+    return [path]
+
+
+def _yaml_folder(tmp: Path) -> Path:
+    folder = tmp / "tasks"
+    folder.mkdir()
+    (folder / "a.yaml").write_text("name: a\ntask: Say hello.\n", encoding="utf-8")
+    (folder / "b.yaml").write_text(
+        "name: b\ntask: Say bye.\njudge_context:\n  - Is polite\n", encoding="utf-8"
+    )
+    return folder
+
+
+PATHS: list[tuple[str, Callable[[Path], list[Path]], tuple[str, ...]]] = [
+    ("catalog alone", _catalog_alone, NEVER + YAML + CATALOG_NEVER + ("ast",)),
+    ("catalog with checks.py", _catalog_with_checks, NEVER + YAML + CATALOG_NEVER),
+    ("check module", _check_module, NEVER + YAML + CATALOG_NEVER),
+    ("catalog and checks.py", _hook, NEVER + YAML + CATALOG_NEVER),
+    # the import's readers are dataclasses (importing/formats/_common.py): lint reads with them
+    ("evals.json", _evals_json, NEVER + YAML),
+    ("YAML folder", lambda tmp: [_yaml_folder(tmp)], NEVER),
+]
+
+
+def _modules_after_lint(paths: list[Path]) -> tuple[int, set[str]]:
+    argv = [sys.executable, "-c", PROBE, *map(str, paths)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert done.stdout.splitlines()[-2].startswith("Checked "), done.stdout  # it linted
+    return last["code"], set(last["modules"])
+
+
+@pytest.mark.parametrize(("make", "heavy"), [pytest.param(m, h, id=name) for name, m, h in PATHS])
+def test_each_lint_path_imports_nothing_heavy(
+    tmp_path: Path, make: Callable[[Path], list[Path]], heavy: tuple[str, ...]
+) -> None:
+    code, modules = _modules_after_lint(make(tmp_path))
+    assert code == 0
+    assert sorted(m for m in modules if m.split(".")[0] in heavy or m in heavy) == []
+
+
+def test_the_probe_sees_what_a_path_imports(tmp_path: Path) -> None:
+    """The guard can fail: a YAML folder does import PyYAML, a module the lint run itself
+    imported (not the probe), and the import's readers."""
+    _, modules = _modules_after_lint([_yaml_folder(tmp_path)])
+    assert {"yaml", "adhd_evals.lint.rules", "adhd_evals.importing.formats.yaml_cases"} <= modules
