@@ -14,6 +14,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import promptfoo_cli
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -148,3 +150,50 @@ def test_evals_json_round_trip_keeps_the_five_fields_of_prose_catalogs(cases: li
         back = read_source("evals-json", folder / "evals.json", risk="low").cases
     assert _fields(back) == _fields(cases)
     assert json.loads(exported.text)["skill_name"] == cases[0].category
+
+
+FINAL_NEWLINES = ["none", "one\n", "two\n\n", "three\n\n\n", "\n\nleading only"]
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["yaml", "json"])
+def test_every_final_newline_survives_the_promptfoo_round_trip(tmp_path: Path, as_json: bool) -> None:
+    """promptfoo drops one final newline from a var, so the export moves all of a prompt's final
+    newlines into `options.suffix` (by hand: "two\\n\\n" goes as the var "two" with the suffix
+    "\\n\\n"). Moving only one lost the next to the same drop: hypothesis found "0\\n\\n" coming
+    back as "0\\n"."""
+    cases = [
+        Case(f"c{n}", "cat", prompt, "low", (Check("ok", CheckKind.UNWRITTEN, ("ok",)),))
+        for n, prompt in enumerate(FINAL_NEWLINES)
+    ]
+    _write(cases, tmp_path)
+    exported = export("promptfoo", tmp_path / "cases.jsonl", tmp_path / "checks.py", as_json=as_json)
+    config = tmp_path / ("promptfooconfig.json" if as_json else "promptfooconfig.yaml")
+    config.write_text(exported.text, encoding="utf-8")
+    tests = json.loads(exported.text)["tests"] if as_json else None
+    if tests is not None:
+        assert [(t["vars"]["prompt"], t.get("options")) for t in tests] == [
+            ("none", None),
+            ("one", {"suffix": "\n"}),
+            ("two", {"suffix": "\n\n"}),
+            ("three", {"suffix": "\n\n\n"}),
+            ("\n\nleading only", None),
+        ]
+    assert [c.prompt for c in read_source("promptfoo", config).cases] == FINAL_NEWLINES
+
+
+def test_promptfoo_itself_renders_the_exported_final_newlines(tmp_path: Path) -> None:
+    """The same export, run by promptfoo 0.120.0's echo provider: the prompt it sends is the
+    catalog's prompt, final newlines included (skips, saying why, without node or promptfoo)."""
+    main, why = promptfoo_cli.find()
+    if main is None:
+        pytest.skip(why)
+    cases = [
+        Case(f"c{n}", "cat", prompt, "low", (Check("ok", CheckKind.UNWRITTEN, ("ok",)),))
+        for n, prompt in enumerate(FINAL_NEWLINES)
+    ]
+    _write(cases, tmp_path)
+    exported = export("promptfoo", tmp_path / "cases.jsonl", tmp_path / "checks.py", as_json=False)
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(exported.text, encoding="utf-8")
+    results = promptfoo_cli.run_echo(main, config, tmp_path)
+    assert [r["prompt"]["raw"] for r in results] == FINAL_NEWLINES

@@ -4,8 +4,8 @@
 cases. What survives, and how:
 
 - promptfoo: one test per case, `vars: {prompt}` under `prompts: ["{{prompt}}"]`
-  (the prompt's text wrapped in `{% raw %}` when it holds template syntax, a
-  final newline carried by `options.suffix`, since promptfoo drops one from a
+  (the prompt's text wrapped in `{% raw %}` when it holds template syntax, its
+  final newlines carried by `options.suffix`, since promptfoo drops one from a
   var); the id, category and risk in `metadata.adhd_evals`; each criterion's
   wording in its assertion's `config.criterion`. A generated check the
   vocabulary can say in promptfoo's words (contains, icontains, -any, -all,
@@ -177,13 +177,16 @@ def _test(
 ) -> tuple[dict[str, Any], list[str]]:
     lost = []
     prompt = row["prompt"]
-    value = _raw(prompt[:-1] if prompt.endswith("\n") else prompt)
+    # promptfoo drops a var's final newline: every final newline goes in options.suffix instead,
+    # so the var ends in none (moving only one would lose the next one to the same drop)
+    body = prompt.rstrip("\n")
+    value = _raw(body)
     if value is None or _REFERENCE.search(prompt):
         lost.append(f"{row['id']}: its prompt holds template text promptfoo cannot be told to leave alone")
         value = prompt
     test: dict[str, Any] = {"description": row["id"], "vars": {"prompt": value}}
-    if prompt.endswith("\n"):
-        test["options"] = {"suffix": "\n"}  # promptfoo drops a var's final newline
+    if body != prompt:
+        test["options"] = {"suffix": prompt[len(body) :]}
     test["assert"] = []
     for criterion in row["criteria"]:
         key = (row["id"], criterion)
