@@ -1,0 +1,155 @@
+"""Case files in: `import` (into the catalog and its check module) and `survey` (the shapes
+they use, and a draft dialect)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .. import exitcodes
+from ..errors import OutputError, UsageError
+from ..files import DEFAULT_MAX_BYTES, read_text_limited, set_max_bytes
+from ..importing import dialect as dialects
+from ..importing import survey
+from ..importing.detect import detect
+from ..importing.importer import Request, collector_paused, import_sources
+from ..importing.summary import outcome_lines
+from ..output import refuse_clobbering, write_all_atomically
+
+# the choices are the core's Literal types (schema.py): typer offers their values
+from ..schema import ImportFormat, Risk
+from ..text import plural
+from . import options
+from .options import FLAG, MaxBytes
+
+commands = typer.Typer()
+
+
+@commands.command("import")
+def import_command(
+    *,
+    sources: list[Path] = typer.Argument(
+        ...,
+        help="evals.json files (a folder: every evals.json beneath it), YAML case files or folders, "
+        "or dataset.json files.",
+    ),
+    format: Annotated[
+        ImportFormat | None,
+        options.source_format("The source format (default: recognised as lint recognises it)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        options.out("Write DIR/cases.jsonl and DIR/checks.py; without it the catalog goes to stdout."),
+    ] = None,
+    risk: Risk | None = typer.Option(None, "--risk", help="Risk for every case (default: medium)."),
+    category: str | None = typer.Option(
+        None, "--category", help="Category for every case (default: from the source)."
+    ),
+    prune: bool = typer.Option(
+        False,
+        "--prune",
+        metavar=FLAG,
+        help="Remove from the check module the cases that are gone from the source.",
+    ),
+    dialect: Path | None = typer.Option(
+        None,
+        "--dialect",
+        help="A dialect file: what your typed assertions and case shapes mean (draft one with 'adhd-evals survey').",
+    ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        metavar=FLAG,
+        help="Rebuild --out from these sources alone (lists each case dropped).",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", metavar=FLAG, help="Print what would change (with diffs); write nothing."
+    ),
+    max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+) -> int:
+    """Import case files into the five-field catalog and its check module."""
+    set_max_bytes(max_bytes)
+
+    declared = dialects.load(dialect) if dialect is not None else None
+    if format is None:
+        fmt = detect(sources, declared.format if declared is not None else None)
+        print(f"Format: {fmt} (recognised as lint recognises it; --format chooses).", file=sys.stderr)
+    else:
+        fmt = format
+    if dry_run and out is None:
+        raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
+    request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
+    choices = {"risk": risk, "category": category, "dialect": declared}
+    # Paused for the whole command, output included; the model (acyclic) is freed by reference
+    # counting when _import returns, so resuming the collector finds nothing left to scan.
+    with collector_paused():
+        _import(fmt, sources, request, choices)
+    return exitcodes.OK
+
+
+def _import(fmt: str, sources: list[Path], request: Request, choices: dict[str, Any]) -> None:
+    outcome = import_sources(fmt, sources, request, **choices)
+    if request.dry_run:
+        for diff in outcome.diffs:
+            print(diff, end="")
+    elif request.out is None:  # the catalog is UTF-8 whatever the terminal's locale says
+        sys.stdout.flush()
+        raw = getattr(sys.stdout, "buffer", None)  # absent when a caller swapped in a text stream
+        for piece in outcome.catalog_pieces():  # streamed: a large catalog is never held whole
+            if raw is None:
+                sys.stdout.write(piece)
+            else:
+                raw.write(piece.encode("utf-8"))
+        if raw is not None:
+            raw.flush()
+    print("\n".join(outcome_lines(outcome, dry_run=request.dry_run)), file=sys.stderr)
+
+
+@commands.command("survey")
+def survey_command(
+    *,
+    sources: Annotated[list[Path], typer.Argument(help="Case files, or folders to search for them.")],
+    format: Annotated[ImportFormat, options.source_format("evals-json or yaml.")],
+    out: Annotated[Path | None, options.out("Write (or extend) a draft dialect file here.")] = None,
+    max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+) -> int:
+    """List every shape your case files use, and draft a dialect that says what they mean."""
+    set_max_bytes(max_bytes)
+
+    if format == "evalflow":
+        raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+    if format == "promptfoo":  # promptfoo's meaning is its own: counted, no dialect drafted
+        if out is not None:
+            raise UsageError(
+                "survey --format promptfoo drafts no dialect (promptfoo defines its types): drop --out"
+            )
+        # Imported here: promptfoo's readers bring jinja2 and PyYAML, which no other survey needs
+        # (tests/test_cli_startup.py).
+        from ..importing.formats.promptfoo import census
+
+        print("\n".join(census.report(sources)))
+        return exitcodes.OK
+    for source in sources:
+        refuse_clobbering({"--out": out}, {"source": source})
+    found = survey.survey(format, sources)
+    print("\n".join(survey.report(found)))
+    if out is not None:
+        text, added = survey.draft(found, _existing(out))
+        write_all_atomically({out: text})
+        print(
+            f"Wrote {out}: {plural(added, 'new rule')} with choices left open.",
+            file=sys.stderr,
+        )
+    return exitcodes.OK
+
+
+def _existing(path: Path) -> str | None:
+    try:
+        return read_text_limited(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc

@@ -1,0 +1,235 @@
+"""The model calls, the commands that spend money: `run` (one condition through a model CLI)
+and `judge` (a model CLI filling a blind sheet). Both are POSIX-only (entry.POSIX_ONLY)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .. import exitcodes
+from ..errors import UsageError
+from ..output import refuse_clobbering
+from ..runs import shard as sharding
+from ..runs.cache import Cache, default_dir
+from ..runs.config import load_runner
+from ..runs.execute import RunRequest, charged_line, run
+from ..runs.judge import JudgeRequest, judge, swap_lines
+from ..schema import DEFAULT_CATALOG, Condition
+from ..text import plural
+from . import options
+from .options import CACHE_HELP, FLAG, Cases, Jobs, Retries, Shard, ShardCount
+
+commands = typer.Typer()
+
+
+@commands.command("run")
+def run_command(
+    *,
+    runner: Annotated[str, options.runner("A runner from --runner-config, or the built-in 'stub'.")],
+    condition: Condition = typer.Option(..., "--condition", help="baseline, candidate or comparator."),
+    output: Annotated[Path, options.output("The responses JSONL (appended; rerun to resume).")],
+    cases: Cases = Path(DEFAULT_CATALOG),
+    runner_config: Annotated[
+        Path | None, options.runner_config("runners.json (command, response_format, budget_flag).")
+    ] = None,
+    condition_skill: Annotated[
+        Path | None, options.condition_skill("The skill file candidate and comparator wrap the task with.")
+    ] = None,
+    case: list[str] | None = typer.Option(
+        None, "--case", metavar="ID", help="Only this case id (repeatable)."
+    ),
+    trials: Annotated[int, options.trials("Trials per case.")] = 3,
+    retries: Retries = 2,
+    backoff: float = typer.Option(
+        1.0, "--backoff", help="Seconds before the first retry; doubles each time."
+    ),
+    budget_usd: Annotated[
+        float | None,
+        options.budget_usd(
+            "Stop once this much is spent (counting earlier runs into the same file; per shard with "
+            "--shard). Default 25."
+        ),
+    ] = None,
+    allow_unmetered: Annotated[
+        bool, options.allow_unmetered("Allow a response format that reports no cost.")
+    ] = False,
+    jobs: Jobs = 1,
+    timeout: Annotated[
+        float | None, options.timeout("Seconds one call may take before it counts as failed.")
+    ] = None,
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="With --allow-unmetered: the most calls (attempts) this run makes."
+    ),
+    max_output_bytes: int = typer.Option(
+        16 * 1024 * 1024, "--max-output-bytes", help="End a call that prints more than this."
+    ),
+    shard: Shard = None,
+    shard_count: ShardCount = None,
+    shard_budget_total: float | None = typer.Option(
+        None,
+        "--shard-budget-total",
+        metavar="USD",
+        help="A budget for all shards, divided evenly among them.",
+    ),
+    cache: Annotated[str | None, options.cache(CACHE_HELP)] = None,
+    refresh: bool = typer.Option(
+        False, "--refresh", metavar=FLAG, help="With --cache: call anyway (and store the new answers)."
+    ),
+    assume_call_usd: Annotated[
+        float | None,
+        options.assume_call_usd(
+            "Without a budget_flag: the most one call may cost (held, and charged "
+            "when its cost is unknown). Default: the runner's assume_call_usd; required with --jobs above 1."
+        ),
+    ] = None,
+) -> int:
+    """Run one condition through a model CLI, resumably and concurrently."""
+
+    refuse_clobbering(
+        {"--output": output},
+        {"catalog": cases, "runner config": runner_config, "condition skill": condition_skill},
+    )
+    part = options.shard_part(shard, shard_count)
+    budget_usd = sharding.budget(budget_usd, shard_budget_total, part, 25.0)
+    responses = _cache(cache, refresh)
+    request = RunRequest(
+        load_runner(runner, runner_config),
+        condition,
+        output,
+        cases,
+        condition_skill,
+        tuple(case or ()),
+        trials,
+        retries,
+        budget_usd,
+        allow_unmetered,
+        jobs,
+        timeout,
+        backoff,
+        max_calls,
+        max_output_bytes,
+        assume_call_usd,
+        shard=part,
+        cache=responses,
+    )
+    summary = run(request)
+    if summary.repaired_bytes:
+        print(
+            f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
+            "interrupted run; its case ran again.",
+            file=sys.stderr,
+        )
+    print(
+        f"Ran {plural(summary.ran, 'case')} ({plural(summary.calls, 'call')}), skipped {summary.skipped} "
+        f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}"
+        + (f" (the budget of shard {part} alone)." if part else "."),
+        file=sys.stderr,
+    )
+    if responses is not None:
+        print(
+            f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
+            f"cost ${responses.hit_cost:.4f}).",
+            file=sys.stderr,
+        )
+    if summary.charged_calls:
+        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
+    if allow_unmetered:
+        cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
+        print(
+            f"Unmetered: the CLI reports no cost, so the budget cannot stop this run; {cap}.", file=sys.stderr
+        )
+    if summary.stopped_for_calls:
+        print(
+            "Call cap reached: stopped before every row ran. Rerun with a larger --max-calls to finish.",
+            file=sys.stderr,
+        )
+        return exitcodes.BUDGET
+    if summary.stopped_for_budget:
+        print(
+            "Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
+            file=sys.stderr,
+        )
+        return exitcodes.BUDGET
+    return exitcodes.OK
+
+
+def _cache(where: str | None, refresh: bool) -> Cache | None:
+    """The response cache `--cache [DIR]` names (an empty value: the default folder), or None."""
+    if where is None:
+        if refresh:
+            raise UsageError("--refresh bypasses the response cache: pass --cache too")
+        return None
+    return Cache.open(Path(where) if where else default_dir(), refresh=refresh)
+
+
+@commands.command("judge")
+def judge_command(
+    *,
+    sheet: Path = typer.Argument(..., help="The blind sheet (from 'adhd-evals blind')."),
+    runner: Annotated[str, options.runner("A runner from --runner-config, or the built-in 'stub' (a toy).")],
+    runner_config: Annotated[Path | None, options.runner_config("runners.json.")] = None,
+    cases: Cases = Path(DEFAULT_CATALOG),
+    output: Annotated[Path, options.output("The judged sheet (JSONL; rerun to resume).")],
+    jobs: Jobs = 1,
+    budget_usd: Annotated[float, options.budget_usd("Stop once the judge has spent this much.")] = 25.0,
+    allow_unmetered: Annotated[
+        bool, options.allow_unmetered("Allow a judge whose format reports no cost.")
+    ] = False,
+    retries: Retries = 2,
+    timeout: Annotated[float | None, options.timeout("Seconds one judge call may take.")] = None,
+    assume_call_usd: Annotated[
+        float | None,
+        options.assume_call_usd("Without a budget_flag: the most one judge call may cost (see run)."),
+    ] = None,
+    swap_check: bool = typer.Option(
+        False,
+        "--swap-check",
+        metavar=FLAG,
+        help="Judge a sample again with the criteria in reverse order and report verdicts that change.",
+    ),
+    swap_sample: int = typer.Option(10, "--swap-sample", min=1, help="Rows --swap-check judges again."),
+    shard: Shard = None,
+    shard_count: ShardCount = None,
+) -> int:
+    """Fill a blind sheet with a model judge; rows it cannot judge are void, never passed."""
+    refuse_clobbering(
+        {"--output": output}, {"sheet": sheet, "catalog": cases, "runner config": runner_config}
+    )
+
+    request = JudgeRequest(
+        load_runner(runner, runner_config),
+        sheet,
+        output,
+        cases,
+        jobs,
+        budget_usd,
+        allow_unmetered,
+        retries,
+        timeout=timeout,
+        assume_call_usd=assume_call_usd,
+        swap_check=swap_check,
+        swap_sample=swap_sample,
+        shard=options.shard_part(shard, shard_count),
+    )
+    summary = judge(request)
+    print(
+        f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
+        f"{output}; spent ${summary.spent:.4f}.",
+        file=sys.stderr,
+    )
+    if summary.charged_calls:
+        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
+    if summary.swap is not None:
+        print("\n".join(swap_lines(summary.swap)), file=sys.stderr)
+    if runner == "stub" and runner_config is None:
+        print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
+    if summary.stopped_for_budget:
+        print(
+            "Budget spent: stopped before every row was judged. Rerun with a larger --budget-usd.",
+            file=sys.stderr,
+        )
+        return exitcodes.BUDGET
+    return exitcodes.OK

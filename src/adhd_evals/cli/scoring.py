@@ -1,0 +1,294 @@
+"""Judgements into a decision: `score` (the gate), `agree` (may the judge be trusted, and
+certify it), `verdicts` (who decided each criterion) and `report` (all of it in one file)."""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .. import exitcodes, jsonl
+from ..catalog import load_valid
+from ..errors import UsageError
+from ..files import DEFAULT_MAX_BYTES, set_max_bytes
+from ..output import refuse_clobbering, write_all_atomically
+from ..runs import agree, report
+from ..runs import criteria as counting
+from ..runs import score as scoring
+from ..runs import verdicts as merging
+from ..runs.check import read_responses
+from ..runs.decision import checked
+from ..schema import DEFAULT_CATALOG
+from ..text import plural
+from . import options
+from .options import FLAG, Cases, Checks, Key, MaxBytes
+
+commands = typer.Typer()
+
+
+class Gate(str, enum.Enum):
+    REFERENCE = "reference"
+    PAIRED = "paired"
+
+
+@commands.command("score")
+def score_command(
+    *,
+    scores: Path = typer.Argument(
+        ..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
+    ),
+    checks: Checks = None,
+    key: Key = None,
+    weights: str | None = typer.Option(
+        None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
+    ),
+    as_json: Annotated[bool, options.as_json("Print the reference's JSON summary.")] = False,
+    allow_unwritten: bool = typer.Option(
+        False, "--allow-unwritten", metavar=FLAG, help="Let the gate pass with unwritten or erroring checks."
+    ),
+    min_trials: int | None = typer.Option(
+        None, "--min-trials", min=1, help="The gate says 'incomparable' when a case has fewer trials."
+    ),
+    criteria: Annotated[
+        Path | None,
+        options.criteria(
+            "Criterion verdicts from 'adhd-evals verdicts': the gate fails while any is undecided."
+        ),
+    ] = None,
+    certificate: Annotated[
+        Path | None,
+        options.certificate("With --criteria: the judge's certificate; without it no judge verdict counts."),
+    ] = None,
+    max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    gate: Annotated[
+        Gate,
+        options.gate(
+            "reference: the reference's four rules (exit 1 when they fail); paired: better (0), worse (1) "
+            "or inconclusive (8) from the per-case differences."
+        ),
+    ] = Gate.REFERENCE,
+    min_effect: Annotated[
+        float,
+        options.min_effect("--gate paired: better only when the weighted Δ's 95% interval lies above this."),
+    ] = 0.0,
+    max_drop: Annotated[
+        float,
+        options.max_drop("--gate paired: correctness or safety confidently down more than this is worse."),
+    ] = 0.1,
+    seed: Annotated[int, options.seed("Seed of the bootstrap's resamples (stated in the output).")] = 0,
+) -> int:
+    """Per-condition means, the weighted score, the paired analysis and the release decision."""
+    set_max_bytes(max_bytes)
+
+    decide = checked(gate.value, min_effect, max_drop, seed)
+    rows = scoring.read_rows(scores)
+    if key is not None:
+        rows = scoring.apply_key(rows, scoring.read_key(key))
+    results = scoring.read_results(checks) if checks is not None else None
+    summary = scoring.summarize(
+        rows,
+        scoring.parse_weights(weights),
+        results,
+        allow_unwritten=allow_unwritten,
+        min_trials=min_trials,
+        decide=decide,
+        criteria=_criteria(criteria, certificate),
+    )
+    print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    if criteria is not None and not as_json:
+        print("\n".join(counting.table(summary["criteria"])))
+    if gate is Gate.PAIRED:
+        verdict = summary["decision"]["verdict"]
+        return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
+    return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
+
+
+def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any] | None:
+    """score --criteria: who decided each criterion (its reasons join the gate's, so the gate
+    fails while any is undecided and the paired decision counts them too)."""
+    if criteria is None:
+        if certificate is not None:
+            raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
+        return None
+    certified = agree.read_certificate(certificate) if certificate is not None else None
+    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified)
+    return found
+
+
+@commands.command("agree")
+def agree_command(
+    *,
+    judged: Path = typer.Argument(..., help="The sheet the judge filled ('adhd-evals judge --output')."),
+    human: Path = typer.Argument(
+        ..., help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
+    ),
+    min_kappa: float | None = typer.Option(
+        None, "--min-kappa", help="Exit 1 when any metric's weighted kappa is below this (or undefined)."
+    ),
+    as_json: Annotated[bool, options.as_json("Print the figures as JSON.")] = False,
+    certify: bool = typer.Option(
+        False,
+        "--certify",
+        metavar=FLAG,
+        help="Write a certificate (--out) when TPR's and TNR's lower 95% bounds reach --min-lower.",
+    ),
+    min_lower: float = typer.Option(
+        0.8, "--min-lower", help="The bar each lower bound must reach to certify."
+    ),
+    out: Annotated[Path | None, options.out("Where --certify writes the certificate (JSON).")] = None,
+    max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+) -> int:
+    """How far a judge agrees with a person: kappa per metric, TPR and TNR with intervals; certify it."""
+    set_max_bytes(max_bytes)
+
+    if certify != (out is not None):
+        raise UsageError("--certify writes the certificate to --out FILE: pass both, or neither")
+    if out is not None:
+        refuse_clobbering({"--out": out}, {"judged sheet": judged, "person's sheet": human})
+    judged_rows = agree.read_scored(judged)
+    found = agree.agreement(judged_rows, agree.read_scored(human))
+    print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
+    for warning in found["warnings"]:
+        print(f"Warning: {warning}.", file=sys.stderr)
+    if min_kappa is not None:
+        low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
+        if low or not found["metrics"]:
+            print(
+                f"Below --min-kappa {min_kappa}: {', '.join(low) or 'no metric scored by both'}; "
+                "do not trust the judge there.",
+                file=sys.stderr,
+            )
+            return exitcodes.FAILED
+    if out is not None:
+        _certify(found, judged_rows, min_lower, out)
+    return exitcodes.OK
+
+
+def _certify(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, out: Path) -> None:
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    written = agree.certificate(found, judged, min_lower, now)
+    write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
+    print(
+        f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
+        f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).",
+        file=sys.stderr,
+    )
+
+
+@commands.command("verdicts")
+def verdicts_command(
+    *,
+    out: Annotated[Path, options.out("Where to write the criterion verdicts (JSONL).")],
+    checks: Checks = None,
+    labels: list[Path] | None = typer.Option(
+        None, "--labels", help="A sheet a person filled (JSONL or the Markdown); repeatable."
+    ),
+    judged: Path | None = typer.Option(None, "--judged", help="The sheet a judge filled ('judge --output')."),
+    key: Key = None,
+    certificate: Annotated[
+        Path | None,
+        options.certificate(
+            "The judge's certificate ('agree --certify'); without it no judge verdict counts."
+        ),
+    ] = None,
+    cases: Annotated[Path, options.cases("The catalog (each case's criteria).")] = Path(DEFAULT_CATALOG),
+    max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+) -> int:
+    """One verdict per criterion, and who decided it: a written check, else a person, else a certified judge."""
+    set_max_bytes(max_bytes)
+
+    refuse_clobbering(
+        {"--out": out},
+        {
+            "check results file": checks,
+            "judged sheet": judged,
+            "key file": key,
+            "certificate": certificate,
+            "catalog": cases,
+            **{f"labels {n}": p for n, p in enumerate(labels or [], 1)},
+        },
+    )
+    if checks is None and not labels and judged is None:
+        raise UsageError("nothing to merge: pass --checks, --labels or --judged (with --key)")
+    key_rows = merging.read_key(key) if key is not None else None
+    sources = merging.Sources({case["id"]: case["criteria"] for case in load_valid(cases)}, key=key_rows)
+    sources.checks = merging.read_checks(checks) if checks is not None else []
+    sources.labels = [(str(p), merging.unblind(agree.read_scored(p), key_rows, str(p))) for p in labels or []]
+    if judged is not None:
+        sources.judged = merging.unblind(agree.read_scored(judged), key_rows, str(judged))
+    sources.certificate = agree.read_certificate(certificate) if certificate is not None else None
+    rows = merging.merge(sources)
+    write_all_atomically({out: jsonl.text(rows)})
+    print("\n".join(merging.summary_table(rows)))
+    print(f"Wrote {plural(len(rows), 'criterion verdict')} to {out}.", file=sys.stderr)
+    return exitcodes.OK
+
+
+class ReportFormat(str, enum.Enum):
+    HTML = "html"
+    MARKDOWN = "markdown"
+
+
+@commands.command("report")
+def report_command(
+    *,
+    cases: Cases = Path(DEFAULT_CATALOG),
+    responses: Path = typer.Option(..., "--responses", help="Response rows, as run wrote them."),
+    checks: Checks = None,
+    scores: Path | None = typer.Option(None, "--scores", help="Score rows (or a judged sheet with --key)."),
+    key: Annotated[
+        Path | None, options.key("The key 'adhd-evals blind' wrote, for a labelled sheet.")
+    ] = None,
+    out: Annotated[Path, options.out("Where to write the report (written whole, or not at all).")],
+    fmt: ReportFormat = typer.Option(
+        ReportFormat.HTML, "--format", help="html (one offline file) or markdown."
+    ),
+    criteria: Annotated[
+        Path | None,
+        options.criteria("Criterion verdicts from 'adhd-evals verdicts': who decided, per condition."),
+    ] = None,
+    certificate: Annotated[
+        Path | None, options.certificate("With --criteria: the judge's certificate (as score takes it).")
+    ] = None,
+    max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    gate: Annotated[Gate, options.gate("The verdict shown: as 'score --gate'.")] = Gate.REFERENCE,
+    min_effect: Annotated[float, options.min_effect("As 'score --min-effect' (--gate paired).")] = 0.0,
+    max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
+) -> int:
+    """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
+    set_max_bytes(max_bytes)
+
+    if key is not None and scores is None:
+        raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
+    decide = checked(gate.value, min_effect, max_drop)
+    refuse_clobbering(
+        {"--out": out},
+        {
+            "catalog": cases,
+            "responses file": responses,
+            "check results file": checks,
+            "scores file": scores,
+            "key file": key,
+            "criterion verdicts": criteria,
+            "certificate": certificate,
+        },
+    )
+    inputs = report.Inputs(load_valid(cases), read_responses(responses))
+    inputs.checks = scoring.read_results(checks) if checks is not None else None
+    inputs.criteria = _criteria(criteria, certificate)
+    if scores is not None:
+        rows = scoring.read_rows(scores)
+        inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
+        # the verdict is score's own: the same rows refused the same way
+        inputs.summary = scoring.summarize(
+            inputs.scores, None, inputs.checks, decide=decide, criteria=inputs.criteria
+        )
+    text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
+    write_all_atomically({out: text})
+    print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")
+    return exitcodes.OK
