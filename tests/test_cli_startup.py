@@ -1,0 +1,160 @@
+"""Start-up budgets as module sets: each typer command, asked for its help or run on a tiny input in a
+fresh process, imports none of the heavy modules it does not need.
+
+The cli package imports at module top; a command is imported with its stage's module alone
+(cli._registry), so what a command pays for is its stage's imports. The few imports still made
+inside a command are the ones these tests need lazy (promptfoo's jinja2 and PyYAML for survey and
+export, XML for check --junit, runs.shard for --shard). The hook's path (`lint`, no typer at all)
+is tests/lint/test_lint_cli.py's; score's numpy is tests/test_decision.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adhd_evals import cli, exitcodes
+from adhd_evals.entry import main
+
+# The heavy modules, and who needs them.
+HEAVY = {
+    "libcst": "merging a person's edits into an existing check module (import --out)",
+    "ruamel": "reading and drafting dialects (import --dialect, survey --out)",
+    "jsonschema": "checking a dialect against its schema",
+    "yaml": "YAML case files, promptfoo configs, export",
+    "jinja2": "promptfoo's templates (import, survey and export of promptfoo)",
+    "numpy": "score's intervals on many cases",
+    "xml": "check --junit",
+    "concurrent.futures": "the pool of model calls (run, judge)",
+    "ctypes": "each call's process group (run, judge)",
+    "adhd_evals.runs.execute": "the model calls (run, judge)",
+    "adhd_evals.runs.judge": "judge",
+    "adhd_evals.importing.importer": "import",
+    "adhd_evals.lint.cli": "lint's own parser",
+}
+CALLS = {"concurrent.futures", "ctypes", "adhd_evals.runs.execute", "adhd_evals.runs.judge"}
+# What each command's --help may import of HEAVY: its stage module's imports (cli/running.py
+# holds run and judge, cli/importing.py import and survey); every other command, none of them.
+HELP_MAY = {
+    "import": {"adhd_evals.importing.importer"},
+    "survey": {"adhd_evals.importing.importer"},
+    "run": CALLS,
+    "judge": CALLS,
+    "lint": {"adhd_evals.lint.cli"},
+}
+STAGES = {f"adhd_evals.cli.{stage}" for stage in cli.COMMANDS.values()}
+PROBE = (
+    "import json, sys\n"
+    "from adhd_evals.entry import main\n"
+    "code = main(sys.argv[2:])\n"
+    "found = {'code': code, 'modules': sorted(sys.modules)}\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(found))\n"
+)
+
+
+def _imported(tmp_path: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
+    """The modules a fresh `adhd-evals ARGV...` has imported when it ends with `code` (a real
+    process, so nothing another test imported can hide or add one)."""
+    found = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(found), *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    ended = json.loads(found.read_text(encoding="utf-8"))
+    assert ended["code"] == code, done.stderr
+    return set(ended["modules"])
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    """The HEAVY entries present: a package counts when it or any module under it is imported."""
+    return {name for name in HEAVY if any(m == name or m.startswith(f"{name}.") for m in modules)}
+
+
+@pytest.mark.parametrize("name", [name for name in cli.COMMANDS if name != "lint"])
+def test_each_commands_help_imports_only_its_stage(tmp_path: Path, name: str) -> None:
+    """`<command> --help` imports its own stage's module and no other stage's, and of the heavy
+    modules only those its stage needs (HELP_MAY: none but for import/survey and run/judge)."""
+    modules = _imported(tmp_path, name, "--help")
+    assert _heavy(modules) <= HELP_MAY.get(name, set())
+    assert modules & STAGES == {f"adhd_evals.cli.{cli.COMMANDS[name]}"}
+
+
+def test_the_version_imports_no_stage(tmp_path: Path) -> None:
+    """--version prints one line: no command's stage, nothing heavy."""
+    modules = _imported(tmp_path, "--version")
+    assert not _heavy(modules) and not modules & STAGES
+
+
+def test_the_listing_imports_no_heavy_library(tmp_path: Path) -> None:
+    """The whole app's --help imports every stage (it lists every command), so the call machinery
+    and the importer come with them; no third-party library beyond typer's own does."""
+    modules = _imported(tmp_path, "--help")
+    assert modules >= STAGES
+    assert _heavy(modules) <= CALLS | {"adhd_evals.importing.importer", "adhd_evals.lint.cli"}
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Path:
+    """evals/cases.jsonl and evals/checks.py of a three-case evals.json (made in this process:
+    only the command under test runs in a fresh one)."""
+    source = tmp_path / "evals.json"
+    cases = [{"id": n, "prompt": f"Question {n}?", "assertions": ["Answers it."]} for n in (1, 2, 3)]
+    source.write_text(json.dumps({"skill_name": "s", "evals": cases}), encoding="utf-8")
+    assert main(["import", "--format", "evals-json", str(source), "--out", str(tmp_path / "evals")]) == 0
+    return tmp_path / "evals" / "cases.jsonl"
+
+
+def test_import_of_an_evals_json_imports_no_yaml_nor_runs(tmp_path: Path) -> None:
+    """An evals.json into a new folder: JSON alone, a new module (nothing to merge, so no libcst),
+    no dialect, and nothing from runs."""
+    source = tmp_path / "evals.json"
+    source.write_text('{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": ["x"]}]}')
+    modules = _imported(
+        tmp_path, "import", "--format", "evals-json", str(source), "--out", str(tmp_path / "out")
+    )
+    assert (tmp_path / "out" / "cases.jsonl").is_file()
+    assert _heavy(modules) == {"adhd_evals.importing.importer"}
+    assert not [m for m in modules if m.startswith("adhd_evals.runs")]
+
+
+def test_validate_imports_nothing_heavy(tmp_path: Path, catalog: Path) -> None:
+    modules = _imported(tmp_path, "validate", str(catalog))
+    assert not _heavy(modules)
+    assert not [m for m in modules if m.startswith(("adhd_evals.runs", "adhd_evals.importing.formats"))]
+
+
+def test_plan_starts_no_call_machinery(tmp_path: Path, catalog: Path) -> None:
+    """Planning starts no thread nor process: no pool, no execute, no importer."""
+    modules = _imported(tmp_path, "plan", "--cases", str(catalog), "--trials", "1")
+    assert not _heavy(modules)
+
+
+def test_check_without_junit_imports_no_xml(tmp_path: Path, catalog: Path) -> None:
+    """Each case's one criterion is prose, so its check is an unwritten placeholder: check fails
+    (exit FAILED), having run every response through the module, with no XML imported."""
+    rows = [json.loads(line) for line in catalog.read_text(encoding="utf-8").splitlines()]
+    responses = tmp_path / "responses.jsonl"
+    answer = {"trial": 1, "condition": "baseline", "runner": "r", "response": "An answer."}
+    responses.write_text("".join(json.dumps({"case_id": r["id"], **answer}) + "\n" for r in rows))
+    suite = catalog.parent / "checks.py"
+    argv = ["check", str(responses), "--cases", str(catalog), "--suite", str(suite)]
+    modules = _imported(tmp_path, *argv, code=exitcodes.FAILED)
+    assert not _heavy(modules)
+
+
+def test_score_imports_no_importer_nor_calls(tmp_path: Path) -> None:
+    """One case, two conditions, every metric 3: the candidate's weighted score is not above the
+    baseline's, so the reference gate fails (exit GATE), decided with the standard library alone."""
+    scores = tmp_path / "scores.jsonl"
+    metrics = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), 3)
+    rows = [
+        {"case_id": "c1", "trial": 1, "condition": c, **metrics, "blocker": False, "notes": ""}
+        for c in ("baseline", "candidate")
+    ]
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    modules = _imported(tmp_path, "score", str(scores), code=exitcodes.GATE)
+    assert not _heavy(modules)
