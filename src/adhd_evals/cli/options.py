@@ -164,8 +164,8 @@ ShardCount = Annotated[int | None, typer.Option("--shard-count", help=SHARD_COUN
 
 def shard_part(spec: str | None, count: int | None) -> ShardPart | None:
     """The shard --shard and --shard-count name, or None for the whole run."""
-    # Imported here: only check, run and judge take --shard, and the catalog stage's commands
-    # import nothing from runs (tests/test_cli_startup.py).
+    # Imported here: every command imports this module, only check, run and judge take --shard,
+    # and import and validate import nothing from runs (tests/test_cli_startup.py).
     from ..runs.shard import parse
 
     return parse(spec, count=count) if spec is not None else None
