@@ -131,6 +131,43 @@ class Place:
     def label(self) -> str:
         return f"criteria {self.at}" + (f" -> {self.check}" if self.check else "")
 
+    # Compiled once per dialect, read once per case: what the path is, and what its checks take.
+
+    @functools.cached_property
+    def walk(self) -> tuple[tuple[str, bool], ...]:
+        """The path's keys, each with whether it walks a list (`k[]`)."""
+        return steps(self.at)
+
+    @functools.cached_property
+    def one_key(self) -> str | None:
+        """The key of a one-key place (`k` or `k[]`), read without the general walk."""
+        return self.walk[0][0] if len(self.walk) == 1 else None
+
+    @functools.cached_property
+    def spread(self) -> bool:
+        return self.walk[0][1]
+
+    @functools.cached_property
+    def nested(self) -> tuple[str, str] | None:
+        """`a.b` (one object down, no list): its two keys."""
+        if len(self.walk) == 2 and not self.walk[0][1] and not self.walk[1][1]:
+            return self.walk[0][0], self.walk[1][0]
+        return None
+
+    @functools.cached_property
+    def options(self) -> tuple[tuple[str, Any], ...]:
+        return options(self.ignore_case)
+
+    @functools.cached_property
+    def one_check(self) -> bool:
+        """The whole needle list is one check's argument."""
+        return self.check in ONE_CHECK_LISTS
+
+    @functools.cached_property
+    def checked_one_by_one(self) -> bool:
+        """Each needle's text is checked as the check's own argument (a pattern compiles)."""
+        return self.check in PATTERNS or self.check in ONE_TEXT
+
 
 NeedleList = Place  # the name a needle-list entry had before places grew options
 
