@@ -79,7 +79,7 @@ CONSTRUCTS: list[tuple[str, str, str, str]] = [
     ),
     (
         "mixed lists",
-        "cases:\n  criteria:\n    - rubric[]\n    - {at: \"checklist[].pass_if\", missing: skip}\n",
+        'cases:\n  criteria:\n    - rubric[]\n    - {at: "checklist[].pass_if", missing: skip}\n',
         '[{"id": 1, "prompt": "Hi", "rubric": ["Says hi", {"text": "Is short"}],'
         ' "checklist": ["Reads it", {"pass_if": "Greets back"}]}]',
         '[{"id": 1, "prompt": "Hi", "rubric": ["Says hi", null, {"text": "Is short"}]}]',
