@@ -225,8 +225,14 @@ class Dialect:
 
     def match(self, obj: dict[str, Any]) -> Rule | None:
         """The first rule (in file order) whose `when` (and `has`) the object matches."""
+        index = self._index
+        if len(index) == 1 and () in index:  # only `has` rules: the first whose keys the object has
+            for rule in index[()][()]:
+                if rule.keys <= obj.keys():
+                    return rule
+            return None
         best: Rule | None = None
-        for keys, table in self._index.items():
+        for keys, table in index.items():
             try:  # one key (`type`) is the common `when`: no generator for it
                 if len(keys) == 1:
                     probe: tuple[Any, ...] = (_typed(obj[keys[0]]),)

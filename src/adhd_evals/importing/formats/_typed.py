@@ -226,8 +226,21 @@ def criteria_checks(
                 # The whole key is read: each item's own place needs no entry of its own.
                 consumed.add((key,))
                 found.roots.add(key)
+                prose = entry.check is None
                 for index, item in enumerate(child):
-                    _value(refuse, entry, (key, index), item, found, label, at, dialect, assertion)
+                    if prose and type(item) is str and item.isascii() and item.strip():
+                        found.checks.append(placeholder(item))  # the common item: prose, no path built
+                    elif prose and type(item) is dict:  # an object: through the rules
+                        where = (*at, key, index)
+                        rule = dialect.match(item)
+                        if rule is not None:
+                            check, extra = converted(refuse, rule, item, label, f"{key}[{index}]", where)
+                        else:
+                            check, extra = assertion(item, f"{key}[{index}]", where)
+                        found.checks.append(check)
+                        found.notes.extend(extra)
+                    else:
+                        _value(refuse, entry, (key, index), item, found, label, at, dialect, assertion)
                 continue
             consumed.add((key,))
             found.roots.add(key)
