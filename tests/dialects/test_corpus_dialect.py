@@ -22,7 +22,10 @@ NOT_CASES = {
     "182311729zhouyicheng__paper-style-deconstruct__evals_evals.json": "prompt",  # papers to read, no prompt
     "1997nanana__nana-prd-writing__evals_evals.json": "at least one case",  # an empty case list
     "STZ5353__glm-vision__evals.json": "a case list",  # a results file
-    "UrsaMU__ursamu-dev-skill__skill_evals_evals.json": "a case list",  # trigger phrases
+    # Trigger evals: should_trigger / should_not_trigger prompts that must (not) select the
+    # skill. Their prompts are reachable, but there is no answer to judge, and one case list
+    # per file would import the first list and file the second away as a note.
+    "UrsaMU__ursamu-dev-skill__skill_evals_evals.json": "a case list",
 }
 
 pytestmark = [
@@ -66,6 +69,7 @@ MECHANICAL = {
     ("type", "contains_any", "values"),
     ("type", "contains_all", "values"),
     ("type", "ordered_content", "patterns"),
+    ("type", "shows_command", "values"),
 }
 NEEDLE_LISTS = (
     "must_contain",
@@ -75,10 +79,13 @@ NEEDLE_LISTS = (
     "required_regex",
     "forbidden_regex",
 )
+# Needle lists one level down in expected_output: (key, one check for the whole list?).
+NESTED_NEEDLE_LISTS = (("sections", True), ("body_mentions_key_facts", True), ("banned_words_absent", False))
 
 
 def _expected_mechanical(path: Path) -> int:
-    """An independent count: typed objects a mechanical rule matches, plus one per listed needle."""
+    """An independent count: typed objects a mechanical rule matches, plus one per listed needle
+    (a contains_all list under expected_output is one check; banned words one each)."""
     import json
 
     data = json.loads(path.read_text(encoding="utf-8-sig"))
@@ -102,6 +109,10 @@ def _expected_mechanical(path: Path) -> int:
         for key in NEEDLE_LISTS:
             value = case.get(key, [])
             count += len(value) if isinstance(value, list) else 1
+        expected = case.get("expected_output")
+        for key, whole in NESTED_NEEDLE_LISTS:
+            if isinstance(expected, dict) and expected.get(key):
+                count += 1 if whole else len(expected[key])
     return count
 
 

@@ -12,6 +12,7 @@ from adhd_evals.entry import main
 from adhd_evals.entry import main as entry_main
 from adhd_evals.importing import dialect
 from adhd_evals.importing.importer import import_source
+from helpers import Fixture, fixtures
 
 SOURCE = {
     "skill_name": "notes",
@@ -174,3 +175,20 @@ def test_a_criteria_place_that_holds_nothing_leaves_its_key_to_the_format(tmp_pa
     result = import_source("evals-json", source, dialect=dialect.load(rules)).result
     assert [c.criteria for c in result.cases] == [["Grouped one"], ["Plain one"]]
     assert [(n.key, n.value) for n in result.cases[1].notes] == [("scorers", {"x": 1})]
+
+
+def test_skipped_multiturn_fixture_lists_what_it_left_out_and_why() -> None:
+    """fixtures/evals-json/good/dialect-skipped-multiturn (see its WORKING.md): case 2 has
+    `query_flow` (the first skip entry), case 3's status is "draft" (the second); each is
+    left out with its entry's reason and the id it would have had (integer ids take the
+    slug of skill_name, order-support); cases 1 and 4 are read."""
+    found: list[Fixture] = [f for f in fixtures("good") if f.folder.name == "dialect-skipped-multiturn"]
+    fixture = found[0]
+    result = import_source(
+        "evals-json", fixture.source, display="evals.json", dialect=fixture.dialect()
+    ).result
+    assert [(x.case, x.id, x.reason) for x in result.left_out] == [
+        ("case 2", "order-support-2", "multi-turn conversation"),
+        ("case 3", "order-support-3", "not reviewed yet"),
+    ]
+    assert [case.id for case in result.cases] == ["order-support-1", "order-support-4"]

@@ -131,6 +131,43 @@ class Place:
     def label(self) -> str:
         return f"criteria {self.at}" + (f" -> {self.check}" if self.check else "")
 
+    # Compiled once per dialect, read once per case: what the path is, and what its checks take.
+
+    @functools.cached_property
+    def walk(self) -> tuple[tuple[str, bool], ...]:
+        """The path's keys, each with whether it walks a list (`k[]`)."""
+        return steps(self.at)
+
+    @functools.cached_property
+    def one_key(self) -> str | None:
+        """The key of a one-key place (`k` or `k[]`), read without the general walk."""
+        return self.walk[0][0] if len(self.walk) == 1 else None
+
+    @functools.cached_property
+    def spread(self) -> bool:
+        return self.walk[0][1]
+
+    @functools.cached_property
+    def nested(self) -> tuple[str, str] | None:
+        """`a.b` (one object down, no list): its two keys."""
+        if len(self.walk) == 2 and not self.walk[0][1] and not self.walk[1][1]:
+            return self.walk[0][0], self.walk[1][0]
+        return None
+
+    @functools.cached_property
+    def options(self) -> tuple[tuple[str, Any], ...]:
+        return options(self.ignore_case)
+
+    @functools.cached_property
+    def one_check(self) -> bool:
+        """The whole needle list is one check's argument."""
+        return self.check in ONE_CHECK_LISTS
+
+    @functools.cached_property
+    def checked_one_by_one(self) -> bool:
+        """Each needle's text is checked as the check's own argument (a pattern compiles)."""
+        return self.check in PATTERNS or self.check in ONE_TEXT
+
 
 NeedleList = Place  # the name a needle-list entry had before places grew options
 
@@ -188,8 +225,14 @@ class Dialect:
 
     def match(self, obj: dict[str, Any]) -> Rule | None:
         """The first rule (in file order) whose `when` (and `has`) the object matches."""
+        index = self._index
+        if len(index) == 1 and () in index:  # only `has` rules: the first whose keys the object has
+            for rule in index[()][()]:
+                if rule.keys <= obj.keys():
+                    return rule
+            return None
         best: Rule | None = None
-        for keys, table in self._index.items():
+        for keys, table in index.items():
             try:  # one key (`type`) is the common `when`: no generator for it
                 if len(keys) == 1:
                     probe: tuple[Any, ...] = (_typed(obj[keys[0]]),)
@@ -339,11 +382,15 @@ def _schema() -> dict[str, Any]:
 
 
 def _validate(tree: Any, shown: str) -> None:
+    schema = _schema()
+    plain = _plain(tree)
+    if _fits(plain, schema, schema):  # a valid file, told without importing jsonschema (~0.1 s)
+        return
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(_schema())
+    validator = jsonschema.Draft202012Validator(schema)
     # The first problem in the file, each narrowed to its most relevant cause.
-    found = [jsonschema.exceptions.best_match([e]) for e in validator.iter_errors(_plain(tree))]
+    found = [jsonschema.exceptions.best_match([e]) for e in validator.iter_errors(plain)]
     if found:
         error = min(
             found, key=lambda e: (*(n or 0 for n in position(tree, tuple(e.absolute_path))), e.message)
@@ -358,6 +405,97 @@ def _validate(tree: Any, shown: str) -> None:
             line=line,
             column=column,
         )
+
+
+# What `_fits` reads of a schema: the keywords dialect.schema.json uses. Any other keyword
+# makes it answer "not sure" (False), and jsonschema decides, as it always did.
+_ANNOTATIONS = frozenset(
+    {"$schema", "$id", "title", "description", "$comment", "default", "examples", "$defs"}
+)
+_JSON_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+    ),
+}
+
+
+def _fits(value: Any, schema: Any, root: dict[str, Any]) -> bool:
+    """True only when `value` is certainly valid against `schema` (draft 2020-12, the keywords
+    dialect.schema.json uses); False when it is not, or when a keyword is not one read here.
+    Only a True skips jsonschema, so a False never changes what is accepted or said."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    for keyword, argument in schema.items():
+        if keyword in _ANNOTATIONS:
+            continue
+        if not _keyword_fits(keyword, argument, value, schema, root):
+            return False
+    return True
+
+
+def _keyword_fits(
+    keyword: str, argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]
+) -> bool:
+    if keyword == "type":
+        names = [argument] if isinstance(argument, str) else argument
+        return any(name in _JSON_TYPES and _JSON_TYPES[name](value) for name in names)
+    if keyword == "$ref":
+        prefix = "#/$defs/"
+        if not (isinstance(argument, str) and argument.startswith(prefix)):
+            return False
+        target = root.get("$defs", {}).get(argument[len(prefix) :])
+        return target is not None and _fits(value, target, root)
+    if keyword == "enum":
+        return any(_json_equal(value, option) for option in argument)
+    if keyword == "const":
+        return _json_equal(value, argument)
+    if keyword == "anyOf":
+        return any(_fits(value, sub, root) for sub in argument)
+    if keyword == "oneOf":
+        return sum(_fits(value, sub, root) for sub in argument) == 1
+    if keyword == "minLength":
+        return not isinstance(value, str) or len(value) >= argument
+    if keyword == "minItems":
+        return not isinstance(value, list) or len(value) >= argument
+    if keyword == "minProperties":
+        return not isinstance(value, dict) or len(value) >= argument
+    if keyword == "items":
+        return not isinstance(value, list) or all(_fits(item, argument, root) for item in value)
+    if keyword == "required":
+        return not isinstance(value, dict) or all(key in value for key in argument)
+    if keyword == "properties":
+        return not isinstance(value, dict) or all(
+            _fits(value[key], sub, root) for key, sub in argument.items() if key in value
+        )
+    if keyword == "additionalProperties":
+        if not isinstance(value, dict):
+            return True
+        if "patternProperties" in schema:
+            return False  # not read here
+        known = schema.get("properties", {})
+        return all(_fits(item, argument, root) for key, item in value.items() if key not in known)
+    return False  # a keyword not read here: jsonschema decides
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality as JSON Schema has it: true is not 1, 1 is 1.0."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
 
 
 def _expected(error: Any) -> str:

@@ -15,7 +15,6 @@ from ..dialect import (
     COUNTS,
     MAX_COUNT,
     NO_NEEDLE,
-    ONE_CHECK_LISTS,
     ONE_TEXT,
     PATTERNS,
     SKIP,
@@ -24,7 +23,6 @@ from ..dialect import (
     Place,
     Rule,
     Stop,
-    options,
     path_text,
     regex_problem,
     trace,
@@ -87,20 +85,25 @@ def converted(
     """The check a matched object becomes, and its unused keys as notes."""
     used = rule.used
     notes = [
-        note(refuse, f"{path}.{key}", value, case=label, at=(*at, key))
+        Note(f"{path}.{key}", value)
+        if not isinstance(value, (dict, list))  # a scalar cannot be too deep
+        else note(refuse, f"{path}.{key}", value, case=label, at=(*at, key))
         for key, value in item.items()
         if key not in used
     ]
+    text = item.get(rule.criterion) if rule.criterion is not None else None
+    plain = type(text) is str and text.isascii() and text.strip()  # then _criterion has nothing to say
     if rule.check == "unwritten":
         verbatim = compact(item)
-        text = _criterion(refuse, rule, item, label, path, at) or verbatim
-        return Check(text, CheckKind.UNWRITTEN, (verbatim,), via=rule.label), notes
+        text = text if plain else _criterion(refuse, rule, item, label, path, at)
+        return Check(text or verbatim, CheckKind.UNWRITTEN, (verbatim,), (), rule.label), notes
     needle = _needle(refuse, rule.check, rule.needle, item, label, path, at)
     args = () if rule.check in NO_NEEDLE else (needle,)
-    criterion = _criterion(refuse, rule, item, label, path, at) or words(rule.check, needle, rule.ignore_case)
+    text = text if plain else _criterion(refuse, rule, item, label, path, at)
+    criterion = text or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
-    return Check(criterion, rule.kind, args, rule.options, via=rule.label), notes
+    return Check(criterion, rule.kind, args, rule.options, rule.label), notes
 
 
 def _criterion(
@@ -200,34 +203,106 @@ def criteria_checks(
     passed by, or what `missing: skip` left out), or a refusal naming the
     case, the path and the item. A place whose first key the case lacks is
     not used by that case (with `missing: skip`, it is counted).
+
+    The common places (`k`, `k[]`, `a.b`) are read directly, each compiled once
+    on its `Place`; any other path goes through `trace`. Both give the same checks,
+    notes and skips: only the walk is shorter.
     """
     consumed: set[Path] = set()
     found = Found([], [], set(), [], consumed)
     for entry in dialect.cases.criteria:
+        key = entry.one_key
+        if key is not None:  # `k` or `k[]`: one lookup
+            if key not in raw:
+                if entry.missing == SKIP:
+                    found.skipped.append(entry.label)
+                continue
+            child = raw[key]
+            if entry.spread and type(child) is list:
+                if not child:  # an empty list walked: nothing reached (the key stays a note)
+                    if entry.missing == SKIP:
+                        found.skipped.append(entry.label)
+                    continue
+                # The whole key is read: each item's own place needs no entry of its own.
+                consumed.add((key,))
+                found.roots.add(key)
+                prose = entry.check is None
+                for index, item in enumerate(child):
+                    if prose and type(item) is str and item.isascii() and item.strip():
+                        found.checks.append(placeholder(item))  # the common item: prose, no path built
+                    elif prose and type(item) is dict:  # an object: through the rules
+                        where = (*at, key, index)
+                        rule = dialect.match(item)
+                        if rule is not None:
+                            check, extra = converted(refuse, rule, item, label, f"{key}[{index}]", where)
+                        else:
+                            check, extra = assertion(item, f"{key}[{index}]", where)
+                        found.checks.append(check)
+                        found.notes.extend(extra)
+                    else:
+                        _value(refuse, entry, (key, index), item, found, label, at, dialect, assertion)
+                continue
+            consumed.add((key,))
+            found.roots.add(key)
+            _value(refuse, entry, (key,), child, found, label, at, dialect, assertion)
+            continue
+        pair = entry.nested
+        if pair is not None:  # `a.b`: one object down
+            first, second = pair
+            outer = raw.get(first)
+            if type(outer) is dict and second in outer:
+                consumed.add((first, second))
+                found.roots.add(first)
+                _value(refuse, entry, (first, second), outer[second], found, label, at, dialect, assertion)
+            elif entry.missing == SKIP:
+                found.skipped.append(entry.label)
+            continue
         reached = trace(raw, entry.at)
         if not reached and entry.missing == SKIP:  # the case has nothing there
             found.skipped.append(entry.label)
-        if reached and "." not in entry.at:  # one key (or one list): the whole key is read
-            consumed.add(reached[0][0][:1])
         for sub, value in reached:
             found.roots.add(str(sub[0]))
             consumed.add(sub)
-            if type(value) is str:  # the common needle or prose: straight to its check
-                if entry.check is not None:
-                    found.checks.extend(
-                        _needle_checks(refuse, entry, value, label, (*at, *sub), path_text(sub))
-                    )
-                else:
-                    _items(entry, value, sub, at, assertion, found, consumed)
-            elif isinstance(value, Stop):
-                _stop(refuse, entry, value, found, label, at)
-            elif value is None or value == []:
-                _nothing(refuse, entry, sub, value, found, label, at)
-            elif entry.check is not None:
-                found.checks.extend(_needle_checks(refuse, entry, value, label, (*at, *sub), path_text(sub)))
-            else:
-                _items(entry, value, sub, at, assertion, found, consumed)
+            _value(refuse, entry, sub, value, found, label, at, dialect, assertion)
     return found
+
+
+def _value(
+    refuse: Refuser,
+    entry: Place,
+    sub: Path,
+    value: Any,
+    found: Found,
+    label: str,
+    at: Path,
+    dialect: Dialect,
+    assertion: Any,
+) -> None:
+    """One value a place reached, at `sub` in the case: needles, prose, objects, or nothing."""
+    if type(value) is str:  # the common needle or prose: straight to its check
+        if entry.check is not None:
+            found.checks.extend(_needle_checks(refuse, entry, value, label, (*at, *sub), sub))
+        elif value.isascii() and value.strip():  # prose, without building its path
+            found.checks.append(placeholder(value))
+        else:
+            _items(entry, value, sub, at, assertion, found, found.consumed)
+    elif type(value) is dict and entry.check is None:  # an object: through the rules
+        rule = dialect.match(value)
+        where = (*at, *sub)
+        if rule is not None:
+            check, extra = converted(refuse, rule, value, label, path_text(sub), where)
+        else:
+            check, extra = assertion(value, path_text(sub), where)
+        found.checks.append(check)
+        found.notes.extend(extra)
+    elif isinstance(value, Stop):
+        _stop(refuse, entry, value, found, label, at)
+    elif value is None or value == []:
+        _nothing(refuse, entry, sub, value, found, label, at)
+    elif entry.check is not None:
+        found.checks.extend(_needle_checks(refuse, entry, value, label, (*at, *sub), sub))
+    else:
+        _items(entry, value, sub, at, assertion, found, found.consumed)
 
 
 def _nothing(
@@ -343,41 +418,37 @@ def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) ->
 
 
 def _needle_checks(
-    refuse: Refuser, entry: Place, value: Any, label: str, where: Path, field: str
+    refuse: Refuser, entry: Place, value: Any, label: str, where: Path, sub: Path
 ) -> list[Check]:
     """A needle list's checks: one for the whole list (contains_any, contains_all, in_order),
     else one per needle. Each needle is checked by position (a list may mix in objects)."""
     check = str(entry.check)
     needles = value if isinstance(value, list) else [value]
+    one_by_one = entry.checked_one_by_one
     for index, needle in enumerate(needles):
+        if type(needle) is str and needle.isascii() and needle.strip() and not one_by_one:
+            continue  # a plain needle: nothing to refuse (text_problem would find nothing)
+        field = path_text(sub)
         at, path = ((*where, index), f"{field}[{index}]") if isinstance(value, list) else (where, field)
         problem = text_problem(needle)
         if problem:
             raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(needle))
-        if check in PATTERNS or check in ONE_TEXT:
+        if one_by_one:
             argument(refuse, check, needle, label, path, at)
     via = entry.label
-    if check in ONE_CHECK_LISTS:
+    if entry.one_check:
         made = Check(
             words(check, needles, entry.ignore_case),
             CheckKind(check),
             (list(needles),),
-            options(entry.ignore_case),
+            entry.options,
             via,
         )
         return [made]
     if check == "contains_none":
         return [
-            Check(
-                words(check, [n], entry.ignore_case),
-                CheckKind.CONTAINS_NONE,
-                ([n],),
-                options(entry.ignore_case),
-                via,
-            )
+            Check(words(check, [n], entry.ignore_case), CheckKind.CONTAINS_NONE, ([n],), entry.options, via)
             for n in needles
         ]
-    return [
-        Check(words(check, n, entry.ignore_case), CheckKind(check), (n,), options(entry.ignore_case), via)
-        for n in needles
-    ]
+    kind = CheckKind(check)
+    return [Check(words(check, n, entry.ignore_case), kind, (n,), entry.options, via) for n in needles]

@@ -8,6 +8,7 @@ carrying the source object verbatim when it has more than a `text`.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +208,48 @@ def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
     return f"case #{index + 1} (no usable id)"
 
 
+def _alternatives(keys: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    return tuple((key, tuple(key.split(".")) if "." in key else None) for key in keys)
+
+
+def _pick(
+    raw: dict[str, Any], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
+) -> tuple[str, bool, Any]:
+    """`_first_key` and `reach` in one walk: the alternative chosen, whether the case holds
+    a value there, and the value (None when it holds none)."""
+    if len(alternatives) > 1:
+        for key, dotted in alternatives:
+            if dotted is None:
+                if key in raw:
+                    return key, True, raw[key]
+                if key == NUMBERED:
+                    return key, False, None
+                continue
+            value: Any = raw
+            for step in dotted:
+                if not isinstance(value, dict) or step not in value:
+                    break
+                value = value[step]
+            else:
+                return key, True, value
+            if key in raw:  # a key spelled with a dot: chosen, as _first_key chooses it
+                return key, False, None
+    key = alternatives[0][0]
+    present, value = reach(raw, key)
+    return key, present, value
+
+
+def _label_of(key: str, value: Any, index: int) -> str:
+    """The case's label from the id alternative `_pick` chose (as `_label` reads it)."""
+    if key == NUMBERED:
+        return f"case #{index + 1}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"case {value}"
+    if isinstance(value, str) and value.strip():
+        return f'case "{value}"'
+    return f"case #{index + 1} (no usable id)"
+
+
 def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
     """The first of the dialect's alternatives the case has (else the first); an
     alternative may be a dotted path (`inputs.prompt`)."""
@@ -228,6 +271,9 @@ class _Reading:
         self.shape = dialect.cases if dialect is not None else CaseShape()
         self.id_keys = self.shape.id or ("id",)
         self.prompt_keys = self.shape.prompt or ("prompt",)
+        # Each alternative compiled once: its keys when dotted (`inputs.prompt`), else None.
+        self.id_alts = _alternatives(self.id_keys)
+        self.prompt_alts = _alternatives(self.prompt_keys)
 
     def case(
         self,
@@ -239,30 +285,45 @@ class _Reading:
         risk: str,
         display: str,
     ) -> Case:
-        label = _label(raw, index, self.id_keys)
         refuse = self.refuse
         if not isinstance(raw, dict):
+            label = _label(raw, index, self.id_keys)
             raise refuse(case=label, at=at, expected="an object", actual=describe(raw))
-        id_key = _first_key(raw, self.id_keys)
-        case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
-        prompt_key = _first_key(raw, self.prompt_keys)
-        prompt = raw.get(prompt_key) if "." not in prompt_key else reach(raw, prompt_key)[1]
+        id_key, id_present, id_value = _pick(raw, self.id_alts)
+        if id_present or id_key == NUMBERED:
+            label = _label_of(id_key, id_value, index)
+        else:  # no alternative there: _label says so as it always has
+            label = _label(raw, index, self.id_keys)
+        if id_key == NUMBERED:
+            case_id = f"{id_prefix}-{index + 1}"
+        elif type(id_value) is int:
+            case_id = f"{id_prefix}-{id_value}"
+        elif (
+            type(id_value) is str
+            and id_value.strip()
+            and not (self.surrogates and has_lone_surrogate(id_value))
+        ):
+            case_id = f"{id_prefix}-{id_value}" if id_value.isdigit() else id_value
+        else:  # what _case_id refuses (or a key it reads again)
+            case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
+        prompt_key, _, prompt = _pick(raw, self.prompt_alts)
         if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
             prompt = _prompt(refuse, raw, prompt_key, label, at, self.prompt_keys)
         used = {id_key, prompt_key}
+        category_key = ""
         if self.shape.category:
             category, category_key = self.category(raw, category, label, at)
             used.add(category_key)
         checks, notes, empty, found = self.checks(raw, label, at)
         used.update(LIST_KEYS)
-        used.update(found.roots)
-        dotted = {key for key in used if "." in key}
+        used.update(found.roots)  # first keys of paths: never dotted
         consumed = found.consumed
         partly = {root for root in found.roots if (root,) not in consumed}  # keys a path went into
+        dotted = [_steps(key) for key in (id_key, prompt_key, category_key) if "." in key]
         if dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
-            used -= dotted
-            roots = {key.split(".", 1)[0] for key in dotted}
-            consumed = consumed | {tuple(key.split(".")) for key in dotted}
+            used -= {".".join(steps) for steps in dotted}
+            roots = {steps[0] for steps in dotted}
+            consumed = consumed | set(dotted)
             partly |= roots
             used |= roots
         if partly:
@@ -539,5 +600,6 @@ def _duplicate_ids(
     return found
 
 
+@functools.lru_cache(maxsize=256)
 def _steps(path: str) -> tuple[str, ...]:
     return tuple(path.split(".")) if "." in path else (path,)
