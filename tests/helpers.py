@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -18,6 +18,16 @@ CORPUS = next(
 )
 
 
+class Case(TypedDict):
+    """A catalog row: the five fields, as the tests write them."""
+
+    id: str
+    category: str
+    prompt: str
+    risk: str
+    criteria: list[str]
+
+
 @dataclass(frozen=True)
 class Fixture:
     format: str
@@ -26,7 +36,7 @@ class Fixture:
 
     @property
     def source(self) -> Path:
-        return self.folder / self.meta["source"]
+        return self.folder / str(self.meta["source"])
 
     @property
     def display(self) -> str:

@@ -86,12 +86,13 @@ def _provider_spent(work: Path) -> float:
 def _believed(work: Path) -> float:
     """Recorded (rows' cost_usd) plus charged (the ledger's settled charges and open reservations)."""
     out = work / "out.jsonl"
-    recorded = (
+    recorded: float = (
         sum(json.loads(line).get("cost_usd") or 0 for line in out.read_text().splitlines())
         if out.exists()
         else 0
     )
-    charged, open_ = 0.0, {}
+    charged = 0.0
+    open_: dict[str, float] = {}  # reservation id -> the amount held
     ledger = work / "out.jsonl.ledger"
     for line in ledger.read_text().splitlines() if ledger.exists() else []:
         if not line.strip():

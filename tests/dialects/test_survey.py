@@ -16,6 +16,7 @@ import pytest
 
 from adhd_evals.entry import main
 from adhd_evals.importing import dialect
+from adhd_evals.importing.model import Refusal
 from helpers import FIXTURES
 
 FOLDERS = sorted(p.parent for p in (FIXTURES / "survey").glob("*/fixture.json"))
@@ -72,7 +73,7 @@ def test_draft_is_refused_until_the_open_choices_are_made(
 ) -> None:
     out = tmp_path / "dialect.yaml"
     _survey(FIXTURES / "survey" / "mixed-shapes", out, capsys)
-    with pytest.raises(dialect.Refusal) as refused:
+    with pytest.raises(Refusal) as refused:
         dialect.load(out)
     assert refused.value.field_path is not None and refused.value.field_path.endswith(".check")
 

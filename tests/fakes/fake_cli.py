@@ -67,7 +67,7 @@ def main() -> int:
     if cost is not None and args.max_budget is not None:
         cost = min(cost, args.max_budget)  # a CLI that honours its budget flag never spends past it
     if args.format == "claude-json":
-        payload = {"result": text, "usage": {"input_tokens": 10, "output_tokens": 5}}
+        payload: dict[str, object] = {"result": text, "usage": {"input_tokens": 10, "output_tokens": 5}}
         if cost is not None:
             payload["total_cost_usd"] = cost
         print(json.dumps(payload))

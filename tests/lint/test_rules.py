@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -213,7 +214,7 @@ rows = st.fixed_dictionaries(
 @given(row=rows)
 def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
     text = json.dumps(row)
-    states = {rule.ID: {} for rule in CATALOG_RULES}
+    states: dict[str, dict[str, Any]] = {rule.ID: {} for rule in CATALOG_RULES}
     states["E106"]["seen"] = SeenIds()
     states["E106"]["seen"].add("b", 1)
     parsed = read_row(2, text.encode())
