@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.entry import main
-from helpers import CORPUS
+from helpers import CORPUS, unmeasured_environment
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
 BAD = GOOD + GOOD.replace('"low"', '"severe"').replace('"a"', '"b"')
@@ -109,7 +109,13 @@ def test_lint_does_not_import_heavy_modules(tmp_path: Path, kind: str) -> None:
         f"heavy = [m for m in {heavy!r} if m in sys.modules]; "
         "print(heavy)"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=unmeasured_environment(),
+    )
     assert "Checked 1 file and 1 case: 0 errors" in done.stdout
     assert done.stdout.strip().endswith("[]")
 
