@@ -42,8 +42,12 @@ def _cases(work: Path, count: int) -> Path:
 
 def _config(work: Path, cheat: list[str], **spec: Any) -> Path:
     path = work / "runners.json"
+    # -S: the fake needs only the standard library, and started without site-packages it is up in
+    # milliseconds even where coverage measures every Python process (.ci/run), so a test's
+    # 0.5 s --timeout still comes after the call has spent (seen failing under coverage at load 17)
     command = [
         sys.executable,
+        "-S",
         CHEAT,
         "--provider",
         str(work / "provider.jsonl"),

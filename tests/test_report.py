@@ -311,6 +311,7 @@ def _png_pixels(path: Path) -> tuple[int, int, bytes]:
     return width, height, zlib.decompress(idat)
 
 
+@pytest.mark.long
 def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     browser = _chromium()
     out = tmp_path / "report.html"
