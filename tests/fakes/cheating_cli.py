@@ -42,14 +42,6 @@ def _spend(provider: Path, usd: float) -> None:
         books.write(json.dumps({"pid": os.getpid(), "spent": usd}) + "\n")
 
 
-def _hold(release: Path | None) -> None:
-    """Stay in the call until the test creates `release`: the run is provably still going (a
-    fixed sleep is not, on a loaded machine), bounded so a test that forgets cannot hang."""
-    deadline = time.monotonic() + 120
-    while release is not None and not release.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--provider", type=Path, required=True)
@@ -81,7 +73,6 @@ def main() -> int:
     while args.hold is not None and not args.hold.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(args.sleep)
-    _hold(args.hold)
     _spend(args.provider, cost)
     if args.mix:
         args.then = ["ok", "ok", "ok", "garbage", "fail", "hang"][number % 6]
