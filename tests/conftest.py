@@ -14,6 +14,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `long` first, the rest in their order: a parallel run (-n auto) then ends
+    on short tests instead of waiting for one worker's pre-commit install or promptfoo runs.
+    The sort is stable and the same in every worker, as xdist requires."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture
 def regen_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--regen-golden"))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -18,6 +19,16 @@ CORPUS = next(
 )
 
 
+class Case(TypedDict):
+    """A catalog row: the five fields, as the tests write them."""
+
+    id: str
+    category: str
+    prompt: str
+    risk: str
+    criteria: list[str]
+
+
 @dataclass(frozen=True)
 class Fixture:
     format: str
@@ -26,7 +37,7 @@ class Fixture:
 
     @property
     def source(self) -> Path:
-        return self.folder / self.meta["source"]
+        return self.folder / str(self.meta["source"])
 
     @property
     def display(self) -> str:
@@ -56,3 +67,11 @@ def fixtures(kind: str) -> list[Fixture]:
 
 def fixture_params(kind: str) -> list[Any]:
     return [pytest.param(f, id=f.name) for f in fixtures(kind)]
+
+
+def unmeasured_environment() -> dict[str, str]:
+    """This process's environment without coverage's subprocess hooks (`.ci/run` measures the
+    suite with `patch = ["subprocess"]`): for a probe of which modules adhd-evals imports, since
+    a measured process holds coverage's own imports (dataclasses, inspect, json, sqlite3)."""
+    hooks = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+    return {k: v for k, v in os.environ.items() if k not in hooks}

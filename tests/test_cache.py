@@ -16,9 +16,10 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs import cache as caching
 from adhd_evals.runs.config import Runner
+from helpers import Case
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
-CASES = [
+CASES: list[Case] = [
     {"id": f"case-{n}", "category": "c", "prompt": f"Question {n}", "risk": "low", "criteria": ["x"]}
     for n in range(1, 3)
 ]

@@ -13,7 +13,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.importing.importer import import_source
 
-CASES = [
+CASES: list[dict[str, Any]] = [  # evals.json cases: JSON, as the fixture writes them
     {
         "id": 1,
         "prompt": "Name the removed flag.",
@@ -259,7 +259,7 @@ def test_junit_counts_match_check_json(project: Path, capsys: pytest.CaptureFixt
     assert (
         len(cases) == sum(c["pass"] + c["fail"] + c["unwritten"] + c["error"] for c in summary.values()) == 5
     )
-    failures = [f.get("type") for f in root.iter("failure")]
+    failures = [f.get("type", "") for f in root.iter("failure")]
     assert sorted(failures) == ["fail", "fail", "unwritten"]
     assert sum(c["fail"] + c["unwritten"] for c in summary.values()) == len(failures)
     suites = root.findall("./testsuite")

@@ -19,6 +19,7 @@ import pytest
 
 from adhd_evals import cli, exitcodes
 from adhd_evals.entry import main
+from helpers import unmeasured_environment
 
 # The heavy modules, and who needs them.
 HEAVY = {
@@ -61,7 +62,11 @@ def _imported(tmp_path: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
     process, so nothing another test imported can hide or add one)."""
     found = tmp_path / "modules.json"
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(found), *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", PROBE, str(found), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=unmeasured_environment(),  # a process coverage measures holds coverage's own imports
     )
     assert done.returncode == 0, done.stderr
     ended = json.loads(found.read_text(encoding="utf-8"))

@@ -98,6 +98,7 @@ PAGES_WITH_STEPS = [
 ]
 
 
+@pytest.mark.long  # each page's commands are processes run one after another
 @pytest.mark.parametrize("page", PAGES_WITH_STEPS)
 def test_every_command_of_the_page_runs_as_shown(page: Path, tmp_path: Path) -> None:
     """In page order: each command exits as marked and prints the lines shown under it."""

@@ -48,7 +48,7 @@ def test_a_text_row_by_hand() -> None:
 @settings(max_examples=300)
 @given(st.lists(_TEXT, min_size=4, max_size=4), st.lists(_TEXT, max_size=4))
 def test_a_text_row_is_the_line_of_the_same_dict(values: list[str], criteria: list[str]) -> None:
-    row = {
+    row: dict[str, str | list[str]] = {
         "id": values[0],
         "category": values[1],
         "prompt": values[2],

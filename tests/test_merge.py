@@ -16,7 +16,7 @@ def _source(tmp_path: Path, evals: list[dict[str, Any]]) -> Path:
     return path
 
 
-BASE = [
+BASE: list[dict[str, Any]] = [  # evals.json cases: JSON, as _source writes them
     {
         "id": 1,
         "prompt": "Write notes for 2.4",

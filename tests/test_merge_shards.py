@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from helpers import Case
 
-CASES = [
+CASES: list[Case] = [
     {"id": f"case-{n}", "category": "c", "prompt": f"Q {n}", "risk": "low", "criteria": ["x"]}
     for n in range(8)
 ]
 
 
-def _catalog(path: Path, cases: list[dict[str, object]]) -> Path:
+def _catalog(path: Path, cases: Sequence[Mapping[str, object]]) -> Path:
     path.write_text("".join(json.dumps(c) + "\n" for c in cases))
     return path
 
@@ -106,7 +108,7 @@ def test_a_shard_of_another_catalog_is_refused_by_name(
     other = tmp_path / "other"
     other.mkdir()
     (other / "skill.md").write_text("Be terse.\n")
-    changed = [dict(c, prompt=c["prompt"] + "!") if c["id"] == "case-0" else c for c in CASES]
+    changed: list[Case] = [{**c, "prompt": c["prompt"] + "!"} if c["id"] == "case-0" else c for c in CASES]
     foreign = _shard(other, 2, _catalog(other / "cases.jsonl", changed))
     assert _merge(shards[0], foreign, shards[2], shards[3]) == exitcodes.SHARD_FOREIGN
     assert f"{foreign} (shard 2/4) was run on another catalog" in capsys.readouterr().err

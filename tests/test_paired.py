@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Hashable
 from fractions import Fraction
 
 import pytest
@@ -116,7 +117,7 @@ def test_cases_needed_is_the_smallest_that_detects() -> None:
 def test_deltas_are_exact_so_equal_decimals_tie() -> None:
     """Case a: candidate 1.1 and 2.2 (sum 3.3), baseline 1.3 and 2.0 (sum 3.3): Δ is exactly 0, though in
     floats 1.1 + 2.2 = 3.3000000000000003. Case b: Δ = 4 - 3 = 1. So one case up, none down, one tie."""
-    values = {
+    values: dict[tuple[Hashable, str, Hashable], stats.Number] = {
         ("a", "candidate", 1): 1.1,
         ("a", "candidate", 2): 2.2,
         ("a", "baseline", 1): 1.3,
@@ -215,7 +216,7 @@ def _null_set(rng: random.Random, cases: int, trials: int) -> list[list[int]]:
 
 
 def _better(marks: list[list[int]], trials: int, seed: int) -> bool:
-    values = {}
+    values: dict[tuple[Hashable, str, Hashable], stats.Number] = {}
     for case, row in enumerate(marks):
         for t, mark in enumerate(row):
             values[(case, "baseline" if t < trials else "candidate", t % trials)] = mark
@@ -280,4 +281,4 @@ def test_shifting_every_case_shifts_the_interval(units: list[int], shift: int) -
     before = stats.interval(stats.Series(list(range(len(units))), units, 1))
     after = stats.interval(stats.Series(list(range(len(units))), [u + shift for u in units], 1))
     assert before is not None and after is not None
-    assert (after[0] - before[0], after[1] - before[1]) == (shift, shift)
+    assert (after[0] - before[0], after[1] - before[1]) == (Fraction(shift), Fraction(shift))

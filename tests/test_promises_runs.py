@@ -42,8 +42,12 @@ def _cases(work: Path, count: int) -> Path:
 
 def _config(work: Path, cheat: list[str], **spec: Any) -> Path:
     path = work / "runners.json"
+    # -S: the fake needs only the standard library, and started without site-packages it is up in
+    # milliseconds even where coverage measures every Python process (.ci/run), so a test's
+    # 0.5 s --timeout still comes after the call has spent (seen failing under coverage at load 17)
     command = [
         sys.executable,
+        "-S",
         CHEAT,
         "--provider",
         str(work / "provider.jsonl"),
@@ -86,12 +90,13 @@ def _provider_spent(work: Path) -> float:
 def _believed(work: Path) -> float:
     """Recorded (rows' cost_usd) plus charged (the ledger's settled charges and open reservations)."""
     out = work / "out.jsonl"
-    recorded = (
+    recorded: float = (
         sum(json.loads(line).get("cost_usd") or 0 for line in out.read_text().splitlines())
         if out.exists()
         else 0
     )
-    charged, open_ = 0.0, {}
+    charged = 0.0
+    open_: dict[str, float] = {}  # reservation id -> the amount held
     ledger = work / "out.jsonl.ledger"
     for line in ledger.read_text().splitlines() if ledger.exists() else []:
         if not line.strip():

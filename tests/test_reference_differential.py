@@ -648,7 +648,10 @@ def ref_score_exit(data: bytes) -> int | None:
         return None
 
 
-def _score_row(case: str, trial: Any, condition: str, value: Any, blocker: bool = False) -> dict[str, Any]:
+def _score_row(
+    case: object, trial: object, condition: str, value: object, blocker: bool = False
+) -> dict[str, object]:
+    """A score row; case, trial and the metrics' value may be of any JSON type (the refusals' inputs)."""
     return {
         "case_id": case,
         "trial": trial,

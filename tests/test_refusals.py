@@ -12,6 +12,8 @@ from adhd_evals.entry import main
 from adhd_evals.importing.model import Refusal, RefusalCode
 from helpers import Fixture, fixture_params, fixtures
 
+# A refusal by its stable code, as a fixture names it (the enum's own lookup by value, typed)
+BY_CODE = {code.value: code for code in RefusalCode}
 PREVIOUS = {"cases.jsonl": '{"id": "keep-me"}\n', "checks.py": "# hand-written, keep me\n"}
 
 
@@ -36,7 +38,7 @@ def test_bad_fixture_is_refused_whole(
 ) -> None:
     fresh = tmp_path / "fresh"
     code, err = _run(fixture, fresh, capsys)
-    expected_code = RefusalCode(fixture.meta["code"])
+    expected_code = BY_CODE[fixture.meta["code"]]
     assert code == exitcodes.REFUSAL[expected_code]
     assert f"({expected_code.value})" in err
     for mention in fixture.meta["mentions"]:
@@ -59,7 +61,7 @@ def test_refused_import_leaves_existing_output_untouched(
 
 
 def test_every_refusal_code_has_a_fixture_or_a_test() -> None:
-    covered = {RefusalCode(f.meta["code"]) for f in fixtures("bad")}
+    covered = {BY_CODE[f.meta["code"]] for f in fixtures("bad")}
     # A directory that cannot be listed has no on-disk fixture (see below).
     assert covered | {RefusalCode.DIRECTORY_UNREADABLE} == set(RefusalCode)
 

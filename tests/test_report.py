@@ -311,6 +311,7 @@ def _png_pixels(path: Path) -> tuple[int, int, bytes]:
     return width, height, zlib.decompress(idat)
 
 
+@pytest.mark.long
 def test_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     browser = _chromium()
     out = tmp_path / "report.html"
@@ -414,7 +415,7 @@ OWN_TAGS = {
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80))
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=80))
 def test_no_text_adds_an_element_or_attribute(text: str) -> None:
     from adhd_evals.runs.report import html_report
 

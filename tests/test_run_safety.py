@@ -203,13 +203,15 @@ def test_a_timeout_ends_the_whole_process_group(tmp_path: Path) -> None:
 
 def test_two_runs_on_one_file_one_refuses_the_other_completes(tmp_path: Path) -> None:
     _cases(tmp_path, [f"Q{n}" for n in range(6)])
-    _config(tmp_path, ["--format", "claude-json", "--cost", "0", "--sleep", "0.2"])
+    release = tmp_path / "release"  # the first run's calls answer once the second has been refused
+    _config(tmp_path, ["--format", "claude-json", "--cost", "0", "--hold", str(release)])
     argv = [sys.executable, "-m", "adhd_evals", *_argv(tmp_path)]
     first = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     while not _calls(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.05)
     second = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    release.touch()
     _, first_err = first.communicate(timeout=60)
     assert first.returncode == 0, first_err
     assert second.returncode == exitcodes.USAGE

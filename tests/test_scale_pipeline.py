@@ -121,6 +121,7 @@ def _score(folder: Path, responses: str) -> str:
     return scored.stdout
 
 
+@pytest.mark.long
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the workflow's steps are bash")
 def test_the_workflow_shards_as_processes_merge_to_the_scores_of_one_run(tmp_path: Path) -> None:
     """4 shards as 4 concurrent processes (--jobs 4 each), merged by the workflow's Merge step,

@@ -96,7 +96,7 @@ def _write_labels() -> None:
     """--regen-golden: the person's labels, as the fake judge's truth rule has them, for every
     prose criterion of trial 1's rows (a stand-in for an afternoon of labelling)."""
     sys.path.insert(0, str(Path(FAKE_JUDGE).parent))
-    from fake_judge import truth  # type: ignore[import-not-found]
+    from fake_judge import truth
 
     rows = []
     for row in read_jsonl(Path("runs/sheet.jsonl")):

@@ -803,10 +803,8 @@ def bench_sources(repeat: int) -> None:
 
         source = work / "one" / "evals" / "evals.json"
         source.parent.mkdir(parents=True)
-        cases = [
-            {"id": n + 1, "prompt": f"Case {n}", "assertions": [f"Criterion {n} a", f"Criterion {n} b"]}
-            for n in range(10_000)
-        ]
+        criteria = [[f"Criterion {n} a", f"Criterion {n} b"] for n in range(10_000)]
+        cases = [{"id": n + 1, "prompt": f"Case {n}", "assertions": criteria[n]} for n in range(10_000)]
         source.write_text(json.dumps({"skill_name": "one", "evals": cases}))
         out = work / "evals"
         import_sources("evals-json", [source], Request(out=out))
@@ -818,7 +816,7 @@ def bench_sources(repeat: int) -> None:
             )
         module.write_text(text)
         for n in range(0, 10_000, 100):  # and their criteria reworded upstream
-            cases[n]["assertions"][0] = f"Criterion {n} a, reworded"
+            criteria[n][0] = f"Criterion {n} a, reworded"  # the list cases[n] holds
         source.write_text(json.dumps({"skill_name": "one", "evals": cases}))
         edited = text
 
@@ -899,11 +897,11 @@ def bench_realistic(repeat: int, sizes: list[int]) -> None:
                 timed(
                     [*argv, "--out", str(out)],
                     repeat,
-                    before=lambda out=out: shutil.rmtree(out, ignore_errors=True),
+                    before=functools.partial(shutil.rmtree, out, ignore_errors=True),
                 ),
                 floor,
                 "<= 3x (issue 15)",
-            )  # type: ignore[misc]
+            )
 
 
 def bench_startup(repeat: int) -> None:

@@ -5,10 +5,12 @@ every call to a file so tests can count them.
 
     fake_cli.py [--format text|claude-json|codex-jsonl] [--cost USD|nan] [--fail-times N --state FILE]
                 [--sleep S] [--hang] [--max-budget USD] [--calls FILE] [--grandchild MARKER]
-                [--flood BYTES] [--stdin] [--numbered] [PROMPT]
+                [--flood BYTES] [--stdin] [--numbered] [--hold FILE] [PROMPT]
 
 --numbered adds the call's number (its line in --calls) to the answer, so repeated
 calls of one prompt answer differently (as a model sampling at temperature does).
+--hold FILE keeps each call from answering until FILE exists (at most 120 s), so a test
+knows the run is still going (a fixed --sleep does not, on a loaded machine).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def main() -> int:
     parser.add_argument("--flood", type=int, default=0)
     parser.add_argument("--stdin", action="store_true")
     parser.add_argument("--numbered", action="store_true")
+    parser.add_argument("--hold", type=Path, default=None)
     parser.add_argument("prompt", nargs="?", default="")
     args = parser.parse_args()
     prompt = sys.stdin.read() if args.stdin else args.prompt
@@ -54,6 +57,9 @@ def main() -> int:
             print(f"upstream overloaded (attempt {count + 1})", file=sys.stderr)
             return 3
     time.sleep(args.sleep)
+    deadline = time.monotonic() + 120
+    while args.hold is not None and not args.hold.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
     if args.flood:
         sys.stdout.write("x" * args.flood)
         return 0
@@ -67,7 +73,7 @@ def main() -> int:
     if cost is not None and args.max_budget is not None:
         cost = min(cost, args.max_budget)  # a CLI that honours its budget flag never spends past it
     if args.format == "claude-json":
-        payload = {"result": text, "usage": {"input_tokens": 10, "output_tokens": 5}}
+        payload: dict[str, object] = {"result": text, "usage": {"input_tokens": 10, "output_tokens": 5}}
         if cost is not None:
             payload["total_cost_usd"] = cost
         print(json.dumps(payload))

@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 METRICS = {"correctness": 4, "autonomy": 5, "actionability": 4, "safety": 5, "concision": 3}
+# (response, criterion) -> a person's verdict, and response -> a person's blocker (see labelled)
+Labels = tuple[dict[tuple[str, str], str], dict[str, bool]]
 
 
 def truth(response: str, criterion: str) -> str:
@@ -49,10 +51,11 @@ def true_blocker(response: str) -> bool:
     return hashlib.sha256(f"blocker\0{response}".encode("utf-8", "surrogatepass")).digest()[0] % 4 == 0
 
 
-def labelled(path: Path | None) -> tuple[dict[tuple[str, str], str], dict[str, bool]]:
+def labelled(path: Path | None) -> Labels:
     """(response, criterion) -> the person's verdict, and response -> the person's blocker,
     from a filled sheet."""
-    found, blockers = {}, {}
+    found: dict[tuple[str, str], str] = {}
+    blockers: dict[str, bool] = {}
     for line in path.read_text(encoding="utf-8").splitlines() if path is not None else []:
         row = json.loads(line)
         if isinstance(row.get("blocker"), bool):
@@ -85,9 +88,7 @@ def decide(mode: str, response: str, criterion: str, index: int, labels: dict[tu
     return said
 
 
-def answer(
-    mode: str, response: str, criteria: list[str], labels: dict[tuple[str, str], str]
-) -> dict[str, Any]:
+def answer(mode: str, response: str, criteria: list[str], labels: Labels) -> dict[str, Any]:
     quote = response.strip()[:40]
     verdicts = [
         {"criterion": c, "verdict": decide(mode, response, c, i, labels[0]), "evidence": quote}

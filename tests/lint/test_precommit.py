@@ -58,7 +58,10 @@ def _hook_repository(home: Path) -> Path:
 
 
 def _try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), **GIT_ENV}
+    # PIP_COMPILE=0 (pip install --no-compile; PIP_NO_COMPILE=1 would not do it): the hook's
+    # environment is used once, so pip need not byte-compile its packages (numpy's alone took
+    # 28 s on a loaded machine); the hook runs the same
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PIP_COMPILE": "0", **GIT_ENV}
     env.pop("GITHUB_ACTIONS", None)
     return subprocess.run(
         ["pre-commit", "try-repo", str(_hook_repository(home)), "adhd-evals-lint", "--all-files"],
@@ -71,6 +74,7 @@ def _try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.long
 def test_the_real_pre_commit_runs_the_hook_and_says_where(tmp_path: Path, home: Path) -> None:
     """One real `pre-commit try-repo` (it builds the hook's environment: the slow part,
     done once per run); everything else about the hook is tested in-process below."""

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.entry import main
+from helpers import unmeasured_environment
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
 EVALS_JSON = '{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": ["Answers 4."]}]}'
@@ -101,7 +102,8 @@ PATHS: list[tuple[str, Callable[[Path], list[Path]], tuple[str, ...]]] = [
 
 def _modules_after_lint(paths: list[Path]) -> tuple[int, set[str]]:
     argv = [sys.executable, "-c", PROBE, *map(str, paths)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    # unmeasured: under .ci/run's coverage a measured process holds coverage's own imports
+    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured_environment())
     last = json.loads(done.stdout.splitlines()[-1])
     assert done.stdout.splitlines()[-2].startswith("Checked "), done.stdout  # it linted
     return last["code"], set(last["modules"])

@@ -54,6 +54,7 @@ def _graded(result: dict[str, Any]) -> list[bool]:
     ]
 
 
+@pytest.mark.long  # promptfoo (node) runs on every good fixture, in the module's fixture
 @pytest.mark.parametrize("folder", GOOD, ids=[p.name for p in GOOD])
 def test_promptfoo_renders_and_grades_as_we_do(
     folder: Path, echo_runs: dict[str, list[dict[str, Any]]]
