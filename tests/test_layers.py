@@ -1,5 +1,5 @@
 """The layer contracts (pyproject's [tool.importlinter]) hold, cover every module, and are the
-ones docs/architecture-layers.md describes."""
+ones docs/architecture.md describes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from helpers import ROOT
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+; 3.10 runs lint-imports in .ci/run alone
 PACKAGE = ROOT / "src" / "adhd_evals"
-PAGE = ROOT / "docs" / "architecture-layers.md"
+PAGE = ROOT / "docs" / "architecture.md"
 
 
 def _contracts() -> list[dict[str, Any]]:
@@ -41,7 +41,7 @@ def test_every_top_level_module_sits_in_a_layer() -> None:
 def test_the_page_names_every_layered_module() -> None:
     text = PAGE.read_text(encoding="utf-8")
     missing = [name for name in _layered() if name not in text]
-    assert not missing, f"docs/architecture-layers.md does not place {missing}"
+    assert not missing, f"docs/architecture.md does not place {missing}"
 
 
 def test_every_seam_is_an_exact_import() -> None:
