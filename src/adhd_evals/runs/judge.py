@@ -1,4 +1,4 @@
-"""`adhd-evals judge`: a model CLI fills the blind sheet, through run's machinery.
+"""`adhd-evals judge`: a model CLI fills the blind sheet, through the calls driver run uses too.
 
 The judge sees a sheet row only: the case's prompt and criteria, and a
 response under a label (A, B, C). It never sees a condition, a runner name
@@ -18,12 +18,12 @@ MIN_EVIDENCE characters (the whole response when it is shorter).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
 import re
 import secrets
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -34,22 +34,12 @@ from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, RunnerFailed, UsageError
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
-from . import process
+from . import calls, process
+from .calls import Unmetered
 from .config import Runner
-from .execute import (
-    Budget,
-    Progress,
-    Unmetered,
-    call_with_retries,
-    check_request,
-    only_writer,
-    open_budget,
-    pool,
-    signals_stop,
-)
 from .rows import LABELLED_FIELDS, field_problems
 from .rubric import METRICS, WEIGHTS
-from .store import Ledger, Store
+from .store import Store
 
 if TYPE_CHECKING:
     from .shard import Shard
@@ -140,8 +130,6 @@ class JudgeRequest:
     backoff: float = 1.0
     timeout: float | None = None
     max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
-    condition: str = "baseline"  # for the shared checks only: a judge call has no condition
-    trials: int = 1
     max_calls: int | None = None
     assume_call_usd: float | None = None
     swap_check: bool = False
@@ -346,7 +334,8 @@ class JudgeSummary:
 
 
 def judge(request: JudgeRequest) -> JudgeSummary:
-    check_request(request)  # type: ignore[arg-type]  # the shared checks read the same fields
+    calls.check_amounts(request)
+    calls.check_limits(request)
     if request.swap_sample < 1:
         raise UsageError("--swap-sample must be at least 1")
     sheet = read_sheet(request.sheet)
@@ -356,30 +345,22 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         raise InputInvalid(
             [f"{request.sheet}: case {case_id} is not in {request.cases}" for case_id in missing]
         )
-    with only_writer(request.output):
+    with calls.only_writer(request.output):
         if request.shard is not None:  # the sheet's rows of this shard only (see shard.py)
             from .shard import plan_judge
 
             sheet = plan_judge(request, list(catalog), sheet)
-        store = Store.open(request.output)
-        ledger = Ledger.beside(request.output, process.owner())
-        summary = JudgeSummary()
-        try:
+        with contextlib.closing(Store.open(request.output)) as store:
+            summary = JudgeSummary()
             name = request.runner.name
             todo = [r for r in sheet if (r["case_id"], r["trial"], r["condition"], name) not in store.done]
             summary.skipped = len(sheet) - len(todo)
-            budget = open_budget(request, store, ledger, ("", name))
-            progress = Progress(len(todo), sys.stderr)
-            with signals_stop() as stop:
-                _judge_all(request, todo, catalog, store, budget, summary, progress, stop)
+            with calls.open_session(request, store, ("", name)) as session:
+                _judge_all(request, todo, catalog, summary, session)
                 if request.swap_check and not summary.stopped_for_budget:
-                    summary.swap = _swap_check(request, catalog, budget, stop)
-            summary.spent = budget.spent
-            summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
-            budget.raise_if_overspent()
-        finally:
-            store.close()
-            ledger.close()
+                    summary.swap = _swap_check(request, catalog, session)
+    summary.spent = session.budget.spent
+    summary.charged, summary.charged_calls = session.budget.charged, session.budget.charged_calls
     return summary
 
 
@@ -387,30 +368,22 @@ def _judge_all(
     request: JudgeRequest,
     todo: list[dict[str, Any]],
     catalog: dict[str, dict[str, Any]],
-    store: Store,
-    budget: Budget,
     summary: JudgeSummary,
-    progress: Progress,
-    stop: threading.Event,
+    session: calls.Session,
 ) -> None:
     lock = threading.Lock()
 
-    def work(row: dict[str, Any]) -> None:
-        case = catalog[row["case_id"]]
-        judged = _one(request, row, case, budget, stop)
+    def work(row: dict[str, Any]) -> calls.Done | None:
+        judged = _one(request, row, catalog[row["case_id"]], session)
         if judged is None:
-            return
-        store.append(judged)
-        budget.row_written()
+            return None
         with lock:
-            summary.judged += 1
             summary.void += "void" in judged
-        progress.step(f"judged {row['case_id']} trial {row['trial']} {row['condition']}", budget.spent)
+        # The judge's failed attempts are not counted in its progress (run's are): as before.
+        return calls.Done(judged, f"judged {row['case_id']} trial {row['trial']} {row['condition']}")
 
-    try:
-        pool(request.jobs, todo, work, stop)
-    finally:
-        summary.stopped_for_budget = summary.judged < len(todo) and budget.exhausted()
+    driven = calls.drive(todo, work, session)
+    summary.judged, summary.stopped_for_budget = driven.written, driven.stopped_for_budget
 
 
 def _answer(
@@ -418,8 +391,7 @@ def _answer(
     row: dict[str, Any],
     case: dict[str, Any],
     criteria: list[str],
-    budget: Budget,
-    stop: threading.Event,
+    session: calls.Session,
 ) -> tuple[dict[str, Any], str | None, float | None] | None:
     """One judgement of one row, the criteria listed in the given order: (fields, void reason,
     cost); None when nothing more may start. A failing or hanging judge voids the row."""
@@ -428,24 +400,23 @@ def _answer(
         return fields, reason, 0.0
     nonce = new_nonce(row["response"], case["prompt"], *case["criteria"])
     try:
-        result = call_with_retries(request, judge_prompt(row, case, nonce, criteria), budget, stop)
+        answer = session.call(judge_prompt(row, case, nonce, criteria))
     except Unmetered:
         raise
     except RunnerFailed as exc:  # a timeout or a failing CLI voids this row, not the run
         return {}, str(exc), None
-    if result is None:
+    if answer is None:
         return None
-    (answer, _, cost), _ = result
-    fields, reason = verdict(answer, row, case["criteria"], nonce)
-    return fields, reason, cost
+    fields, reason = verdict(answer.text, row, case["criteria"], nonce)
+    return fields, reason, answer.cost
 
 
 def _one(
-    request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], budget: Budget, stop: threading.Event
+    request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], session: calls.Session
 ) -> dict[str, Any] | None:
     base = {k: v for k, v in row.items() if k not in (*METRICS, "blocker", "notes", "criteria", "void")}
     base.update(judge=fingerprint(request.runner), runner=request.runner.name)
-    judged = _answer(request, row, case, list(case["criteria"]), budget, stop)
+    judged = _answer(request, row, case, list(case["criteria"]), session)
     if judged is None:
         return None
     fields, reason, cost = judged
@@ -462,7 +433,7 @@ def _one(
 
 
 def _swap_check(
-    request: JudgeRequest, catalog: dict[str, dict[str, Any]], budget: Budget, stop: threading.Event
+    request: JudgeRequest, catalog: dict[str, dict[str, Any]], session: calls.Session
 ) -> SwapCheck:
     """Judge a seeded sample of the judged rows again, the criteria listed in reverse, and count
     the verdicts that changed: a judge whose verdicts follow the order is not reading them."""
@@ -479,7 +450,7 @@ def _swap_check(
     check = SwapCheck()
     for row in sample:
         case = catalog[row["case_id"]]
-        again = _answer(request, row, case, list(reversed(case["criteria"])), budget, stop)
+        again = _answer(request, row, case, list(reversed(case["criteria"])), session)
         if again is None:
             break
         _compare(check, row, again[0], again[1])
