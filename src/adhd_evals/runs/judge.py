@@ -379,7 +379,7 @@ def _judge_all(
             return None
         with lock:
             summary.void += "void" in judged
-        # The judge's failed attempts are not counted in its progress (run's are): as before.
+        # No failed attempts given: judge's progress has never counted them in its failures (run's does).
         return calls.Done(judged, f"judged {row['case_id']} trial {row['trial']} {row['condition']}")
 
     driven = calls.drive(todo, work, session)
