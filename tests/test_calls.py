@@ -174,6 +174,29 @@ def test_a_call_cap_stops_the_drive_after_that_many_reservations(tmp_path: Path)
     assert driven.stopped_for_calls and not driven.stopped_for_budget
 
 
+def test_a_cache_hit_is_no_call_and_leaves_the_call_cap_whole(tmp_path: Path) -> None:
+    """Unmetered, --max-calls 1, 4 tasks: tasks 1 and 2 are cache hits (`session.hit()`), 3 and
+    4 reserve and record. Working: a hit reserves FREE and counts no call, so the count is 0
+    after both; task 3's reservation makes it 1; task 4 finds 1 == max_calls and gets None.
+    3 rows (2 hits, 1 call), 1 call, stopped for the cap. (Releasing FREE used to take one
+    off the count per hit: -2 calls after two hits, then 3 calls past a cap of 1.)"""
+    policy = Policy(TEXT, allow_unmetered=True, max_calls=1)
+
+    def work(task: int) -> calls.Done | None:
+        if task <= 2:
+            session.hit()
+            return calls.Done(_row(task), f"task {task}")
+        held = session.budget.reserve(session.stop)
+        if held is None:
+            return None
+        session.budget.record(held, None)
+        return calls.Done(_row(task), f"task {task}")
+
+    with _session(tmp_path, policy) as session:
+        driven = calls.drive([1, 2, 3, 4], work, session)
+    assert session.budget.calls == 1 and driven.written == 3 and driven.stopped_for_calls
+
+
 def test_an_exception_in_one_task_stops_the_rest_and_is_raised(tmp_path: Path) -> None:
     """jobs=1, tasks 1-4, task 2's work raises: task 1's row is written, the stop is set
     before task 3 starts, tasks 3 and 4 are never worked, and drive raises task 2's error."""

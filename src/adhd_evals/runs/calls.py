@@ -261,7 +261,8 @@ class Budget:
         """The call never started: nothing can have been spent."""
         with self._changed:
             self._end(held)
-            self.calls -= 1
+            if held is not FREE:  # FREE (a cached answer) was never counted as a call
+                self.calls -= 1
         if held.ticket is not None:
             self._settle(held.ticket, 0.0)
 
