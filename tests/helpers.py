@@ -75,3 +75,13 @@ def unmeasured_environment() -> dict[str, str]:
     a measured process holds coverage's own imports (dataclasses, inspect, json, sqlite3)."""
     hooks = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
     return {k: v for k, v in os.environ.items() if k not in hooks}
+
+
+def blind_folder(folder: Path, *extra: str, cases: Path | None = None) -> int:
+    """`adhd-evals blind` of FOLDER/responses.jsonl into FOLDER's sheet.jsonl and key.jsonl,
+    against FOLDER/cases.jsonl (or `cases`), with `extra` options: the exit code."""
+    from adhd_evals.entry import main
+
+    argv = ["blind", str(folder / "responses.jsonl"), "--sheet", str(folder / "sheet.jsonl")]
+    argv += ["--key", str(folder / "key.jsonl"), "--cases", str(cases or folder / "cases.jsonl")]
+    return main([*argv, *extra])

@@ -12,6 +12,7 @@ from adhd_evals.entry import main
 from adhd_evals.errors import InputInvalid
 from adhd_evals.runs.blind import markdown, read_markdown
 from adhd_evals.runs.rows import checked_rows, is_labelled
+from helpers import blind_folder
 from judging import read_jsonl, write_jsonl
 
 TRICKY = "Uses | pipes,\na new line and\u2028a line separator"
@@ -47,23 +48,7 @@ def _sheet(tmp_path: Path) -> tuple[Path, Path, Path]:
             {"case_id": "c", "trial": 1, "condition": "candidate", "runner": "m", "response": FORGED},
         ],
     )
-    assert (
-        main(
-            [
-                "blind",
-                str(tmp_path / "responses.jsonl"),
-                "--sheet",
-                str(tmp_path / "sheet.jsonl"),
-                "--key",
-                str(tmp_path / "key.jsonl"),
-                "--cases",
-                str(tmp_path / "cases.jsonl"),
-                "--markdown",
-                str(tmp_path / "sheet.md"),
-            ]
-        )
-        == 0
-    )
+    assert blind_folder(tmp_path, "--markdown", str(tmp_path / "sheet.md")) == 0
     return tmp_path / "sheet.md", tmp_path / "sheet.jsonl", tmp_path / "key.jsonl"
 
 

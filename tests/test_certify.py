@@ -14,6 +14,7 @@ from adhd_evals.entry import main
 from adhd_evals.runs.agree import mismatches, read_certificate, wilson
 from adhd_evals.runs.blind import markdown
 from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
+from helpers import blind_folder
 from judging import read_jsonl, run_judge, write_jsonl
 
 CRITERIA = ["Names the bug", "Gives a fix"]
@@ -56,21 +57,7 @@ def _sample(tmp_path: Path, rows: int = 20) -> tuple[Path, Path, list[dict[str, 
     ]
     write_jsonl(tmp_path / "cases.jsonl", cases)
     write_jsonl(tmp_path / "responses.jsonl", responses)
-    assert (
-        main(
-            [
-                "blind",
-                str(tmp_path / "responses.jsonl"),
-                "--sheet",
-                str(tmp_path / "sheet.jsonl"),
-                "--key",
-                str(tmp_path / "key.jsonl"),
-                "--cases",
-                str(tmp_path / "cases.jsonl"),
-            ]
-        )
-        == 0
-    )
+    assert blind_folder(tmp_path) == 0
     labels = [
         {
             **row,

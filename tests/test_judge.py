@@ -13,6 +13,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.agree import weighted_kappa
 from adhd_evals.runs.judge import first_object
+from helpers import blind_folder
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_judge.py")
 CASES = [
@@ -47,23 +48,7 @@ def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def sheet(tmp_path: Path) -> Path:
     _jsonl(tmp_path / "cases.jsonl", CASES)
     _jsonl(tmp_path / "responses.jsonl", RESPONSES)
-    assert (
-        main(
-            [
-                "blind",
-                str(tmp_path / "responses.jsonl"),
-                "--sheet",
-                str(tmp_path / "sheet.jsonl"),
-                "--key",
-                str(tmp_path / "key.jsonl"),
-                "--cases",
-                str(tmp_path / "cases.jsonl"),
-                "--markdown",
-                str(tmp_path / "sheet.md"),
-            ]
-        )
-        == 0
-    )
+    assert blind_folder(tmp_path, "--markdown", str(tmp_path / "sheet.md")) == 0
     return tmp_path / "sheet.jsonl"
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from adhd_evals.entry import main
 from adhd_evals.runs.judge import TEMPLATE_ID, answer_object, criterion_verdicts, first_object, model_flag
+from helpers import blind_folder
 from judging import read_jsonl, run_judge, write_jsonl
 
 CRITERIA = ["Names the null pointer", "Is one line"]
@@ -52,21 +52,7 @@ def _sheet(tmp_path: Path, responses: dict[str, str]) -> tuple[Path, Path]:
     ]
     cases = write_jsonl(tmp_path / "cases.jsonl", CASES)
     write_jsonl(tmp_path / "responses.jsonl", rows)
-    assert (
-        main(
-            [
-                "blind",
-                str(tmp_path / "responses.jsonl"),
-                "--sheet",
-                str(tmp_path / "sheet.jsonl"),
-                "--key",
-                str(tmp_path / "key.jsonl"),
-                "--cases",
-                str(cases),
-            ]
-        )
-        == 0
-    )
+    assert blind_folder(tmp_path, cases=cases) == 0
     return tmp_path / "sheet.jsonl", cases
 
 
