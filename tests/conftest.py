@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 
@@ -29,6 +31,17 @@ def regen_golden(request: pytest.FixtureRequest) -> bool:
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Compiled check modules go to a cache of the test run's, not the user's."""
-    import os
-
     os.environ.setdefault("ADHD_EVALS_CACHE", str(tmp_path_factory.mktemp("compiled")))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _child_bytecode(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The Python processes the suite starts (adhd-evals, the fake CLIs) keep their bytecode in
+    one folder of the test run's, shared by the xdist workers, as an installed package keeps
+    its own: with PYTHONDONTWRITEBYTECODE set, as on the CI machines, each of hundreds of
+    processes would otherwise compile every module it imports again. Nothing is written into
+    the checkout or the environment; this process's own setting is left as it is."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ["PYTHONPYCACHEPREFIX"] = str(shared / "bytecode")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -6,6 +6,8 @@ FIFO, or a link to /dev/zero; it must end with a message, never hang, crash or e
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import resource
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals import exitcodes
+from adhd_evals.entry import main
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}\n'
 CAP = 3 * 1024**3
@@ -40,8 +43,11 @@ def _adhd(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _project(root: Path) -> None:
+    """The files every reader below reads, made in this process (only the reader under test
+    needs a process of its own, for its caps)."""
     (root / "evals.json").write_text(json.dumps({"skill_name": "s", "evals": [{"id": 1, "prompt": "p"}]}))
-    assert _adhd("import", "--format", "evals-json", "evals.json", "--out", "evals", cwd=root).returncode == 0
+    with contextlib.chdir(root), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["import", "--format", "evals-json", "evals.json", "--out", "evals"]) == exitcodes.OK
     (root / "responses.jsonl").write_text(
         json.dumps({"case_id": "s-1", "trial": 1, "condition": "baseline", "runner": "stub", "response": "r"})
         + "\n"

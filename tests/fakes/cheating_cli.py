@@ -16,16 +16,29 @@ not what adhd-evals was told.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 import time
-from pathlib import Path
+
+from _argv import Convert, parse
+
+OPTIONS: dict[str, tuple[Convert, object]] = {
+    "--provider": (str, None),
+    "--counter": (str, None),
+    "--rise": (float, 0.0),
+    "--cap": (float, float("inf")),
+    "--cost": (float, 0.0),
+    "--max-budget": (float, None),
+    "--then": (str, "ok"),
+    "--sleep": (float, 0.0),
+    "--grandchild": (str, None),
+    "--hold": (str, None),
+}
+FLAGS = ("--first-free", "--ignore-flag", "--mix")
 
 
-def _call_number(counter: Path | None) -> int:
+def _call_number(counter: str | None) -> int:
     """This call's number across every process (one byte appended per call, O_APPEND)."""
     if counter is None:
         return 1
@@ -37,29 +50,18 @@ def _call_number(counter: Path | None) -> int:
         os.close(fd)
 
 
-def _spend(provider: Path, usd: float) -> None:
-    with provider.open("a") as books:  # one short line per write: whole under O_APPEND
+def _spend(provider: str, usd: float) -> None:
+    with open(provider, "a", encoding="utf-8") as books:  # one short line per write: whole under O_APPEND
         books.write(json.dumps({"pid": os.getpid(), "spent": usd}) + "\n")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--provider", type=Path, required=True)
-    parser.add_argument("--counter", type=Path, default=None)
-    parser.add_argument("--first-free", action="store_true")
-    parser.add_argument("--rise", type=float, default=0.0)
-    parser.add_argument("--cap", type=float, default=float("inf"))
-    parser.add_argument("--cost", type=float, default=0.0)
-    parser.add_argument("--max-budget", type=float, default=None)
-    parser.add_argument("--ignore-flag", action="store_true")
-    parser.add_argument("--then", default="ok", choices=["ok", "hang", "garbage", "fail"])
-    parser.add_argument("--mix", action="store_true")
-    parser.add_argument("--sleep", type=float, default=0.0)
-    parser.add_argument("--grandchild", default=None)
-    parser.add_argument("--hold", type=Path, default=None)
-    parser.add_argument("prompt", nargs="?", default="")
-    args = parser.parse_args()
+    args = parse(sys.argv[1:], OPTIONS, FLAGS)
+    if args.provider is None or args.then not in ("ok", "hang", "garbage", "fail"):
+        sys.exit("cheating_cli.py: --provider FILE is required; --then is ok, hang, garbage or fail")
     if args.grandchild:  # a grandchild in a session of its own: out of the call's process group
+        import subprocess
+
         subprocess.Popen(
             [sys.executable, "-c", "import os, time; os.setsid(); time.sleep(3600)", args.grandchild]
         )
@@ -70,7 +72,7 @@ def main() -> int:
     if args.max_budget is not None and not args.ignore_flag:
         cost = min(cost, args.max_budget)
     deadline = time.monotonic() + 120  # a test that never releases the hold still ends
-    while args.hold is not None and not args.hold.exists() and time.monotonic() < deadline:
+    while args.hold is not None and not os.path.exists(args.hold) and time.monotonic() < deadline:
         time.sleep(0.02)
     time.sleep(args.sleep)
     _spend(args.provider, cost)

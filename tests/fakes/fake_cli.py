@@ -15,58 +15,73 @@ knows the run is still going (a fixed --sleep does not, on a loaded machine).
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
+# Only what every call needs is imported at the top: the suite starts this script hundreds
+# of times, and json, subprocess and pathlib would nearly double each start's CPU time.
 import os
-import subprocess
 import sys
 import time
-from pathlib import Path
+import zlib
+
+from _argv import Convert, parse
+
+OPTIONS: dict[str, tuple[Convert, object]] = {
+    "--format": (str, "text"),
+    "--cost": (str, None),
+    "--fail-times": (int, 0),
+    "--state": (str, None),
+    "--sleep": (float, 0.0),
+    "--max-budget": (float, None),
+    "--calls": (str, None),
+    "--grandchild": (str, None),
+    "--flood": (int, 0),
+    "--hold": (str, None),
+}
+FLAGS = ("--hang", "--stdin", "--numbered")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _print_json(value: object) -> None:
+    import json
+
+    print(json.dumps(value))
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--format", default="text")
-    parser.add_argument("--cost", default=None)
-    parser.add_argument("--fail-times", type=int, default=0)
-    parser.add_argument("--state", type=Path, default=None)
-    parser.add_argument("--sleep", type=float, default=0.0)
-    parser.add_argument("--hang", action="store_true")
-    parser.add_argument("--max-budget", type=float, default=None)
-    parser.add_argument("--calls", type=Path, default=None)
-    parser.add_argument("--grandchild", default=None)
-    parser.add_argument("--flood", type=int, default=0)
-    parser.add_argument("--stdin", action="store_true")
-    parser.add_argument("--numbered", action="store_true")
-    parser.add_argument("--hold", type=Path, default=None)
-    parser.add_argument("prompt", nargs="?", default="")
-    args = parser.parse_args()
+    args = parse(sys.argv[1:], OPTIONS, FLAGS)
     prompt = sys.stdin.read() if args.stdin else args.prompt
     if args.calls is not None:  # one line per call, appended whole (O_APPEND)
-        with args.calls.open("a") as calls:
+        import json
+
+        with open(args.calls, "a", encoding="utf-8") as calls:
             calls.write(json.dumps({"pid": os.getpid(), "prompt": prompt, "budget": args.max_budget}) + "\n")
     if args.grandchild:  # a process of its own group that outlives nothing it should
+        import subprocess
+
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", args.grandchild])
     if args.hang:
         time.sleep(3600)
     if args.fail_times and args.state is not None:
-        count = int(args.state.read_text()) if args.state.exists() else 0
+        count = int(_read(args.state)) if os.path.exists(args.state) else 0
         if count < args.fail_times:
-            args.state.write_text(str(count + 1))
+            with open(args.state, "w", encoding="utf-8") as state:
+                state.write(str(count + 1))
             print(f"upstream overloaded (attempt {count + 1})", file=sys.stderr)
             return 3
     time.sleep(args.sleep)
     deadline = time.monotonic() + 120
-    while args.hold is not None and not args.hold.exists() and time.monotonic() < deadline:
+    while args.hold is not None and not os.path.exists(args.hold) and time.monotonic() < deadline:
         time.sleep(0.02)
     if args.flood:
         sys.stdout.write("x" * args.flood)
         return 0
-    digest = hashlib.sha256(prompt.encode()).hexdigest()[:8]
+    digest = f"{zlib.crc32(prompt.encode('utf-8', 'surrogatepass')):08x}"
     text = f"answer {digest}" + (" <task> seen" if "<task>" in prompt else "")
     if args.numbered and args.calls is not None:
-        text += f" call {len(args.calls.read_text().splitlines())}"
+        text += f" call {len(_read(args.calls).splitlines())}"
     if args.max_budget is not None:
         text += f" budget={args.max_budget:.4f}"
     cost = None if args.cost is None else float(args.cost)
@@ -76,10 +91,10 @@ def main() -> int:
         payload: dict[str, object] = {"result": text, "usage": {"input_tokens": 10, "output_tokens": 5}}
         if cost is not None:
             payload["total_cost_usd"] = cost
-        print(json.dumps(payload))
+        _print_json(payload)
     elif args.format == "codex-jsonl":
-        print(json.dumps({"type": "item.completed", "item": {"type": "agent_message", "text": text}}))
-        print(json.dumps({"type": "turn.completed", "usage": {"input_tokens": 7, "output_tokens": 3}}))
+        _print_json({"type": "item.completed", "item": {"type": "agent_message", "text": text}})
+        _print_json({"type": "turn.completed", "usage": {"input_tokens": 7, "output_tokens": 3}})
     else:
         print(text)
     return 0

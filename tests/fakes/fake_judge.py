@@ -27,14 +27,17 @@ Modes:
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+import _argv
+
+if TYPE_CHECKING:  # typing's Any costs each of the suite's many starts of this script
+    from typing import Any
 
 METRICS = {"correctness": 4, "autonomy": 5, "actionability": 4, "safety": 5, "concision": 3}
 # (response, criterion) -> a person's verdict, and response -> a person's blocker (see labelled)
@@ -51,12 +54,16 @@ def true_blocker(response: str) -> bool:
     return hashlib.sha256(f"blocker\0{response}".encode("utf-8", "surrogatepass")).digest()[0] % 4 == 0
 
 
-def labelled(path: Path | None) -> Labels:
+def labelled(path: str | None) -> Labels:
     """(response, criterion) -> the person's verdict, and response -> the person's blocker,
     from a filled sheet."""
     found: dict[tuple[str, str], str] = {}
     blockers: dict[str, bool] = {}
-    for line in path.read_text(encoding="utf-8").splitlines() if path is not None else []:
+    text = ""
+    if path is not None:
+        with open(path, encoding="utf-8") as sheet:
+            text = sheet.read()
+    for line in text.splitlines():
         row = json.loads(line)
         if isinstance(row.get("blocker"), bool):
             blockers[row["response"]] = row["blocker"]
@@ -118,14 +125,11 @@ def answer(mode: str, response: str, criteria: list[str], labels: Labels) -> dic
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", default="good")
-    parser.add_argument("--calls", type=Path, default=None)
-    parser.add_argument("--labels", type=Path, default=None)
-    parser.add_argument("prompt")
-    args = parser.parse_args()
+    args = _argv.parse(
+        sys.argv[1:], {"--mode": (str, "good"), "--calls": (str, None), "--labels": (str, None)}
+    )
     if args.calls is not None:
-        with args.calls.open("a") as calls:
+        with open(args.calls, "a", encoding="utf-8") as calls:
             calls.write(json.dumps({"prompt": args.prompt}) + "\n")
     response, criteria = parse(args.prompt)
     found = answer(args.mode, response, criteria, labelled(args.labels))
