@@ -295,9 +295,10 @@ def test_a_call_that_costs_more_than_it_held_stops_the_drive_and_the_session(tmp
 
 
 def test_the_shared_checks_take_any_policy_with_the_common_fields() -> None:
-    """A policy without condition or trials is checked: --jobs 0 is refused with the words
-    run uses, an unmetered format without --allow-unmetered is refused, a good one passes."""
-    with pytest.raises(UsageError, match="--jobs must be at least 1"):
+    """A policy without condition or trials is checked: --jobs 0 is refused naming --jobs and
+    --retries only (judge has no --trials to be told about), an unmetered format without
+    --allow-unmetered is refused, a good one passes."""
+    with pytest.raises(UsageError, match="^--jobs must be at least 1, --retries at least 0$"):
         calls.check_limits(Policy(TEXT, jobs=0, allow_unmetered=True))
     with pytest.raises(UsageError, match="never reports dollar cost"):
         calls.check_limits(Policy(TEXT))

@@ -365,3 +365,26 @@ def test_the_whole_pipeline_offline(
     code = main(["score", "runs/judged.jsonl", "--key", "runs/key.jsonl", "--min-trials", "2"])
     assert code in (0, exitcodes.GATE)  # the stub judge's toy scores decide either way
     assert "Release gate:" in capsys.readouterr().out
+
+
+def test_jobs_0_is_refused_naming_only_the_options_judge_has(
+    sheet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """judge has no --trials, so its refusal of --jobs 0 names --jobs and --retries alone;
+    run's refusal keeps the words run_evals.py users know, --trials first. No call is made."""
+    code, rows = _judge(sheet.parent, "good", "--jobs", "0")
+    said = capsys.readouterr().err
+    assert code == exitcodes.USAGE and rows == []
+    assert "--jobs must be at least 1, --retries at least 0" in said and "--trials" not in said
+    assert not (sheet.parent / "calls.jsonl").exists()
+    argv = [
+        "run",
+        "--cases",
+        str(sheet.parent / "cases.jsonl"),
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+    ]
+    assert main([*argv, "--output", str(sheet.parent / "out.jsonl"), "--jobs", "0"]) == exitcodes.USAGE
+    assert "--trials and --jobs must be at least 1, --retries at least 0" in capsys.readouterr().err

@@ -46,8 +46,13 @@ def _project(root: Path) -> None:
     """The files every reader below reads, made in this process (only the reader under test
     needs a process of its own, for its caps)."""
     (root / "evals.json").write_text(json.dumps({"skill_name": "s", "evals": [{"id": 1, "prompt": "p"}]}))
-    with contextlib.chdir(root), contextlib.redirect_stdout(io.StringIO()):
-        assert main(["import", "--format", "evals-json", "evals.json", "--out", "evals"]) == exitcodes.OK
+    here = Path.cwd()
+    os.chdir(root)  # from the project, as a user runs it: the record names evals.json so
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["import", "--format", "evals-json", "evals.json", "--out", "evals"]) == exitcodes.OK
+    finally:
+        os.chdir(here)
     (root / "responses.jsonl").write_text(
         json.dumps({"case_id": "s-1", "trial": 1, "condition": "baseline", "runner": "stub", "response": "r"})
         + "\n"

@@ -67,8 +67,10 @@ class Unmetered(RunnerFailed):
     """A CLI reported no cost while the run is metered: a configuration problem, always fatal."""
 
 
-# `run` checks its --trials with the same words, between the two halves of the checks below.
+# `run` checks its counts, --trials with them, in these words before check_limits runs (the
+# words run_evals.py users know); a command without --trials (judge) hears only of its own.
 COUNTS = "--trials and --jobs must be at least 1, --retries at least 0"
+CALL_COUNTS = "--jobs must be at least 1, --retries at least 0"
 
 
 def _finite(value: float | None, *, positive: bool) -> bool:
@@ -88,7 +90,7 @@ def check_amounts(policy: CallPolicy) -> None:
 def check_limits(policy: CallPolicy) -> None:
     """The counts and caps of a command's calls, and whether its runner can be budgeted."""
     if policy.jobs < 1 or policy.retries < 0:
-        raise UsageError(COUNTS)
+        raise UsageError(CALL_COUNTS)
     if policy.max_output_bytes < 1 or (policy.max_calls is not None and policy.max_calls < 1):
         raise UsageError("--max-output-bytes and --max-calls must be at least 1")
     if policy.max_output_bytes > process.MAX_OUTPUT_LIMIT:  # it is read into memory whole

@@ -76,7 +76,7 @@ def check_request(request: RunRequest) -> None:
     if request.condition not in CONDITIONS:
         raise UsageError(f"--condition must be one of {', '.join(CONDITIONS)}")
     calls.check_amounts(request)
-    if request.trials < 1:  # in the order the checks have always run: then --jobs, --retries
+    if request.trials < 1 or request.jobs < 1 or request.retries < 0:  # the order they always ran in
         raise UsageError(calls.COUNTS)
     calls.check_limits(request)
 
