@@ -109,6 +109,36 @@ def test_a_call_that_fails_once_is_retried_and_its_row_counts_one_failed_attempt
     assert stream.getvalue() == "task 1 (1/1, $0.3500)\n"
 
 
+def test_a_failed_attempt_that_reported_its_cost_still_counts_when_the_run_resumes(tmp_path: Path) -> None:
+    """retries=1, a CLI whose first call fails (exit 3) printing what it cost, $0.20, as claude
+    prints is_error with total_cost_usd; the retry answers at $0.10.
+
+    Working: attempt 1 holds max(dearest unset, floor 0.25) = $0.25 and reports $0.20: spent
+    0.20, dearest 0.20. Attempt 2 holds max(0.20, 0.25) = $0.25, reports $0.10: spent 0.30.
+    The row carries $0.10 only; the $0.20 is on no row, so the ledger must keep it: its
+    ticket settles at 0.20 (the answered call's at 0, its cost being on the row). A run that
+    resumes this file counts 0.10 (rows) + 0.20 (ledger) = $0.30 spent, not $0.10.
+    """
+    state = tmp_path / "state"
+    runner = _fake(
+        tmp_path, "--cost", "0.10", "--fail-times", "1", "--state", str(state), "--fail-cost", "0.20"
+    )
+    policy = Policy(runner, retries=1, assume_call_usd=0.25)
+
+    def work(task: int) -> calls.Done | None:
+        answer = session.call(f"Q{task}")
+        if answer is None:
+            return None
+        return calls.Done({**_row(task), "cost_usd": answer.cost}, f"task {task}", answer.failed_attempts)
+
+    with _session(tmp_path, policy) as session:
+        calls.drive([1], work, session)
+    assert _made(tmp_path) == 2 and session.budget.spent == pytest.approx(0.30)
+    assert [r["cost_usd"] for r in _rows(tmp_path / "out.jsonl")] == [0.10]
+    with _session(tmp_path, policy) as resumed:
+        assert resumed.budget.spent == pytest.approx(0.30)
+
+
 def test_a_call_that_fails_past_its_retries_raises_and_stops_the_rest(tmp_path: Path) -> None:
     """retries=1, a CLI failing its first 5 calls: task 1 makes 2 attempts (1 + 1 retry), both
     fail, RunnerFailed is raised by drive; tasks 2 and 3 (jobs=1) never call: 2 calls in all."""
@@ -298,7 +328,7 @@ def test_the_shared_checks_take_any_policy_with_the_common_fields() -> None:
     """A policy without condition or trials is checked: --jobs 0 is refused naming --jobs and
     --retries only (judge has no --trials to be told about), an unmetered format without
     --allow-unmetered is refused, a good one passes."""
-    with pytest.raises(UsageError, match="^--jobs must be at least 1, --retries at least 0$"):
+    with pytest.raises(UsageError, match=r"^--jobs must be at least 1, --retries at least 0$"):
         calls.check_limits(Policy(TEXT, jobs=0, allow_unmetered=True))
     with pytest.raises(UsageError, match="never reports dollar cost"):
         calls.check_limits(Policy(TEXT))

@@ -3,7 +3,8 @@ fails N times before succeeding, reports cost (honouring a budget flag), sleeps,
 hangs, floods, spawns a grandchild, reads its prompt from stdin, and appends
 every call to a file so tests can count them.
 
-    fake_cli.py [--format text|claude-json|codex-jsonl] [--cost USD|nan] [--fail-times N --state FILE]
+    fake_cli.py [--format text|claude-json|codex-jsonl] [--cost USD|nan]
+                [--fail-times N --state FILE [--fail-cost USD]]
                 [--sleep S] [--hang] [--max-budget USD] [--calls FILE] [--grandchild MARKER]
                 [--flood BYTES] [--stdin] [--numbered] [--hold FILE] [PROMPT]
 
@@ -28,6 +29,7 @@ OPTIONS: dict[str, tuple[Convert, object]] = {
     "--format": (str, "text"),
     "--cost": (str, None),
     "--fail-times": (int, 0),
+    "--fail-cost": (str, None),
     "--state": (str, None),
     "--sleep": (float, 0.0),
     "--max-budget": (float, None),
@@ -70,6 +72,10 @@ def main() -> int:
             with open(args.state, "w", encoding="utf-8") as state:
                 state.write(str(count + 1))
             print(f"upstream overloaded (attempt {count + 1})", file=sys.stderr)
+            if args.fail_cost is not None:  # as claude does: is_error, and what the attempt cost
+                _print_json(
+                    {"is_error": True, "result": "overloaded", "total_cost_usd": float(args.fail_cost)}
+                )
             return 3
     time.sleep(args.sleep)
     deadline = time.monotonic() + 120

@@ -225,8 +225,10 @@ class Budget:
         need = max(self.dearest or 0.0, self.floor)
         return (need, None) if need <= free else None
 
-    def record(self, held: Reservation, cost: float | None) -> None:
-        """The call reported its cost (None: an unmetered run, which counts calls instead)."""
+    def record(self, held: Reservation, cost: float | None, *, on_row: bool = True) -> None:
+        """The call reported its cost (None: an unmetered run, which counts calls instead).
+        `on_row=False`: a failed attempt's, which no row will carry, so the ledger keeps it
+        for the runs that resume this one."""
         with self._changed:
             self._end(held)
             if cost is not None:
@@ -238,7 +240,9 @@ class Budget:
                     self.trusted = True
         if held.ticket is None:
             return
-        if self.confirm_rows:  # settled once its row is written: a kill in between overcounts
+        if not on_row:
+            self._settle(held.ticket, cost or 0.0)
+        elif self.confirm_rows:  # settled once its row is written: a kill in between overcounts
             self._pending().append(held.ticket)
         else:
             self._settle(held.ticket, 0.0)
@@ -527,7 +531,7 @@ class Session:
                 if outcome.code != 0:
                     last = _failure(outcome, policy)
                     cost = _reported_cost(outcome.out, runner.response_format)
-                    ending = "charge" if cost is None else "record"  # a failure that says what it cost
+                    ending = "charge" if cost is None else "failed"  # a failure that says what it cost
                     continue
                 if outcome.out_not_utf8_at is not None:  # the reference's strict decoding raises here
                     last = f"output is not UTF-8 (byte {outcome.out_not_utf8_at + 1} of stdout)\n{_tail(outcome.out)}"
@@ -545,8 +549,8 @@ class Session:
                 ending = "record"
                 return Answer(text, usage, cost, attempt)
             finally:
-                if ending == "record":
-                    budget.record(held, cost)
+                if ending in ("record", "failed"):
+                    budget.record(held, cost, on_row=ending == "record")
                 elif ending == "release":
                     budget.release(held)
                 else:
