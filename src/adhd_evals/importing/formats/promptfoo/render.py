@@ -115,10 +115,12 @@ def _member(obj: Any, key: Any) -> Any:
 # --- filters, to Nunjucks' definitions --------------------------------------------------------
 
 
-def _text_filter(name: str, apply: Callable[[str], str]) -> Callable[[Any], str]:
+def _text_filter(name: str, apply: Callable[[str], str], *, normalizes: bool = True) -> Callable[[Any], str]:
     def run(value: Any) -> str:
         if value is None or value is False or isinstance(value, Undefined):
-            return ""  # Nunjucks normalizes these to ""
+            if not normalizes:  # Nunjucks' trim calls str.replace on them: a TypeError stops the render
+                _fail(f"the {name} filter on {_nothing(value)} (Nunjucks stops with a TypeError there)")
+            return ""  # upper and lower normalize these to ""
         if not isinstance(value, str):
             _fail(f"the {name} filter on a {type(value).__name__} (JavaScript has no such method there)")
         return apply(value)
@@ -126,21 +128,26 @@ def _text_filter(name: str, apply: Callable[[str], str]) -> Callable[[Any], str]
     return run
 
 
+def _nothing(value: Any) -> str:
+    return "undefined" if isinstance(value, Undefined) else "null" if value is None else "false"
+
+
 def _dump(value: Any, spaces: Any = None) -> str:
-    indent = spaces if isinstance(spaces, int) and not isinstance(spaces, bool) else 0
-    if spaces is not None and not indent:
+    if spaces is not None and (not isinstance(spaces, int) or isinstance(spaces, bool)):
         _fail("the dump filter with an indent that is not a whole number")
-    return js_json(value, min(indent, 10)) or ""
+    # JSON.stringify: an indent below 1 is none, above 10 is 10
+    return js_json(value, max(0, min(spaces or 0, 10))) or ""
 
 
 def _join(value: Any, separator: Any = "", attribute: Any = None) -> str:
     if attribute is not None:
         _fail("the join filter with an attribute")
     if isinstance(value, Undefined) or value is None:
-        return ""
+        _fail(f"the join filter on {_nothing(value)} (Nunjucks stops with a TypeError there)")
     if not isinstance(value, list):
         _fail("the join filter on something that is not an array")
-    return js_string(separator).join(
+    # `del = del || ''`: a false separator (0, false, null) joins with nothing
+    return (js_string(separator) if js_truthy(separator) else "").join(
         "" if v is None or isinstance(v, Undefined) else js_string(v) for v in value
     )
 
@@ -170,7 +177,7 @@ def _length(value: Any) -> int:
 def _end(first: bool) -> Callable[[Any], Any]:
     def run(value: Any) -> Any:
         if isinstance(value, list):
-            return (value[0] if first else value[-1]) if value else _Undefined()
+            return (value[0] if first else value[-1]) if len(value) else _Undefined()  # JSList is always true
         if isinstance(value, str):
             return (value[0] if first else value[-1]) if value and value.isascii() else _fail_astral(value)
         _fail(f"the {'first' if first else 'last'} filter on a {type(value).__name__}")
@@ -196,7 +203,7 @@ def _load(value: Any) -> Any:
 FILTERS: dict[str, Callable[..., Any]] = {
     "upper": _text_filter("upper", str.upper),
     "lower": _text_filter("lower", str.lower),
-    "trim": _text_filter("trim", js_trim),
+    "trim": _text_filter("trim", js_trim, normalizes=False),
     "dump": _dump,
     "join": _join,
     "default": _default,
@@ -299,7 +306,10 @@ def _strict_equal(a: Any, b: Any) -> bool:
 
 
 def _concat(parts: list[Any]) -> str:
-    return "".join(js_string(p) if not (isinstance(p, list) and not p) else "" for p in parts)
+    """Nunjucks' `a ~ b` is JavaScript's `a + "" + b`: null and undefined print by name there."""
+    return "".join(
+        "null" if p is None else "undefined" if isinstance(p, Undefined) else js_string(p) for p in parts
+    )
 
 
 class _Budget:
@@ -393,6 +403,10 @@ def _problem(node: nodes.Node) -> TemplateProblem | None:
         return TemplateProblem("for loops with `if` or `recursive` (not Nunjucks)", line)
     if isinstance(node, nodes.For) and not isinstance(node.target, nodes.Name):
         return TemplateProblem("for loops with several variables", line)
+    if isinstance(node, nodes.Compare) and len(node.ops) > 1:
+        return TemplateProblem(
+            "chained comparisons (JavaScript compares the first result with the next)", line
+        )
     if isinstance(node, nodes.Const) and not isinstance(node.value, (str, int, float, bool, type(None))):
         return TemplateProblem(f"a {type(node.value).__name__} literal", line)
     if isinstance(node, nodes.Name) and node.name.startswith(_HELPER):
@@ -401,6 +415,7 @@ def _problem(node: nodes.Node) -> TemplateProblem | None:
 
 
 _HELPER = "__pf_"
+_CAPITALIZED = ("True", "False", "None")  # Nunjucks has only true, false, none and null
 
 
 def _helper_call(name: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
@@ -424,6 +439,11 @@ class _Rewrite(NodeTransformer):
             left = right
         assert result is not None
         return result
+
+    def visit_Name(self, node: nodes.Name) -> nodes.Node:
+        if node.name == "null" and node.ctx == "load":  # Nunjucks' lexer reads `null` as `none`
+            return nodes.Const(None, lineno=node.lineno)
+        return node
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
         self.generic_visit(node)
@@ -469,6 +489,9 @@ def _compiled(template: str) -> Any:
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"a template Nunjucks cannot read either: {exc.message}", exc.lineno) from None
     check(tree)
+    for lineno, kind, value in env.lex(template):
+        if kind == "name" and value in _CAPITALIZED:
+            raise TemplateProblem(f"{value} (a constant in Jinja2, a variable name in Nunjucks)", lineno)
     rewritten = _Rewrite().visit(tree)
     return env.template_class.from_code(env, env.compile(rewritten), env.globals, None)
 
