@@ -39,8 +39,12 @@ def translate(pattern: str) -> str:
     out: list[str] = []
     i, n = 0, len(pattern)
     needs_ascii = False
+    quantified = False  # the previous piece was a quantifier
     while i < n:
         ch = pattern[i]
+        if ch == "+" and quantified:  # Python 3.11 reads `a*+` as possessive; JavaScript rejects it
+            raise NotTranslatable("a possessive quantifier (*+, ++, ?+, {n}+), which JavaScript rejects")
+        quantified = ch in "*+?"
         if ch == "\\":
             piece, i, ascii_word = _escape(pattern, i, in_class=False)
             needs_ascii |= ascii_word
@@ -63,10 +67,12 @@ def translate(pattern: str) -> str:
             out.append("[^\n\r\u2028\u2029]")
         elif ch == "$":
             out.append(r"\Z")
-        elif ch == "{" and not re.match(r"\{\d+(,\d*)?\}", pattern[i:]):
-            out.append(r"\{")  # a brace that is not a quantifier is literal in JavaScript
-        elif ch == "}":
-            out.append(r"\}")
+        elif ch == "{" and (quantifier := _QUANTIFIER.match(pattern, i)):
+            out.append(quantifier.group())  # {n}, {n,} and {n,m} repeat, as in Python
+            i, quantified = quantifier.end(), True
+            continue
+        elif ch in "{}":
+            out.append("\\" + ch)  # a brace that is not a quantifier is literal in JavaScript
         else:
             out.append(ch)
         i += 1
@@ -76,6 +82,9 @@ def translate(pattern: str) -> str:
     except re.error as exc:
         raise NotTranslatable(f"a pattern Python cannot compile once translated ({exc})") from None
     return ("(?a)" if needs_ascii else "") + translated
+
+
+_QUANTIFIER = re.compile(r"\{\d+(,\d*)?\}")
 
 
 def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
@@ -89,7 +98,9 @@ def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
             return _CLASS_ESCAPES[ch], i + 2, False
         return _OUTSIDE[ch], i + 2, False
     if ch in "bB":
-        return "\\" + ch if not in_class else "\\x08", i + 2, not in_class
+        if in_class:  # [\b] is a backspace, [\B] the letter B
+            return "\\x08" if ch == "b" else "B", i + 2, False
+        return "\\" + ch, i + 2, True
     if ch == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", pattern[i + 2 : i + 6]):
         return pattern[i : i + 6], i + 6, False
     if ch == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", pattern[i + 2 : i + 4]):
