@@ -460,6 +460,37 @@ def check(tree: nodes.Template) -> None:
             raise problem
 
 
+def check_tokens(env: _Environment, template: str) -> None:
+    """Raise TemplateProblem for a token the two lexers read differently (the AST no longer shows it)."""
+    previous = ""
+    for lineno, kind, value in env.lex(template):
+        problem = _token_problem(kind, value, previous)
+        if problem is not None:
+            raise TemplateProblem(problem, lineno)
+        if kind != "whitespace":
+            previous = value
+
+
+def _token_problem(kind: str, value: str, previous: str) -> str | None:
+    if kind == "name" and value in _CAPITALIZED:
+        return f"{value} (a constant in Jinja2, a variable name in Nunjucks)"
+    if kind in ("integer", "float") and not _NUNJUCKS_NUMBER.fullmatch(value):
+        return f"the number {value} (Nunjucks reads digits with at most one point, nothing else)"
+    if kind == "integer" and previous == ".":
+        return f".{value} (an index after a dot, which Nunjucks cannot read)"
+    foreign = [m.group() for m in _ESCAPE.finditer(value) if m.group(1) not in _SHARED_ESCAPES]
+    if kind == "string" and foreign:
+        return f"the escape {foreign[0]} in a string (Nunjucks reads only \\n, \\t, \\r and the character itself)"
+    return None
+
+
+_NUNJUCKS_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
+# Nunjucks' lexer: \n, \t and \r are control characters, any other escaped character is itself;
+# Python's unicode-escape, which Jinja2 applies, agrees only on these and on \\, \' and \"
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_SHARED_ESCAPES = "ntr\\'\""
+
+
 def _walk(tree: nodes.Node) -> Iterator[nodes.Node]:
     stack = [tree]
     while stack:
@@ -489,9 +520,7 @@ def _compiled(template: str) -> Any:
     except TemplateSyntaxError as exc:
         raise TemplateProblem(f"a template Nunjucks cannot read either: {exc.message}", exc.lineno) from None
     check(tree)
-    for lineno, kind, value in env.lex(template):
-        if kind == "name" and value in _CAPITALIZED:
-            raise TemplateProblem(f"{value} (a constant in Jinja2, a variable name in Nunjucks)", lineno)
+    check_tokens(env, template)
     rewritten = _Rewrite().visit(tree)
     return env.template_class.from_code(env, env.compile(rewritten), env.globals, None)
 
