@@ -125,7 +125,7 @@ def js_json(value: Any, indent: int = 0, _depth: int = 0) -> str | None:
     inner = "\n" + " " * (indent * (_depth + 1)) if indent else ""
     outer = "\n" + " " * (indent * _depth) if indent else ""
     if isinstance(value, (list, tuple)):
-        if not value:
+        if not len(value):  # a JSList is true even when empty
             return "[]"
         items = [js_json(v, indent, _depth + 1) or "null" for v in value]
         return "[" + inner + ("," + inner).join(items) + outer + "]"
