@@ -351,6 +351,7 @@ _ALLOWED = (
     nodes.Operand,
     nodes.Concat,
     nodes.Call,
+    nodes.Scope,  # only {% autoescape %} makes one (without a line): its body names it, with its line
 )
 _NAMED = {
     nodes.Include: "{% include %} (a file the template would read)",
