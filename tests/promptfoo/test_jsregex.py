@@ -123,7 +123,7 @@ def test_patterns_with_no_exact_python_form_are_named(pattern: str, reason: str)
 @pytest.mark.parametrize("pattern", ["(a", "a**", "{2}", "(a)\\2"])
 def test_patterns_python_cannot_compile_are_named(pattern: str) -> None:
     """Each throws in JavaScript too (an unclosed group, nothing to repeat, a missing group)."""
-    with pytest.raises(NotTranslatable, match="^a pattern Python cannot compile once translated"):
+    with pytest.raises(NotTranslatable, match=r"^a pattern Python cannot compile once translated"):
         translate(pattern)
 
 
