@@ -375,7 +375,7 @@ def _prompts(config: Config, given: Any) -> list[Prompt]:
 def _prompt_entries(refuse: Refuser, given: Any) -> list[tuple[Any, str, tuple[str | int, ...]]]:
     if isinstance(given, str) and given:
         return [(given, "", ("prompts",))]
-    if isinstance(given, list) and given:
+    if isinstance(given, list) and len(given):  # a JSList is true even when empty
         entries = []
         for index, item in enumerate(given):
             at: tuple[str | int, ...] = ("prompts", index)
@@ -412,7 +412,7 @@ def _prompt_entries(refuse: Refuser, given: Any) -> list[tuple[Any, str, tuple[s
                     actual=describe(item),
                 )
         return entries
-    if isinstance(given, dict) and given:
+    if isinstance(given, dict) and len(given):
         return [(raw, str(label), ("prompts", raw)) for raw, label in given.items()]
     raise refuse(
         field_path="prompts",
@@ -840,7 +840,13 @@ def _merged(test: Test, default: dict[str, Any]) -> dict[str, Any]:
     data = test.data
     merged = dict(data)
     merged["vars"] = JSDict({**_mapping(default.get("vars")), **_mapping(data.get("vars"))})
-    merged["assert"] = JSList([*(default.get("assert") or []), *(data.get("assert") or [])])
+    given = data.get("assert")
+    # an assert that is not a list stays as written, for the refusal promptfoo's own stop calls for
+    merged["assert"] = (
+        JSList([*(default.get("assert") or []), *(given or [])])
+        if given is None or isinstance(given, list)
+        else given
+    )
     if data.get("threshold") is None and default.get("threshold") is not None:
         merged["threshold"] = default["threshold"]
     for key in ("options", "metadata"):
@@ -962,7 +968,7 @@ def _refuse_unreadable_test(where: _Where, data: dict[str, Any]) -> None:
             at=("vars",),
             hint="vars read from other files (a path or list of paths) are not imported",
         )
-    if not where.test.data and where.test.label != "the prompts without tests":
+    if not len(where.test.data) and where.test.label != "the prompts without tests":
         raise where.refuse(
             "(test)",
             "one of assert, vars, options, metadata, provider, providerOutput, threshold",
