@@ -762,6 +762,8 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     if expected.startswith(("javascript:", "fn:", "eval:")):
         cut = len(expected.split(":", 1)[0]) + 1
         return JSDict(type="javascript", value=js_trim(expected[cut:]))
+    if expected.startswith("file://") and re.search(r"\.(js|cjs|mjs|ts|cts|mts)\Z", expected[7:]):
+        return JSDict(type="javascript", value=js_trim(expected))  # isJavascriptFile: the path kept whole
     if expected.startswith(("grade:", "llm-rubric:")):
         return JSDict(type="llm-rubric", value=expected[6 if expected.startswith("grade:") else 11 :])
     if expected.startswith("python:") or (
@@ -769,7 +771,11 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     ):
         return JSDict(type="python", value=js_trim(expected[7:]))
     if _ASSERTION_STRING is None:
-        types = "|".join(re.escape(t) for t in sorted(KNOWN, key=len, reverse=True))
+        # JavaScript's alternation tries promptfoo's order, where "similar" comes before
+        # "similar:cosine" and takes its ":cosine" as the value: a type with a colon never matches
+        types = "|".join(
+            re.escape(t) for t in sorted((k for k in KNOWN if ":" not in k), key=len, reverse=True)
+        )
         _ASSERTION_STRING = re.compile(rf"(not-)?({types})(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?")
     match = _ASSERTION_STRING.fullmatch(expected)
     if not match:
