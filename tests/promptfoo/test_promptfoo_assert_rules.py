@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from adhd_evals.importing.formats.promptfoo import assertion_from_string
 from adhd_evals.importing.formats.promptfoo.asserts import map_assertion
 from adhd_evals.importing.model import Check, CheckKind
 
@@ -183,3 +184,40 @@ def test_a_rendering_refusal_reaches_the_caller() -> None:
 
     with pytest.raises(ValueError, match="refused where it stands"):
         map_assertion({"type": "contains", "value": "{{ x }}"}, refuse, "assert[0]")
+
+
+@pytest.mark.parametrize(
+    ("text", "assertion"),
+    [
+        # javascript:, fn: and eval: lose their prefix; a file:// JavaScript or TypeScript path is kept whole
+        pytest.param("fn: output.length > 1 ", {"type": "javascript", "value": "output.length > 1"}, id="fn"),
+        pytest.param("eval:x", {"type": "javascript", "value": "x"}, id="eval"),
+        pytest.param(
+            "file://check.mts", {"type": "javascript", "value": "file://check.mts"}, id="javascript-file"
+        ),
+        # python: and a file:// .py path (with or without a function) lose their first seven characters
+        pytest.param("python: ok ", {"type": "python", "value": "ok"}, id="python"),
+        pytest.param("file://grade.py:fn", {"type": "python", "value": "grade.py:fn"}, id="python-file"),
+        # contains-json and is-json keep their value untrimmed; without one, value is undefined
+        pytest.param('is-json:{"a": 1} ', {"type": "is-json", "value": '{"a": 1} '}, id="is-json-untrimmed"),
+        pytest.param("contains-all", {"type": "contains-all", "value": None}, id="list-type-without-value"),
+        pytest.param("is-valid-openai-tools-call", {"type": "is-valid-openai-tools-call"}, id="no-value"),
+        # promptfoo's type list has "similar" before "similar:cosine": the alternation takes "similar"
+        pytest.param(
+            "similar:cosine:hello",
+            {"type": "similar", "value": "cosine:hello", "threshold": 0.8},
+            id="similar-colon",
+        ),
+        pytest.param(
+            "levenshtein(3):x", {"type": "levenshtein", "value": "x", "threshold": 3.0}, id="threshold"
+        ),
+        pytest.param(
+            "file://check.ts:fn",
+            {"type": "equals", "value": "file://check.ts:fn"},
+            id="not-a-javascript-path",
+        ),
+    ],
+)
+def test_csv_expected_text_reads_as_assertion_from_string(text: str, assertion: dict[str, Any]) -> None:
+    """promptfoo 0.120.0's assertionFromString (src/util/csv.ts), case by case."""
+    assert assertion_from_string(text) == assertion
