@@ -76,6 +76,12 @@ class Rule:
         return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
 
     @functools.cached_property
+    def text_needle(self) -> str | None:
+        """The needle's key when the needle is one text and no pattern (a plain ASCII
+        string there needs no checking), else None."""
+        return self.needle if self.check in ONE_TEXT and self.check not in PATTERNS else None
+
+    @functools.cached_property
     def keys(self) -> frozenset[str]:
         """The `has` keys, as a set: `keys <= obj.keys()` tests them all at once."""
         return frozenset(self.has)

@@ -9,6 +9,7 @@ by case and field), and keys the check does not use travel as notes.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
 from ..dialect import (
@@ -51,6 +52,9 @@ _PHRASES = {
 }
 
 
+_quoted = encode_basestring  # what compact() makes of a string, without its type dispatch
+
+
 def shape_of(item: dict[str, Any]) -> str:
     """How the summary and survey name an object's shape: its type/kind, else its keys."""
     for key in ("type", "kind"):
@@ -67,8 +71,8 @@ def is_typed(item: dict[str, Any]) -> bool:
 
 def words(check: str, needle: Any, ignore_case: bool | None) -> str:
     """A criterion in plain words for a check that came with no rubric text."""
-    if isinstance(needle, list):
-        shown = ", ".join(compact(n) for n in needle)
+    if isinstance(needle, list):  # a string needle's JSON is its quoted text: no encoder detour
+        shown = ", ".join([_quoted(n) if type(n) is str else compact(n) for n in needle])
     elif isinstance(needle, int) or needle is None:
         shown = str(needle)
     else:
@@ -97,7 +101,10 @@ def converted(
         verbatim = compact(item)
         text = text if plain else _criterion(refuse, rule, item, label, path, at)
         return Check(text or verbatim, CheckKind.UNWRITTEN, (verbatim,), (), rule.label), notes
-    needle = _needle(refuse, rule.check, rule.needle, item, label, path, at)
+    key = rule.text_needle
+    needle = item.get(key) if key is not None else None
+    if not (type(needle) is str and needle.isascii() and needle.strip()):  # else nothing to refuse
+        needle = _needle(refuse, rule.check, rule.needle, item, label, path, at)
     args = () if rule.check in NO_NEEDLE else (needle,)
     text = text if plain else _criterion(refuse, rule, item, label, path, at)
     criterion = text or words(rule.check, needle, rule.ignore_case)
