@@ -165,6 +165,11 @@ class Place:
         return options(self.ignore_case)
 
     @functools.cached_property
+    def kind(self) -> CheckKind:
+        """The kind of the checks a place with `check` makes (an enum call per case is slow)."""
+        return CheckKind(str(self.check))
+
+    @functools.cached_property
     def one_check(self) -> bool:
         """The whole needle list is one check's argument."""
         return self.check in ONE_CHECK_LISTS

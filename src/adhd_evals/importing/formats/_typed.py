@@ -258,7 +258,8 @@ def criteria_checks(
             first, second = pair
             outer = raw.get(first)
             if type(outer) is dict and second in outer:
-                consumed.add((first, second))
+                # An object holding only that key is read whole: nothing beside it to look for.
+                consumed.add((first,) if len(outer) == 1 else (first, second))
                 found.roots.add(first)
                 _value(refuse, entry, (first, second), outer[second], found, label, at, dialect, assertion)
             elif entry.missing == SKIP:
@@ -384,22 +385,26 @@ def passed_by(
     """What the dialect's paths walked past (`inputs.context` beside `inputs.prompt`), as
     notes: under a key a path entered, everything no path read."""
     notes: list[Note] = []
+    deep: set[str | int] | None = None  # first keys of the paths read more than one level down
     for root in sorted(roots):
+        if (root,) in consumed:  # the common case: a whole key read
+            continue
         value = raw[root]
-        if (
-            (root,) in consumed
-            or (type(value) is list and all((root, i) in consumed for i in range(len(value))))
-            or (type(value) is dict and all((root, k) in consumed for k in value))
-        ):  # the common cases: a whole key read, every item of a list or key of an object read
-            continue
-        if type(value) is dict and not any(len(sub) > 2 and sub[0] == root for sub in consumed):
-            # one level down (inputs.prompt read, inputs.locale beside it): each key not read
-            notes += [
-                note(refuse, f"{root}.{key}", child, case=label, at=(*at, root, key))
-                for key, child in value.items()
-                if (root, key) not in consumed
-            ]
-            continue
+        if type(value) is dict:
+            unread = [key for key in value if (root, key) not in consumed]
+            if not unread:  # every key of the object read
+                continue
+            if deep is None:
+                deep = {sub[0] for sub in consumed if len(sub) > 2}
+            if root not in deep:
+                # one level down (inputs.prompt read, inputs.locale beside it): each key not read
+                notes += [
+                    note(refuse, f"{root}.{key}", value[key], case=label, at=(*at, root, key))
+                    for key in unread
+                ]
+                continue
+        elif type(value) is list and all((root, i) in consumed for i in range(len(value))):
+            continue  # every item of the list read
         prefixes = {sub[:n] for sub in consumed if sub[0] == root for n in range(1, len(sub))}
         for sub, left in _residue(value, (root,), consumed, prefixes):
             notes.append(note(refuse, path_text(sub), left, case=label, at=(*at, *sub)))
@@ -446,7 +451,7 @@ def _needle_checks(
     if entry.one_check:
         made = Check(
             words(check, needles, entry.ignore_case),
-            CheckKind(check),
+            entry.kind,
             (list(needles),),
             entry.options,
             via,
@@ -457,5 +462,5 @@ def _needle_checks(
             Check(words(check, [n], entry.ignore_case), CheckKind.CONTAINS_NONE, ([n],), entry.options, via)
             for n in needles
         ]
-    kind = CheckKind(check)
+    kind = entry.kind
     return [Check(words(check, n, entry.ignore_case), kind, (n,), entry.options, via) for n in needles]

@@ -274,6 +274,9 @@ class _Reading:
         # Each alternative compiled once: its keys when dotted (`inputs.prompt`), else None.
         self.id_alts = _alternatives(self.id_keys)
         self.prompt_alts = _alternatives(self.prompt_keys)
+        # The keys of every dotted alternative (id, prompt, category), split once.
+        alternatives = (*self.id_keys, *self.prompt_keys, *self.shape.category)
+        self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
 
     def case(
         self,
@@ -316,10 +319,14 @@ class _Reading:
             used.add(category_key)
         checks, notes, empty, found = self.checks(raw, label, at)
         used.update(LIST_KEYS)
-        used.update(found.roots)  # first keys of paths: never dotted
+        roots = found.roots
         consumed = found.consumed
-        partly = {root for root in found.roots if (root,) not in consumed}  # keys a path went into
-        dotted = [_steps(key) for key in (id_key, prompt_key, category_key) if "." in key]
+        partly: set[str] = set()
+        if roots:
+            used.update(roots)  # first keys of paths: never dotted
+            partly = {root for root in roots if (root,) not in consumed}  # keys a path went into
+        steps_of = self.steps_of
+        dotted = [steps_of[key] for key in (id_key, prompt_key, category_key) if key in steps_of]
         if dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
             used -= {".".join(steps) for steps in dotted}
             roots = {steps[0] for steps in dotted}
