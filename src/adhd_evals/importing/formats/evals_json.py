@@ -327,7 +327,18 @@ class _Reading:
             partly = {root for root in roots if (root,) not in consumed}  # keys a path went into
         steps_of = self.steps_of
         dotted = [steps_of[key] for key in (id_key, prompt_key, category_key) if key in steps_of]
-        if dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
+        if len(dotted) == 1 and len(dotted[0]) == 2 and not partly and dotted[0][0] not in roots:
+            # The common nested key (inputs.prompt), its object read by nothing else: the rest
+            # of that object becomes notes, as passed_by would list them, without its walk.
+            root, read = dotted[0]
+            used.discard(f"{root}.{read}")
+            used.add(root)
+            notes += [
+                note(refuse, f"{root}.{key}", value, case=label, at=(*at, root, key))
+                for key, value in raw[root].items()
+                if key != read
+            ]
+        elif dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
             used -= {".".join(steps) for steps in dotted}
             roots = {steps[0] for steps in dotted}
             consumed = consumed | set(dotted)
