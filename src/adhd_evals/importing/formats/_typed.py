@@ -261,7 +261,12 @@ def criteria_checks(
                 # An object holding only that key is read whole: nothing beside it to look for.
                 consumed.add((first,) if len(outer) == 1 else (first, second))
                 found.roots.add(first)
-                _value(refuse, entry, (first, second), outer[second], found, label, at, dialect, assertion)
+                value = outer[second]
+                if entry.check is not None and type(value) is list and value:  # a needle list, as _value
+                    where = (*at, first, second)
+                    found.checks.extend(_needle_checks(refuse, entry, value, label, where, (first, second)))
+                else:
+                    _value(refuse, entry, (first, second), value, found, label, at, dialect, assertion)
             elif entry.missing == SKIP:
                 found.skipped.append(entry.label)
             continue

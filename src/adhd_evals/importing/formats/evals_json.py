@@ -392,8 +392,9 @@ class _Reading:
     ) -> tuple[list[Check], list[Note], bool, Found]:
         """Checks from the assertion list, then from the dialect's criteria places."""
         refuse = self.refuse
-        found = Found([], [], set(), [], set())
-        if self.dialect is not None and self.dialect.cases.criteria:
+        if self.dialect is None or not self.dialect.cases.criteria:
+            found = Found([], [], set(), [], set())
+        else:
             found = criteria_checks(
                 refuse,
                 raw,
