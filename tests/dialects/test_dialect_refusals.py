@@ -105,3 +105,103 @@ def test_a_criteria_check_without_a_letter_case_is_refused(
     err = _import(tmp_path, text, capsys)
     assert "cases.criteria[0].case: Expected sensitive or insensitive: contains compares text" in err
     assert "actual missing (line 5, column 7)" in err
+
+
+# ---- what a dialect's rules and paths meet in a case file ---------------------------
+
+
+def _import_cases(
+    tmp_path: Path, text: str, evals: list[dict[str, object]], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    source = tmp_path / "evals.json"
+    source.write_text(json.dumps({"skill_name": "s", "evals": evals}))
+    rules = tmp_path / "dialect.yaml"
+    rules.write_text(text)
+    out = tmp_path / "out"
+    argv = ["import", "--format", "evals-json", str(source), "--dialect", str(rules), "--out", str(out)]
+    code = main(argv)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("inputs", "what"),
+    [
+        pytest.param("Reset my password.", "a string", id="a string"),
+        pytest.param(None, "null", id="null"),
+        pytest.param(3, "a number", id="a number"),
+        pytest.param(False, "true or false", id="a boolean"),
+        pytest.param(["Reset my password."], "a list", id="a list"),
+    ],
+)
+def test_a_prompt_path_through_a_value_that_is_not_an_object_says_what_it_met(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], inputs: object, what: str
+) -> None:
+    """`inputs.prompt` cannot go on when `inputs` is not an object: the refusal names the case,
+    the path, and what `inputs` is in words, so the person sees why without opening the file."""
+    code, err = _import_cases(
+        tmp_path,
+        HEAD + "cases:\n  prompt: [inputs.prompt]\n",
+        [{"id": 1, "inputs": inputs}],
+        capsys,
+    )
+    assert code == RefusalCode.NOT_EVALS_JSON.exit_code
+    assert "case 1, inputs.prompt: Expected a non-empty string at inputs.prompt" in err
+    assert f"actual inputs is {what}, not an object with a key prompt" in err
+
+
+def test_an_id_path_through_a_number_says_what_it_met(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`meta.ticket_id` where `meta` is 7: the id's refusal says `meta is a number`."""
+    code, err = _import_cases(
+        tmp_path, HEAD + "cases:\n  id: [meta.ticket_id]\n", [{"meta": 7, "prompt": "p"}], capsys
+    )
+    assert code == RefusalCode.NOT_EVALS_JSON.exit_code
+    assert "meta.ticket_id" in err and "actual meta is a number, not an object with a key ticket_id" in err
+
+
+WEIGHTED = HEAD + (
+    "assertions:\n  - when: {type: contains, weight: 1}\n    check: contains\n"
+    "    needle: value\n    case: sensitive\n"
+)
+
+
+def test_a_rule_matches_numbers_by_value_and_never_a_boolean_or_a_list(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`when: {type: contains, weight: 1}` matches weight 1 and 1.0 (one JSON number), not
+    `true` (JSON's true is not 1) and not `type: [contains]` (a list is not the string):
+    2 converted, the other 2 kept as placeholders counted by their shape."""
+    assertions: list[object] = [
+        {"type": "contains", "weight": 1, "value": "a"},
+        {"type": "contains", "weight": 1.0, "value": "b"},
+        {"type": "contains", "weight": True, "value": "c"},
+        {"type": ["contains"], "weight": 1, "value": "d"},
+    ]
+    code, err = _import_cases(
+        tmp_path, WEIGHTED, [{"id": 1, "prompt": "p", "assertions": assertions}], capsys
+    )
+    assert code == 0, err
+    assert "converted 2 assertions into checks" in err
+    assert '({type: "contains", weight: 1} -> contains): 2 converted' in err
+    module = (tmp_path / "out" / "checks.py").read_text()
+    assert 'contains(answer, "a", ignore_case=False)' in module
+    assert 'contains(answer, "b", ignore_case=False)' in module
+    assert 'contains(answer, "c"' not in module and 'contains(answer, "d"' not in module
+
+
+def test_a_regex_past_re_s_repetition_limit_is_refused_not_raised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`a{4294967296}` makes Python's re raise OverflowError (not re.error): still a refusal
+    naming the case and the needle's key, never a traceback."""
+    text = HEAD + (
+        "assertions:\n  - when: {type: regex}\n    check: regex\n    needle: pattern\n    case: sensitive\n"
+    )
+    evals: list[dict[str, object]] = [
+        {"id": 1, "prompt": "p", "assertions": [{"type": "regex", "pattern": "a{4294967296}"}]}
+    ]
+    code, err = _import_cases(tmp_path, text, evals, capsys)
+    assert code == RefusalCode.NOT_EVALS_JSON.exit_code
+    assert "case 1, assertions[0].pattern" in err and "the repetition number is too large" in err
+    assert "Traceback" not in err
