@@ -5,7 +5,9 @@ rules a schema says; these are the refusals before and after it (YAML, top level
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,51 @@ def test_a_regex_past_re_s_repetition_limit_is_refused_not_raised(
     assert code == RefusalCode.NOT_EVALS_JSON.exit_code
     assert "case 1, assertions[0].pattern" in err and "the repetition number is too large" in err
     assert "Traceback" not in err
+
+
+# ---- a dialect path that cannot be read as one UTF-8 file ----------------------------
+
+
+def _dialect_at(tmp_path: Path, rules: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    source = tmp_path / "evals.json"
+    source.write_text(json.dumps(SOURCE))
+    out = tmp_path / "out"
+    argv = ["import", "--format", "evals-json", str(source), "--dialect", str(rules), "--out", str(out)]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not out.exists()
+    return code, err
+
+
+def test_a_dialect_saved_as_utf16_is_refused_with_the_repair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Windows editors save UTF-16 with a byte-order mark (FF FE): byte 0 is not UTF-8, on
+    line 1; the hint says what to do about it."""
+    rules = tmp_path / "dialect.yaml"
+    rules.write_bytes(HEAD.encode("utf-16"))
+    code, err = _dialect_at(tmp_path, rules, capsys)
+    assert code == RefusalCode.DIALECT_INVALID.exit_code
+    assert f"{rules} is not a valid dialect file: invalid UTF-8 at byte offset 0" in err
+    assert "hint: the file starts with a UTF-16 byte-order mark: save it as UTF-8" in err
+
+
+def test_a_dialect_path_that_is_a_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / "dialects"
+    rules.mkdir()
+    code, err = _dialect_at(tmp_path, rules, capsys)
+    assert code == RefusalCode.FILE_UNREADABLE.exit_code
+    assert f"{rules} cannot be read: it is a directory, and this format reads one file" in err
+
+
+def test_a_dialect_path_under_a_file_is_refused_with_the_systems_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """notes.txt/dialect.yaml where notes.txt is a file: the system's reason (ENOTDIR), said."""
+    (tmp_path / "notes.txt").write_text("x\n")
+    rules = tmp_path / "notes.txt" / "dialect.yaml"
+    code, err = _dialect_at(tmp_path, rules, capsys)
+    assert code == RefusalCode.FILE_UNREADABLE.exit_code
+    assert f"{rules} cannot be read: {os.strerror(errno.ENOTDIR)}" in err
