@@ -255,3 +255,91 @@ def test_a_dialect_path_under_a_file_is_refused_with_the_systems_reason(
     code, err = _dialect_at(tmp_path, rules, capsys)
     assert code == RefusalCode.FILE_UNREADABLE.exit_code
     assert f"{rules} cannot be read: {os.strerror(errno.ENOTDIR)}" in err
+
+
+# ---- a rule's needle or criterion of the wrong kind in a case file ---------------------------
+
+
+def _one_rule(check: str, case: bool) -> str:
+    return HEAD + (
+        f"assertions:\n  - when: {{type: x}}\n    check: {check}\n    needle: value\n"
+        + ("    case: sensitive\n" if case else "")
+        + "    criterion: description\n"
+    )
+
+
+# The assertion sits on line 3; `    {"type": "x", "value": ` is 27 characters, so the needle's
+# value starts at column 28.
+ASSERTION = '{{"skill_name": "s", "evals": [\n  {{"id": 1, "prompt": "p", "assertions": [\n    {{"type": "x", "value": {value}}}]}}]}}\n'
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "expected", "actual"),
+    [
+        pytest.param("contains", "5", "a string", "5", id="a number for one text"),
+        pytest.param("contains", '""', "a non-empty string", '""', id="empty text"),
+        pytest.param(
+            "contains_any",
+            "[]",
+            "a non-empty string or a non-empty list of non-empty strings",
+            "an empty list",
+            id="an empty list of texts",
+        ),
+        pytest.param(
+            "contains_all",
+            '["a", 3]',
+            "a non-empty string or a non-empty list of non-empty strings",
+            "a list of 2 items",
+            id="a number among the texts",
+        ),
+        pytest.param(
+            "min_chars", '"10"', "a whole number from 0 to 1,000,000,000", '"10"', id="a count as text"
+        ),
+        pytest.param(
+            "max_words", "-1", "a whole number from 0 to 1,000,000,000", "-1", id="a negative count"
+        ),
+        pytest.param(
+            "max_words", "true", "a whole number from 0 to 1,000,000,000", "true", id="a count of true"
+        ),
+    ],
+)
+def test_a_needle_of_the_wrong_kind_for_its_check_is_refused_at_the_needle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], check: str, value: str, expected: str, actual: str
+) -> None:
+    """Each check takes one kind of argument (a text, texts, a count): anything else would make
+    a check that cannot run, so the case file is refused at the needle (line 3, column 28)."""
+    source = tmp_path / "evals.json"
+    source.write_text(ASSERTION.format(value=value))
+    rules = tmp_path / "dialect.yaml"
+    rules.write_text(_one_rule(check, case=check not in ("min_chars", "max_words")))
+    out = tmp_path / "out"
+    argv = ["import", "--format", "evals-json", str(source), "--dialect", str(rules), "--out", str(out)]
+    assert main(argv) == RefusalCode.NOT_EVALS_JSON.exit_code
+    err = capsys.readouterr().err
+    assert f"case 1, assertions[0].value: Expected {expected}, actual {actual} (line 3, column 28)" in err
+    assert not out.exists()
+
+
+def test_a_criterion_key_that_holds_no_text_is_refused_at_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`criterion: description` names where the check's criterion text lives; `description: 5`
+    is no text to name a criterion by: refused there (line 3, column 48: after `"a", `
+    and `"description": `)."""
+    source = tmp_path / "evals.json"
+    source.write_text(ASSERTION.format(value='"a", "description": 5'))
+    rules = tmp_path / "dialect.yaml"
+    rules.write_text(_one_rule("contains", case=True))
+    argv = [
+        "import",
+        "--format",
+        "evals-json",
+        str(source),
+        "--dialect",
+        str(rules),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert main(argv) == RefusalCode.NOT_EVALS_JSON.exit_code
+    err = capsys.readouterr().err
+    assert "case 1, assertions[0].description: Expected a string, actual 5 (line 3, column 48)" in err
