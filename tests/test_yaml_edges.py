@@ -68,15 +68,17 @@ def test_criteria_objects_no_rule_matches_are_kept_whole_as_placeholders(
 ) -> None:
     """`{text: ..., weight: 2}` is prose with a detail: its criterion is the text, and the whole
     object (weight included) is the placeholder's argument, so nothing is dropped. An object
-    with no text (`{kind: visual, ...}`) is its own criterion, counted by its shape."""
+    with no text (`{kind: visual, ...}`) is its own criterion, counted by its shape; a string is
+    prose, its own criterion."""
     task = (
         "title: Find pricing\ngoal: Open the page\nchecks:\n"
         '  - {text: "Shows the price", weight: 2}\n  - {kind: visual, selector: "#p"}\n'
+        "  - Names the plan\n"
     )
     code, err = _import(tmp_path, task, capsys, *_with_dialect(tmp_path))
     assert code == 0
     row = json.loads((tmp_path / "out" / "cases.jsonl").read_text())
-    assert row["criteria"] == ["Shows the price", '{"kind": "visual", "selector": "#p"}']
+    assert row["criteria"] == ["Shows the price", '{"kind": "visual", "selector": "#p"}', "Names the plan"]
     module = (tmp_path / "out" / "checks.py").read_text()
     assert """unwritten('{"text": "Shows the price", "weight": 2}')""" in module
     assert 'by shape: {kind: "visual"} 1.' in err

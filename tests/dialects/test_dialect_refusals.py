@@ -98,6 +98,20 @@ def test_a_schema_json_cannot_write_is_refused_at_the_schema(
     assert "(line 6, column 13)" in err
 
 
+def test_a_schema_on_a_rule_that_is_not_is_json_is_refused_at_the_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A schema is read by is_json alone: on a `contains` rule it would be silently unused, so
+    it is refused at the schema (line 8, column 13), naming the rule's check."""
+    text = HEAD + (
+        "assertions:\n  - when: {type: x}\n    check: contains\n    needle: value\n"
+        "    case: sensitive\n    schema: {type: object}\n"
+    )
+    err = _import(tmp_path, text, capsys)
+    assert "assertions[0].schema: Expected a schema only with check: is_json, actual check: contains" in err
+    assert "(line 8, column 13)" in err
+
+
 def test_a_criteria_check_without_a_letter_case_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
