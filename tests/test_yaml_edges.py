@@ -93,3 +93,15 @@ def test_a_criterion_that_is_not_text_is_refused_at_its_line(
     code, err = _import(tmp_path, task, capsys, *_with_dialect(tmp_path))
     assert code == RefusalCode.NOT_YAML_CASE.exit_code
     assert 'case "Find pricing", checks[0]: Expected a string, actual 42 (line 4, column 5)' in err
+
+
+def test_a_judge_context_item_that_is_not_text_is_refused_at_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """judge_context is a list of criteria as prose; its second item, `{}`, is not text:
+    refused at it (line 5, column 5: after `  - `)."""
+    code, err = _import(
+        tmp_path, "name: Pricing\ntask: t\njudge_context:\n  - Shows the price\n  - {}\n", capsys
+    )
+    assert code == RefusalCode.NOT_YAML_CASE.exit_code
+    assert 'case "Pricing", judge_context[1]: Expected a string' in err and "(line 5, column 5)" in err

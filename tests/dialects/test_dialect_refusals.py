@@ -112,6 +112,17 @@ def test_a_schema_on_a_rule_that_is_not_is_json_is_refused_at_the_schema(
     assert "(line 8, column 13)" in err
 
 
+def test_a_rule_without_a_needle_is_refused_at_the_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`contains` needs the key its needle is read from; a rule without one could only guess.
+    Refused at the rule (line 4, column 5: the entry after `  - `), since the key is absent."""
+    text = HEAD + "assertions:\n  - when: {type: x}\n    check: contains\n    case: sensitive\n"
+    err = _import(tmp_path, text, capsys)
+    assert "assertions[0].needle: Expected the key that holds contains's argument, actual missing" in err
+    assert "(line 4, column 5)" in err
+
+
 def test_a_criteria_check_without_a_letter_case_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
