@@ -392,3 +392,18 @@ def test_a_module_past_max_bytes_is_refused_unread(project: Path, capsys: pytest
         f"{module}: cannot be read: it is {size:,} bytes, past the limit of {limit:,} (--max-bytes)"
         in capsys.readouterr().err
     )
+
+
+def test_without_an_override_compiled_modules_go_under_xdg_cache_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ADHD_EVALS_CACHE: the compiled module is kept where the user's cache is,
+    $XDG_CACHE_HOME/adhd-evals/compiled (as pre-commit keeps its own), one file per module."""
+    from adhd_evals.runs import check as checking
+
+    module = tmp_path / "checks.py"
+    module.write_text("CHECKS = {}\n")
+    monkeypatch.delenv("ADHD_EVALS_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert checking.load_suite(module).registry == {}
+    assert len(list((tmp_path / "xdg" / "adhd-evals" / "compiled").iterdir())) == 1
