@@ -279,3 +279,75 @@ def test_stats_and_prune(work: Path, capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize("age", ["7", "d", "7y", "-1d", ""])
 def test_an_age_that_is_not_one_is_refused(age: str) -> None:
     assert main(["cache", "prune", "--older-than", age]) == exitcodes.USAGE
+
+
+STUB = Runner(name="stub", command=(), response_format="claude-json", budget_flag=None, prompt_via="argv")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"response": 7}, id="a response that is not text"),
+        pytest.param({"usage": None}, id="no usage"),
+        pytest.param({"cost_usd": "0.5"}, id="a cost as text"),
+        pytest.param({"cost_usd": True}, id="a cost of true"),
+        pytest.param({"elapsed_s": None}, id="no elapsed time"),
+        pytest.param({"elapsed_s": False}, id="an elapsed time of false"),
+    ],
+)
+def test_an_entry_of_this_key_with_a_field_of_the_wrong_type_is_a_miss(
+    tmp_path: Path, change: dict[str, object]
+) -> None:
+    """An entry that names its own key but holds what no run writes (a hand edit, another
+    tool): served, it would put a non-row in the responses; so it is a miss, never counted."""
+    cache = caching.Cache.open(tmp_path / "cache")
+    digest = caching.key(STUB, "Q", 1)
+    cache.put(digest, caching.Hit("answer", {"input_tokens": 1}, 0.5, 1.0))
+    entry = json.loads(cache.path(digest).read_text())
+    entry.update(change)
+    if change == {"usage": None}:  # absent, not null: null is a usage a CLI may report
+        del entry["usage"]
+    cache.path(digest).write_text(json.dumps(entry))
+    assert cache.get(digest) is None and cache.hits == 0
+
+
+def test_an_entry_without_a_cost_is_served_and_counted_unmetered(tmp_path: Path) -> None:
+    """A runner that reports no cost stores `cost_usd: null`: the hit is served (it is a whole
+    answer), costs nothing now, and stats counts it among entries that reported no cost."""
+    cache = caching.Cache.open(tmp_path / "cache")
+    digest = caching.key(STUB, "Q", 1)
+    cache.put(digest, caching.Hit("answer", None, None, 2.0))
+    assert cache.get(digest) == caching.Hit("answer", None, None, 2.0)
+    assert cache.hits == 1 and cache.hit_cost == 0.0
+    found = caching.stats(tmp_path / "cache")
+    assert (found.entries, found.unmetered, found.recorded_cost_usd) == (1, 1, 0.0)
+
+
+def test_stats_of_a_cache_not_made_yet_is_empty_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No folder yet (no run has used it): 0 entries, $0, no dates; not an error."""
+    assert main(["cache", "stats", "--cache", str(tmp_path / "none")]) == exitcodes.OK
+    assert capsys.readouterr().out.splitlines() == [
+        f"Cache {tmp_path / 'none'}: 0 entries, 0 bytes.",
+        "They cost $0.0000 when they were made.",
+        "Oldest -, newest -.",
+    ]
+
+
+def test_stats_counts_unfinished_entries_and_passes_over_stray_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One entry (cost 0.25), a killed writer's temporary beside it, and a stray file in the
+    layout folder itself (not a bucket: not read): 1 entry, $0.2500, 1 unfinished entry."""
+    cache = caching.Cache.open(tmp_path / "cache")
+    digest = caching.key(STUB, "Q", 1)
+    cache.put(digest, caching.Hit("answer", None, 0.25, 1.0))
+    entry = cache.path(digest)
+    entry.with_name(f".{entry.name}{caching.TEMP_MARK}1-ab").write_text("{")
+    (tmp_path / "cache" / caching.LAYOUT / "notes.txt").write_text("mine")
+    assert main(["cache", "stats", "--cache", str(tmp_path / "cache")]) == exitcodes.OK
+    out = capsys.readouterr().out
+    assert f"Cache {tmp_path / 'cache'}: 1 entry," in out
+    assert "They cost $0.2500 when they were made." in out
+    assert "1 unfinished entry (a writer was killed; never served;" in out

@@ -284,3 +284,62 @@ def test_a_certificate_with_counts_that_are_not_counts_is_refused(
     path.write_text(json.dumps(cert))
     with pytest.raises(Exception, match=r"figures must hold whole counts k of n \(0 <= k <= n\)"):
         read_certificate(path)
+
+
+def test_a_certificate_that_cannot_be_read_or_is_not_json_is_refused_by_path(tmp_path: Path) -> None:
+    """A missing file says the system's reason; a file of other text says it is not JSON:
+    both name the path, and neither is a traceback."""
+    from adhd_evals.errors import InputInvalid
+
+    missing = tmp_path / "gone.json"
+    with pytest.raises(InputInvalid, match=rf"{missing}: cannot be read \(No such file or directory\)"):
+        read_certificate(missing)
+    text = tmp_path / "notes.json"
+    text.write_text("certified: yes\n")
+    with pytest.raises(InputInvalid, match=rf"{text}: not a judge certificate \(not JSON: "):
+        read_certificate(text)
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        pytest.param(
+            {"fingerprint": {"runner": "judge"}},
+            "its fingerprint must name runner, command, model and template",
+            id="a fingerprint without command, model and template",
+        ),
+        pytest.param({"min_lower": 0}, "min_lower must be a number above 0 and at most 1", id="a bar of 0"),
+        pytest.param(
+            {"min_lower": 1.5}, "min_lower must be a number above 0 and at most 1", id="a bar past 1"
+        ),
+        pytest.param(
+            {"min_lower": True}, "min_lower must be a number above 0 and at most 1", id="a bar of true"
+        ),
+    ],
+)
+def test_a_certificate_with_a_broken_fingerprint_or_bar_is_refused(
+    tmp_path: Path, change: dict[str, Any], problem: str
+) -> None:
+    """A certificate must say which judge it certifies (all four parts) and the bar it was
+    held to (a lower bound is a fraction: above 0, at most 1); otherwise it certifies nothing."""
+    from adhd_evals.errors import InputInvalid
+    from test_verdicts import FINGERPRINT, certificate_for
+
+    cert: dict[str, Any] = {**json.loads(json.dumps(certificate_for(FINGERPRINT))), **change}
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(cert))
+    with pytest.raises(InputInvalid, match=f"{path}: {problem}"):
+        read_certificate(path)
+
+
+@pytest.mark.parametrize("bar", ["0", "1.5"])
+def test_certify_with_a_bar_outside_0_to_1_is_a_usage_error(
+    tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str], bar: str
+) -> None:
+    out = tmp_path / "judge.cert.json"
+    argv = ["agree", str(sample.judged("honest")), str(sample.person), "--certify", "--min-lower", bar]
+    assert main([*argv, "--out", str(out)]) == exitcodes.USAGE
+    assert (
+        f"--min-lower must be a number above 0 and at most 1, not {float(bar):g}" in capsys.readouterr().err
+    )
+    assert not out.exists()

@@ -11,6 +11,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from adhd_evals.files import DEFAULT_MAX_BYTES, set_max_bytes
 from adhd_evals.importing.importer import import_source
 
 CASES: list[dict[str, Any]] = [  # evals.json cases: JSON, as the fixture writes them
@@ -347,3 +348,62 @@ def test_a_kept_check_whose_case_or_criterion_left_the_catalog_is_an_orphan(
     assert "2 kept checks have no case or criterion in the catalog any more" in out
     assert "orphan" in out.splitlines()[0]  # a column of the table
     assert junit.read_text().count('type="orphan"') == 2
+
+
+def test_a_module_without_a_checks_registry_is_named(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Python file that is not a check module (no CHECKS dict) is refused before any row is
+    checked, naming the file and the likely cause."""
+    module = project / "evals/checks.py"
+    module.write_text("def helper(answer):\n    return True\n")
+    assert _check(project, [_row("rel-1", "x")]) == exitcodes.SUITE
+    err = capsys.readouterr().err
+    assert f"{module}: defines no CHECKS registry (is it a module adhd-evals generated?)" in err
+
+
+def test_a_module_with_no_checks_for_the_rows_says_no_check_ran(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CHECKS is empty: the one row of rel-1 is named unchecked, both catalog cases are named
+    as having no checks, "No check ran." closes the report, and the exit is a failure (a
+    check that never ran is never a pass)."""
+    (project / "evals/checks.py").write_text("CHECKS = {}\n")
+    assert _check(project, [_row("rel-1", "x")]) == exitcodes.FAILED
+    out = capsys.readouterr().out
+    assert "No checks in the module for case rel-1 (1 response rows not checked)." in out
+    assert "Catalog cases with no checks in the module: rel-1, rel-2." in out
+    assert out.rstrip().endswith("No check ran.")
+
+
+def test_a_module_past_max_bytes_is_refused_unread(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--max-bytes at the larger of the responses and the catalog (both may be read) is still
+    below the generated module's size: the module is refused, by size, before it runs."""
+    module = project / "evals/checks.py"
+    responses = _responses(project, [_row("rel-1", "x")])
+    limit = max(responses.stat().st_size, (project / "evals/cases.jsonl").stat().st_size)
+    size = module.stat().st_size
+    assert size > limit
+    try:
+        assert _check(project, [_row("rel-1", "x")], "--max-bytes", str(limit)) == exitcodes.USAGE
+    finally:  # the limit is the process's: the next test in this worker reads with the default
+        set_max_bytes(DEFAULT_MAX_BYTES)
+    assert (
+        f"{module}: cannot be read: it is {size:,} bytes, past the limit of {limit:,} (--max-bytes)"
+        in capsys.readouterr().err
+    )
+
+
+def test_without_an_override_compiled_modules_go_under_xdg_cache_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ADHD_EVALS_CACHE: the compiled module is kept where the user's cache is,
+    $XDG_CACHE_HOME/adhd-evals/compiled (as pre-commit keeps its own), one file per module."""
+    from adhd_evals.runs import check as checking
+
+    module = tmp_path / "checks.py"
+    module.write_text("CHECKS = {}\n")
+    monkeypatch.delenv("ADHD_EVALS_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert checking.load_suite(module).registry == {}
+    assert len(list((tmp_path / "xdg" / "adhd-evals" / "compiled").iterdir())) == 1

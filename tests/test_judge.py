@@ -12,7 +12,8 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.agree import weighted_kappa
-from adhd_evals.runs.judge import first_object
+from adhd_evals.runs.judge import first_object, verdict
+from adhd_evals.runs.rubric import METRICS
 from helpers import blind_folder
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_judge.py")
@@ -388,3 +389,52 @@ def test_jobs_0_is_refused_naming_only_the_options_judge_has(
     ]
     assert main([*argv, "--output", str(sheet.parent / "out.jsonl"), "--jobs", "0"]) == exitcodes.USAGE
     assert "--trials and --jobs must be at least 1, --retries at least 0" in capsys.readouterr().err
+
+
+# ---- a judge's answer read by hand: each way it voids a row, and its reason --------------
+
+RESPONSE_TEXT = "Run the migration with --dry-run first, then apply it."
+GOOD_QUOTE = "Run the migration with --dry-run first"
+
+
+def _answer(**change: Any) -> str:
+    """A whole verdict for the one criterion "Says dry run", with `change` applied."""
+    found: dict[str, Any] = dict.fromkeys(METRICS, 4)
+    found.update(blocker=False, notes="ok")
+    found["criteria"] = [{"criterion": "Says dry run", "verdict": "pass", "evidence": GOOD_QUOTE}]
+    found.update(change)
+    return json.dumps(found)
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        pytest.param(_answer(blocker="no"), 'blocker is "no", not true or false', id="a blocker as text"),
+        pytest.param(
+            _answer(criteria={"Says dry run": "pass"}),
+            'criteria is {"Says dry run": "pass"}, not a list of criterion verdicts',
+            id="criteria as an object",
+        ),
+        pytest.param(
+            _answer(criteria=[{"criterion": "Says dry run", "verdict": "maybe", "evidence": GOOD_QUOTE}]),
+            "not pass or fail",
+            id="a verdict that is neither",
+        ),
+        pytest.param(
+            _answer(criteria=["pass"]), 'a criterion verdict is "pass", not pass or fail', id="a bare word"
+        ),
+    ],
+)
+def test_a_verdict_of_the_wrong_shape_voids_the_row_with_its_reason(answer: str, reason: str) -> None:
+    fields, why = verdict(answer, {"response": RESPONSE_TEXT}, ["Says dry run"])
+    assert fields == {} and why is not None and reason in why
+
+
+def test_the_verdict_is_found_past_other_objects_and_a_response_that_is_not_json() -> None:
+    """The judge writes an aside object first ({"thinking": ...}, no verdict key): passed
+    over. The response holds a `{` that opens no JSON: read around, not a failure."""
+    response = "Use {braces carefully. " + RESPONSE_TEXT
+    answer = '{"thinking": "short"}\n' + _answer()
+    fields, why = verdict(answer, {"response": response}, ["Says dry run"])
+    assert why is None
+    assert fields["blocker"] is False and fields["criteria"][0]["verdict"] == "pass"

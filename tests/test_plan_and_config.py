@@ -133,3 +133,12 @@ def test_runner_config_errors(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_plan_on_a_catalog_that_is_not_there_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped --cases: the path is named with the flag that fixes it, before any work."""
+    missing = tmp_path / "evals" / "cases.jsonl"
+    assert main(["plan", "--cases", str(missing)]) == exitcodes.USAGE
+    assert f"{missing}: no such catalog (pass --cases)" in capsys.readouterr().err

@@ -224,3 +224,52 @@ def test_a_valid_catalog_is_read_once_for_its_rules_and_its_rows(
             "criteria": ["Finds it and gives the fix."],
         },
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "looks", "use"),
+    [
+        pytest.param(
+            "task.yaml",
+            "name: x\ntask: t\n",
+            "a YAML case file",
+            "adhd-evals lint {path}, or adhd-evals import --format yaml {path}",
+            id="yaml",
+        ),
+        pytest.param(
+            "checks.py", "CHECKS = {}\n", "a check module", "adhd-evals lint {path}", id="a check module"
+        ),
+    ],
+)
+def test_validate_on_another_kind_of_file_says_what_to_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, looks: str, use: str
+) -> None:
+    """One line naming what the file looks like and the command for it (a check module is
+    not imported: there is no import to suggest), not one problem per line of it."""
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["validate", str(path)]) == exitcodes.FAILED
+    assert capsys.readouterr().err == (
+        f"{path} is not a five-field catalog (JSONL, one case per line): it looks like {looks}; "
+        f"use {use.format(path=path)}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        pytest.param("evals.json", '{"evals": [\n', id="an evals.json that is not JSON"),
+        pytest.param("notes.txt", "hi\n", id="a file of no known kind"),
+    ],
+)
+def test_validate_on_a_file_it_cannot_place_reports_problems_by_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    """Not one JSON document, or of no kind lint knows: no guess at what it is; the problems
+    by line say more (line 1 here, the only line, is not a JSON row)."""
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["validate", str(path)]) == exitcodes.FAILED
+    err = capsys.readouterr().err
+    assert "five-field catalog" not in err
+    assert f"{path}:1:" in err and "1 problem in 1 case." in err

@@ -169,3 +169,29 @@ def test_nested_prompts_are_drafted_as_alternatives(
     out = tmp_path / "dialect.yaml"
     assert main(["survey", "--format", "evals-json", str(source), "--out", str(out)]) == 0
     assert dialect.load(out).cases.prompt == ("prompt", "inputs.prompt")
+
+
+def test_files_without_a_case_list_are_named_and_a_bare_list_is_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """evals-json: a file that is a list of cases is counted as "(the file is a list)" (import
+    refuses it until the dialect says `cases.at: "."`); a number, and an object holding no list
+    of objects (`tags: ["a"]` holds strings), have no case list: each is named, none dropped.
+    yaml: a file that is a list is not one case: named too."""
+    (tmp_path / "a.json").write_text('[{"id": 1, "prompt": "p", "assertions": [{"text": "x"}]}]')
+    (tmp_path / "b.json").write_text("42")
+    (tmp_path / "c.json").write_text('{"name": "x", "tags": ["a"]}')
+    code = main(["survey", "--format", "evals-json", str(tmp_path), "--out", str(tmp_path / "d.yaml")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Surveyed 3 files (evals-json): 3 read, 0 unreadable, 1 case." in out
+    assert '(the file is a list)     1 file, 1 case  refused today: declare cases.at: "."' in out
+    assert f"  no case list: {tmp_path / 'b.json'}\n  no case list: {tmp_path / 'c.json'}\n" in out
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "list.yaml").write_text("- a\n- b\n")
+    (tasks / "task.yaml").write_text("name: t\ntask: x\n")
+    code = main(["survey", "--format", "yaml", str(tasks), "--out", str(tmp_path / "y.yaml")])
+    out = capsys.readouterr().out
+    assert code == 0 and "Surveyed 2 files (yaml): 2 read, 0 unreadable, 1 case." in out
+    assert f"  no case list: {tasks / 'list.yaml'}\n" in out
