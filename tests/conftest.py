@@ -16,6 +16,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per core, and one more. Much of the suite waits on processes it
+    started (fake model CLIs, kills and resumes, a browser), and a worker that waits leaves
+    its core idle: on two cores a third worker measured 5-9 s faster over a ~90 s run, for
+    the price of one more collection (~4 s of CPU)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + 1
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked `long` first, the rest in their order: a parallel run (-n auto) then ends
     on short tests instead of waiting for one worker's pre-commit install or promptfoo runs.

@@ -6,14 +6,25 @@ for that output (`gradingResult.componentResults`). Found, in order, at
 $ADHD_EVALS_PROMPTFOO (its main.js, or a folder holding node_modules), then
 under $XDG_CACHE_HOME (or ~/.cache) /adhd-evals/promptfoo-0.120.0, where
 .ci/run installs it.
+
+A run asked to (`remembered=True`) is kept under $XDG_CACHE_HOME/adhd-evals/promptfoo-results,
+named by a digest of everything the run depends on: promptfoo's main.js (path, size, mtime),
+node's version, the command, the PROMPTFOO_ variables, and every file of the config's
+folder. The echo provider's results are a function of those, so a later run with the same
+digest reads them instead of starting node again (about 1.5 s of CPU each); any change to a
+fixture, to promptfoo or to node runs promptfoo again. ADHD_EVALS_PROMPTFOO_FRESH=1 always runs it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +55,56 @@ def find() -> tuple[Path | None, str]:
     )
 
 
+OUTPUT, HOME = "promptfoo-output.json", "promptfoo-home"  # what a run writes into its work folder
+
+
+def results_folder() -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "adhd-evals" / "promptfoo-results"
+
+
+@functools.cache
+def _node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def _digest(main: Path, config: Path, command: list[str], env: dict[str, str]) -> str:
+    """Everything the echo provider's results depend on, as one sha256."""
+    stat = main.stat()
+    parts: list[object] = [VERSION, str(main.resolve()), stat.st_size, stat.st_mtime_ns, _node_version()]
+    # the run's own folders (its output file, its config dir) are where, not what: left out
+    parts.append([OUTPUT if word.endswith(OUTPUT) else word for word in command[2:]])
+    parts.append(
+        sorted((k, v) for k, v in env.items() if k.startswith("PROMPTFOO_") and k != "PROMPTFOO_CONFIG_DIR")
+    )
+    for path in sorted(config.parent.rglob("*")):
+        relative = path.relative_to(config.parent)
+        if path.is_file() and relative.parts[0] not in (OUTPUT, HOME):
+            parts.append((relative.as_posix(), hashlib.sha256(path.read_bytes()).hexdigest()))
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def _remember(path: Path, results: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, scratch = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(results, handle)
+    os.replace(scratch, path)  # whole or not at all: a parallel worker reads one or the other
+
+
 def run_echo(
-    main: Path, config: Path, work: Path, *, extra_env: dict[str, str] | None = None, timeout: float = 180
+    main: Path,
+    config: Path,
+    work: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+    timeout: float = 180,
+    remembered: bool = False,
 ) -> list[dict[str, Any]]:
-    """promptfoo's results for `config` with the echo provider, in (test, prompt) order."""
-    out = work / "promptfoo-output.json"
-    home = work / "promptfoo-home"
+    """promptfoo's results for `config` with the echo provider, in (test, prompt) order;
+    `remembered`: read from, or kept in, results_folder() (see the module's docstring)."""
+    out = work / OUTPUT
+    home = work / HOME
     env = {
         **os.environ,
         "PROMPTFOO_CONFIG_DIR": str(home),
@@ -76,6 +131,11 @@ def run_echo(
         "--max-concurrency",
         "1",
     ]
+    kept = results_folder() / f"{_digest(main, config, command, env)}.json" if remembered else None
+    if kept is not None and kept.is_file() and os.environ.get("ADHD_EVALS_PROMPTFOO_FRESH") != "1":
+        with contextlib.suppress(ValueError):
+            found: list[dict[str, Any]] = json.loads(kept.read_text(encoding="utf-8"))
+            return found
     done = subprocess.run(
         command,
         cwd=config.parent,
@@ -90,4 +150,7 @@ def run_echo(
             f"promptfoo wrote no results (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
         )
     results: list[dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))["results"]["results"]
-    return sorted(results, key=lambda r: (r["testIdx"], r["promptIdx"]))
+    results.sort(key=lambda r: (r["testIdx"], r["promptIdx"]))
+    if kept is not None:
+        _remember(kept, results)
+    return results
