@@ -142,7 +142,7 @@ def test_missing_cases_are_reported_not_skipped(project: Path, capsys: pytest.Ca
     code = _check(project, [_row("rel-1", "--legacy"), _row("rel-2", "x"), _row("ghost", "y")])
     out = capsys.readouterr().out
     assert code == exitcodes.FAILED
-    assert "No checks in the module for case rel-2 (1 response rows not checked)" in out
+    assert "No checks in the module for case rel-2 (1 response row not checked)" in out
     assert "Case ghost is not in the catalog" in out
     assert "Catalog cases with no checks in the module: rel-2." in out
 
@@ -371,7 +371,7 @@ def test_a_module_with_no_checks_for_the_rows_says_no_check_ran(
     (project / "evals/checks.py").write_text("CHECKS = {}\n")
     assert _check(project, [_row("rel-1", "x")]) == exitcodes.FAILED
     out = capsys.readouterr().out
-    assert "No checks in the module for case rel-1 (1 response rows not checked)." in out
+    assert "No checks in the module for case rel-1 (1 response row not checked)." in out
     assert "Catalog cases with no checks in the module: rel-1, rel-2." in out
     assert out.rstrip().endswith("No check ran.")
 

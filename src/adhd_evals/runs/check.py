@@ -33,7 +33,7 @@ from ..errors import InputInvalid, SuiteBroken, UsageError
 from ..files import check_readable, read_limited
 from ..output import torn
 from ..schema import DEFAULT_MODULE
-from ..text import table
+from ..text import plural, table
 from .rows import STATUSES, CheckStatus, CheckSummary, ResponseRow, ResultRow
 from .rows import read_responses as read_responses  # `check`'s input, read as its shape
 
@@ -335,9 +335,11 @@ def summary_table(run: CheckRun) -> list[str]:
 def _gaps(run: CheckRun) -> list[str]:
     lines = []
     for case_id, count in sorted(run.rows_without_checks.items()):
-        lines.append(f"No checks in the module for case {case_id} ({count} response rows not checked).")
+        lines.append(
+            f"No checks in the module for case {case_id} ({plural(count, 'response row')} not checked)."
+        )
     for case_id, count in sorted(run.rows_outside_catalog.items()):
-        lines.append(f"Case {case_id} is not in the catalog ({count} response rows).")
+        lines.append(f"Case {case_id} is not in the catalog ({plural(count, 'response row')}).")
     if run.catalog_cases_without_checks:
         lines.append(
             "Catalog cases with no checks in the module: " + ", ".join(run.catalog_cases_without_checks) + "."
