@@ -3,7 +3,9 @@
 
 Issue 25 set the floor at "today's 94%, never lower": that 94% was statements alone, before
 branches were measured. `fail_under` holds statements and branches together (a lower figure),
-so this holds the statements to 94 on their own. Usage: coverage_floors.py COVERAGE_JSON
+so this holds the statements on their own: 97.5% measured on a clean clone, held at 96 (the
+promptfoo and browser tests skip where node or Chromium is missing). Raise it, never lower
+it. Usage: coverage_floors.py COVERAGE_JSON
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
-STATEMENTS_FLOOR = 94.0
+STATEMENTS_FLOOR = 96.0
 
 
 def main(report: str) -> int:
