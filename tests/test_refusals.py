@@ -174,3 +174,16 @@ def test_empty_category_is_a_usage_error(bad_category: str, capsys: pytest.Captu
         == exitcodes.USAGE
     )
     assert "--category" in capsys.readouterr().err
+
+
+def test_the_yaml_depth_probe_stops_reading_past_the_bound() -> None:
+    """The probe answers "deeper than MAX_DEPTH" from the first MAX_DEPTH + 1 levels: an older
+    libyaml (PyYAML 6.0's) reads deep nesting in time quadratic in its depth, so reading on
+    would cost minutes for an answer already known. The document's mapping is one level and
+    each `[` one more: `x:` over 500 brackets reports 101 (MAX_DEPTH is 100), not 501; over 7
+    brackets, exactly 8."""
+    from adhd_evals.importing.formats import yaml_cases
+
+    assert yaml_cases.MAX_DEPTH == 100
+    assert yaml_cases._nesting("x: " + "[" * 500 + "]" * 500 + "\n") == 101
+    assert yaml_cases._nesting("x: " + "[" * 7 + "]" * 7 + "\n") == 8
