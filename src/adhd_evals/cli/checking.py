@@ -17,7 +17,9 @@ from ..output import refuse_clobbering, write_all_atomically
 from ..runs import check as checking
 from ..runs.blind import blind
 from ..runs.blind import markdown as sheet_markdown
+from ..runs.rows import NotRunRow
 from ..schema import DEFAULT_CATALOG
+from ..text import plural
 from . import options
 from .options import Cases, MaxBytes, Shard, ShardCount
 
@@ -67,7 +69,8 @@ def check_command(
     checking.refuse_torn_pair(cases, suite)
     criteria = checking.catalog_criteria(cases)
     loaded = checking.load_suite(suite)
-    rows = checking.read_responses(responses)
+    not_run: list[NotRunRow] = []
+    rows = checking.read_responses(responses, not_run)
     ids = list(criteria)
     part = options.shard_part(shard, shard_count)
     if part is not None:  # this shard's cases and rows only: the catalog's other cases are other shards'
@@ -85,6 +88,8 @@ def check_command(
         print(json.dumps(checking.summary_json(run), indent=2, ensure_ascii=False))
     else:
         print("\n".join(checking.summary_table(run)))
+    if not_run:  # a curtailed run's (run --stop-when-decided): counted, never checked
+        print(f"{plural(len(not_run), 'response row')} recorded as not run: not checked.", file=sys.stderr)
     return exitcodes.OK if run.clean else exitcodes.FAILED
 
 
