@@ -228,11 +228,11 @@ class Watch:
         """The calls not started, each recorded as a whole row saying why; and what happened."""
         up, down, complete = self.signs()
         verdict = self.decided()
-        stopped = bool(self._skipped) and verdict is not None
+        stopped = verdict is not None and complete < len(self.ids)  # by this run or an earlier one
         shown = verdict if verdict is not None else sign_verdict(up, down)
         found = Curtailed(len(self.ids), complete, up, down, shown, stopped, call_usd=self._call_usd())
         condition, runner = self._scope
-        if stopped:
+        if self._skipped:  # only ever skipped once the verdict was certain
             found.not_run = sorted(self._skipped, key=lambda key: (self.ids.index(key[0]), key[1]))
             why = f"{STOPPED.format(run=complete, total=len(self.ids))} ({shown})"
             for case_id, trial in found.not_run:
@@ -267,13 +267,22 @@ def lines(found: Curtailed) -> list[str]:
     """What `run` says on stderr about the curtailment."""
     counts = f"{found.n_plus} up, {found.n_minus} down (exact sign test)"
     if not found.stopped:
-        return [f"--stop-when-decided: every case ran; the sign-test verdict is {found.verdict}: {counts}."]
-    said = [
-        STOPPED.format(run=found.complete, total=found.cases) + f": {found.verdict}, {counts}.",
+        if found.complete == found.cases:
+            return [
+                f"--stop-when-decided: every case ran; the sign-test verdict is {found.verdict}: {counts}."
+            ]
+        return [
+            f"--stop-when-decided: {found.complete} of {found.cases} cases complete and the verdict not yet "
+            f"certain ({counts}); rerun to go on."
+        ]
+    said = [STOPPED.format(run=found.complete, total=found.cases) + f": {found.verdict}, {counts}."]
+    if not found.not_run:
+        return said + ["The rows not run were recorded so by an earlier run; nothing more was started."]
+    said.append(
         f'Not run ({plural(len(found.not_run), "row")}, recorded with "not_run" in the output): '
         + ", ".join(f"{case} trial {trial}" for case, trial in found.not_run)
-        + ".",
-    ]
+        + "."
+    )
     if found.unspent is None:
         said.append("Money not spent: unknown (no call has a cost to price the rest by).")
     else:

@@ -1,0 +1,279 @@
+"""`run --stop-when-decided` end to end: the stub and a fake paid CLI, the rows not run, refusals."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+from adhd_evals.runs.rows import NotRunRow, read_responses
+
+FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
+# passes on a candidate answer (the stub's, or the fake CLI's echo of the wrapped prompt), fails on
+# the baseline's "no"
+MODULE = """
+def answered(answer):
+    return answer != "no"
+
+
+CHECKS = {%s}
+"""
+
+
+def _workspace(root: Path, n: int, *, base_cost: float | None = 0.5, trials: int = 1) -> Path:
+    ids = [f"case-{i:02d}" for i in range(1, n + 1)]
+    cases = [
+        {"id": i, "category": "c", "prompt": f"Question {i}", "risk": "low", "criteria": ["ok"]} for i in ids
+    ]
+    (root / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    (root / "checks.py").write_text(MODULE % ", ".join(f"{i!r}: [('ok', answered)]" for i in ids))
+    (root / "skill.md").write_text("Be terse.\n")
+    rows = []
+    for i in ids:
+        for trial in range(1, trials + 1):
+            row: dict[str, Any] = {
+                "case_id": i,
+                "trial": trial,
+                "condition": "baseline",
+                "runner": "x",
+                "response": "no",
+            }
+            if base_cost is not None:
+                row["cost_usd"] = base_cost
+            rows.append(row)
+    (root / "base.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def _run(root: Path, *args: str) -> int:
+    return main(
+        [
+            "run",
+            "--condition",
+            "candidate",
+            "--condition-skill",
+            str(root / "skill.md"),
+            "--cases",
+            str(root / "cases.jsonl"),
+            "--output",
+            str(root / "out.jsonl"),
+            "--backoff",
+            "0",
+            *args,
+        ]
+    )
+
+
+def _curtailed(root: Path, *args: str) -> int:
+    return _run(
+        root,
+        "--stop-when-decided",
+        "--baseline",
+        str(root / "base.jsonl"),
+        "--suite",
+        str(root / "checks.py"),
+        *args,
+    )
+
+
+def _rows(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (root / "out.jsonl").read_text().splitlines()]
+
+
+def test_thirty_cases_all_up_stop_after_21(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every candidate answer passes and every baseline one fails: each case's Δ is +1. After 21
+    up and 9 to come, even 9 down leaves p = 2 · P(Bin(30) ≤ 9) = 0.0428 < 0.05 (test_curtail.py
+    works it): 21 rows run, 9 recorded as not run, in one file of 30 whole rows."""
+    root = _workspace(tmp_path, 30)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    rows = _rows(root)
+    ran = [r for r in rows if "response" in r]
+    skipped = [r for r in rows if "not_run" in r]
+    assert (len(ran), len(skipped), len(rows)) == (21, 9, 30)
+    assert {r["case_id"] for r in rows} == {f"case-{i:02d}" for i in range(1, 31)}
+    why = "stopped after 21 of 30 cases: the sign-test verdict was already certain (better)"
+    assert all(
+        r["not_run"] == why and set(r) == {"case_id", "trial", "condition", "runner", "not_run"}
+        for r in skipped
+    )
+    err = capsys.readouterr().err
+    assert (
+        "stopped after 21 of 30 cases: the sign-test verdict was already certain: better, 21 up, 0 down"
+        in err
+    )
+    assert 'Not run (9 rows, recorded with "not_run" in the output): ' in err
+    assert all(f"{r['case_id']} trial 1" in err for r in skipped)
+    assert "Money not spent: about $0.0000 (9 calls at $0.0000" in err  # the stub costs nothing
+    # the cases ran in a random order, not the catalog's: the ones left are not its tail
+    assert [r["case_id"] for r in ran] != sorted(r["case_id"] for r in ran)
+    # every reader skips the rows not run, and check counts them
+    not_run: list[NotRunRow] = []
+    assert len(read_responses(root / "out.jsonl", not_run)) == 21 and len(not_run) == 9
+    assert (
+        main(
+            [
+                "check",
+                str(root / "out.jsonl"),
+                "--cases",
+                str(root / "cases.jsonl"),
+                "--suite",
+                str(root / "checks.py"),
+            ]
+        )
+        == exitcodes.OK
+    )
+    assert "9 response rows recorded as not run: not checked." in capsys.readouterr().err
+
+
+def test_a_rerun_starts_nothing_more(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Resumed, the output's rows are counted again: the verdict is already certain, the rows not
+    run are already recorded (done), so nothing starts and nothing is written twice."""
+    root = _workspace(tmp_path, 30)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    before = (root / "out.jsonl").read_text()
+    capsys.readouterr()
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    assert (root / "out.jsonl").read_text() == before
+    err = capsys.readouterr().err
+    assert "stopped after 21 of 30 cases" in err and "recorded so by an earlier run" in err
+
+
+def test_trials_of_a_case_run_together(tmp_path: Path) -> None:
+    """Two trials a case: a case counts once both are in; the rows come case by case."""
+    root = _workspace(tmp_path, 30, trials=2)
+    assert _curtailed(root, "--runner", "stub", "--trials", "2") == exitcodes.OK
+    ran = [(r["case_id"], r["trial"]) for r in _rows(root) if "response" in r]
+    assert len(ran) == 42  # 21 cases, both trials
+    assert all(ran[at][0] == ran[at + 1][0] and ran[at][1] == 1 for at in range(0, 42, 2))
+
+
+def test_a_paid_cli_leaves_no_reservation_open(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """10 cases, all up: after 9 up and 1 to come, 9 up 1 down gives 2 · 11/1024 = 0.0215 < 0.05
+    (after 8: 8 up 2 down, 2 · 56/1024 = 0.109, not yet): 9 calls at $0.01, the 10th never
+    starts, every reservation in the ledger settled, and $0.0100 said not spent."""
+    root = _workspace(tmp_path, 10)
+    calls = root / "calls.jsonl"
+    command = [sys.executable, FAKE, "--format", "claude-json", "--cost", "0.01", "--calls", str(calls)]
+    (root / "runners.json").write_text(
+        json.dumps({"fake": {"command": command, "response_format": "claude-json"}})
+    )
+    args = ["--runner", "fake", "--runner-config", str(root / "runners.json"), "--trials", "1"]
+    assert _curtailed(root, *args, "--assume-call-usd", "0.05") == exitcodes.OK
+    assert len(calls.read_text().splitlines()) == 9
+    rows = _rows(root)
+    assert sum("response" in r for r in rows) == 9 and sum("not_run" in r for r in rows) == 1
+    ledger = [
+        json.loads(line) for line in (root / "out.jsonl.ledger").read_text().split("\n") if line.strip()
+    ]
+    reserved = {e["id"] for e in ledger if "reserve" in e}
+    settled = {e["id"] for e in ledger if "charged" in e}
+    assert reserved == settled and len(reserved) == 9
+    err = capsys.readouterr().err
+    assert "stopped after 9 of 10 cases" in err and "Money not spent: about $0.0100 (1 call at $0.0100" in err
+
+
+def test_five_cases_start_no_call(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No sign test over 5 cases reaches 5% (2/32 = 0.0625): inconclusive before the first call;
+    with no cost anywhere to price a call by, the money not spent is unknown."""
+    root = _workspace(tmp_path, 5, base_cost=None)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    assert all("not_run" in r for r in _rows(root)) and len(_rows(root)) == 5
+    err = capsys.readouterr().err
+    assert "stopped after 0 of 5 cases: the sign-test verdict was already certain: inconclusive" in err
+    assert "Money not spent: unknown" in err
+
+
+def test_when_every_case_runs_the_verdict_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """8 cases all up: after 7 up and 1 to come, 7 up 1 down gives 2 · 9/256 = 0.070: not
+    certain, so all 8 run; 8 up, 0 down: p = 2/256: better."""
+    root = _workspace(tmp_path, 8)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    assert len(_rows(root)) == 8 and all("response" in r for r in _rows(root))
+    assert "every case ran; the sign-test verdict is better: 8 up, 0 down" in capsys.readouterr().err
+
+
+def test_a_run_stopped_by_its_budget_says_the_verdict_is_not_yet_certain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call cap of 3 on 30 cases: 3 run, the verdict is not certain, nothing is recorded not run."""
+    root = _workspace(tmp_path, 30)
+    command = [sys.executable, FAKE, "--format", "text"]
+    (root / "runners.json").write_text(json.dumps({"fake": {"command": command, "response_format": "text"}}))
+    args = ["--runner", "fake", "--runner-config", str(root / "runners.json"), "--trials", "1"]
+    assert _curtailed(root, *args, "--allow-unmetered", "--max-calls", "3") == exitcodes.BUDGET
+    assert len(_rows(root)) == 3 and all("response" in r for r in _rows(root))
+    assert "3 of 30 cases complete and the verdict not yet certain" in capsys.readouterr().err
+
+
+def test_two_jobs_write_each_row_once(tmp_path: Path) -> None:
+    """With calls in flight when the verdict becomes certain, those finish; every (case, trial)
+    is in the output once, run or not run, and at least the 21 needed ran."""
+    root = _workspace(tmp_path, 30)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1", "--jobs", "2") == exitcodes.OK
+    rows = _rows(root)
+    assert sorted(r["case_id"] for r in rows) == [f"case-{i:02d}" for i in range(1, 31)]
+    assert sum("response" in r for r in rows) >= 21
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        pytest.param(["--condition", "baseline"], "use --condition candidate", id="baseline-condition"),
+        pytest.param(["--no-baseline"], "needs --baseline", id="no-baseline"),
+        pytest.param(["--shard", "1/2"], "cannot run one --shard", id="shard"),
+    ],
+)
+def test_refusals_with_the_flag(
+    tmp_path: Path, args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _workspace(tmp_path, 6)
+    argv = ["--runner", "stub", "--stop-when-decided", "--suite", str(root / "checks.py")]
+    if args != ["--no-baseline"]:
+        argv += ["--baseline", str(root / "base.jsonl"), *args]
+    assert _run(root, *argv) == exitcodes.USAGE
+    assert said in capsys.readouterr().err
+    assert not (root / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("option", ["--baseline", "--suite", "--seed"])
+def test_its_options_alone_are_refused(
+    tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _workspace(tmp_path, 6)
+    value = "3" if option == "--seed" else str(root / "base.jsonl")
+    assert _run(root, "--runner", "stub", option, value) == exitcodes.USAGE
+    assert f"{option} only mean something with --stop-when-decided" in capsys.readouterr().err
+
+
+def test_a_case_without_a_baseline_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _workspace(tmp_path, 6)
+    lines = (root / "base.jsonl").read_text().splitlines()
+    (root / "base.jsonl").write_text("\n".join(lines[1:]) + "\n")
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.USAGE
+    assert "no baseline check result for 1 case (case-01)" in capsys.readouterr().err
+    assert not (root / "out.jsonl").exists()
+
+
+def test_the_default_suite_is_evals_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _workspace(tmp_path, 6)
+    (root / "evals").mkdir()
+    (root / "checks.py").rename(root / "evals" / "checks.py")
+    monkeypatch.chdir(root)
+    argv = [
+        "--runner",
+        "stub",
+        "--trials",
+        "1",
+        "--stop-when-decided",
+        "--baseline",
+        str(root / "base.jsonl"),
+    ]
+    assert _run(root, *argv) == exitcodes.OK
+    assert len(_rows(root)) == 6
