@@ -232,6 +232,26 @@ def test_criteria_are_audited_as_checks_are(tmp_path: Path, capsys: pytest.Captu
     assert "check" not in item
 
 
+def test_a_flaky_criterion_is_quarantined_without_a_check(tmp_path: Path) -> None:
+    """Baseline pass, fail; candidate fail, pass: each condition's 2 trials disagree (1 pair of 1):
+    flip rate 2/2 = 1, flaky. Its quarantine row names the criterion (no check function)."""
+    outcomes = [
+        Outcome("criterion", "c", "Is kind.", "", cond, trial, status)
+        for cond, statuses in (("baseline", ("pass", "fail")), ("candidate", ("fail", "pass")))
+        for trial, status in enumerate(statuses, start=1)
+    ]
+    assert audit.quarantine_rows(audit.audit(outcomes)) == [
+        {
+            "kind": "criterion",
+            "case_id": "c",
+            "criterion": "Is kind.",
+            "label": "flaky",
+            "flip_rate": 1.0,
+            "flaky_above": 0.2,
+        }
+    ]
+
+
 def test_text_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(RESULTS)]) == exitcodes.OK
     text = capsys.readouterr().out

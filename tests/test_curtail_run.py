@@ -277,3 +277,32 @@ def test_the_default_suite_is_evals_checks(tmp_path: Path, monkeypatch: pytest.M
     ]
     assert _run(root, *argv) == exitcodes.OK
     assert len(_rows(root)) == 6
+
+
+def test_a_resumed_run_counts_only_its_own_candidate_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Already in the output: 3 of this runner's candidate rows (counted: 3 cases up), one of
+    another runner, a trial past --trials and a case outside the catalog (none of them counted).
+    The run starts the other 27 cases' calls and stops as a fresh one would, after 21 complete."""
+    root = _workspace(tmp_path, 30)
+    earlier = [
+        {
+            "case_id": f"case-{i:02d}",
+            "trial": 1,
+            "condition": "candidate",
+            "runner": "stub",
+            "response": "yes",
+        }
+        for i in (1, 2, 3)
+    ]
+    earlier += [
+        {"case_id": "case-04", "trial": 1, "condition": "candidate", "runner": "other", "response": "yes"},
+        {"case_id": "case-05", "trial": 2, "condition": "candidate", "runner": "stub", "response": "yes"},
+        {"case_id": "gone", "trial": 1, "condition": "candidate", "runner": "stub", "response": "yes"},
+    ]
+    (root / "out.jsonl").write_text("".join(json.dumps(r) + "\n" for r in earlier))
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    new = _rows(root)[len(earlier) :]
+    assert sum("response" in r for r in new) == 18 and sum("not_run" in r for r in new) == 9
+    assert "stopped after 21 of 30 cases" in capsys.readouterr().err
