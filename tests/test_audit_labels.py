@@ -256,7 +256,7 @@ def test_text_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(RESULTS)]) == exitcodes.OK
     text = capsys.readouterr().out
     assert "lists_steps" in text and "flaky" in text and "2/5 [0.12, 0.77]" in text
-    assert "2 checks of 5 carry the decision" in text
+    assert "Checks carrying the decision (discriminating or baseline-only): 2 of 5" in text
     assert main(["audit", str(RESULTS), "--markdown"]) == exitcodes.OK
     shown = capsys.readouterr().out
     assert (

@@ -390,9 +390,8 @@ def suite_lines(found: Audit) -> list[str]:
     for a in found.items:
         counts[a.label] += 1
     lines = [
-        f"{plural(s.deciding_checks, 'check')} of {s.checks} carry the decision (discriminating or "
-        f"baseline-only); {plural(s.deciding_cases, 'case')} of {s.cases} have a Δ other than 0 (the "
-        "cases a sign test counts).",
+        f"Checks carrying the decision (discriminating or baseline-only): {s.deciding_checks} of {s.checks}; "
+        f"cases with a Δ other than 0 (the ones a sign test counts): {s.deciding_cases} of {s.cases}.",
         "Labels: " + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) + f" (flaky: flip rate "
         f"above {found.flaky_above:g}).",
     ]
