@@ -309,3 +309,18 @@ def test_a_result_without_its_trial_is_refused_by_line(
     assert main(["audit", str(bad)]) == exitcodes.INPUT
     err = capsys.readouterr().err
     assert ":2:" in err and "case_id must be a string (missing)" in err and "trial" in err
+
+
+def test_the_html_report_has_an_audit_section(tmp_path: Path) -> None:
+    """`report` with check results that say whose trial each is shows the audit's table; results
+    with only the gate's fields (condition, status) leave the section out."""
+    from adhd_evals.runs.audit import html_section
+
+    report = FIXTURES / "report"
+    out = tmp_path / "report.html"
+    argv = ["report", "--cases", str(report / "cases.jsonl"), "--responses", str(report / "responses.jsonl")]
+    assert main([*argv, "--checks", str(RESULTS), "--out", str(out)]) == exitcodes.OK
+    page = out.read_text()
+    assert '<h2 id="audit">Suite audit</h2>' in page
+    assert "<td>lists_steps</td><td>flaky</td>" in page and "Checks carrying the decision" in page
+    assert html_section([{"condition": "baseline", "status": "pass"}]) == ""

@@ -36,6 +36,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from html import escape
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeGuard
 
@@ -437,6 +438,25 @@ def markdown(found: Audit) -> str:
     lines += ["", "## Cases", "", *md(case_rows(found)), "", "## The suite", ""]
     lines += [f"- {line}" for line in suite_lines(found)]
     return "\n".join(lines) + "\n"
+
+
+def html_section(rows: Sequence[ResultRow]) -> str:
+    """The audit as a section of `report`'s HTML: the checks' table and the suite's lines; empty
+    when no result says whose trial it is (a file a person made with the gate's fields alone)."""
+    placed = [row for row in rows if is_placed_result(row)]
+    if not placed:
+        return ""
+    found = audit(check_outcomes(placed))
+    header, *body = item_rows(found)
+    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
+    cells = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in body)
+    lines = "".join(f"<li>{escape(line)}</li>" for line in suite_lines(found))
+    return (
+        '<h2 id="audit">Suite audit</h2><p>Each check labelled by how it behaves over the trials: '
+        "saturated and floor checks cannot show a difference, flaky ones flip within a case (see "
+        "<code>adhd-evals audit</code>).</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table><ul>{lines}</ul>"
+    )
 
 
 def as_json(found: Audit) -> dict[str, Any]:
