@@ -391,6 +391,16 @@ class ScoreSummary(TypedDict):
     paired: NotRequired[PairedSection]
     reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
     decision: NotRequired[Decision]
+    quarantine: NotRequired[QuarantineJson]  # with --quarantine (issue 37)
+
+
+class QuarantineJson(TypedDict):
+    """`score --quarantine`: the verdict with the listed checks (it decides) and without them."""
+
+    listed: int  # checks in the list
+    results: int  # check results of those checks set aside for the second verdict
+    with_them: str  # the verdict as score decides it
+    without_them: str  # the verdict the same rows give without those checks' results
 
 
 class CheckSummary(TypedDict):
