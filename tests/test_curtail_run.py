@@ -240,13 +240,13 @@ def test_refusals_with_the_flag(
     assert not (root / "out.jsonl").exists()
 
 
-@pytest.mark.parametrize("option", ["--baseline", "--suite", "--seed"])
+@pytest.mark.parametrize("option", ["--baseline", "--suite", "--seed", "--anytime"])
 def test_its_options_alone_are_refused(
     tmp_path: Path, option: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = _workspace(tmp_path, 6)
-    value = "3" if option == "--seed" else str(root / "base.jsonl")
-    assert _run(root, "--runner", "stub", option, value) == exitcodes.USAGE
+    value = {"--seed": ["3"], "--anytime": []}.get(option, [str(root / "base.jsonl")])
+    assert _run(root, "--runner", "stub", option, *value) == exitcodes.USAGE
     assert f"{option} only mean something with --stop-when-decided" in capsys.readouterr().err
 
 
@@ -306,3 +306,41 @@ def test_a_resumed_run_counts_only_its_own_candidate_rows(
     new = _rows(root)[len(earlier) :]
     assert sum("response" in r for r in new) == 18 and sum("not_run" in r for r in new) == 9
     assert "stopped after 21 of 30 cases" in capsys.readouterr().err
+
+
+def test_anytime_stops_once_the_e_process_reaches_20(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --anytime, 30 cases all up: the e-process is 14.37 after 7 and 24.91 after 8
+    (test_curtail.py works both), so 8 run and 22 are recorded as not run."""
+    root = _workspace(tmp_path, 30)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1", "--anytime") == exitcodes.OK
+    rows = _rows(root)
+    assert sum("response" in r for r in rows) == 8 and sum("not_run" in r for r in rows) == 22
+    why = "stopped after 8 of 30 cases: the e-process reached 24.9 (at least 1/α = 20) (better)"
+    assert {r["not_run"] for r in rows if "not_run" in r} == {why}
+    err = capsys.readouterr().err
+    assert (
+        "stopped after 8 of 30 cases: the e-process reached 24.9 (at least 1/α = 20): better, 8 up, 0 down "
+        "(e-process: anytime-valid at 5%)."
+    ) in err
+
+
+@pytest.mark.parametrize(
+    ("cases", "verdict"),
+    [
+        pytest.param(6, "inconclusive", id="never-reaches-20"),  # 6 up: E = 8.41
+        pytest.param(8, "better", id="reaches-20-with-the-last-case"),  # 8 up: E = 24.91
+    ],
+)
+def test_anytime_when_every_case_runs(
+    tmp_path: Path, cases: int, verdict: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every case runs when the e-process reaches 20 only with the last one (or never); the
+    verdict is the e-process's, never the sign test's (8 up, 0 down: p = 2/256 would say better;
+    6 up: p = 2/64 too, yet the e-process says inconclusive)."""
+    root = _workspace(tmp_path, cases)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1", "--anytime") == exitcodes.OK
+    assert all("response" in r for r in _rows(root)) and len(_rows(root)) == cases
+    said = f"every case ran; the e-process's verdict is {verdict}: {cases} up, 0 down (e-process"
+    assert said in capsys.readouterr().err

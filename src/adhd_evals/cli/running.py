@@ -106,6 +106,13 @@ def run_command(
     seed: Annotated[
         int | None, options.seed("With --stop-when-decided: the seed of the cases' order (default 0).")
     ] = None,
+    anytime: bool = typer.Option(
+        False,
+        "--anytime",
+        metavar=FLAG,
+        help="With --stop-when-decided: also stop once a betting e-process on the cases' signs reaches 20 "
+        "(anytime-valid at 5%; see docs/runs-and-money.md).",
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
@@ -127,6 +134,7 @@ def run_command(
         seed=seed,
         condition=condition,
         sharded=part is not None,
+        anytime=anytime,
     )
     budget_usd = sharding.budget(budget_usd, shard_budget_total, part, 25.0)
     responses = _cache(cache, refresh)

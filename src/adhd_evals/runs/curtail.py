@@ -23,12 +23,13 @@ rows with `"not_run": "<why>"` and no response (rows.NotRunRow), which every rea
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..errors import UsageError
 from ..text import plural
@@ -44,7 +45,24 @@ if TYPE_CHECKING:
     from .store import Store
 
 ALPHA = 1 - stats.exact(stats.LEVEL)  # 1/20, exactly
+BETS = tuple(k / 10 for k in range(1, 10))  # the e-process's bets (e_value)
+_LARGEST_LOG = 700.0  # e^700 is about 1e304: past it an e-value is shown as that
+SIGN_TEST, E_PROCESS = "sign test", "e-process"
 STOPPED = "stopped after {run} of {total} cases: the sign-test verdict was already certain"
+STOPPED_E = "stopped after {run} of {total} cases: the e-process reached {e:.1f} (at least 1/α = 20)"
+
+
+class Stop(NamedTuple):
+    """Why a run starts nothing more: the verdict, the rule that settled it, the e-value (anytime)."""
+
+    verdict: PairedVerdict
+    rule: str  # SIGN_TEST or E_PROCESS
+    e: float | None = None
+
+    def said(self, run: int, total: int) -> str:
+        if self.rule == SIGN_TEST:
+            return STOPPED.format(run=run, total=total)
+        return STOPPED_E.format(run=run, total=total, e=float(self.e or 0))
 
 
 def sign_verdict(n_plus: int, n_minus: int) -> PairedVerdict:
@@ -61,15 +79,42 @@ def certain(n_plus: int, n_minus: int, remaining: int) -> PairedVerdict | None:
     return every_up if every_up == every_down else None
 
 
-def stopping_point(signs: Sequence[int]) -> int:
-    """How many of these cases (each Δ's sign, in the order they run) run before the verdict is
-    certain: the first k with certain(...) not None before case k + 1 starts (len(signs) if never)."""
+def e_value(n_plus: int, n_minus: int) -> tuple[float, PairedVerdict]:
+    """The two-sided betting e-process on the signs so far (ties carry no bet), and the side it
+    favours: the mean, over a bet of λ = 0.1, 0.2, ..., 0.9 on up and the same on down, of the
+    wealth (1 ± λ)^n+ · (1 ∓ λ)^n− a bettor starting with 1 holds. Under the null (each case not
+    tied is up or down with probability 1/2, independently) every such wealth is a martingale
+    with mean 1, so their mean is too, and by Ville's inequality it ever reaches 1/α with
+    probability at most α. Summed in logarithms: a wealth past a float's range stays a number."""
+    logs = [n_plus * math.log1p(s * bet) + n_minus * math.log1p(-s * bet) for bet in BETS for s in (1, -1)]
+    top = max(logs)
+    log_e = top + math.log(math.fsum(math.exp(x - top) for x in logs) / len(logs))
+    # the up bets' wealth is at least the down bets' exactly when n+ ≥ n− (each term's ratio is
+    # ((1 + λ)/(1 − λ))^(n+ − n−))
+    return math.exp(min(log_e, _LARGEST_LOG)), "better" if n_plus >= n_minus else "worse"
+
+
+def stop(n_plus: int, n_minus: int, remaining: int, *, anytime: bool = False) -> Stop | None:
+    """Why to start nothing more, or None. By default, the exact sign test's verdict is certain.
+    With `anytime` the e-process alone decides: it stops on its side once it reaches 1/α, and
+    never otherwise (mixing in the sign test would spend α twice)."""
+    if anytime:
+        e, side = e_value(n_plus, n_minus)
+        return Stop(side, E_PROCESS, e) if e >= 1 / ALPHA else None
+    verdict = certain(n_plus, n_minus, remaining)
+    return None if verdict is None else Stop(verdict, SIGN_TEST)
+
+
+def stopping_point(signs: Sequence[int], *, anytime: bool = False) -> tuple[int, Stop | None]:
+    """How many of these cases (each Δ's sign, in the order they run) run before the run stops:
+    the first k with stop(...) before case k + 1 starts (len(signs) and None if never)."""
     n_plus = n_minus = 0
     for ran, sign in enumerate(signs):
-        if certain(n_plus, n_minus, len(signs) - ran) is not None:
-            return ran
+        found = stop(n_plus, n_minus, len(signs) - ran, anytime=anytime)
+        if found is not None:
+            return ran, found
         n_plus, n_minus = n_plus + (sign > 0), n_minus + (sign < 0)
-    return len(signs)
+    return len(signs), None
 
 
 # ---- in a run ---------------------------------------------------------------------------
@@ -83,6 +128,7 @@ class Curtail:
     baseline: Path
     suite: Path
     seed: int = 0
+    anytime: bool = False  # also stop once the e-process reaches 1/α (e_value)
 
 
 def requested(
@@ -93,11 +139,17 @@ def requested(
     seed: int | None,
     condition: str,
     sharded: bool,
+    anytime: bool = False,
 ) -> Curtail | None:
     """The CLI's options as a Curtail (None without --stop-when-decided); any combination that
     cannot be honoured is refused before anything runs."""
     if not stop_when_decided:
-        named = (("--baseline", baseline), ("--suite", suite), ("--seed", seed))
+        named = (
+            ("--baseline", baseline),
+            ("--suite", suite),
+            ("--seed", seed),
+            ("--anytime", anytime or None),
+        )
         given = [name for name, value in named if value is not None]
         if given:
             raise UsageError(f"{' and '.join(given)} only mean something with --stop-when-decided")
@@ -114,7 +166,7 @@ def requested(
         from .check import default_suite
 
         suite = default_suite()
-    return Curtail(baseline, suite, 0 if seed is None else seed)
+    return Curtail(baseline, suite, 0 if seed is None else seed, anytime)
 
 
 @dataclass
@@ -126,7 +178,8 @@ class Curtailed:
     n_plus: int
     n_minus: int
     verdict: PairedVerdict
-    stopped: bool  # the verdict became certain before every call had started
+    stopped: Stop | None  # why it started nothing more before every case was complete
+    anytime: bool = False  # the e-process decides (--anytime), not the sign test
     not_run: list[tuple[str, int]] = field(default_factory=list)  # (case, trial)
     call_usd: float | None = None  # what one call cost on average (to price what was not spent)
 
@@ -141,7 +194,7 @@ class Watch:
     def __init__(self, request: RunRequest, cases: Sequence[dict[str, Any]]) -> None:
         curtail = request.curtail
         assert curtail is not None  # only a curtailed run makes a Watch
-        self.trials, self.seed = request.trials, curtail.seed
+        self.trials, self.seed, self.anytime = request.trials, curtail.seed, curtail.anytime
         self.ids = [c["id"] for c in cases if not request.case_ids or c["id"] in request.case_ids]
         self.suite: Suite = load_suite(curtail.suite)
         self.criteria = catalog_criteria(request.cases)
@@ -204,9 +257,9 @@ class Watch:
             up, down = up + (difference > 0), down + (difference < 0)
         return up, down, complete
 
-    def decided(self) -> PairedVerdict | None:
+    def decided(self) -> Stop | None:
         up, down, complete = self.signs()
-        return certain(up, down, len(self.ids) - complete)
+        return stop(up, down, len(self.ids) - complete, anytime=self.anytime)
 
     def guard(self, work: Callable[[Task], Done | None]) -> Callable[[Task], Done | None]:
         """`work`, started only while the verdict is not yet certain; each row it makes is counted."""
@@ -227,14 +280,21 @@ class Watch:
     def finish(self, store: Store) -> Curtailed:
         """The calls not started, each recorded as a whole row saying why; and what happened."""
         up, down, complete = self.signs()
-        verdict = self.decided()
-        stopped = verdict is not None and complete < len(self.ids)  # by this run or an earlier one
-        shown = verdict if verdict is not None else sign_verdict(up, down)
-        found = Curtailed(len(self.ids), complete, up, down, shown, stopped, call_usd=self._call_usd())
+        decided = self.decided()
+        stopped = (
+            decided if decided is not None and complete < len(self.ids) else None
+        )  # this run's or an earlier's
+        if decided is not None:
+            shown = decided.verdict
+        else:  # with --anytime, an e-process that never reached 1/α decides nothing
+            shown = "inconclusive" if self.anytime else sign_verdict(up, down)
+        found = Curtailed(
+            len(self.ids), complete, up, down, shown, stopped, self.anytime, call_usd=self._call_usd()
+        )
         condition, runner = self._scope
-        if self._skipped:  # only ever skipped once the verdict was certain
+        if self._skipped and stopped is not None:  # only ever skipped once the run had stopped
             found.not_run = sorted(self._skipped, key=lambda key: (self.ids.index(key[0]), key[1]))
-            why = f"{STOPPED.format(run=complete, total=len(self.ids))} ({shown})"
+            why = f"{stopped.said(complete, len(self.ids))} ({shown})"
             for case_id, trial in found.not_run:
                 store.append(
                     {
@@ -266,16 +326,17 @@ def _cost(row: Mapping[str, Any]) -> float | None:
 def lines(found: Curtailed) -> list[str]:
     """What `run` says on stderr about the curtailment."""
     counts = f"{found.n_plus} up, {found.n_minus} down (exact sign test)"
+    if found.anytime:
+        counts = f"{found.n_plus} up, {found.n_minus} down (e-process: anytime-valid at 5%)"
     if not found.stopped:
         if found.complete == found.cases:
-            return [
-                f"--stop-when-decided: every case ran; the sign-test verdict is {found.verdict}: {counts}."
-            ]
+            rule = "the e-process's" if found.anytime else "the sign-test"
+            return [f"--stop-when-decided: every case ran; {rule} verdict is {found.verdict}: {counts}."]
         return [
             f"--stop-when-decided: {found.complete} of {found.cases} cases complete and the verdict not yet "
             f"certain ({counts}); rerun to go on."
         ]
-    said = [STOPPED.format(run=found.complete, total=found.cases) + f": {found.verdict}, {counts}."]
+    said = [found.stopped.said(found.complete, found.cases) + f": {found.verdict}, {counts}."]
     if not found.not_run:
         return said + ["The rows not run were recorded so by an earlier run; nothing more was started."]
     said.append(
