@@ -16,6 +16,11 @@ verdict of the cases that ran (the rest count as unchanged, one of the completio
 verdict of the whole run: curtailing costs nothing in error rates. A suite of 5 cases or fewer
 can never reach p < 0.05 and stops before its first call.
 
+`--anytime` swaps the rule for a betting e-process on the same signs (e_value): the run stops
+once it reaches 1/α = 20 and the side it bet on is the verdict; if it never does, every case runs
+and the verdict is inconclusive. Valid at any stopping time by Ville's inequality, it often stops
+sooner when the effect is large and is more conservative than the sign test when it is not.
+
 Cases run in a random order (seeded), every trial of a case together, so the cases not run are
 a random set, not the catalog's tail. The calls it does not start are recorded in the output as
 rows with `"not_run": "<why>"` and no response (rows.NotRunRow), which every reader skips.
@@ -128,7 +133,7 @@ class Curtail:
     baseline: Path
     suite: Path
     seed: int = 0
-    anytime: bool = False  # also stop once the e-process reaches 1/α (e_value)
+    anytime: bool = False  # --anytime: the e-process decides instead, stopping once it reaches 1/α
 
 
 def requested(
