@@ -201,7 +201,7 @@ def test_costs_of_no_lift_cases_come_from_the_responses(
     assert found.cases[0].cost_usd == pytest.approx(0.5)
     shown = audit.text(found)
     assert "1 case with no lift (both conditions agree on every trial), which cost $0.5000." in shown
-    assert "3 response rows recorded as not run" in shown
+    assert "3 response rows recorded as not run (run --stop-when-decided): not audited." in shown
 
 
 def test_criteria_are_audited_as_checks_are(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -127,7 +127,16 @@ def test_thirty_cases_all_up_stop_after_21(tmp_path: Path, capsys: pytest.Captur
         )
         == exitcodes.OK
     )
-    assert "9 response rows recorded as not run: not checked." in capsys.readouterr().err
+    said = "9 response rows recorded as not run (run --stop-when-decided): "
+    assert said + "not checked." in capsys.readouterr().err
+    sheet, key = root / "sheet.jsonl", root / "key.jsonl"
+    out, cases = str(root / "out.jsonl"), str(root / "cases.jsonl")
+    assert main(["blind", out, "--sheet", str(sheet), "--key", str(key), "--cases", cases]) == exitcodes.OK
+    assert said + "not on the sheet." in capsys.readouterr().err
+    assert len(sheet.read_text().splitlines()) == 21
+    page = root / "report.html"
+    assert main(["report", "--cases", cases, "--responses", out, "--out", str(page)]) == exitcodes.OK
+    assert said + "not in the report." in capsys.readouterr().err
 
 
 def test_a_rerun_starts_nothing_more(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

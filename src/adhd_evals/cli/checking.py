@@ -17,9 +17,8 @@ from ..output import refuse_clobbering, write_all_atomically
 from ..runs import check as checking
 from ..runs.blind import blind
 from ..runs.blind import markdown as sheet_markdown
-from ..runs.rows import NotRunRow
+from ..runs.rows import NotRunRow, not_run_note
 from ..schema import DEFAULT_CATALOG
-from ..text import plural
 from . import options
 from .options import Cases, MaxBytes, Shard, ShardCount
 
@@ -89,7 +88,7 @@ def check_command(
     else:
         print("\n".join(checking.summary_table(run)))
     if not_run:  # a curtailed run's (run --stop-when-decided): counted, never checked
-        print(f"{plural(len(not_run), 'response row')} recorded as not run: not checked.", file=sys.stderr)
+        print(not_run_note(len(not_run), "not checked"), file=sys.stderr)
     return exitcodes.OK if run.clean else exitcodes.FAILED
 
 
@@ -127,7 +126,10 @@ def blind_command(
             f"No catalog at {catalog}: the sheet carries no prompts or criteria (pass --cases).",
             file=sys.stderr,
         )
-    rows, keyed = blind(checking.read_responses(responses), seed, known)
+    not_run: list[NotRunRow] = []
+    rows, keyed = blind(checking.read_responses(responses, not_run), seed, known)
+    if not_run:
+        print(not_run_note(len(not_run), "not on the sheet"), file=sys.stderr)
     files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}
     if markdown is not None:
         files[markdown] = sheet_markdown(rows)

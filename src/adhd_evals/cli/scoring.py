@@ -31,7 +31,7 @@ from .options import FLAG, Cases, Checks, Key, MaxBytes
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..runs.rows import QuarantineJson, ResultRow, ScoreSummary
+    from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
 
 commands = typer.Typer()
 
@@ -338,7 +338,12 @@ def report_command(
             "certificate": certificate,
         },
     )
-    inputs = report.Inputs(load_valid(cases), read_responses(responses))
+    not_run: list[NotRunRow] = []
+    inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run))
+    if not_run:  # a curtailed run's rows: skipped, and said
+        from ..runs.rows import not_run_note
+
+        print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
     inputs.checks = scoring.read_results(checks) if checks is not None else None
     inputs.criteria = _criteria(criteria, certificate)
     if scores is not None:

@@ -50,6 +50,7 @@ from .rows import (
     ResultRow,
     VerdictRow,
     field_problems,
+    not_run_note,
     read_shaped,
     result_problems,
 )
@@ -406,9 +407,7 @@ def suite_lines(found: Audit) -> list[str]:
         )
     lines.append(_resolution(s))
     if found.not_run:
-        lines.append(
-            f"{plural(found.not_run, 'response row')} recorded as not run (a curtailed run): not audited."
-        )
+        lines.append(not_run_note(found.not_run, "not audited"))
     return lines
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, g
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
 from ..schema import Condition as Condition  # defined once, in the core
+from ..text import plural
 from .rubric import METRICS, Metric
 
 if sys.version_info >= (3, 11):
@@ -502,6 +503,11 @@ def read_responses(path: Path, not_run: list[NotRunRow] | None = None) -> list[R
         elif not_run is not None and is_not_run(row):
             not_run.append(row)
     return found
+
+
+def not_run_note(count: int, left: str) -> str:
+    """What a reader of responses says of the rows a curtailed run did not run (it skips them)."""
+    return f"{plural(count, 'response row')} recorded as not run (run --stop-when-decided): {left}."
 
 
 def read_key(path: Path) -> list[KeyRow]:
