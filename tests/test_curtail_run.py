@@ -353,3 +353,32 @@ def test_anytime_when_every_case_runs(
     assert all("response" in r for r in _rows(root)) and len(_rows(root)) == cases
     said = f"every case ran; the e-process's verdict is {verdict}: {cases} up, 0 down (e-process"
     assert said in capsys.readouterr().err
+
+
+def test_audit_of_a_curtailed_run_says_so_and_gives_its_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The 30-case run that stopped after 21: `check` on the baseline and on the candidate's
+    output, then `audit --responses` on the output: the 9 rows not run are counted, the run's
+    reason repeated, and the exact sign test over the 21 cases' Δ (all up: p = 2/2^21 = 0.0000)
+    says better, the run's verdict."""
+    root = _workspace(tmp_path, 30)
+    assert _curtailed(root, "--runner", "stub", "--trials", "1") == exitcodes.OK
+    both = []
+    for name in ("base", "out"):
+        results = root / f"{name}-results.jsonl"
+        argv = ["check", str(root / f"{name}.jsonl"), "--cases", str(root / "cases.jsonl")]
+        main([*argv, "--suite", str(root / "checks.py"), "--output", str(results)])
+        both.append(results.read_text())
+    (root / "results.jsonl").write_text("".join(both))
+    capsys.readouterr()
+    assert (
+        main(["audit", str(root / "results.jsonl"), "--responses", str(root / "out.jsonl")]) == exitcodes.OK
+    )
+    out = capsys.readouterr().out
+    assert "Exact sign test over the cases' Δ: better (21 up, 0 down, p = 0.0000)." in out
+    assert "9 response rows recorded as not run (run --stop-when-decided): not audited." in out
+    assert (
+        "The run that wrote them said: stopped after 21 of 30 cases: the sign-test verdict was already "
+        "certain (better)."
+    ) in out

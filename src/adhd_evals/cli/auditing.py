@@ -103,7 +103,12 @@ def _audit(
     not_run: list[NotRunRow] = []
     answered = None if responses is None else read_responses(responses, not_run)
     found = audit.audit(
-        outcomes, responses=answered, flaky_above=flaky_above, effect=effect, not_run=len(not_run)
+        outcomes,
+        responses=answered,
+        flaky_above=flaky_above,
+        effect=effect,
+        not_run=len(not_run),
+        not_run_reasons=[row["not_run"] for row in not_run],
     )
     if quarantine_out is not None:
         write_all_atomically({quarantine_out: jsonl.text(audit.quarantine_rows(found))})

@@ -45,6 +45,7 @@ from . import paired as stats
 from .agree import wilson
 from .check import Suite, run_one
 from .rows import (
+    PairedVerdict,
     QuarantineJson,
     ResponseRow,
     ResultRow,
@@ -54,6 +55,17 @@ from .rows import (
     read_shaped,
     result_problems,
 )
+
+ALPHA = 1 - stats.exact(stats.LEVEL)  # 1/20, exactly: the sign test's level here and in curtail
+
+
+def sign_verdict(n_plus: int, n_minus: int) -> PairedVerdict:
+    """The exact two-sided sign test's verdict on n+ cases up and n− down (paired.sign_test):
+    `better` when p < 0.05 and more went up, `worse` when p < 0.05 and more went down."""
+    if n_plus == n_minus or not stats.sign_test(n_plus, n_minus).p < ALPHA:
+        return "inconclusive"
+    return "better" if n_plus > n_minus else "worse"
+
 
 Label = Literal["unpaired", "saturated", "floor", "flaky", "discriminating", "baseline-only", "flat"]
 Kind = Literal["check", "criterion"]
@@ -164,6 +176,11 @@ class SuiteFigures:
     paired: stats.Analysis | None  # over the cases with a Δ
     effect: float
     cases_needed: int | None
+    sign: stats.SignTest | None = None  # over the cases' Δ (None: no paired case)
+
+    @property
+    def verdict(self) -> PairedVerdict | None:
+        return None if self.sign is None else sign_verdict(self.sign.n_plus, self.sign.n_minus)
 
     @property
     def resolves(self) -> bool | None:
@@ -179,6 +196,7 @@ class Audit:
     suite: SuiteFigures
     flaky_above: float
     not_run: int = 0  # response rows a curtailed run recorded as not run
+    not_run_reasons: tuple[str, ...] = ()  # why, as the run wrote it on those rows
 
     def quarantine(self) -> list[ItemAudit]:
         return [audit for audit in self.items if audit.label == "flaky"]
@@ -314,7 +332,8 @@ def suite_figures(items: Sequence[ItemAudit], cases: Sequence[CaseAudit], effect
         analysis = stats.analyse(series)
     needed = None if analysis is None or analysis.n < 2 else stats.cases_needed(analysis.sd, effect)
     moving = sum(c.delta is not None and c.delta != 0 for c in cases)
-    return SuiteFigures(len(checks), deciding, len(cases), moving, analysis, effect, needed)
+    sign = None if analysis is None else analysis.sign
+    return SuiteFigures(len(checks), deciding, len(cases), moving, analysis, effect, needed, sign)
 
 
 def costs_of(responses: Iterable[ResponseRow]) -> dict[str, float]:
@@ -334,10 +353,12 @@ def audit(
     flaky_above: float = FLAKY_ABOVE,
     effect: float = EFFECT,
     not_run: int = 0,
+    not_run_reasons: Sequence[str] = (),
 ) -> Audit:
     items = audit_items(outcomes, flaky_above)
     cases = audit_cases(outcomes, items, None if responses is None else costs_of(responses))
-    return Audit(items, cases, suite_figures(items, cases, effect), flaky_above, not_run)
+    reasons = tuple(dict.fromkeys(not_run_reasons))  # each once, in the order met
+    return Audit(items, cases, suite_figures(items, cases, effect), flaky_above, not_run, reasons)
 
 
 # ---- showing it ------------------------------------------------------------------------------
@@ -406,8 +427,14 @@ def suite_lines(found: Audit) -> list[str]:
             f"{plural(len(idle), 'case')} with no lift (both conditions agree on every trial){paid}."
         )
     lines.append(_resolution(s))
+    if s.sign is not None:
+        lines.append(
+            f"Exact sign test over the cases' Δ: {s.verdict} ({s.sign.n_plus} up, {s.sign.n_minus} down, "
+            f"p = {s.sign.p:.4f})."
+        )
     if found.not_run:
         lines.append(not_run_note(found.not_run, "not audited"))
+        lines += [f"The run that wrote them said: {why}." for why in found.not_run_reasons]
     return lines
 
 
@@ -482,8 +509,12 @@ def as_json(found: Audit) -> dict[str, Any]:
             "effect": s.effect,
             "resolves": s.resolves,
             "cases_needed": s.cases_needed,
+            "sign_test": None
+            if s.sign is None
+            else {"n_plus": s.sign.n_plus, "n_minus": s.sign.n_minus, "p": s.sign.p, "verdict": s.verdict},
         },
         "not_run": found.not_run,
+        "not_run_reasons": list(found.not_run_reasons),
         "quarantine": [a.json() for a in found.quarantine()],
     }
 

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..errors import UsageError
 from ..text import plural
-from . import paired as stats
-from .audit import Outcome, check_outcomes, pass_counts
+from .audit import ALPHA, Outcome, check_outcomes, pass_counts
+from .audit import sign_verdict as sign_verdict  # the verdict curtailment keeps (one home: audit)
 from .check import catalog_criteria, load_suite, run_checks
 from .rows import PairedVerdict, ResponseRow, read_responses
 
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from .execute import RunRequest, Task
     from .store import Store
 
-ALPHA = 1 - stats.exact(stats.LEVEL)  # 1/20, exactly
 BETS = tuple(k / 10 for k in range(1, 10))  # the e-process's bets (e_value)
 _LARGEST_LOG = 700.0  # e^700 is about 1e304: past it an e-value is shown as that
 SIGN_TEST, E_PROCESS = "sign test", "e-process"
@@ -68,13 +67,6 @@ class Stop(NamedTuple):
         if self.rule == SIGN_TEST:
             return STOPPED.format(run=run, total=total)
         return STOPPED_E.format(run=run, total=total, e=float(self.e or 0))
-
-
-def sign_verdict(n_plus: int, n_minus: int) -> PairedVerdict:
-    """The exact two-sided sign test's verdict on n+ cases up and n− down."""
-    if n_plus == n_minus or not stats.sign_test(n_plus, n_minus).p < ALPHA:
-        return "inconclusive"
-    return "better" if n_plus > n_minus else "worse"
 
 
 def certain(n_plus: int, n_minus: int, remaining: int) -> PairedVerdict | None:
