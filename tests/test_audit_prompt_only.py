@@ -128,3 +128,15 @@ def test_with_check_results_too_both_run(work: Path, capsys: pytest.CaptureFixtu
     assert main(["audit", str(FIXTURES / "audit" / "results.jsonl"), "--prompt-only"]) == exitcodes.FAILED
     captured = capsys.readouterr()
     assert "lists_steps" in captured.out and "mentions_sourdough" in captured.err
+
+
+def test_both_passes_as_one_json_document(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from helpers import FIXTURES
+
+    argv = ["audit", str(FIXTURES / "audit" / "results.jsonl"), "--prompt-only", "--json"]
+    assert main(argv) == exitcodes.FAILED
+    shown = json.loads(capsys.readouterr().out)
+    assert len(shown["items"]) == 5 and [e["check"] for e in shown["prompt_only"]] == [
+        "mentions_sourdough",
+        "leaks_no_password",
+    ]

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from .. import exitcodes, jsonl
 from ..errors import UsageError
 from ..output import refuse_clobbering, write_all_atomically
+from ..runs import audit
+from ..runs.audit import Audit, Echo
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -69,17 +71,17 @@ def audit_command(
         {"--quarantine-out": quarantine_out},
         {"check results": checks, "responses": responses, "criteria": criteria, "check module": suite},
     )
-    echoed = _prompt_only(suite, cases, as_json=as_json) if prompt_only else None
+    echoed = _prompt_only(suite, cases) if prompt_only else None
+    found = None
     if checks is not None or criteria is not None:
-        _audit(
-            checks,
-            responses,
-            criteria,
-            quarantine_out,
-            flaky_above,
-            effect,
-            shown="json" if as_json else "markdown" if markdown else "text",
-        )
+        found = _audit(checks, responses, criteria, quarantine_out, flaky_above, effect)
+    if as_json:  # one JSON document, whichever passes ran
+        shown: dict[str, Any] = {} if found is None else audit.as_json(found)
+        if echoed is not None:
+            shown["prompt_only"] = [echo.json() for echo in echoed]
+        print(json.dumps(shown, ensure_ascii=False, indent=2))
+    elif found is not None:
+        sys.stdout.write(audit.markdown(found) if markdown else audit.text(found))
     return exitcodes.FAILED if echoed else exitcodes.OK
 
 
@@ -90,10 +92,7 @@ def _audit(
     quarantine_out: Path | None,
     flaky_above: float,
     effect: float,
-    *,
-    shown: str,
-) -> None:
-    from ..runs import audit
+) -> Audit:
     from ..runs.criteria import read_verdicts
     from ..runs.rows import NotRunRow, read_responses
 
@@ -117,22 +116,16 @@ def _audit(
             "nothing removed from the suite.",
             file=sys.stderr,
         )
-    if shown == "json":
-        print(json.dumps(audit.as_json(found), ensure_ascii=False, indent=2))
-    else:
-        sys.stdout.write(audit.markdown(found) if shown == "markdown" else audit.text(found))
+    return found
 
 
-def _prompt_only(suite: Path | None, cases: Path, *, as_json: bool) -> bool:
-    """The prompt-only pass; whether any check passed without a real answer."""
+def _prompt_only(suite: Path | None, cases: Path) -> list[Echo]:
+    """The prompt-only pass: the checks that passed without a real answer, each said on stderr."""
     from ..catalog import load_valid
     from ..runs import check as checking
-    from ..runs.audit import echoes
 
     module = suite if suite is not None else checking.default_suite()
-    found = echoes(checking.load_suite(module), load_valid(cases), checking.DEFAULT_CHECK_TIMEOUT)
-    if as_json:
-        print(json.dumps({"prompt_only": [e.json() for e in found]}, ensure_ascii=False, indent=2))
+    found = audit.echoes(checking.load_suite(module), load_valid(cases), checking.DEFAULT_CHECK_TIMEOUT)
     for echo in found:
         print(echo.line(), file=sys.stderr)
     print(
@@ -140,4 +133,4 @@ def _prompt_only(suite: Path | None, cases: Path, *, as_json: bool) -> bool:
         "prompt, or an empty one).",
         file=sys.stderr,
     )
-    return bool(found)
+    return found
