@@ -25,7 +25,9 @@ commands = typer.Typer()
 @commands.command("audit")
 def audit_command(
     *,
-    checks: Path | None = typer.Argument(None, help="Check results ('adhd-evals check --output')."),
+    checks: Path | None = typer.Argument(
+        None, metavar="[CHECKS]", help="Check results ('adhd-evals check --output')."
+    ),
     responses: Path | None = typer.Option(
         None, "--responses", help="The responses the results are of: what each case cost, and rows not run."
     ),
