@@ -26,7 +26,7 @@ commands = typer.Typer()
 def audit_command(
     *,
     checks: Path | None = typer.Argument(
-        None, metavar="[CHECKS]", help="Check results ('adhd-evals check --output')."
+        None, metavar="CHECKS", help="Check results ('adhd-evals check --output')."
     ),
     responses: Path | None = typer.Option(
         None, "--responses", help="The responses the results are of: what each case cost, and rows not run."
