@@ -71,6 +71,7 @@ def test_the_listing_keeps_its_order() -> None:
         "judge",
         "agree",
         "verdicts",
+        "audit",
         "report",
         "export",
         "lint",

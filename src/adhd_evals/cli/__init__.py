@@ -37,6 +37,7 @@ COMMANDS = {
     "judge": "running",
     "agree": "scoring",
     "verdicts": "scoring",
+    "audit": "auditing",
     "report": "scoring",
     "export": "catalog",
     "lint": "linting",

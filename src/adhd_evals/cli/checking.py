@@ -17,6 +17,7 @@ from ..output import refuse_clobbering, write_all_atomically
 from ..runs import check as checking
 from ..runs.blind import blind
 from ..runs.blind import markdown as sheet_markdown
+from ..runs.rows import NotRunRow, not_run_note
 from ..schema import DEFAULT_CATALOG
 from . import options
 from .options import Cases, MaxBytes, Shard, ShardCount
@@ -67,7 +68,8 @@ def check_command(
     checking.refuse_torn_pair(cases, suite)
     criteria = checking.catalog_criteria(cases)
     loaded = checking.load_suite(suite)
-    rows = checking.read_responses(responses)
+    not_run: list[NotRunRow] = []
+    rows = checking.read_responses(responses, not_run)
     ids = list(criteria)
     part = options.shard_part(shard, shard_count)
     if part is not None:  # this shard's cases and rows only: the catalog's other cases are other shards'
@@ -85,6 +87,8 @@ def check_command(
         print(json.dumps(checking.summary_json(run), indent=2, ensure_ascii=False))
     else:
         print("\n".join(checking.summary_table(run)))
+    if not_run:  # a curtailed run's (run --stop-when-decided): counted, never checked
+        print(not_run_note(len(not_run), "not checked"), file=sys.stderr)
     return exitcodes.OK if run.clean else exitcodes.FAILED
 
 
@@ -122,7 +126,10 @@ def blind_command(
             f"No catalog at {catalog}: the sheet carries no prompts or criteria (pass --cases).",
             file=sys.stderr,
         )
-    rows, keyed = blind(checking.read_responses(responses), seed, known)
+    not_run: list[NotRunRow] = []
+    rows, keyed = blind(checking.read_responses(responses, not_run), seed, known)
+    if not_run:
+        print(not_run_note(len(not_run), "not on the sheet"), file=sys.stderr)
     files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}
     if markdown is not None:
         files[markdown] = sheet_markdown(rows)

@@ -15,6 +15,8 @@ from ..output import refuse_clobbering
 from ..runs import shard as sharding
 from ..runs.cache import Cache, default_dir
 from ..runs.config import load_runner
+from ..runs.curtail import lines as curtailed_lines
+from ..runs.curtail import requested
 from ..runs.execute import RunRequest, charged_line, run
 from ..runs.judge import JudgeRequest, judge, swap_lines
 from ..schema import DEFAULT_CATALOG, Condition
@@ -85,14 +87,55 @@ def run_command(
             "when its cost is unknown). Default: the runner's assume_call_usd; required with --jobs above 1."
         ),
     ] = None,
+    stop_when_decided: bool = typer.Option(
+        False,
+        "--stop-when-decided",
+        metavar=FLAG,
+        help="With --condition candidate and --baseline: run the cases in a random order and start no new "
+        "call once no outcome of the rest could change the exact sign test's verdict on the cases' check Δ.",
+    ),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", help="With --stop-when-decided: the baseline's responses, already run."
+    ),
+    suite: Annotated[
+        Path | None,
+        options.suite(
+            "With --stop-when-decided: the check module deciding each case's Δ (default evals/checks.py)."
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, options.seed("With --stop-when-decided: the seed of the cases' order (default 0).")
+    ] = None,
+    anytime: bool = typer.Option(
+        False,
+        "--anytime",
+        metavar=FLAG,
+        help="With --stop-when-decided: also stop once a betting e-process on the cases' signs reaches 20 "
+        "(anytime-valid at 5%; see docs/runs-and-money.md).",
+    ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
 
     refuse_clobbering(
         {"--output": output},
-        {"catalog": cases, "runner config": runner_config, "condition skill": condition_skill},
+        {
+            "catalog": cases,
+            "runner config": runner_config,
+            "condition skill": condition_skill,
+            "baseline": baseline,
+            "check module": suite,
+        },
     )
     part = options.shard_part(shard, shard_count)
+    curtail = requested(
+        stop_when_decided=stop_when_decided,
+        baseline=baseline,
+        suite=suite,
+        seed=seed,
+        condition=condition,
+        sharded=part is not None,
+        anytime=anytime,
+    )
     budget_usd = sharding.budget(budget_usd, shard_budget_total, part, 25.0)
     responses = _cache(cache, refresh)
     request = RunRequest(
@@ -114,6 +157,7 @@ def run_command(
         assume_call_usd,
         shard=part,
         cache=responses,
+        curtail=curtail,
     )
     summary = run(request)
     if summary.repaired_bytes:
@@ -136,6 +180,8 @@ def run_command(
         )
     if summary.charged_calls:
         print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
+    if summary.curtailed is not None:
+        print("\n".join(curtailed_lines(summary.curtailed)), file=sys.stderr)
     if allow_unmetered:
         cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
         print(

@@ -8,7 +8,7 @@ import enum
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -28,6 +28,11 @@ from ..text import plural
 from . import options
 from .options import FLAG, Cases, Checks, Key, MaxBytes
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
+
 commands = typer.Typer()
 
 
@@ -43,6 +48,11 @@ def score_command(
         ..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
     ),
     checks: Checks = None,
+    quarantine: Path | None = typer.Option(
+        None,
+        "--quarantine",
+        help="With --checks: the list 'audit --quarantine-out' wrote; also print the verdict without those checks.",
+    ),
     key: Key = None,
     weights: str | None = typer.Option(
         None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
@@ -99,13 +109,63 @@ def score_command(
         decide=decide,
         criteria=_criteria(criteria, certificate),
     )
+    if quarantine is not None:  # issue 37: informs; the verdict with the checks is the one that decides
+        summary["quarantine"] = _quarantined(
+            quarantine,
+            results,
+            lambda kept: scoring.summarize(
+                rows,
+                scoring.parse_weights(weights),
+                kept,
+                allow_unwritten=allow_unwritten,
+                min_trials=min_trials,
+                decide=decide,
+                criteria=_criteria(criteria, certificate),
+            ),
+            summary,
+        )
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    if quarantine is not None and not as_json:
+        print(_quarantine_line(summary["quarantine"]))
     if criteria is not None and not as_json:
         print("\n".join(counting.table(summary["criteria"])))
     if gate is Gate.PAIRED:
         verdict = summary["decision"]["verdict"]
         return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
+
+
+def _quarantined(
+    path: Path,
+    results: list[ResultRow] | None,
+    summarize: Callable[[list[ResultRow]], ScoreSummary],
+    summary: ScoreSummary,
+) -> QuarantineJson:
+    """score --quarantine: the verdict again without the listed checks' results."""
+    from ..runs.audit import read_quarantine, without_quarantined
+
+    if results is None:
+        raise UsageError("--quarantine sets check results aside: pass them with --checks")
+    listed = read_quarantine(path)
+    kept, set_aside = without_quarantined(results, listed)
+    return {
+        "listed": len(listed),
+        "results": set_aside,
+        "with_them": _verdict_of(summary),
+        "without_them": _verdict_of(summarize(kept)),
+    }
+
+
+def _verdict_of(summary: ScoreSummary) -> str:
+    if "decision" in summary and summary["decision"]["gate"] == "paired":
+        return summary["decision"]["verdict"]
+    return "passed" if summary["release_gate"]["passed"] else "failed"
+
+
+def _quarantine_line(found: QuarantineJson) -> str:
+    from ..runs.audit import quarantine_line
+
+    return quarantine_line(found)
 
 
 def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any] | None:
@@ -278,7 +338,12 @@ def report_command(
             "certificate": certificate,
         },
     )
-    inputs = report.Inputs(load_valid(cases), read_responses(responses))
+    not_run: list[NotRunRow] = []
+    inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run))
+    if not_run:  # a curtailed run's rows: skipped, and said
+        from ..runs.rows import not_run_note
+
+        print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
     inputs.checks = scoring.read_results(checks) if checks is not None else None
     inputs.criteria = _criteria(criteria, certificate)
     if scores is not None:

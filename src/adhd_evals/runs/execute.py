@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -29,6 +30,7 @@ from .store import Store
 
 if TYPE_CHECKING:
     from .cache import Cache
+    from .curtail import Curtail, Curtailed, Watch
     from .shard import Shard
 
 
@@ -52,6 +54,7 @@ class RunRequest:
     assume_call_usd: float | None = None  # None: the runner config's, if it has one
     shard: Shard | None = None  # issue 24: only this shard's cases, recorded beside the output
     cache: Cache | None = None  # issue 24: a hit is a row at no cost (no budget reserved)
+    curtail: Curtail | None = None  # issue 37: --stop-when-decided (see curtail.py)
 
 
 @dataclass
@@ -66,6 +69,7 @@ class RunSummary:
     repaired_bytes: int = 0
     charged: float = 0.0  # calls whose cost is unknown, charged their reservation
     charged_calls: int = 0
+    curtailed: Curtailed | None = None  # issue 37: what --stop-when-decided did
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
@@ -95,6 +99,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
     if unknown:
         raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
     instructions = skill_text(request.condition, request.skill)
+    watch = _watch(request, cases)  # None unless --stop-when-decided: its inputs checked before any write
     with calls.only_writer(request.output):
         if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
             from .shard import plan
@@ -113,9 +118,13 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
         with contextlib.closing(Store.open(request.output)) as store:
             summary = RunSummary(repaired_bytes=store.repaired_bytes)
             pending = _pending(request, cases, store, summary, instructions)
+            pending = watch.resume(store, pending) if watch else pending
             scope = (request.condition, request.runner.name)
             with calls.open_session(request, store, scope, progress_stream) as session:
-                driven = calls.drive(pending, lambda task: _one_call(request, task, session), session)
+                work = _guarded(watch, lambda task: _one_call(request, task, session))
+                driven = calls.drive(pending, work, session)
+            if watch:  # the calls it never started, recorded as not run (nothing is in flight now)
+                summary.curtailed = watch.finish(store)
     summary.ran, summary.failed_attempts = driven.written, driven.failed_attempts
     summary.stopped_for_budget, summary.stopped_for_calls = (
         driven.stopped_for_budget,
@@ -128,6 +137,21 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
 
 
 Task = tuple[dict[str, Any], int, str]  # (case, trial, prompt)
+
+
+def _watch(request: RunRequest, cases: list[dict[str, Any]]) -> Watch | None:
+    if request.curtail is None:
+        return None
+    from .curtail import Watch
+
+    return Watch(request, cases)
+
+
+def _guarded(
+    watch: Watch | None, work: Callable[[Task], calls.Done | None]
+) -> Callable[[Task], calls.Done | None]:
+    """`work`, consulting the watch (if any) before each task starts."""
+    return watch.guard(work) if watch else work
 
 
 def _pending(

@@ -412,6 +412,7 @@ def html_report(inputs: Inputs) -> str:
             "<h2>Checks</h2><p>Unwritten checks (placeholders) are shown apart from failed ones.</p>",
             _check_chart(inputs.checks),
         ]
+        parts.append(_audit_html(inputs.checks))
     if inputs.criteria is not None:
         parts.append(_criteria_html(inputs.criteria))
     parts.append(
@@ -422,6 +423,13 @@ def html_report(inputs: Inputs) -> str:
     parts += [_case_html(view) for view in views]
     parts.append("</tbody></table></body></html>\n")
     return "".join(parts)
+
+
+def _audit_html(checks: list[ResultRow]) -> str:
+    """The audit of the checks (issue 37): each check's label, rates and flip rate."""
+    from .audit import html_section  # only when a report has check results
+
+    return html_section(checks)
 
 
 def _criteria_html(found: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, g
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
 from ..schema import Condition as Condition  # defined once, in the core
+from ..text import plural
 from .rubric import METRICS, Metric
 
 if sys.version_info >= (3, 11):
@@ -54,6 +55,7 @@ Quantity = Literal[Metric, "weighted_score"]  # what the paired analysis compare
 # ---- what the row validators check -------------------------------------------------------
 
 RESPONSE_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "response": str}
+NOT_RUN_FIELDS = {"case_id": str, "trial": int, "condition": str, "runner": str, "not_run": str}
 KEY_FIELDS = {"case_id": str, "trial": int, "label": str, "condition": str}
 LABELLED_FIELDS = {"case_id": str, "trial": int, "condition": str}
 # what the gate counts (check --output writes more)
@@ -106,6 +108,17 @@ class ResponseRow(TypedDict):
     cost_usd: NotRequired[float | None]  # None: the CLI did not say
     elapsed_s: NotRequired[float]
     cached: NotRequired[bool]  # true on a cache hit: paid for by an earlier run
+
+
+class NotRunRow(TypedDict):
+    """A (case, trial) a curtailed run did not run (`run --stop-when-decided`): no response, and
+    why; every reader of responses skips it (read_responses), and counts it where it reports."""
+
+    case_id: str
+    trial: int
+    condition: str
+    runner: str
+    not_run: str
 
 
 class KeyRow(TypedDict):
@@ -379,6 +392,16 @@ class ScoreSummary(TypedDict):
     paired: NotRequired[PairedSection]
     reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
     decision: NotRequired[Decision]
+    quarantine: NotRequired[QuarantineJson]  # with --quarantine (issue 37)
+
+
+class QuarantineJson(TypedDict):
+    """`score --quarantine`: the verdict with the listed checks (it decides) and without them."""
+
+    listed: int  # checks in the list
+    results: int  # check results of those checks set aside for the second verdict
+    with_them: str  # the verdict as score decides it
+    without_them: str  # the verdict the same rows give without those checks' results
 
 
 class CheckSummary(TypedDict):
@@ -405,6 +428,19 @@ def unscored(row: SheetRow) -> SheetRow:
 
 def is_response(row: Mapping[str, object]) -> TypeGuard[ResponseRow]:
     return not response_problems(row)
+
+
+def is_not_run(row: Mapping[str, object]) -> TypeGuard[NotRunRow]:
+    """A row `run --stop-when-decided` wrote for a call it did not start: why, and no response."""
+    return (
+        "response" not in row
+        and isinstance(row.get("not_run"), str)
+        and not field_problems(row, NOT_RUN_FIELDS)
+    )
+
+
+def _response_or_not_run(row: Mapping[str, object]) -> TypeGuard[ResponseRow | NotRunRow]:
+    return is_response(row) or is_not_run(row)
 
 
 def is_key(row: Mapping[str, object]) -> TypeGuard[KeyRow]:
@@ -456,9 +492,22 @@ def checked_rows(
     return rows
 
 
-def read_responses(path: Path) -> list[ResponseRow]:
-    """Response rows as the runner writes them; every bad row is named by line."""
-    return read_shaped(path, is_response, response_problems, what="responses file")
+def read_responses(path: Path, not_run: list[NotRunRow] | None = None) -> list[ResponseRow]:
+    """Response rows as the runner writes them; every bad row is named by line. A row a curtailed
+    run recorded as not run carries no response: it is skipped (and put in `not_run`, if given)."""
+    rows = read_shaped(path, _response_or_not_run, response_problems, what="responses file")
+    found: list[ResponseRow] = []
+    for row in rows:
+        if is_response(row):
+            found.append(row)
+        elif not_run is not None and is_not_run(row):
+            not_run.append(row)
+    return found
+
+
+def not_run_note(count: int, left: str) -> str:
+    """What a reader of responses says of the rows a curtailed run did not run (it skips them)."""
+    return f"{plural(count, 'response row')} recorded as not run (run --stop-when-decided): {left}."
 
 
 def read_key(path: Path) -> list[KeyRow]:
