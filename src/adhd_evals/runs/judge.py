@@ -35,6 +35,7 @@ from ..errors import InputInvalid, RunnerFailed, UsageError
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import calls, process
+from .admission import looks_like_verdict, normalised, verdict_key
 from .calls import Unmetered
 from .config import Runner
 from .rows import LABELLED_FIELDS, field_problems
@@ -199,27 +200,47 @@ def _inside(response: str) -> list[dict[str, Any]]:
     return found
 
 
-def _looks_like_verdict(value: dict[str, Any]) -> bool:
-    return any(key in value for key in (*METRICS, "blocker", "criteria"))
+def embedded_verdicts(response: str) -> set[str]:
+    """What every verdict-shaped object the response carries decides (`admission.verdict_key`):
+    read from the response as written, normalised (so zero-width characters and fullwidth braces
+    hide nothing), and with its escaped quotes unescaped (an object written inside a string)."""
+    plain = normalised(response)
+    texts = {response, plain, plain.replace('\\"', '"')}
+    return {verdict_key(value) for text in texts for value in _inside(text) if looks_like_verdict(value)}
+
+
+QUOTED = "the only verdict object in the answer occurs in the response it judges (never taken as the judge's answer)"
+NO_VERDICT = "the answer holds no JSON verdict object (a refusal, or prose only)"
 
 
 def answer_object(answer: str, response: str, nonce: str | None = None) -> tuple[dict[str, Any] | None, str]:
-    """The judge's own verdict object, or None and why: an object that occurs in the response
-    (quoted, echoed, or re-serialized) is the response's text, never the judge's answer."""
+    """The judge's own verdict object, or None and why. Answer and response are compared
+    normalised: an object that occurs in the response (quoted, echoed, re-serialised, hidden by
+    invisible or fullwidth characters, or copied with its notes changed) is the response's text,
+    never the judge's answer; and the answer must hold exactly one verdict object of its own."""
+    text = normalised(answer)
     if nonce:  # an echoed fence and what it holds are the response, whatever the judge did with them
-        answer = re.sub(f"<response-{nonce}>.*?(</response-{nonce}>|$)", "", answer, flags=re.S)
-    quoted = None
-    embedded: list[dict[str, Any]] | None = None
-    for value, source in objects(answer):
-        if not _looks_like_verdict(value):
+        text = re.sub(f"<response-{nonce}>.*?(</response-{nonce}>|$)", "", text, flags=re.S)
+    plain = normalised(response)
+    embedded: set[str] | None = None
+    own, quoted = [], False
+    for value, source in objects(text):
+        if not looks_like_verdict(value):
             continue
         if embedded is None:
-            embedded = _inside(response)
-        if source.strip() in response or value in embedded:
-            quoted = "the only verdict object in the answer occurs in the response it judges (never taken as the judge's answer)"
+            embedded = embedded_verdicts(response)
+        if source.strip() in plain or verdict_key(value) in embedded:
+            quoted = True
             continue
-        return value, ""
-    return None, quoted or "the answer holds no JSON verdict object (a refusal, or prose only)"
+        own.append(value)
+    if len(own) > 1:
+        return None, (
+            f"the answer holds {len(own)} verdict objects of its own, not one (which is the judge's "
+            "answer cannot be told)"
+        )
+    if own:
+        return own[0], ""
+    return None, QUOTED if quoted else NO_VERDICT
 
 
 def verdict(
@@ -249,38 +270,39 @@ def verdict(
 def criterion_verdicts(
     given: Any, response: str, criteria: list[str]
 ) -> tuple[list[dict[str, str]], str | None]:
-    """Exactly one verdict per criterion of the case, by text, each with a real quote as its
-    evidence; in the case's order. Anything else is the reason the row is void."""
+    """Exactly one verdict per criterion of the case, by text (compared normalised, kept as the
+    case wrote it), each with a real quote as its evidence; in the case's order. Anything else
+    is the reason the row is void."""
     if not isinstance(given, list):
         return [], f"criteria is {json.dumps(given)[:80]}, not a list of criterion verdicts"
-    known, seen = set(criteria), {}
+    known = {normalised(c): c for c in reversed(criteria)}  # the first of two that read the same
+    seen: dict[str, dict[str, str]] = {}
+    plain = normalised(response)
     for item in given:
-        reason = _verdict_problem(item, response, known)
+        reason = _verdict_problem(item, plain, known)
         if reason:
             return [], reason
-        if item["criterion"] in seen:
-            return [], f"two verdicts for the criterion {json.dumps(item['criterion'])[:120]}"
-        seen[item["criterion"]] = {
-            "criterion": item["criterion"],
-            "verdict": item["verdict"],
-            "evidence": item["evidence"],
-        }
+        criterion = known[normalised(item["criterion"])]
+        if criterion in seen:
+            return [], f"two verdicts for the criterion {json.dumps(criterion)[:120]}"
+        seen[criterion] = {"criterion": criterion, "verdict": item["verdict"], "evidence": item["evidence"]}
     missing = [c for c in dict.fromkeys(criteria) if c not in seen]
     if missing:
         return [], "no verdict for the criteria " + ", ".join(json.dumps(c)[:120] for c in missing)
     return [seen[c] for c in dict.fromkeys(criteria)], None
 
 
-def _verdict_problem(item: Any, response: str, known: set[str]) -> str | None:
+def _verdict_problem(item: Any, plain: str, known: dict[str, str]) -> str | None:
+    """Why one criterion verdict does not count; `plain` is the normalised response."""
     if not isinstance(item, dict) or item.get("verdict") not in ("pass", "fail"):
         return f"a criterion verdict is {json.dumps(item)[:80]}, not pass or fail"
     criterion, evidence = item.get("criterion"), item.get("evidence")
-    if not isinstance(criterion, str) or criterion not in known:
+    if not isinstance(criterion, str) or normalised(criterion) not in known:
         return f"a verdict for {json.dumps(criterion)[:120]}, which is not a criterion of this case"
-    if not isinstance(evidence, str) or evidence.strip() not in response:
+    if not isinstance(evidence, str) or normalised(evidence) not in plain:
         return f"the evidence {json.dumps(evidence)[:80]} is not a quote from the response"
-    need = min(MIN_EVIDENCE, len(response.strip()))
-    if len(evidence.strip()) < need:
+    need = min(MIN_EVIDENCE, len(plain))
+    if len(normalised(evidence)) < need:
         return (
             f"the evidence {json.dumps(evidence)[:80]} for {json.dumps(criterion)[:80]} is shorter than "
             f"{need} characters of the response"
