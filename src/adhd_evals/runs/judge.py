@@ -25,6 +25,7 @@ import random
 import re
 import secrets
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, RunnerFailed, UsageError
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
-from . import calls, process
+from . import admission, calls, process
 from .admission import looks_like_verdict, normalised, verdict_key
 from .calls import Unmetered
 from .config import Runner
@@ -136,6 +137,8 @@ class JudgeRequest:
     swap_check: bool = False
     swap_sample: int = 10
     shard: Shard | None = None  # issue 24: judge only this shard's rows, recorded beside the output
+    controls: bool = False  # issue 31: add control rows the judge must fail (admission.CONTROLS)
+    control_cases: int = admission.CONTROL_CASES
 
 
 def judge_prompt(
@@ -353,6 +356,17 @@ class JudgeSummary:
     swap: SwapCheck | None = None
     charged: float = 0.0  # calls whose cost is unknown, charged their reservation
     charged_calls: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)  # why rows were void, and how often
+    controls: dict[str, Any] | None = None  # how the judge did on the controls (admission)
+
+
+def all_void(summary: JudgeSummary) -> str | None:
+    """Why `judge` fails when it judged nothing (every row it wrote void), naming the commonest
+    reason; None when it judged something."""
+    if not summary.judged or summary.void < summary.judged:
+        return None
+    reason, count = summary.reasons.most_common(1)[0]
+    return f"the judge judged nothing: all {plural(summary.judged, 'row')} void, {count} of them because {reason}"
 
 
 def judge(request: JudgeRequest) -> JudgeSummary:
@@ -360,6 +374,8 @@ def judge(request: JudgeRequest) -> JudgeSummary:
     calls.check_limits(request)
     if request.swap_sample < 1:
         raise UsageError("--swap-sample must be at least 1")
+    if request.control_cases < 1:
+        raise UsageError("--control-cases must be at least 1")
     sheet = read_sheet(request.sheet)
     catalog = {case["id"]: case for case in load_valid(request.cases)}
     missing = sorted({row["case_id"] for row in sheet} - set(catalog))
@@ -372,6 +388,10 @@ def judge(request: JudgeRequest) -> JudgeSummary:
             from .shard import plan_judge
 
             sheet = plan_judge(request, list(catalog), sheet)
+        admission.claim(request.output, fingerprint(request.runner))
+        if request.controls:
+            criteria = {case_id: case["criteria"] for case_id, case in catalog.items()}
+            sheet = sheet + admission.control_rows(sheet, criteria, request.control_cases)
         with contextlib.closing(Store.open(request.output)) as store:
             summary = JudgeSummary()
             name = request.runner.name
@@ -381,6 +401,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
                 _judge_all(request, todo, catalog, summary, session)
                 if request.swap_check and not summary.stopped_for_budget:
                     summary.swap = _swap_check(request, catalog, session)
+        summary.controls = admission.record_controls(request.output)
     summary.spent = session.budget.spent
     summary.charged, summary.charged_calls = session.budget.charged, session.budget.charged_calls
     return summary
@@ -400,7 +421,9 @@ def _judge_all(
         if judged is None:
             return None
         with lock:
-            summary.void += "void" in judged
+            if "void" in judged:
+                summary.void += 1
+                summary.reasons[judged["void"]] += 1
         # No failed attempts given: judge's progress has never counted them in its failures (run's does).
         return calls.Done(judged, f"judged {row['case_id']} trial {row['trial']} {row['condition']}")
 
@@ -463,6 +486,7 @@ def _swap_check(
         r
         for r in read_object_rows(request.output)
         if "void" not in r
+        and "control" not in r
         and isinstance(r.get("criteria"), list)
         and r.get("runner") == request.runner.name
         and r.get("case_id") in catalog
@@ -502,7 +526,12 @@ def _compare(check: SwapCheck, first: dict[str, Any], second: dict[str, Any], vo
 
 
 def swap_lines(check: SwapCheck) -> list[str]:
-    """The swap check as `judge` prints it."""
+    """The swap check as `judge` prints it; "not measured" when no verdict could be compared."""
+    if not check.verdicts:
+        return [
+            f"Swap check: not measured: no criterion verdict to compare ({plural(check.rows, 'row')} judged "
+            f"again, {check.void} void the second time)."
+        ]
     lines = [
         f"Swap check: {len(check.changed)} of {plural(check.verdicts, 'criterion verdict')} changed and "
         f"{plural(check.blockers_changed, 'blocker')} changed when the criteria were listed in reverse "
