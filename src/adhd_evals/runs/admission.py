@@ -16,13 +16,13 @@ import random
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import exitcodes
-from ..errors import InputInvalid
-from .agree import FINGERPRINT, mismatches
-from .rows import JudgeFingerprint
+from .agree import FINGERPRINT, Refused, mismatches
+from .rows import Certificate, JudgeFingerprint, VerdictRow
 from .rubric import METRICS
 
 
@@ -63,21 +63,6 @@ def _number(value: Any) -> Any:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     return value
-
-
-# Refusals -----------------------------------------------------------------------------------
-
-
-class Refused(InputInvalid):
-    """A judge's output, labels or a certificate refused as what it claims to be: every reason,
-    its own exit code (leaky judge, laundering), and nothing written."""
-
-    def __init__(self, problems: list[str], exit_code: int) -> None:
-        super().__init__(problems)
-        self.exit_code = exit_code
-
-    def lines(self) -> list[str]:
-        return [*self.problems, "Nothing was written."]
 
 
 # The judge's record beside its output --------------------------------------------------------
@@ -320,13 +305,11 @@ def admitted(
 
 
 def one_judge(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows of one judge only: a file that mixes judges (or judged and unjudged rows) is refused."""
-    found = {json.dumps(r.get("judge"), sort_keys=True) for r in rows}
+    """The rows a judge filled are one judge's: a file that mixes judges is refused."""
+    found = {json.dumps(r["judge"], sort_keys=True) for r in rows if "judge" in r}
     if len(found) > 1:
         raise Refused(
-            [
-                f"{path}: rows of more than one judge (or rows no judge filled) in one judged file: one judge per file"
-            ],
+            [f"{path}: rows of {len(found)} judges in one judged file: one judge per file"],
             exitcodes.JUDGE_LAUNDERED,
         )
 
@@ -365,3 +348,205 @@ def control_lines(summary: dict[str, Any], output: Path) -> list[str]:
         *leak_lines(summary, str(output)),
         f"Recorded in {sidecar_path(output)}: score and verdicts refuse this judge's output.",
     ]
+
+
+# Labels are a person's ---------------------------------------------------------------------------
+
+JUDGE_FIELDS = ("judge", "control", "void", "cost_usd")  # what only a judge's row carries
+
+
+def person_labels(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Refuse a judge's output given as a person's labels: rows that carry a judge's fields (its
+    fingerprint, a control, a void reason, a cost) are named, and a file with a judge's record
+    beside it is refused whole."""
+    marked = [(n, [f for f in JUDGE_FIELDS if f in r]) for n, r in enumerate(rows, start=1)]
+    marked = [(n, fields) for n, fields in marked if fields]
+    if not marked and not sidecar_path(path).exists():
+        return
+    shown = [f"  row {n}: {', '.join(fields)}" for n, fields in marked[:10]]
+    more = [f"  ... and {len(marked) - 10} more"] if len(marked) > 10 else []
+    raise Refused(
+        [
+            f"{path}: a judge's output given as a person's labels (a judged file is not a person's labels; "
+            f"label the sheet 'blind' wrote){'' if marked else f': {sidecar_path(path)} records the judge that wrote it'}"
+            + (f": {len(marked)} row(s) carry what only a judge's row does:" if marked else ""),
+            *shown,
+            *more,
+        ],
+        exitcodes.JUDGE_LAUNDERED,
+    )
+
+
+def distinct(inputs: Mapping[str, Path | None]) -> None:
+    """Refuse two inputs with the same content (a judge against itself, labels given twice)."""
+    import hashlib
+
+    from ..files import read_limited
+
+    seen: dict[str, str] = {}
+    for role, path in inputs.items():
+        if path is None or not path.is_file():
+            continue
+        digest = hashlib.sha256(read_limited(path)).hexdigest()
+        if digest in seen:
+            raise Refused(
+                [
+                    f"{path} ({role}) has the same content as the {seen[digest]}: one file on both sides "
+                    "agrees with itself and proves nothing"
+                ],
+                exitcodes.JUDGE_LAUNDERED,
+            )
+        seen[digest] = f"{role} {path}"
+
+
+def certifiable(path: Path, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """For `agree --certify`: the judged file's case rows and how the judge did on its controls.
+    The file's record must name the judge of every row; a judge that passed a control is refused
+    (exit 40): a leaky judge is never certified."""
+    recorded = recorded_judge(path, rows)
+    summary = controls_summary(rows) or recorded.get("controls")
+    if summary and summary["passed"]:
+        raise Refused(
+            [*leak_lines(summary, str(path)), "A leaky judge is never certified."], exitcodes.JUDGE_LEAKY
+        )
+    return [r for r in rows if "control" not in r], summary
+
+
+# What verdicts, score and report read -------------------------------------------------------------
+
+
+@dataclass
+class Admitted:
+    """The inputs of `verdicts` once admitted: a person's labels, the judge's case rows, the
+    certificate, and what must be said in every verdict a leaky judge touches."""
+
+    labels: list[tuple[Path, list[dict[str, Any]]]] = field(default_factory=list)
+    judged: list[dict[str, Any]] | None = None
+    certificate: Certificate | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def admit_inputs(
+    labels: list[Path], judged: Path | None, certificate: Path | None, *, allow_leaky: bool
+) -> Admitted:
+    """Labels that are a person's, distinct inputs, a judged file whose record names its judge
+    (when a certificate could let it count), a certificate above the floor whose figures its
+    labelled sample (when given) bears out, and a judge that passed no control (unless allowed)."""
+    from .agree import read_certificate, read_scored
+
+    distinct({**{f"labels {n}": p for n, p in enumerate(labels, start=1)}, "judged sheet": judged})
+    found = Admitted(certificate=read_certificate(certificate) if certificate is not None else None)
+    for path in labels:
+        rows = read_scored(path)
+        person_labels(path, rows)
+        found.labels.append((path, rows))
+    if judged is not None:
+        rows = read_scored(judged)
+        if found.certificate is not None:
+            recorded_judge(judged, rows)
+        found.judged, found.notes = admitted(judged, rows, allow_leaky=allow_leaky)
+        if found.certificate is not None:
+            against_labels(found.certificate, found.judged, found.labels)
+    return found
+
+
+def against_labels(
+    certificate: Certificate, judged: list[dict[str, Any]], labels: list[tuple[Path, list[dict[str, Any]]]]
+) -> None:
+    """When the labelled sample the certificate names (by its hash) is among the labels given,
+    its figures must be what that sample gives with these judged rows."""
+    from ..errors import InputInvalid
+    from .agree import agreement
+
+    for path, rows in labels:
+        try:
+            found = agreement(judged, rows)
+        except InputInvalid:  # no row in common: not the certificate's sample
+            continue
+        if found["sample"]["sha256"] != certificate["sample"]["sha256"]:
+            continue
+        differ = [
+            f"  - {what} {name.upper()}: {certificate['figures'][what][name]['k']} of "
+            f"{certificate['figures'][what][name]['n']} in the certificate, {rate['k']} of {rate['n']} on {path}"
+            for what, named in found["rates"].items()
+            for name, rate in named.items()
+            if (rate["k"], rate["n"])
+            != (certificate["figures"][what][name]["k"], certificate["figures"][what][name]["n"])
+        ]
+        if differ:
+            raise Refused(
+                [f"the certificate's figures are not what its own labelled sample ({path}) gives:", *differ],
+                exitcodes.JUDGE_LAUNDERED,
+            )
+
+
+def mark_leaky(rows: list[VerdictRow], notes: list[str]) -> list[VerdictRow]:
+    """Every verdict a leaky judge touched (decided, shown, or void) says it was allowed."""
+    if not notes:
+        return rows
+    said = "; ".join(notes)
+    return [{**r, "leaky_judge": said} if "judge" in r or "judge" in r.get("others", {}) else r for r in rows]
+
+
+VERDICTS_RECORD = "adhd-evals verdicts file"
+RECORD_SUFFIX = ".inputs.json"
+
+
+def verdicts_record(out: Path, text: str, inputs: Mapping[str, Path | None]) -> tuple[Path, str]:
+    """The record `verdicts` writes beside its output: the output's hash and its inputs', so an
+    edit to who decided a criterion is caught when score reads the file."""
+    import hashlib
+
+    from ..files import read_limited
+
+    record = {
+        "verdicts": VERDICTS_RECORD,
+        "version": 1,
+        "sha256": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+        "inputs": {
+            role: {"path": str(path), "sha256": hashlib.sha256(read_limited(path)).hexdigest()}
+            for role, path in inputs.items()
+            if path is not None
+        },
+    }
+    return out.with_name(out.name + RECORD_SUFFIX), json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def unedited(verdicts: Path) -> None:
+    """A verdicts file with its record beside it must be what `verdicts` wrote: who decided each
+    criterion is worked out from the inputs, never read back from a file a person edited."""
+    import hashlib
+
+    from ..files import read_limited
+
+    path = verdicts.with_name(verdicts.name + RECORD_SUFFIX)
+    if not path.exists():
+        return
+    try:
+        record = json.loads(read_limited(path))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise Refused(
+            [f"{path}: cannot be read as the record of a verdicts file ({exc})"], exitcodes.JUDGE_LAUNDERED
+        ) from exc
+    if not isinstance(record, dict) or record.get("verdicts") != VERDICTS_RECORD:
+        raise Refused([f"{path}: not the record of a verdicts file"], exitcodes.JUDGE_LAUNDERED)
+    if hashlib.sha256(read_limited(verdicts)).hexdigest() != record.get("sha256"):
+        raise Refused(
+            [
+                f"{verdicts} was changed after 'verdicts' wrote it (its content is not what {path} records): "
+                "who decided each criterion (decided_by) is worked out from the inputs, never read back "
+                "from an edited file; run 'adhd-evals verdicts' again"
+            ],
+            exitcodes.JUDGE_LAUNDERED,
+        )
+
+
+def judged_for_agree(
+    path: Path, rows: list[dict[str, Any]], *, certify: bool
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """What `agree` compares with the person: the judged file's case rows (its controls set
+    aside), and how the judge did on those controls; to certify, the file's record must name its
+    judge and no control may have been passed (see `certifiable`)."""
+    if certify:
+        return certifiable(path, rows)
+    return [r for r in rows if "control" not in r], controls_summary(rows)
