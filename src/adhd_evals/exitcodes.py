@@ -65,3 +65,4 @@ CACHE_UNUSABLE = 34  # the response cache folder cannot be used
 JUDGE_LEAKY = 40  # score, verdicts, agree --certify: the judge passed a control it must fail
 JUDGE_VOID = 41  # judge: every row it judged is void (it never judged)
 JUDGE_LAUNDERED = 42  # labels, a judged file, a verdicts file or a certificate that is not what it claims
+JUDGE_SWAP = 43  # agree --judges: the sign, the paired verdict or the gate changes with the judge

@@ -135,9 +135,11 @@ def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any]
 @commands.command("agree")
 def agree_command(
     *,
-    judged: Path = typer.Argument(..., help="The sheet the judge filled ('adhd-evals judge --output')."),
-    human: Path = typer.Argument(
-        ..., help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
+    judged: Path | None = typer.Argument(
+        None, help="The sheet the judge filled ('adhd-evals judge --output')."
+    ),
+    human: Path | None = typer.Argument(
+        None, help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
     ),
     min_kappa: float | None = typer.Option(
         None, "--min-kappa", help="Exit 1 when any metric's weighted kappa is below this (or undefined)."
@@ -154,9 +156,20 @@ def agree_command(
     ),
     out: Annotated[Path | None, options.out("Where --certify writes the certificate (JSON).")] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    judges: tuple[Path, Path] | None = typer.Option(
+        None,
+        "--judges",
+        help="Instead of JUDGED HUMAN: two judges' filled sheets (with --key): does the verdict survive the swap?",
+    ),
+    key: Key = None,
+    allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """How far a judge agrees with a person: kappa per metric, TPR and TNR with intervals; certify it."""
     set_max_bytes(max_bytes)
+    if judges is not None:
+        return _swap(judges, key, as_json=as_json, allow_leaky=allow_leaky_judge, alone=(judged, human, out))
+    if judged is None or human is None:
+        raise UsageError("agree compares JUDGED with HUMAN (or two judges with --judges A B --key KEY)")
 
     if certify != (out is not None):
         raise UsageError("--certify writes the certificate to --out FILE: pass both, or neither")
@@ -182,6 +195,34 @@ def agree_command(
     if out is not None:
         _certify(found, judged_rows, min_lower, out, controls)
     return exitcodes.OK
+
+
+def _swap(
+    judges: tuple[Path, Path],
+    key: Path | None,
+    *,
+    as_json: bool,
+    allow_leaky: bool,
+    alone: tuple[Path | None, ...],
+) -> int:
+    """agree --judges A B --key KEY: both judges' verdicts on the sheet, and what the swap changes."""
+    from ..runs import swap
+
+    if any(given is not None for given in alone) or key is None:
+        raise UsageError(
+            "--judges A B compares two judges on their own: pass --key KEY, and no JUDGED, HUMAN or --out"
+        )
+    admission.distinct({"judge A's sheet": judges[0], "judge B's sheet": judges[1]})
+    key_rows = scoring.read_key(key)
+    sides = []
+    for path in judges:
+        rows, leaky = admission.admitted(path, scoring.read_rows(path), allow_leaky=allow_leaky)
+        for line in leaky:
+            print(line, file=sys.stderr)
+        sides.append((path, scoring.apply_key(rows, key_rows)))
+    found = swap.swap(sides[0], sides[1], checked("paired", 0.0, 0.1))
+    print(json.dumps(found, indent=2) if as_json else "\n".join(swap.lines(found)))
+    return exitcodes.JUDGE_SWAP if found["flips"] else exitcodes.OK
 
 
 def _certify(
