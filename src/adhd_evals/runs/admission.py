@@ -550,3 +550,44 @@ def judged_for_agree(
     if certify:
         return certifiable(path, rows)
     return [r for r in rows if "control" not in r], controls_summary(rows)
+
+
+def merged_record(shards: list[Path], output: Path) -> dict[Path, str]:
+    """What `merge` writes beside the merged file when its shards are a judge's: one record with
+    the judge's fingerprint and the shards' controls added up; nothing when no shard has one.
+    Shards of different judges (or some with a record and some without) are refused."""
+    have = [path for path in shards if sidecar_path(path).exists()]
+    if not have:
+        return {}
+    records = [read_sidecar(path) for path in have]
+    prints = {json.dumps(r["fingerprint"], sort_keys=True) for r in records}
+    if len(have) < len(shards) or len(prints) > 1:
+        raise Refused(
+            [
+                "the shards are not one judge's: "
+                + (
+                    "their records name different judges"
+                    if len(prints) > 1
+                    else "some have no judge's record beside them"
+                )
+                + " (one judge per judged file)"
+            ],
+            exitcodes.JUDGE_LAUNDERED,
+        )
+    found = [r["controls"] for r in records if r.get("controls")]
+    controls = None
+    if found:
+        rows, passed = sum(c["rows"] for c in found), sum(c["passed"] for c in found)
+        kinds: Counter[str] = Counter()
+        for c in found:
+            kinds.update(c["kinds"])
+        controls = {
+            "rows": rows,
+            "void": sum(c["void"] for c in found),
+            "passed": passed,
+            "leak_rate": passed / rows,
+            "kinds": dict(sorted(kinds.items())),
+            "leaks": [leak for c in found for leak in c["leaks"]],
+        }
+    record = {**records[0], "controls": controls}
+    return {sidecar_path(output): json.dumps(record, indent=2, ensure_ascii=False) + "\n"}

@@ -13,8 +13,11 @@ of those the person failed, the share the judge failed), each with a Wilson
 the positive class). `--certify --min-lower 0.8` writes a certificate when
 both criterion lower bounds reach the bar (and the blocker bounds, where the
 sample holds blockers of each kind): the judge's fingerprint, the figures,
-the labelled sample's hash and size, the date. A certificate holds only for
-the same fingerprint: another command, model or prompt template voids it.
+the labelled sample's hash and size, how the judge did on its controls, the
+date. A certificate holds only for the same fingerprint: another command, model
+or prompt template voids it. Reading one checks a floor (`floor_problems`): a
+certificate is a record, not a signature, so the checks catch mistakes and
+careless forgeries, never a careful one.
 """
 
 from __future__ import annotations

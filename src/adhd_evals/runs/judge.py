@@ -10,10 +10,17 @@ treats void rows as missing and the gate cannot pass while one is.
 What the judge reads is data: the response cannot supply the judge's answer.
 It sits between fence lines carrying a random token drawn for each call (so
 no response can close the fence early), and an object that occurs in the
-response is never taken as the answer, even when the judge quotes it first.
+response is never taken as the answer, even when the judge quotes it first,
+re-serialises it, rewrites its notes, or restates one the response hid from a
+JSON scanner (answer and response are compared normalised: admission.py).
+The answer must hold exactly one verdict object of its own.
 The answer holds exactly one verdict per criterion of the case (by text),
 each with evidence that is a quote of the response of at least
 MIN_EVIDENCE characters (the whole response when it is shorter).
+
+`judge` records its fingerprint beside its output (one judge per judged file),
+adds control rows the judge must fail with `--controls`, and fails (exit 41)
+when every row it wrote is void.
 """
 
 from __future__ import annotations
@@ -376,6 +383,13 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         raise UsageError("--swap-sample must be at least 1")
     if request.control_cases < 1:
         raise UsageError("--control-cases must be at least 1")
+    if (
+        request.controls and request.shard is not None
+    ):  # a shard's plan (and merge) knows its sheet's rows only
+        raise UsageError(
+            "--controls cannot be split into shards: judge the whole sheet with --controls, or judge the "
+            "shards without and certify on an unsharded judged file"
+        )
     sheet = read_sheet(request.sheet)
     catalog = {case["id"]: case for case in load_valid(request.cases)}
     missing = sorted({row["case_id"] for row in sheet} - set(catalog))
