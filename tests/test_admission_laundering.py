@@ -127,6 +127,7 @@ def test_decided_by_edited_into_a_verdicts_file_is_refused(
         _verdicts(sample, out, "--judged", str(sample.judged("honest")), "--certificate", str(certified)) == 0
     )
     rows = read_jsonl(out)
+    write_jsonl(tmp_path / "original.jsonl", rows)
     assert rows[0]["decided_by"] == "judge"
     rows[0] = {**rows[0], "decided_by": "person", "status": "pass"}
     write_jsonl(out, rows)
@@ -150,6 +151,11 @@ def test_decided_by_edited_into_a_verdicts_file_is_refused(
     assert code == exitcodes.JUDGE_LAUNDERED
     assert f"{out} was changed after 'verdicts' wrote it" in err
     assert "who decided each criterion (decided_by) is worked out from the inputs" in err
+    first = rows[0]
+    assert (
+        f"  line 1: {first['case_id']} trial 1 {first['condition']} {first['criterion']!r}: pass by person, "
+        f"where verdicts decided {read_jsonl(tmp_path / 'original.jsonl')[0]['status']} by judge"
+    ) in err
 
 
 _METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")

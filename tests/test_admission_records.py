@@ -190,3 +190,35 @@ def test_more_blockers_than_sample_rows_are_refused(tmp_path: Path) -> None:
     path = _certificate(tmp_path, sample={"sha256": "0" * 64, "rows": 30, "criterion_labels": 80})
     with pytest.raises(Refused, match="it counts 40 blockers on a sample of 30 rows"):
         read_certificate(path)
+
+
+def _recorded(tmp_path: Path, decided: Any) -> Path:
+    """A verdicts file of four lines (an edited row, a line that is not JSON, one that is not an
+    object, a row verdicts never wrote) beside a record of one row decided by check."""
+    verdicts = tmp_path / "verdicts.jsonl"
+    row = {"case_id": "c", "trial": 1, "condition": "baseline", "criterion": "x", "status": "pass"}
+    verdicts.write_text(
+        json.dumps({**row, "decided_by": "person"})
+        + "\nnot json\n"
+        + json.dumps({**row, "criterion": "y", "decided_by": "person"})
+        + "\n"
+    )
+    record = {"verdicts": "adhd-evals verdicts file", "version": 1, "sha256": "0" * 64, "decided": decided}
+    verdicts.with_name(verdicts.name + RECORD_SUFFIX).write_text(json.dumps(record))
+    return verdicts
+
+
+def test_each_row_changed_since_verdicts_is_named(tmp_path: Path) -> None:
+    verdicts = _recorded(tmp_path, [["c", 1, "baseline", "x", "pass", "check"]])
+    with pytest.raises(Refused) as caught:
+        unedited(verdicts)
+    assert caught.value.problems[1:] == [
+        "  line 1: c trial 1 baseline 'x': pass by person, where verdicts decided pass by check",
+        "  line 4: c trial 1 baseline 'y': pass by person, where verdicts decided nothing",
+    ]
+
+
+def test_a_record_without_deciders_still_refuses_an_edit(tmp_path: Path) -> None:
+    with pytest.raises(Refused, match="was changed after 'verdicts' wrote it") as caught:
+        unedited(_recorded(tmp_path, None))
+    assert len(caught.value.problems) == 1

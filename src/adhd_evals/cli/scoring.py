@@ -290,7 +290,7 @@ def verdicts_command(
     inputs = {"checks": checks, "judged": judged, "key": key, "certificate": certificate, "cases": cases}
     inputs |= {f"labels {n}": p for n, p in enumerate(labels or [], 1)}
     text = jsonl.text(rows)
-    record = admission.verdicts_record(out, text, inputs)
+    record = admission.verdicts_record(out, rows, text, inputs)
     write_all_atomically({out: text, record[0]: record[1]})
     if given.notes:
         print("\n".join(given.notes))

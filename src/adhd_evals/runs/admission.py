@@ -492,9 +492,12 @@ VERDICTS_RECORD = "adhd-evals verdicts file"
 RECORD_SUFFIX = ".inputs.json"
 
 
-def verdicts_record(out: Path, text: str, inputs: Mapping[str, Path | None]) -> tuple[Path, str]:
-    """The record `verdicts` writes beside its output: the output's hash and its inputs', so an
-    edit to who decided a criterion is caught when score reads the file."""
+def verdicts_record(
+    out: Path, rows: list[VerdictRow], text: str, inputs: Mapping[str, Path | None]
+) -> tuple[Path, str]:
+    """The record `verdicts` writes beside its output: the output's hash, who decided each
+    criterion, and its inputs' hashes, so an edit to who decided a criterion is caught (and
+    named) when score reads the file."""
     import hashlib
 
     from ..files import read_limited
@@ -508,6 +511,7 @@ def verdicts_record(out: Path, text: str, inputs: Mapping[str, Path | None]) -> 
             for role, path in inputs.items()
             if path is not None
         },
+        "decided": [_decided(row) for row in rows],
     }
     return out.with_name(out.name + RECORD_SUFFIX), json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
@@ -530,15 +534,41 @@ def unedited(verdicts: Path) -> None:
         ) from exc
     if not isinstance(record, dict) or record.get("verdicts") != VERDICTS_RECORD:
         raise Refused([f"{path}: not the record of a verdicts file"], exitcodes.JUDGE_LAUNDERED)
-    if hashlib.sha256(read_limited(verdicts)).hexdigest() != record.get("sha256"):
+    content = read_limited(verdicts)
+    if hashlib.sha256(content).hexdigest() != record.get("sha256"):
         raise Refused(
             [
                 f"{verdicts} was changed after 'verdicts' wrote it (its content is not what {path} records): "
                 "who decided each criterion (decided_by) is worked out from the inputs, never read back "
-                "from an edited file; run 'adhd-evals verdicts' again"
+                "from an edited file; run 'adhd-evals verdicts' again",
+                *_changed(content, record.get("decided")),
             ],
             exitcodes.JUDGE_LAUNDERED,
         )
+
+
+def _decided(row: Mapping[str, Any]) -> list[Any]:
+    return [row.get(k) for k in ("case_id", "trial", "condition", "criterion", "status", "decided_by")]
+
+
+def _changed(content: bytes, decided: Any) -> list[str]:
+    """The rows whose status or decider is not what `verdicts` decided, by line (at most 10)."""
+    if not isinstance(decided, list):
+        return []
+    found = []
+    for number, line in enumerate(content.decode("utf-8", "replace").splitlines(), start=1):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        said = _decided(row) if isinstance(row, dict) else None
+        was = decided[number - 1] if number <= len(decided) else None
+        if said is not None and was != said:
+            shown = "nothing" if not isinstance(was, list) else f"{was[4]} by {was[5]}"
+            found.append(
+                f"  line {number}: {said[0]} trial {said[1]} {said[2]} {said[3]!r}: {said[4]} by {said[5]}, where verdicts decided {shown}"
+            )
+    return found[:10]
 
 
 def judged_for_agree(
