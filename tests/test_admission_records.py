@@ -199,7 +199,7 @@ def _recorded(tmp_path: Path, decided: Any) -> Path:
     row = {"case_id": "c", "trial": 1, "condition": "baseline", "criterion": "x", "status": "pass"}
     verdicts.write_text(
         json.dumps({**row, "decided_by": "person"})
-        + "\nnot json\n"
+        + "\nnot json\n[1]\n"
         + json.dumps({**row, "criterion": "y", "decided_by": "person"})
         + "\n"
     )
