@@ -117,3 +117,42 @@ def test_void_rows_and_text_criteria_are_not_compared() -> None:
     judged = {**row, "criteria": [{"criterion": "x", "verdict": "pass"}, "y"]}
     assert per_criterion([judged, {**row, "void": "no answer"}], [{**row, "void": "no answer"}]) == []
     assert per_criterion([judged], [judged]) == [{"criterion": "x", "pairs": 1, "agree": 1, "rate": 1.0}]
+
+
+def test_a_side_with_nothing_paired_is_shown_as_such() -> None:
+    """No weighted Δ (nothing paired) and no criterion both judged: said, not invented."""
+    from adhd_evals.runs.swap import _sign, lines
+
+    side = {"file": "a.jsonl", "mean_delta": None, "ci": None, "verdict": None, "gate": "FAILED"}
+    found = {"judges": {"A": side, "B": side}, "flips": [], "criteria": []}
+    assert _sign(None) == "none"
+    assert lines(found) == [
+        "Judge A (a.jsonl): weighted Δ -; paired verdict None; reference gate FAILED.",
+        "Judge B (a.jsonl): weighted Δ -; paired verdict None; reference gate FAILED.",
+        "Swapping the judge changes neither the sign, the paired verdict nor the gate.",
+    ]
+
+
+def test_a_leaky_judge_in_a_swap_is_allowed_only_by_name(
+    tmp_path: Path, key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Judge B passed its one control (an empty response, criterion x passed): refused, then
+    allowed and said."""
+    a = _judged(tmp_path / "a.jsonl", "opus", 3, 4, False)
+    b = _judged(tmp_path / "b.jsonl", "haiku", 3, 4, False)
+    control = {
+        "case_id": "c1",
+        "trial": 1,
+        "condition": "control-empty",
+        "control": "empty",
+        "criteria": [{"criterion": "x", "verdict": "pass"}],
+        "judge": {"runner": "judge", "command": ["j"], "model": "haiku", "template": "t"},
+    }
+    b.write_text(b.read_text() + json.dumps(control) + "\n")
+    argv = ["agree", "--judges", str(a), str(b), "--key", str(key)]
+    assert main(argv) == exitcodes.JUDGE_LEAKY
+    assert main([*argv, "--allow-leaky-judge"]) == exitcodes.OK
+    assert (
+        "a leaky judge, allowed with --allow-leaky-judge: it passed 1 of 1 controls"
+        in capsys.readouterr().err
+    )
