@@ -22,7 +22,7 @@ from adhd_evals.runs.admission import (
     unedited,
 )
 from adhd_evals.runs.agree import Refused, read_certificate
-from judging import write_jsonl
+from judging import read_jsonl, write_jsonl
 from test_verdicts import FINGERPRINT, certificate_for
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
@@ -222,3 +222,53 @@ def test_a_record_without_deciders_still_refuses_an_edit(tmp_path: Path) -> None
     with pytest.raises(Refused, match="was changed after 'verdicts' wrote it") as caught:
         unedited(_recorded(tmp_path, None))
     assert len(caught.value.problems) == 1
+
+
+@pytest.mark.parametrize(
+    "controls",
+    [
+        pytest.param("all passed", id="not an object"),
+        pytest.param(
+            {"rows": 15, "void": 0, "passed": 16, "kinds": {}, "leaks": []}, id="more passed than rows"
+        ),
+        pytest.param(
+            {"rows": 15, "void": 0, "passed": 1, "kinds": {"empty": "3"}, "leaks": []},
+            id="a kind's count a string",
+        ),
+        pytest.param(
+            {"rows": 15, "void": 0, "passed": 1, "kinds": {}, "leaks": [{"case_id": "c"}]},
+            id="a leak unnamed",
+        ),
+    ],
+)
+def test_a_record_whose_controls_are_not_controls_is_refused(tmp_path: Path, controls: Any) -> None:
+    judged = write_jsonl(tmp_path / "judged.jsonl", [_row(judge=FINGERPRINT)])
+    record = {
+        "judged": "adhd-evals judged file",
+        "version": 1,
+        "fingerprint": FINGERPRINT,
+        "controls": controls,
+    }
+    sidecar_path(judged).write_text(json.dumps(record))
+    with pytest.raises(Refused, match="its controls are not a record of controls"):
+        read_sidecar(judged)
+
+
+def test_a_leak_of_a_kind_this_version_does_not_know_is_named(tmp_path: Path) -> None:
+    """A record from a later version names a control kind this one lacks: shown, not a crash."""
+    leak = {"case_id": "c", "trial": 1, "control": "future-kind"}
+    controls = {"rows": 2, "void": 0, "passed": 1, "kinds": {"future-kind": 2}, "leaks": [leak]}
+    judged = write_jsonl(tmp_path / "judged.jsonl", [_row(judge=FINGERPRINT)])
+    record = {
+        "judged": "adhd-evals judged file",
+        "version": 1,
+        "fingerprint": FINGERPRINT,
+        "controls": controls,
+    }
+    sidecar_path(judged).write_text(json.dumps(record))
+    with pytest.raises(Refused) as caught:
+        admitted(judged, read_jsonl(judged), allow_leaky=False)
+    assert "(leak rate 0.500)" in caught.value.problems[0]
+    assert caught.value.problems[1] == (
+        "  - c trial 1: the 'future-kind' control was passed (a control of a kind this version does not know)"
+    )

@@ -134,7 +134,31 @@ def read_sidecar(judged: Path) -> dict[str, Any]:
         or not _is_fingerprint(data.get("fingerprint"))
     ):
         raise Refused([f"{path}: not a judge's record of its output"], exitcodes.JUDGE_LAUNDERED)
+    if data.get("controls") is not None and not is_summary(data["controls"]):
+        raise Refused(
+            [
+                f"{path}: its controls are not a record of controls (rows, void, passed, leak_rate, kinds, leaks)"
+            ],
+            exitcodes.JUDGE_LAUNDERED,
+        )
     return data
+
+
+def is_summary(value: Any) -> bool:
+    """A controls summary as `controls_summary` makes it (what a record or a certificate holds)."""
+    counts = ("rows", "void", "passed")
+    return (
+        isinstance(value, dict)
+        and all(type(value.get(name)) is int for name in counts)
+        and 0 <= value["passed"] <= value["rows"]
+        and 0 <= value["void"] <= value["rows"]
+        and isinstance(value.get("kinds"), dict)
+        and all(type(n) is int for n in value["kinds"].values())
+        and isinstance(value.get("leaks"), list)
+        and all(
+            isinstance(leak, dict) and {"case_id", "trial", "control"} <= set(leak) for leak in value["leaks"]
+        )
+    )
 
 
 def _is_fingerprint(value: Any) -> bool:
@@ -251,10 +275,10 @@ def leak_lines(summary: dict[str, Any], where: str) -> list[str]:
     """The leak, named: how many controls the judge passed, and which."""
     return [
         f"{where}: the judge passed {summary['passed']} of {summary['rows']} controls it must fail "
-        f"(leak rate {summary['leak_rate']:.3f}): its verdicts cannot be trusted",
+        f"(leak rate {summary['passed'] / summary['rows']:.3f}): its verdicts cannot be trusted",
         *(
             f"  - {leak['case_id']} trial {leak['trial']}: the {leak['control']!r} control was passed "
-            f"({CONTROL_MEANING[str(leak['control'])]})"
+            f"({CONTROL_MEANING.get(str(leak['control']), 'a control of a kind this version does not know')})"
             for leak in summary["leaks"]
         ),
     ]
