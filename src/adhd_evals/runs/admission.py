@@ -588,7 +588,7 @@ def _changed(content: bytes, decided: Any) -> list[str]:
         said = _decided(row) if isinstance(row, dict) else None
         was = decided[number - 1] if number <= len(decided) else None
         if said is not None and was != said:
-            shown = "nothing" if not isinstance(was, list) else f"{was[4]} by {was[5]}"
+            shown = f"{was[4]} by {was[5]}" if isinstance(was, list) and len(was) == 6 else "nothing"
             found.append(
                 f"  line {number}: {said[0]} trial {said[1]} {said[2]} {said[3]!r}: {said[4]} by {said[5]}, where verdicts decided {shown}"
             )
