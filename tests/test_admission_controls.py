@@ -16,6 +16,7 @@ from adhd_evals.entry import main
 from adhd_evals.runs.admission import CONTROLS, control_rows, controls_summary, normalised, sidecar_path
 from adhd_evals.runs.judge import objects
 from judging import read_jsonl, run_judge
+from test_admission_laundering import BAR, SmallSample
 from test_certify import Sample
 
 LEAKY_JUDGE = str(Path(__file__).parent / "fakes" / "judge_controls.py")
@@ -24,7 +25,7 @@ KINDS = ["criteria-restated", "empty", "instruction", "instruction-hidden", "ins
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Sample:
-    return Sample(tmp_path_factory.mktemp("controls"))
+    return SmallSample(tmp_path_factory.mktemp("controls"))
 
 
 @pytest.fixture(scope="module")
@@ -85,10 +86,11 @@ def test_an_honest_judge_fails_every_control_and_is_admitted(
     assert record["fingerprint"] == controls[0]["judge"]
     assert (record["controls"]["rows"], record["controls"]["passed"]) == (15, 0)
     out = tmp_path / "cert.json"
-    assert main(["agree", str(judged), str(sample.person), "--certify", "--out", str(out)]) == 0
+    argv = ["agree", str(judged), str(sample.person), "--certify", "--min-lower", BAR, "--out", str(out)]
+    assert main(argv) == 0
     cert = json.loads(out.read_text())
     assert cert["version"] == 2 and cert["controls"]["passed"] == 0 and cert["controls"]["rows"] == 15
-    assert cert["sample"]["rows"] == 40  # the controls are not labelled rows
+    assert cert["sample"]["rows"] == 16  # the controls are not labelled rows
 
 
 def test_the_leaky_judge_prints_its_leak(leaky: Path) -> None:
@@ -127,7 +129,7 @@ def test_score_refuses_a_leaky_judges_output(
 def test_allowed_a_leaky_judge_is_named_in_the_verdict(
     sample: Sample, leaky: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Allowed, score counts the 40 case rows (never the 15 controls) and says so in text and JSON."""
+    """Allowed, score counts the 16 case rows (never the 15 controls) and says so in text and JSON."""
     capsys.readouterr()
     argv = ["score", str(leaky), "--key", str(sample.folder / "key.jsonl"), "--allow-leaky-judge"]
     assert main(argv) in (exitcodes.OK, exitcodes.GATE)
@@ -139,7 +141,7 @@ def test_allowed_a_leaky_judge_is_named_in_the_verdict(
     summary = json.loads(capsys.readouterr().out)
     assert summary["leaky_judge"][0].endswith("it passed 3 of 15 controls it must fail")
     assert set(summary["conditions"]) == {"baseline", "candidate"}
-    assert sum(c["rows"] for c in summary["conditions"].values()) == 40
+    assert sum(c["rows"] for c in summary["conditions"].values()) == 16
 
 
 def test_verdicts_refuses_a_leaky_judge_and_marks_every_verdict_it_touches_when_allowed(
@@ -151,7 +153,7 @@ def test_verdicts_refuses_a_leaky_judge_and_marks_every_verdict_it_touches_when_
     assert main(argv) == exitcodes.JUDGE_LEAKY and not out.exists()
     assert main([*argv, "--allow-leaky-judge"]) == 0
     rows = read_jsonl(out)
-    assert len(rows) == 80 and all("leaky judge, allowed" in r["leaky_judge"] for r in rows)
+    assert len(rows) == 32 and all("leaky judge, allowed" in r["leaky_judge"] for r in rows)
     assert "leaky judge, allowed" in capsys.readouterr().out
 
 

@@ -15,21 +15,36 @@ from adhd_evals.entry import main
 from adhd_evals.runs.admission import sidecar_path
 from adhd_evals.runs.agree import Rate
 from judging import read_jsonl, write_jsonl
-from test_certify import Sample
+from test_certify import Sample, _sample
+
+
+class SmallSample(Sample):
+    """test_certify's sample on 8 cases: 16 labelled rows, 16 criterion passes and 16 fails, 8
+    blockers and 8 clean rows (a judge call is a process: fewer rows, a faster module)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.sheet, self.cases, self.labels = _sample(folder, 8)
+        self.person = folder / "person.jsonl"
 
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Sample:
-    return Sample(tmp_path_factory.mktemp("laundering"))
+    return SmallSample(tmp_path_factory.mktemp("laundering"))
+
+
+# Wilson lower bounds on the small sample, all right: 16/16 -> 16/19.84 = 0.806; 8/8 -> 8/11.84
+# = 0.675; so a bar of 0.6 certifies the honest judge.
+BAR = "0.6"
 
 
 @pytest.fixture(scope="module")
 def certified(sample: Sample) -> Path:
-    """The honest judge (given controls), certified on the person's 40 labelled rows."""
+    """The honest judge (given controls), certified on the person's 16 labelled rows."""
     out = sample.folder / "honest.cert.json"
     if not out.exists():
-        argv = ["agree", str(sample.judged("honest")), str(sample.person), "--certify", "--out", str(out)]
-        assert main(argv) == 0
+        argv = ["agree", str(sample.judged("honest")), str(sample.person), "--certify", "--min-lower", BAR]
+        assert main([*argv, "--out", str(out)]) == 0
     return out
 
 
@@ -255,33 +270,34 @@ def test_a_coin_certified_at_a_low_bar_is_refused(
 def test_figures_that_are_not_the_counts_are_refused(
     tmp_path: Path, scores: Path, certified: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """(e) The criteria TNR counts lowered to 39 of 40 with its rate left at 1.0: 39/40 = 0.975."""
+    """(e) The criteria TNR counts lowered to 15 of 16 with its rate left at 1.0: 15/16 = 0.9375."""
     cert = json.loads(certified.read_text())
-    cert["figures"]["criteria"]["tnr"]["k"] = 39
+    cert["figures"]["criteria"]["tnr"]["k"] = 15
     code, err = _read(tmp_path, cert, capsys)
     assert code == exitcodes.JUDGE_LAUNDERED
-    assert "criteria TNR says rate 1.0 where 39 of 40 gives 0.975" in err
+    assert "criteria TNR says rate 1.0 where 15 of 16 gives 0.9375" in err
 
 
 def test_counts_larger_than_the_sample_are_refused(
     tmp_path: Path, scores: Path, certified: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """(e) 1000/1000 written with their rates and bounds (consistent) on the 80-label sample."""
+    """(e) 1000/1000 written with their rates and bounds (consistent) on the 32-label sample."""
     cert = json.loads(certified.read_text())
     cert["figures"]["criteria"] = {name: Rate(1000, 1000).as_json() for name in ("tpr", "tnr")}
     code, err = _read(tmp_path, cert, capsys)
     assert code == exitcodes.JUDGE_LAUNDERED
-    assert "it counts 2000 criterion verdicts on a sample of 80 criterion labels" in err
+    assert "it counts 2000 criterion verdicts on a sample of 32 criterion labels" in err
 
 
 def test_a_certificate_its_own_labels_contradict_is_refused(
     tmp_path: Path, sample: Sample, certified: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """(e) The honest judge's certificate made to say 39 of 40 for the criteria TNR (rate and
-    bounds rewritten to match, so its own figures agree): given the labelled sample it names,
-    verdicts works the figures again and finds 40 of 40."""
+    """(e) The honest judge's certificate made to say 15 of 16 for the criteria TNR (rate and
+    bounds rewritten to match, so its own figures agree; 15/16 has Wilson lower bound 0.717, above
+    the 0.6 bar): given the labelled sample it names, verdicts works the figures again and finds
+    16 of 16."""
     cert = json.loads(certified.read_text())
-    cert["figures"]["criteria"]["tnr"] = Rate(39, 40).as_json()
+    cert["figures"]["criteria"]["tnr"] = Rate(15, 16).as_json()
     forged = tmp_path / "cert.json"
     forged.write_text(json.dumps(cert))
     argv = [
@@ -296,7 +312,7 @@ def test_a_certificate_its_own_labels_contradict_is_refused(
     err = capsys.readouterr().err
     assert code == exitcodes.JUDGE_LAUNDERED
     assert "the certificate's figures are not what its own labelled sample" in err
-    assert "criteria TNR: 39 of 40 in the certificate, 40 of 40 on" in err
+    assert "criteria TNR: 15 of 16 in the certificate, 16 of 16 on" in err
 
 
 def test_a_true_certificate_is_borne_out_by_its_labels(
@@ -314,4 +330,4 @@ def test_a_true_certificate_is_borne_out_by_its_labels(
         str(certified),
     ]
     assert _verdicts(sample, out, *argv) == 0
-    assert {r["decided_by"] for r in read_jsonl(out)} == {"person"}  # all 80 labelled: the person decides
+    assert {r["decided_by"] for r in read_jsonl(out)} == {"person"}  # all 32 labelled: the person decides
