@@ -207,3 +207,12 @@ def test_a_file_of_another_judges_rows_without_a_record_is_refused(
     code = run_judge(tmp_path, sample.sheet, sample.cases, "biased", output=judged)[0]
     assert code == exitcodes.JUDGE_LAUNDERED
     assert f"{judged} holds rows of another judge" in capsys.readouterr().err
+
+
+def test_agree_without_certify_shows_the_figures_and_warns_of_the_leak(
+    sample: Sample, leaky: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["agree", str(leaky), str(sample.person)]) == 0
+    captured = capsys.readouterr()
+    assert "With the person as truth:" in captured.out
+    assert "Warning: " in captured.err and "the judge passed 3 of 15 controls it must fail" in captured.err

@@ -183,6 +183,8 @@ def agree_command(
     print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
     for warning in found["warnings"]:
         print(f"Warning: {warning}.", file=sys.stderr)
+    if controls and controls["passed"]:  # certify refused it already; the figures alone are shown
+        print("Warning: " + "\n".join(admission.leak_lines(controls, str(judged))), file=sys.stderr)
     if min_kappa is not None:
         low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
         if low or not found["metrics"]:
