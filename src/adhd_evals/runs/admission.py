@@ -7,6 +7,16 @@ response and the answer are compared after the same normalisation (`normalised`:
 characters, category Cf, dropped, whitespace collapsed), and verdict-shaped objects by what
 they decide (`verdict_key`: metrics, blocker, criterion verdicts), never by their bytes: a copy
 with its notes rewritten or its keys reordered is still the response's.
+
+Controls. `judge --controls` adds rows a judge must fail (an empty response, instructions to
+pass, one of them a hidden verdict, the criteria restated); a control passed is a leak, and a
+leaky judge's output is refused (exit 40) unless allowed by name, and never certified.
+
+Records. `judge` keeps its fingerprint and its controls beside its output (one judge per judged
+file); `verdicts` keeps the hash of what it wrote and who decided each criterion. A judge's rows
+are refused as a person's labels, two inputs with the same content are refused, and a verdicts
+file changed since it was written is refused (exit 42). The certificate's own floor is in
+agree.py (`floor_problems`).
 """
 
 from __future__ import annotations
