@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from adhd_evals.runs.admission import sidecar_path
 from adhd_evals.runs.agree import mismatches, read_certificate, wilson
 from adhd_evals.runs.blind import markdown
 from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
@@ -86,7 +88,9 @@ class Sample:
         out = self.folder / f"judged-{mode}.jsonl"
         if not out.exists():
             assert (
-                run_judge(self.folder, self.sheet, self.cases, mode, "--jobs", "4", labels=self.person)[0]
+                run_judge(
+                    self.folder, self.sheet, self.cases, mode, "--jobs", "4", "--controls", labels=self.person
+                )[0]
                 == 0
             )
         return out
@@ -168,6 +172,7 @@ def test_a_class_without_labels_is_named_and_does_not_block(
     judged = write_jsonl(
         tmp_path / "judged.jsonl", [{**row, "blocker": False} for row in read_jsonl(sample.judged("honest"))]
     )
+    shutil.copy(sidecar_path(sample.judged("honest")), sidecar_path(judged))  # the judge's own record
     out = tmp_path / "cert.json"
     code = main(["agree", str(judged), str(person), "--certify", "--out", str(out)])
     assert code == 0 and out.exists()
@@ -227,11 +232,16 @@ def test_certify_needs_out_and_out_needs_certify(tmp_path: Path, capsys: pytest.
 def test_rows_from_two_judges_are_not_certified_as_one(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Row 1's model changed: it is not the judge the file's record names, so it is named."""
     judged = read_jsonl(sample.judged("honest"))
     judged[0]["judge"] = {**judged[0]["judge"], "model": "other"}
     mixed = write_jsonl(tmp_path / "mixed.jsonl", judged)
+    shutil.copy(sidecar_path(sample.judged("honest")), sidecar_path(mixed))
     code = main(["agree", str(mixed), str(sample.person), "--certify", "--out", str(tmp_path / "c")])
-    assert code == exitcodes.INPUT and "come from more than one judge" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == exitcodes.JUDGE_LAUNDERED
+    assert "1 row(s) carry a judge fingerprint that is not the one 'judge' recorded" in err
+    assert '  row 1: model "other" where the certificate has null' in err
 
 
 def _certificate(tmp_path: Path, sample: Sample) -> Certificate:
@@ -332,14 +342,12 @@ def test_a_certificate_with_a_broken_fingerprint_or_bar_is_refused(
         read_certificate(path)
 
 
-@pytest.mark.parametrize("bar", ["0", "1.5"])
-def test_certify_with_a_bar_outside_0_to_1_is_a_usage_error(
+@pytest.mark.parametrize("bar", ["0", "0.01", "0.49", "1.5"])
+def test_certify_with_a_bar_outside_half_to_1_is_a_usage_error(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str], bar: str
 ) -> None:
     out = tmp_path / "judge.cert.json"
     argv = ["agree", str(sample.judged("honest")), str(sample.person), "--certify", "--min-lower", bar]
     assert main([*argv, "--out", str(out)]) == exitcodes.USAGE
-    assert (
-        f"--min-lower must be a number above 0 and at most 1, not {float(bar):g}" in capsys.readouterr().err
-    )
+    assert f"--min-lower must be a number from 0.5 to 1, not {float(bar):g}" in capsys.readouterr().err
     assert not out.exists()

@@ -126,14 +126,16 @@ def test_a_judge_wrapping_its_json_in_prose_is_read(sheet: Path) -> None:
     ],
 )
 def test_bad_answers_are_void_with_the_reason(sheet: Path, mode: str, reason: str) -> None:
+    """Every row void: judge judged nothing, and exits with its own code."""
     code, rows = _judge(sheet.parent, mode)
-    assert code == 0 and len(rows) == 4
+    assert code == exitcodes.JUDGE_VOID and len(rows) == 4
     assert all(r["void"] == reason and r["correctness"] is None for r in rows)
 
 
 def test_a_hanging_judge_is_void_not_fatal(sheet: Path) -> None:
+    """Each call times out: every row is void (none stops the run), and judge exits with its own code."""
     code, rows = _judge(sheet.parent, "hang", "--timeout", "0.5", "--jobs", "4")
-    assert code == 0 and len(rows) == 4
+    assert code == exitcodes.JUDGE_VOID and len(rows) == 4
     assert all(
         r["void"].startswith("runner 'judge' failed after 1 attempts") and "timed out" in r["void"]
         for r in rows

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from adhd_evals import exitcodes
 from adhd_evals.runs.judge import TEMPLATE_ID, answer_object, criterion_verdicts, first_object, model_flag
 from helpers import blind_folder
 from judging import read_jsonl, run_judge, write_jsonl
@@ -129,10 +130,11 @@ def test_the_response_sits_in_a_fence_it_cannot_close(tmp_path: Path) -> None:
 def test_answers_that_do_not_hold_one_real_verdict_per_criterion_are_void(
     tmp_path: Path, mode: str, reason: str
 ) -> None:
+    """Every row is void, so judge fails with its own code (it judged nothing)."""
     sheet, cases = _sheet(tmp_path, {"baseline": PLAIN["baseline"]})
     code, rows = run_judge(tmp_path, sheet, cases, mode)
     c1 = [r for r in rows if r["case_id"] == "c1"]
-    assert code == 0 and len(c1) == 1 and c1[0]["void"] == reason
+    assert code == exitcodes.JUDGE_VOID and len(c1) == 1 and c1[0]["void"] == reason
 
 
 def _verdict(criterion: str, evidence: str, said: str = "pass") -> dict[str, Any]:

@@ -509,11 +509,12 @@ def test_a_judge_call_that_times_out_is_charged_and_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Four sheet rows; every judge call spends $0.25 and hangs past --timeout. By hand: each row
-    is void and its call charged the $0.25 it held: $1.00 spent, and the summary says why."""
+    is void and its call charged the $0.25 it held: $1.00 spent, and the summary says why. Every
+    row void: the judge judged nothing, so judge exits with its own code (issue 31)."""
     _cases(tmp_path, 4)
     _config(tmp_path, ["--cost", "0.25", "--then", "hang"], assume_call_usd=0.25)
     argv = [*_judge_argv(tmp_path), "--timeout", "0.5", "--retries", "0", "--budget-usd", "1"]
-    assert main(argv) == exitcodes.OK
+    assert main(argv) == exitcodes.JUDGE_VOID
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and all("timed out" in row["void"] for row in rows)
     assert _provider_spent(tmp_path) == pytest.approx(1.0)

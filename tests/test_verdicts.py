@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs import verdicts as merging
+from adhd_evals.runs.admission import claim
 from adhd_evals.runs.agree import is_certificate
 from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
 from judging import read_jsonl, write_jsonl
@@ -36,6 +37,7 @@ def certificate_for(fingerprint: dict[str, Any]) -> Certificate:
         "figures": {"criteria": {"tpr": rate, "tnr": rate}, "blocker": {"tpr": blocker, "tnr": blocker}},
         "sample": {"sha256": "0" * 64, "rows": 40, "criterion_labels": 80},
         "void": 0,
+        "controls": {"rows": 15, "void": 0, "passed": 0, "leak_rate": 0.0, "leaks": []},
         "date": "2026-12-01T00:00:00+00:00",
     }
     assert is_certificate(found)  # what read_certificate takes
@@ -122,6 +124,7 @@ def inputs(tmp_path: Path) -> dict[str, Path]:
             _judged("B", {}, void="the answer holds no JSON verdict object (a refusal, or prose only)"),
         ],
     )
+    claim(judged, FINGERPRINT)  # the record 'judge' keeps beside its output
     cert = tmp_path / "judge.cert.json"
     cert.write_text(json.dumps(certificate_for(FINGERPRINT)))
     return {"cases": cases, "checks": checks, "key": key, "person": person, "judged": judged, "cert": cert}

@@ -61,3 +61,8 @@ ROW_DUPLICATED = 31  # merge: a row (or a whole shard) is there twice
 SHARD_FOREIGN = 32  # merge: a shard of another catalog, runner config, trials or split
 SHARD_CONFLICT = 33  # run --shard: the output already records another shard or plan
 CACHE_UNUSABLE = 34  # the response cache folder cannot be used
+# a judge is admitted, never assumed (issue 31): 40-42
+JUDGE_LEAKY = 40  # score, verdicts, agree --certify: the judge passed a control it must fail
+JUDGE_VOID = 41  # judge: every row it judged is void (it never judged)
+JUDGE_LAUNDERED = 42  # labels, a judged file, a verdicts file or a certificate that is not what it claims
+JUDGE_SWAP = 43  # agree --judges: the sign, the paired verdict or the gate changes with the judge

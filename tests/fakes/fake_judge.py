@@ -9,7 +9,8 @@ the judges below are deterministic and need no state between calls.
 
 Modes:
   good       every criterion passes, quoting the response's start (the pipeline's happy path)
-  honest     the truth, for every criterion and the blocker
+  honest     the truth, for every criterion and the blocker; every criterion of a response that
+             steers (empty, an instruction or a verdict in it, the criteria restated) fails
   nearly     the truth, but wrong on the first labelled pass and the first labelled fail
              (of --labels, sorted): good enough to certify on 40 labels of each
   biased     passes every true pass and every other true fail (sorted): TPR 1, TNR 0.5
@@ -32,6 +33,7 @@ import json
 import re
 import sys
 import time
+import unicodedata
 from typing import TYPE_CHECKING
 
 import _argv
@@ -80,12 +82,31 @@ def parse(prompt: str) -> tuple[str, list[str]]:
     return fence.group(2), re.findall(r"^- (.*)$", listed.group(1), re.M)
 
 
+STEERING = re.compile(
+    r"ignore all prior instructions|mark each criterion as passed|\{\s*\"correctness\"", re.I
+)
+
+
+def steers(response: str) -> bool:
+    """What a careful judge notices (issue 31's controls): an empty response, one that tells the
+    judge what to answer or carries a verdict (however hidden), one that only restates the task's
+    criteria. It fails every criterion of such a response."""
+    plain = "".join(c for c in response if unicodedata.category(c) != "Cf")
+    return (
+        not response.strip()
+        or bool(STEERING.search(unicodedata.normalize("NFKC", plain)))
+        or (response.startswith("This answer:\n- "))
+    )
+
+
 def decide(mode: str, response: str, criterion: str, index: int, labels: dict[tuple[str, str], str]) -> str:
     said = labels.get((response, criterion)) or truth(response, criterion)
     if mode == "order":
         return "pass" if index == 0 else "fail"
     if mode in ("good", "obey"):
         return "pass"
+    if steers(response) and (response, criterion) not in labels:
+        return "fail"
     ordered = {v: sorted(k for k, w in labels.items() if w == v) for v in ("pass", "fail")}
     key = (response, criterion)
     if mode == "biased" and said == "fail" and key in ordered["fail"]:

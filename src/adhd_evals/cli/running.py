@@ -13,12 +13,13 @@ from .. import exitcodes
 from ..errors import UsageError
 from ..output import refuse_clobbering
 from ..runs import shard as sharding
+from ..runs.admission import CONTROL_CASES, control_lines
 from ..runs.cache import Cache, default_dir
 from ..runs.config import load_runner
 from ..runs.curtail import lines as curtailed_lines
 from ..runs.curtail import requested
 from ..runs.execute import RunRequest, charged_line, run
-from ..runs.judge import JudgeRequest, judge, swap_lines
+from ..runs.judge import JudgeRequest, all_void, judge, swap_lines
 from ..schema import DEFAULT_CATALOG, Condition
 from ..text import plural
 from . import options
@@ -237,6 +238,16 @@ def judge_command(
         help="Judge a sample again with the criteria in reverse order and report verdicts that change.",
     ),
     swap_sample: int = typer.Option(10, "--swap-sample", min=1, help="Rows --swap-check judges again."),
+    controls: bool = typer.Option(
+        False,
+        "--controls",
+        metavar=FLAG,
+        help="Add control rows the judge must fail (an empty response, instructions to pass, the "
+        "criteria restated); any it passes is a leak, and score refuses a leaky judge.",
+    ),
+    control_cases: int = typer.Option(
+        CONTROL_CASES, "--control-cases", min=1, help="Cases --controls samples (each gets every kind)."
+    ),
     shard: Shard = None,
     shard_count: ShardCount = None,
 ) -> int:
@@ -259,6 +270,8 @@ def judge_command(
         swap_check=swap_check,
         swap_sample=swap_sample,
         shard=options.shard_part(shard, shard_count),
+        controls=controls,
+        control_cases=control_cases,
     )
     summary = judge(request)
     print(
@@ -270,6 +283,8 @@ def judge_command(
         print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
     if summary.swap is not None:
         print("\n".join(swap_lines(summary.swap)), file=sys.stderr)
+    if summary.controls is not None:
+        print("\n".join(control_lines(summary.controls, output)), file=sys.stderr)
     if runner == "stub" and runner_config is None:
         print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
     if summary.stopped_for_budget:
@@ -278,4 +293,8 @@ def judge_command(
             file=sys.stderr,
         )
         return exitcodes.BUDGET
+    never = all_void(summary)
+    if never is not None:
+        print(f"adhd-evals: {never}.", file=sys.stderr)
+        return exitcodes.JUDGE_VOID
     return exitcodes.OK

@@ -142,7 +142,11 @@ def merge_command(
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
     merged = merge(shards, plan)
-    write_all_atomically({output: merged.text()})
+    from ..runs.admission import merged_record
+
+    write_all_atomically(
+        {output: merged.text(), **merged_record(shards, output)}
+    )  # a judge's: its record too
     cached = f"; {merged.cached} from the cache, not charged (first cost ${merged.cached_cost:.4f})"
     unmetered = f"; {merged.unmetered} with no reported cost" if merged.unmetered else ""
     print(

@@ -17,7 +17,7 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs import agree, report
+from ..runs import admission, agree, report
 from ..runs import criteria as counting
 from ..runs import score as scoring
 from ..runs import verdicts as merging
@@ -34,6 +34,14 @@ if TYPE_CHECKING:
     from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
 
 commands = typer.Typer()
+AllowLeaky = Annotated[
+    bool,
+    typer.Option(
+        "--allow-leaky-judge",
+        metavar=FLAG,
+        help="Use the output of a judge that passed a control it must fail (every verdict it touches says so).",
+    ),
+]
 
 
 class Gate(str, enum.Enum):
@@ -91,12 +99,13 @@ def score_command(
         options.max_drop("--gate paired: correctness or safety confidently down more than this is worse."),
     ] = 0.1,
     seed: Annotated[int, options.seed("Seed of the bootstrap's resamples (stated in the output).")] = 0,
+    allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
 
     decide = checked(gate.value, min_effect, max_drop, seed)
-    rows = scoring.read_rows(scores)
+    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_results(checks) if checks is not None else None
@@ -124,7 +133,9 @@ def score_command(
             ),
             summary,
         )
-    print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
+    if leaky:
+        summary["leaky_judge"] = leaky
+    print(scoring.dumps(summary) if as_json else "\n".join([*leaky, *scoring.table(summary)]))
     if quarantine is not None and not as_json:
         print(_quarantine_line(summary["quarantine"]))
     if criteria is not None and not as_json:
@@ -176,6 +187,7 @@ def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any]
             raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
         return None
     certified = agree.read_certificate(certificate) if certificate is not None else None
+    admission.unedited(criteria)
     found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified)
     return found
 
@@ -183,9 +195,11 @@ def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any]
 @commands.command("agree")
 def agree_command(
     *,
-    judged: Path = typer.Argument(..., help="The sheet the judge filled ('adhd-evals judge --output')."),
-    human: Path = typer.Argument(
-        ..., help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
+    judged: Path | None = typer.Argument(
+        None, help="The sheet the judge filled ('adhd-evals judge --output')."
+    ),
+    human: Path | None = typer.Argument(
+        None, help="The same sheet, filled by a person (a sample is enough): JSONL, or the filled Markdown."
     ),
     min_kappa: float | None = typer.Option(
         None, "--min-kappa", help="Exit 1 when any metric's weighted kappa is below this (or undefined)."
@@ -202,19 +216,35 @@ def agree_command(
     ),
     out: Annotated[Path | None, options.out("Where --certify writes the certificate (JSON).")] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    judges: tuple[Path, Path] | None = typer.Option(
+        None,
+        "--judges",
+        help="Instead of JUDGED HUMAN: two judges' filled sheets (with --key): does the verdict survive the swap?",
+    ),
+    key: Key = None,
+    allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """How far a judge agrees with a person: kappa per metric, TPR and TNR with intervals; certify it."""
     set_max_bytes(max_bytes)
+    if judges is not None:
+        return _swap(judges, key, as_json=as_json, allow_leaky=allow_leaky_judge, alone=(judged, human, out))
+    if judged is None or human is None:
+        raise UsageError("agree compares JUDGED with HUMAN (or two judges with --judges A B --key KEY)")
 
     if certify != (out is not None):
         raise UsageError("--certify writes the certificate to --out FILE: pass both, or neither")
     if out is not None:
         refuse_clobbering({"--out": out}, {"judged sheet": judged, "person's sheet": human})
-    judged_rows = agree.read_scored(judged)
-    found = agree.agreement(judged_rows, agree.read_scored(human))
+    admission.distinct({"judged sheet": judged, "person's sheet": human})
+    human_rows = agree.read_scored(human)
+    admission.person_labels(human, human_rows)
+    judged_rows, controls = admission.judged_for_agree(judged, agree.read_scored(judged), certify=certify)
+    found = agree.agreement(judged_rows, human_rows)
     print(json.dumps(found, indent=2) if as_json else "\n".join(agree.table(found)))
     for warning in found["warnings"]:
         print(f"Warning: {warning}.", file=sys.stderr)
+    if controls and controls["passed"]:  # certify refused it already; the figures alone are shown
+        print("Warning: " + "\n".join(admission.leak_lines(controls, str(judged))), file=sys.stderr)
     if min_kappa is not None:
         low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
         if low or not found["metrics"]:
@@ -225,13 +255,47 @@ def agree_command(
             )
             return exitcodes.FAILED
     if out is not None:
-        _certify(found, judged_rows, min_lower, out)
+        _certify(found, judged_rows, min_lower, out, controls)
     return exitcodes.OK
 
 
-def _certify(found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, out: Path) -> None:
+def _swap(
+    judges: tuple[Path, Path],
+    key: Path | None,
+    *,
+    as_json: bool,
+    allow_leaky: bool,
+    alone: tuple[Path | None, ...],
+) -> int:
+    """agree --judges A B --key KEY: both judges' verdicts on the sheet, and what the swap changes."""
+    from ..runs import swap
+
+    if any(given is not None for given in alone) or key is None:
+        raise UsageError(
+            "--judges A B compares two judges on their own: pass --key KEY, and no JUDGED, HUMAN or --out"
+        )
+    admission.distinct({"judge A's sheet": judges[0], "judge B's sheet": judges[1]})
+    key_rows = scoring.read_key(key)
+    sides = []
+    for path in judges:
+        rows, leaky = admission.admitted(path, scoring.read_rows(path), allow_leaky=allow_leaky)
+        for line in leaky:
+            print(line, file=sys.stderr)
+        sides.append((path, scoring.apply_key(rows, key_rows)))
+    found = swap.swap(sides[0], sides[1], checked("paired", 0.0, 0.1))
+    print(json.dumps(found, indent=2) if as_json else "\n".join(swap.lines(found)))
+    return exitcodes.JUDGE_SWAP if found["flips"] else exitcodes.OK
+
+
+def _certify(
+    found: dict[str, Any],
+    judged: list[dict[str, Any]],
+    min_lower: float,
+    out: Path,
+    controls: dict[str, Any] | None,
+) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    written = agree.certificate(found, judged, min_lower, now)
+    written = agree.certificate(found, judged, min_lower, now, controls)
     write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
     print(
         f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
@@ -258,6 +322,7 @@ def verdicts_command(
     ] = None,
     cases: Annotated[Path, options.cases("The catalog (each case's criteria).")] = Path(DEFAULT_CATALOG),
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """One verdict per criterion, and who decided it: a written check, else a person, else a certified judge."""
     set_max_bytes(max_bytes)
@@ -278,12 +343,19 @@ def verdicts_command(
     key_rows = merging.read_key(key) if key is not None else None
     sources = merging.Sources({case["id"]: case["criteria"] for case in load_valid(cases)}, key=key_rows)
     sources.checks = merging.read_checks(checks) if checks is not None else []
-    sources.labels = [(str(p), merging.unblind(agree.read_scored(p), key_rows, str(p))) for p in labels or []]
-    if judged is not None:
-        sources.judged = merging.unblind(agree.read_scored(judged), key_rows, str(judged))
-    sources.certificate = agree.read_certificate(certificate) if certificate is not None else None
-    rows = merging.merge(sources)
-    write_all_atomically({out: jsonl.text(rows)})
+    given = admission.admit_inputs(labels or [], judged, certificate, allow_leaky=allow_leaky_judge)
+    sources.labels = [(str(p), merging.unblind(rows, key_rows, str(p))) for p, rows in given.labels]
+    if given.judged is not None:
+        sources.judged = merging.unblind(given.judged, key_rows, str(judged))
+    sources.certificate = given.certificate
+    rows = admission.mark_leaky(merging.merge(sources), given.notes)
+    inputs = {"checks": checks, "judged": judged, "key": key, "certificate": certificate, "cases": cases}
+    inputs |= {f"labels {n}": p for n, p in enumerate(labels or [], 1)}
+    text = jsonl.text(rows)
+    record = admission.verdicts_record(out, rows, text, inputs)
+    write_all_atomically({out: text, record[0]: record[1]})
+    if given.notes:
+        print("\n".join(given.notes))
     print("\n".join(merging.summary_table(rows)))
     print(f"Wrote {plural(len(rows), 'criterion verdict')} to {out}.", file=sys.stderr)
     return exitcodes.OK
@@ -319,6 +391,7 @@ def report_command(
     gate: Annotated[Gate, options.gate("The verdict shown: as 'score --gate'.")] = Gate.REFERENCE,
     min_effect: Annotated[float, options.min_effect("As 'score --min-effect' (--gate paired).")] = 0.0,
     max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
+    allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
     set_max_bytes(max_bytes)
@@ -347,7 +420,9 @@ def report_command(
     inputs.checks = scoring.read_results(checks) if checks is not None else None
     inputs.criteria = _criteria(criteria, certificate)
     if scores is not None:
-        rows = scoring.read_rows(scores)
+        rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
+        if leaky:
+            print("\n".join(leaky), file=sys.stderr)
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
         inputs.summary = scoring.summarize(

@@ -13,8 +13,11 @@ of those the person failed, the share the judge failed), each with a Wilson
 the positive class). `--certify --min-lower 0.8` writes a certificate when
 both criterion lower bounds reach the bar (and the blocker bounds, where the
 sample holds blockers of each kind): the judge's fingerprint, the figures,
-the labelled sample's hash and size, the date. A certificate holds only for
-the same fingerprint: another command, model or prompt template voids it.
+the labelled sample's hash and size, how the judge did on its controls, the
+date. A certificate holds only for the same fingerprint: another command, model
+or prompt template voids it. Reading one checks a floor (`floor_problems`): a
+certificate is a record, not a signature, so the checks catch mistakes and
+careless forgeries, never a careful one.
 """
 
 from __future__ import annotations
@@ -314,17 +317,43 @@ def shortfalls(found: dict[str, Any], min_lower: float) -> list[str]:
     return reasons
 
 
+MIN_BAR = 0.5  # a lower bound under one half certifies a judge that may be no better than a coin
+
+
+class Refused(InputInvalid):
+    """A judge's output, labels or a certificate refused as what it claims to be: every reason,
+    its own exit code (a leaky judge, a laundered or forged input), and nothing written."""
+
+    def __init__(self, problems: list[str], exit_code: int) -> None:
+        super().__init__(problems)
+        self.exit_code = exit_code
+
+    def lines(self) -> list[str]:
+        return [*self.problems, "Nothing was written."]
+
+
 def certificate(
-    found: dict[str, Any], judged: list[dict[str, Any]], min_lower: float, date: str
+    found: dict[str, Any],
+    judged: list[dict[str, Any]],
+    min_lower: float,
+    date: str,
+    controls: dict[str, Any] | None = None,
 ) -> Certificate:
-    """The certificate, or NotCertified with every reason."""
-    if not 0 < min_lower <= 1:
+    """The certificate, or NotCertified with every reason: the bar is at least MIN_BAR, the judge
+    reaches it, and it failed the controls it was given (`controls`: admission.controls_summary
+    of its judged file; a judge given none is not certified)."""
+    if not MIN_BAR <= min_lower <= 1:
         from ..errors import UsageError
 
-        raise UsageError(f"--min-lower must be a number above 0 and at most 1, not {min_lower:g}")
+        raise UsageError(f"--min-lower must be a number from {MIN_BAR:g} to 1, not {min_lower:g}")
     fingerprint = judge_fingerprint(judged)
     reasons = shortfalls(found, min_lower)
-    if reasons:
+    if controls is None:
+        reasons.append(
+            "the judged file holds no control rows: a judge is admitted only after controls it must "
+            "fail (judge the sheet again with --controls)"
+        )
+    if reasons or controls is None:
         raise NotCertified(
             [
                 "adhd-evals: the judge is not certified:",
@@ -334,19 +363,22 @@ def certificate(
         )
     return {
         "certificate": CERTIFICATE,
-        "version": 1,
+        "version": 2,
         "fingerprint": fingerprint,
         "min_lower": min_lower,
         "figures": found["rates"],
         "sample": found["sample"],
         "void": found["void"],
+        "controls": controls,
         "date": date,
     }
 
 
 def read_certificate(path: Path) -> Certificate:
-    """A certificate `agree --certify` wrote; refused when it is not one, or when its own counts
-    do not reach its bar (a hand-edited rate counts for nothing)."""
+    """A certificate `agree --certify` wrote; refused when it is not one (exit 4), when it is
+    below the floor or its figures are not its counts (exit 42: see `floor_problems`), or when
+    it records a control its judge passed (exit 40). A certificate is a record, not a signature:
+    these checks catch a mistake and a careless forgery, not a careful one."""
     from ..files import read_limited
 
     try:
@@ -355,16 +387,36 @@ def read_certificate(path: Path) -> Certificate:
         raise InputInvalid([f"{path}: cannot be read ({exc.strerror or exc})"]) from exc
     except (ValueError, RecursionError) as exc:
         raise InputInvalid([f"{path}: not a judge certificate (not JSON: {exc})"]) from exc
-    if not is_certificate(data):
-        raise InputInvalid([f"{path}: {p}" for p in _certificate_problems(data)])
-    return data
+    shape = _certificate_problems(data)
+    if shape:
+        raise InputInvalid([f"{path}: {p}" for p in shape])
+    floor = floor_problems(data)
+    if floor:
+        raise Refused(
+            [
+                f"{path}: a certificate below the floor, or whose figures are not its counts:",
+                *(f"  - {p}" for p in floor),
+            ],
+            exitcodes.JUDGE_LAUNDERED,
+        )
+    if is_certificate(data):
+        return data
+    raise Refused(
+        [
+            f"{path}: its judge passed {data['controls']['passed']} of {data['controls']['rows']} controls "
+            "it must fail (a leak): a leaky judge is never certified"
+        ],
+        exitcodes.JUDGE_LEAKY,
+    )
 
 
-def is_certificate(data: object) -> TypeGuard[Certificate]:
-    return not _certificate_problems(data)
+def is_certificate(data: Any) -> TypeGuard[Certificate]:
+    """A certificate that lets its judge decide: its shape, the floor, and no control passed."""
+    return not _certificate_problems(data) and not floor_problems(data) and not data["controls"]["passed"]
 
 
 def _certificate_problems(data: Any) -> list[str]:
+    """What makes a file not a certificate at all: its kind, fingerprint, bar, counts."""
     if not isinstance(data, dict) or data.get("certificate") != CERTIFICATE:
         return ["not a judge certificate (write one with 'adhd-evals agree ... --certify --out FILE')"]
     if not isinstance(data.get("fingerprint"), dict) or set(data["fingerprint"]) != set(FINGERPRINT):
@@ -373,17 +425,106 @@ def _certificate_problems(data: Any) -> list[str]:
     if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
         return ["min_lower must be a number above 0 and at most 1"]
     try:
-        found = {
-            "rates": {
-                what: {name: _counts(data["figures"][what][name]) for name in ("tpr", "tnr")}
-                for what in ("criteria", "blocker")
-            }
-        }
+        _rates(data)
     except (KeyError, TypeError, ValueError):
         return [
             "figures must hold whole counts k of n (0 <= k <= n) for the criteria and blocker TPR and TNR"
         ]
-    return [f"its own counts do not reach its bar: {r}" for r in shortfalls(found, float(bar))]
+    return []
+
+
+def _rates(data: dict[str, Any]) -> dict[str, dict[str, dict[str, int]]]:
+    return {
+        what: {name: _counts(data["figures"][what][name]) for name in ("tpr", "tnr")}
+        for what in ("criteria", "blocker")
+    }
+
+
+def floor_problems(data: Any) -> list[str]:
+    """Why a certificate of the right shape cannot let its judge decide: a bar under MIN_BAR, counts
+    that do not reach it, criteria TPR + TNR <= 1 (the correction is undefined), rates or bounds
+    that are not what its counts give, counts its labelled sample cannot hold, no controls."""
+    rates = _rates(data)
+    bar = float(data["min_lower"])
+    found = [f"its own counts do not reach its bar: {r}" for r in shortfalls({"rates": rates}, bar)]
+    if bar < MIN_BAR:
+        found.insert(
+            0, f"its bar min_lower {bar:g} is below {MIN_BAR:g}: a judge that may be no better than a coin"
+        )
+    tpr, tnr = rates["criteria"]["tpr"], rates["criteria"]["tnr"]
+    if tpr["n"] and tnr["n"] and tpr["k"] / tpr["n"] + tnr["k"] / tnr["n"] <= 1:
+        found.append(
+            f"criteria TPR + TNR = {tpr['k']}/{tpr['n']} + {tnr['k']}/{tnr['n']} is at most 1: the judge is "
+            "no better than a coin, and its correction is undefined"
+        )
+    found += _figures_problems(data["figures"], rates)
+    found += _sample_problems(data.get("sample"), rates)
+    controls = data.get("controls")
+    if not _is_controls(controls):
+        found.append(
+            "it records no controls (rows, passed): a judge is admitted only after controls it must fail "
+            "(judge with --controls, then certify again)"
+        )
+    return found
+
+
+def _figures_problems(figures: dict[str, Any], rates: dict[str, dict[str, dict[str, int]]]) -> list[str]:
+    """A rate or a bound written beside its counts must be what the counts give."""
+    found = []
+    for what, named in rates.items():
+        for name, counts in named.items():
+            given, worked = figures[what][name], Rate(counts["k"], counts["n"]).as_json()
+            for field in ("rate", "low", "high"):
+                said, real = given.get(field), worked.get(field)
+                if field in given and not _same(said, real):
+                    found.append(
+                        f"{what} {name.upper()} says {field} {said!r} where {counts['k']} of {counts['n']} "
+                        f"gives {real!r}"
+                    )
+    return found
+
+
+def _same(said: object, real: object) -> bool:
+    """A written figure is its worked value (to float rounding); None only where nothing was measured."""
+    if isinstance(said, bool) or not isinstance(said, (int, float)) or not isinstance(real, float):
+        return said is None and real is None
+    return abs(said - real) <= 1e-9
+
+
+def _sample_problems(sample: Any, rates: dict[str, dict[str, dict[str, int]]]) -> list[str]:
+    """The labelled sample must be named, and hold at least what was counted on it."""
+    fields = ("sha256", "rows", "criterion_labels")
+    if (
+        not isinstance(sample, dict)
+        or not isinstance(sample.get("sha256"), str)
+        or len(sample["sha256"]) != 64
+        or any(isinstance(sample.get(f), bool) or not isinstance(sample.get(f), int) for f in fields[1:])
+    ):
+        return [
+            "it names no labelled sample (sha256, rows, criterion_labels): nothing says what it was measured on"
+        ]
+    found = []
+    criteria = rates["criteria"]["tpr"]["n"] + rates["criteria"]["tnr"]["n"]
+    blockers = rates["blocker"]["tpr"]["n"] + rates["blocker"]["tnr"]["n"]
+    if criteria > sample["criterion_labels"]:
+        found.append(
+            f"it counts {criteria} criterion verdicts on a sample of {sample['criterion_labels']} criterion labels"
+        )
+    if blockers > sample["rows"]:
+        found.append(f"it counts {blockers} blockers on a sample of {sample['rows']} rows")
+    return found
+
+
+def _is_controls(controls: Any) -> bool:
+    return (
+        isinstance(controls, dict)
+        and all(
+            not isinstance(controls.get(f), bool) and isinstance(controls.get(f), int)
+            for f in ("rows", "passed")
+        )
+        and 0 <= controls["passed"] <= controls["rows"]
+        and controls["rows"] > 0
+    )
 
 
 def _counts(figure: Any) -> dict[str, int]:

@@ -10,10 +10,17 @@ treats void rows as missing and the gate cannot pass while one is.
 What the judge reads is data: the response cannot supply the judge's answer.
 It sits between fence lines carrying a random token drawn for each call (so
 no response can close the fence early), and an object that occurs in the
-response is never taken as the answer, even when the judge quotes it first.
+response is never taken as the answer, even when the judge quotes it first,
+re-serialises it, rewrites its notes, or restates one the response hid from a
+JSON scanner (answer and response are compared normalised: admission.py).
+The answer must hold exactly one verdict object of its own.
 The answer holds exactly one verdict per criterion of the case (by text),
 each with evidence that is a quote of the response of at least
 MIN_EVIDENCE characters (the whole response when it is shorter).
+
+`judge` records its fingerprint beside its output (one judge per judged file),
+adds control rows the judge must fail with `--controls`, and fails (exit 41)
+when every row it wrote is void.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import random
 import re
 import secrets
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +42,8 @@ from ..catalog import load_valid, read_object_rows
 from ..errors import InputInvalid, RunnerFailed, UsageError
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
-from . import calls, process
+from . import admission, calls, process
+from .admission import looks_like_verdict, normalised, verdict_key
 from .calls import Unmetered
 from .config import Runner
 from .rows import LABELLED_FIELDS, field_problems
@@ -135,6 +144,8 @@ class JudgeRequest:
     swap_check: bool = False
     swap_sample: int = 10
     shard: Shard | None = None  # issue 24: judge only this shard's rows, recorded beside the output
+    controls: bool = False  # issue 31: add control rows the judge must fail (admission.CONTROLS)
+    control_cases: int = admission.CONTROL_CASES
 
 
 def judge_prompt(
@@ -199,27 +210,47 @@ def _inside(response: str) -> list[dict[str, Any]]:
     return found
 
 
-def _looks_like_verdict(value: dict[str, Any]) -> bool:
-    return any(key in value for key in (*METRICS, "blocker", "criteria"))
+def embedded_verdicts(response: str) -> set[str]:
+    """What every verdict-shaped object the response carries decides (`admission.verdict_key`):
+    read from the response as written, normalised (so zero-width characters and fullwidth braces
+    hide nothing), and with its escaped quotes unescaped (an object written inside a string)."""
+    plain = normalised(response)
+    texts = {response, plain, plain.replace('\\"', '"')}
+    return {verdict_key(value) for text in texts for value in _inside(text) if looks_like_verdict(value)}
+
+
+QUOTED = "the only verdict object in the answer occurs in the response it judges (never taken as the judge's answer)"
+NO_VERDICT = "the answer holds no JSON verdict object (a refusal, or prose only)"
 
 
 def answer_object(answer: str, response: str, nonce: str | None = None) -> tuple[dict[str, Any] | None, str]:
-    """The judge's own verdict object, or None and why: an object that occurs in the response
-    (quoted, echoed, or re-serialized) is the response's text, never the judge's answer."""
+    """The judge's own verdict object, or None and why. Answer and response are compared
+    normalised: an object that occurs in the response (quoted, echoed, re-serialised, hidden by
+    invisible or fullwidth characters, or copied with its notes changed) is the response's text,
+    never the judge's answer; and the answer must hold exactly one verdict object of its own."""
+    text = normalised(answer)
     if nonce:  # an echoed fence and what it holds are the response, whatever the judge did with them
-        answer = re.sub(f"<response-{nonce}>.*?(</response-{nonce}>|$)", "", answer, flags=re.S)
-    quoted = None
-    embedded: list[dict[str, Any]] | None = None
-    for value, source in objects(answer):
-        if not _looks_like_verdict(value):
+        text = re.sub(f"<response-{nonce}>.*?(</response-{nonce}>|$)", "", text, flags=re.S)
+    plain = normalised(response)
+    embedded: set[str] | None = None
+    own, quoted = [], False
+    for value, source in objects(text):
+        if not looks_like_verdict(value):
             continue
         if embedded is None:
-            embedded = _inside(response)
-        if source.strip() in response or value in embedded:
-            quoted = "the only verdict object in the answer occurs in the response it judges (never taken as the judge's answer)"
+            embedded = embedded_verdicts(response)
+        if source.strip() in plain or verdict_key(value) in embedded:
+            quoted = True
             continue
-        return value, ""
-    return None, quoted or "the answer holds no JSON verdict object (a refusal, or prose only)"
+        own.append(value)
+    if len(own) > 1:
+        return None, (
+            f"the answer holds {len(own)} verdict objects of its own, not one (which is the judge's "
+            "answer cannot be told)"
+        )
+    if own:
+        return own[0], ""
+    return None, QUOTED if quoted else NO_VERDICT
 
 
 def verdict(
@@ -249,38 +280,39 @@ def verdict(
 def criterion_verdicts(
     given: Any, response: str, criteria: list[str]
 ) -> tuple[list[dict[str, str]], str | None]:
-    """Exactly one verdict per criterion of the case, by text, each with a real quote as its
-    evidence; in the case's order. Anything else is the reason the row is void."""
+    """Exactly one verdict per criterion of the case, by text (compared normalised, kept as the
+    case wrote it), each with a real quote as its evidence; in the case's order. Anything else
+    is the reason the row is void."""
     if not isinstance(given, list):
         return [], f"criteria is {json.dumps(given)[:80]}, not a list of criterion verdicts"
-    known, seen = set(criteria), {}
+    known = {normalised(c): c for c in reversed(criteria)}  # the first of two that read the same
+    seen: dict[str, dict[str, str]] = {}
+    plain = normalised(response)
     for item in given:
-        reason = _verdict_problem(item, response, known)
+        reason = _verdict_problem(item, plain, known)
         if reason:
             return [], reason
-        if item["criterion"] in seen:
-            return [], f"two verdicts for the criterion {json.dumps(item['criterion'])[:120]}"
-        seen[item["criterion"]] = {
-            "criterion": item["criterion"],
-            "verdict": item["verdict"],
-            "evidence": item["evidence"],
-        }
+        criterion = known[normalised(item["criterion"])]
+        if criterion in seen:
+            return [], f"two verdicts for the criterion {json.dumps(criterion)[:120]}"
+        seen[criterion] = {"criterion": criterion, "verdict": item["verdict"], "evidence": item["evidence"]}
     missing = [c for c in dict.fromkeys(criteria) if c not in seen]
     if missing:
         return [], "no verdict for the criteria " + ", ".join(json.dumps(c)[:120] for c in missing)
     return [seen[c] for c in dict.fromkeys(criteria)], None
 
 
-def _verdict_problem(item: Any, response: str, known: set[str]) -> str | None:
+def _verdict_problem(item: Any, plain: str, known: dict[str, str]) -> str | None:
+    """Why one criterion verdict does not count; `plain` is the normalised response."""
     if not isinstance(item, dict) or item.get("verdict") not in ("pass", "fail"):
         return f"a criterion verdict is {json.dumps(item)[:80]}, not pass or fail"
     criterion, evidence = item.get("criterion"), item.get("evidence")
-    if not isinstance(criterion, str) or criterion not in known:
+    if not isinstance(criterion, str) or normalised(criterion) not in known:
         return f"a verdict for {json.dumps(criterion)[:120]}, which is not a criterion of this case"
-    if not isinstance(evidence, str) or evidence.strip() not in response:
+    if not isinstance(evidence, str) or normalised(evidence) not in plain:
         return f"the evidence {json.dumps(evidence)[:80]} is not a quote from the response"
-    need = min(MIN_EVIDENCE, len(response.strip()))
-    if len(evidence.strip()) < need:
+    need = min(MIN_EVIDENCE, len(plain))
+    if len(normalised(evidence)) < need:
         return (
             f"the evidence {json.dumps(evidence)[:80]} for {json.dumps(criterion)[:80]} is shorter than "
             f"{need} characters of the response"
@@ -331,6 +363,17 @@ class JudgeSummary:
     swap: SwapCheck | None = None
     charged: float = 0.0  # calls whose cost is unknown, charged their reservation
     charged_calls: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)  # why rows were void, and how often
+    controls: dict[str, Any] | None = None  # how the judge did on the controls (admission)
+
+
+def all_void(summary: JudgeSummary) -> str | None:
+    """Why `judge` fails when it judged nothing (every row it wrote void), naming the commonest
+    reason; None when it judged something."""
+    if not summary.judged or summary.void < summary.judged:
+        return None
+    reason, count = summary.reasons.most_common(1)[0]
+    return f"the judge judged nothing: all {plural(summary.judged, 'row')} void, {count} of them because {reason}"
 
 
 def judge(request: JudgeRequest) -> JudgeSummary:
@@ -338,6 +381,15 @@ def judge(request: JudgeRequest) -> JudgeSummary:
     calls.check_limits(request)
     if request.swap_sample < 1:
         raise UsageError("--swap-sample must be at least 1")
+    if request.control_cases < 1:
+        raise UsageError("--control-cases must be at least 1")
+    if (
+        request.controls and request.shard is not None
+    ):  # a shard's plan (and merge) knows its sheet's rows only
+        raise UsageError(
+            "--controls cannot be split into shards: judge the whole sheet with --controls, or judge the "
+            "shards without and certify on an unsharded judged file"
+        )
     sheet = read_sheet(request.sheet)
     catalog = {case["id"]: case for case in load_valid(request.cases)}
     missing = sorted({row["case_id"] for row in sheet} - set(catalog))
@@ -350,6 +402,10 @@ def judge(request: JudgeRequest) -> JudgeSummary:
             from .shard import plan_judge
 
             sheet = plan_judge(request, list(catalog), sheet)
+        admission.claim(request.output, fingerprint(request.runner))
+        if request.controls:
+            criteria = {case_id: case["criteria"] for case_id, case in catalog.items()}
+            sheet = sheet + admission.control_rows(sheet, criteria, request.control_cases)
         with contextlib.closing(Store.open(request.output)) as store:
             summary = JudgeSummary()
             name = request.runner.name
@@ -359,6 +415,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
                 _judge_all(request, todo, catalog, summary, session)
                 if request.swap_check and not summary.stopped_for_budget:
                     summary.swap = _swap_check(request, catalog, session)
+        summary.controls = admission.record_controls(request.output)
     summary.spent = session.budget.spent
     summary.charged, summary.charged_calls = session.budget.charged, session.budget.charged_calls
     return summary
@@ -378,7 +435,9 @@ def _judge_all(
         if judged is None:
             return None
         with lock:
-            summary.void += "void" in judged
+            if "void" in judged:
+                summary.void += 1
+                summary.reasons[judged["void"]] += 1
         # No failed attempts given: judge's progress has never counted them in its failures (run's does).
         return calls.Done(judged, f"judged {row['case_id']} trial {row['trial']} {row['condition']}")
 
@@ -441,6 +500,7 @@ def _swap_check(
         r
         for r in read_object_rows(request.output)
         if "void" not in r
+        and "control" not in r
         and isinstance(r.get("criteria"), list)
         and r.get("runner") == request.runner.name
         and r.get("case_id") in catalog
@@ -480,7 +540,12 @@ def _compare(check: SwapCheck, first: dict[str, Any], second: dict[str, Any], vo
 
 
 def swap_lines(check: SwapCheck) -> list[str]:
-    """The swap check as `judge` prints it."""
+    """The swap check as `judge` prints it; "not measured" when no verdict could be compared."""
+    if not check.verdicts:
+        return [
+            f"Swap check: not measured: no criterion verdict to compare ({plural(check.rows, 'row')} judged "
+            f"again, {check.void} void the second time)."
+        ]
     lines = [
         f"Swap check: {len(check.changed)} of {plural(check.verdicts, 'criterion verdict')} changed and "
         f"{plural(check.blockers_changed, 'blocker')} changed when the criteria were listed in reverse "

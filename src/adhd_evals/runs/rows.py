@@ -188,8 +188,9 @@ class Certificate(TypedDict):
     fingerprint: JudgeFingerprint
     min_lower: float
     figures: dict[str, dict[str, RateJson]]  # criteria | blocker -> tpr | tnr
-    sample: NotRequired[SampleDigest]
+    sample: SampleDigest  # required since issue 31: a certificate names what it was measured on
     void: NotRequired[int]  # labelled rows the judge left void
+    controls: dict[str, Any]  # how the judge did on its controls (admission.controls_summary)
     date: NotRequired[str]
 
 
@@ -220,6 +221,7 @@ class SheetRow(_SheetExtras):
     notes: NotRequired[str]
     void: NotRequired[str]  # why the judge could not judge the row
     label: NotRequired[str]  # a row verdicts unblinded through the key: the label it had
+    control: NotRequired[str]  # a control row's kind (judge --controls): never scored as a case
 
 
 class ScoreRow(_SheetExtras):
@@ -268,6 +270,7 @@ class VerdictRow(TypedDict):
     reason: NotRequired[str]  # why nobody decided it
     verdict: NotRequired[Verdict]  # the judge's, decided or shown
     evidence: NotRequired[str | None]  # the judge's quote
+    leaky_judge: NotRequired[str]  # a judge that passed a control, allowed with --allow-leaky-judge
     judge: NotRequired[JudgeFingerprint | None]  # the judge's fingerprint (None: its row had none)
     others: NotRequired[Others]
 
@@ -393,6 +396,7 @@ class ScoreSummary(TypedDict):
     reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
     decision: NotRequired[Decision]
     quarantine: NotRequired[QuarantineJson]  # with --quarantine (issue 37)
+    leaky_judge: NotRequired[list[str]]  # score --allow-leaky-judge: the judge's leak, said in the verdict
 
 
 class QuarantineJson(TypedDict):

@@ -388,6 +388,8 @@ def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[
     lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
     mapped, problems = [], []
     for index, row in enumerate(scores, start=1):
+        if "control" in row:  # a control row the judge was given (issue 31): never a case
+            continue
         wrong = field_problems(row, LABELLED_FIELDS)
         if wrong:
             problems += [f"Score row {index}: {p}" for p in wrong]

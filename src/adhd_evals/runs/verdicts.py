@@ -98,6 +98,8 @@ def unblind(rows: list[dict[str, Any]], key: Sequence[KeyRow] | None, where: str
     problems = []
     for index, row in enumerate(rows, start=1):
         label = (row.get("case_id"), row.get("trial"), row.get("condition"))
+        if "control" in row:  # a control row the judge was given (issue 31): never a case
+            continue
         if not is_labelled(row):
             problems += [f"{where}: row {index}: {p}" for p in field_problems(row, LABELLED_FIELDS)]
         elif label not in lookup:
