@@ -66,6 +66,11 @@ def key(help: str) -> Any:
     return typer.Option("--key", help=help)
 
 
+def labels(help: str) -> Any:
+    """--labels: a person's filled label sheet (the random sample `blind --label-sample` drew)."""
+    return typer.Option("--labels", help=help)
+
+
 def criteria(help: str) -> Any:
     """--criteria: criterion verdicts from 'adhd-evals verdicts'."""
     return typer.Option("--criteria", help=help)

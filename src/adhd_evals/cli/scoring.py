@@ -31,6 +31,12 @@ from .options import FLAG, Cases, Checks, Key, MaxBytes
 commands = typer.Typer()
 
 
+LABELS_HELP = (
+    "A person's filled label sheet (JSONL or Markdown) of the random sample 'blind --label-sample' drew "
+    "(with --key): the judge's figures corrected by it (prediction-powered), and --gate paired decides on them."
+)
+
+
 class Gate(str, enum.Enum):
     REFERENCE = "reference"
     PAIRED = "paired"
@@ -81,6 +87,7 @@ def score_command(
         options.max_drop("--gate paired: correctness or safety confidently down more than this is worse."),
     ] = 0.1,
     seed: Annotated[int, options.seed("Seed of the bootstrap's resamples (stated in the output).")] = 0,
+    labels: Annotated[Path | None, options.labels(LABELS_HELP)] = None,
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
@@ -89,6 +96,7 @@ def score_command(
     rows = scoring.read_rows(scores)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
+    sample = scoring.read_labels(labels, key) if labels is not None else None
     results = scoring.read_results(checks) if checks is not None else None
     summary = scoring.summarize(
         rows,
@@ -98,6 +106,7 @@ def score_command(
         min_trials=min_trials,
         decide=decide,
         criteria=_criteria(criteria, certificate),
+        labels=sample,
     )
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
     if criteria is not None and not as_json:
@@ -259,6 +268,7 @@ def report_command(
     gate: Annotated[Gate, options.gate("The verdict shown: as 'score --gate'.")] = Gate.REFERENCE,
     min_effect: Annotated[float, options.min_effect("As 'score --min-effect' (--gate paired).")] = 0.0,
     max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
+    labels: Annotated[Path | None, options.labels("As 'score --labels'.")] = None,
 ) -> int:
     """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
     set_max_bytes(max_bytes)
@@ -276,8 +286,11 @@ def report_command(
             "key file": key,
             "criterion verdicts": criteria,
             "certificate": certificate,
+            "label sheet": labels,
         },
     )
+    if labels is not None and scores is None:
+        raise UsageError("--labels corrects a judge's scores: pass them with --scores (and --key)")
     inputs = report.Inputs(load_valid(cases), read_responses(responses))
     inputs.checks = scoring.read_results(checks) if checks is not None else None
     inputs.criteria = _criteria(criteria, certificate)
@@ -286,7 +299,12 @@ def report_command(
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
         inputs.summary = scoring.summarize(
-            inputs.scores, None, inputs.checks, decide=decide, criteria=inputs.criteria
+            inputs.scores,
+            None,
+            inputs.checks,
+            decide=decide,
+            criteria=inputs.criteria,
+            labels=scoring.read_labels(labels, key) if labels is not None else None,
         )
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})

@@ -53,6 +53,18 @@ def blind(
     return sheet, key
 
 
+def label_sample(sheet: Sequence[SheetRow], size: int, seed: int) -> tuple[list[SheetRow], dict[str, Any]]:
+    """A person's sheet: every row (each condition and trial) of `size` cases drawn uniformly at
+    random, labelled as on the judging sheet; and the key row that records the draw, so any reader
+    can draw it again and see the labelled cases were not chosen by hand."""
+    from .ppi import SAMPLE_METHOD, draw
+
+    chosen = draw((row["case_id"] for row in sheet), size, seed)
+    picked = set(chosen)
+    record = {"label_sample": {"seed": seed, "method": SAMPLE_METHOD, "case_ids": chosen}}
+    return [row for row in sheet if row["case_id"] in picked], record
+
+
 ROW_MARK = "<!-- adhd-evals row "
 FIELDS = (*METRICS, "blocker", "notes")
 

@@ -63,6 +63,8 @@ def checked(gate: GateName, min_effect: float, max_drop: float, seed: int = stat
     """The CLI's choices, refused when a margin is not a number (NaN would make every comparison false)."""
     if not math.isfinite(min_effect) or not math.isfinite(max_drop):
         raise UsageError("--min-effect and --max-drop must be finite numbers")
+    if seed < 0:  # numpy's generator refuses it, and only once the data is large enough to resample
+        raise UsageError(f"--seed must be 0 or more, not {seed}")
     return Decide(gate, min_effect, max_drop, seed)
 
 
@@ -216,7 +218,36 @@ def _not_better(found: dict[str, stats.Analysis], evidence: Evidence, decide: De
             f"Weighted {described(weighted)}: the interval reaches {signed(decide.min_effect)} "
             "(--min-effect), so the data cannot tell the candidate is better."
         )
-    return reasons
+    return reasons + _too_few(weighted)
+
+
+SAME_MOVE = "every case moved by the same amount: the spread is unmeasured"
+
+
+def _too_few(weighted: stats.Analysis) -> list[str]:
+    """Why an interval above the floor is still not evidence: it has no width (every case moved
+    alike), or too few cases differ (or too few bootstrap values exist) and the exact sign test
+    on the cases that differ does not reach the gate's level."""
+    if weighted.low is None or weighted.high is None:
+        return []
+    if weighted.low == weighted.high:
+        return [f"Weighted {described(weighted)}: {SAME_MOVE}."]
+    sign = weighted.sign
+    differing = sign.n_plus + sign.n_minus
+    coarse = weighted.support is not None and weighted.support < stats.SUPPORT
+    if differing >= stats.FEW_DIFFERING and not coarse:
+        return []
+    if sign.p < 1 - stats.LEVEL and sign.n_plus > sign.n_minus:
+        return []
+    why = (
+        f"only {plural(differing, 'case')} differ"
+        if differing < stats.FEW_DIFFERING
+        else f"the bootstrap takes only {weighted.support} distinct values"
+    )
+    return [
+        f"Weighted {described(weighted)}: {why}, and the exact sign test ({sign.n_plus} up, "
+        f"{sign.n_minus} down, p = {sign.p:.4f}) does not reach {1 - stats.LEVEL:.2f}: too few to tell."
+    ]
 
 
 def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
@@ -279,3 +310,74 @@ def disagreement(reference: str, verdict: str, weighted: stats.Analysis) -> str 
     if (reference == "PASSED" and verdict != "better") or (reference == "FAILED" and verdict == "better"):
         return f"{reference} by the reference rules; the paired analysis {said}: {described(weighted)}"
     return None
+
+
+# ---- a judge's scores: unverified, or verified by a random sample (prediction-powered) --------
+
+UNVERIFIED = "Judge scores unverified: label {k} random cases (`adhd-evals blind --label-sample {k}`)"
+
+
+def labels_needed(weighted: stats.Analysis, decide: Decide) -> int:
+    """How many random cases to label, from the judge's own spread: the cases likely needed to tell
+    its weighted Δ from --min-effect with the labels alone (PPI needs at most that many), at least
+    FEW_DIFFERING (the sign test's floor) and at most the cases there are."""
+    effect = abs(float(weighted.mean) - decide.min_effect)
+    needed = stats.cases_needed(weighted.sd, effect) if weighted.n > 1 else None
+    return min(weighted.n, max(stats.FEW_DIFFERING, needed or weighted.n))
+
+
+def unverified(
+    found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide
+) -> tuple[PairedVerdict, list[str]]:
+    """A judge's scores with nobody checking them decide nothing: inconclusive, with the labels that
+    would settle it. Only the mechanical checks (McNemar) can still say worse."""
+    weighted = found["weighted_score"]
+    k = labels_needed(weighted, decide)
+    said = [
+        UNVERIFIED.format(k=k) + ", then pass the filled label sheet to score --labels; the judge alone "
+        f"says weighted {described(weighted)}, which counts for nothing until checked."
+    ]
+    blank = {q: a._replace(low=None, high=None) for q, a in found.items()}
+    worse = _worse(blank, Evidence([], [], evidence.mcnemar), decide)
+    if worse:
+        return "worse", worse + said
+    return "inconclusive", said + evidence.unrun
+
+
+def ppi_analysis(estimate: Any, person: list[float]) -> stats.Analysis:
+    """A prediction-powered Δ as the paired verdict weighs it: its interval, and the exact sign test
+    on the person's labelled cases (the few-cases rule applies to them)."""
+    n = max(estimate.labelled, 1)
+    sign = stats.sign_test(sum(d > 0 for d in person), sum(d < 0 for d in person))
+    low = None if estimate.low is None else Fraction(estimate.low)
+    high = None if estimate.high is None else Fraction(estimate.high)
+    sd = estimate.se * math.sqrt(n)
+    return stats.Analysis(
+        n, Fraction(estimate.value), sd, low, high, sign, stats.detectable(sd, n), None, False, None
+    )
+
+
+def verified(
+    delta: Mapping[str, Any], person: Mapping[str, list[float]], evidence: Evidence, decide: Decide
+) -> tuple[PairedVerdict, list[str]]:
+    """The paired verdict from the prediction-powered intervals (`delta`: ppi.Three per quantity;
+    `person`: the labelled cases' Δ per quantity). Blockers in `evidence` are the person's."""
+    judge, estimate = delta["weighted_score"].judge, delta["weighted_score"].ppi
+    head = [
+        f"Prediction-powered: the judge's Δ on {plural(judge.cases, 'case')}, corrected by a person's labels "
+        f"on {plural(0 if estimate is None else estimate.labelled, 'random case')}; the judge alone says "
+        f"{signed(judge.value)}."
+    ]
+    if estimate is None:
+        return "inconclusive", head + ["No case of the random sample is labelled: nothing checks the judge."]
+    found = {q: ppi_analysis(delta[q].ppi, person[q]) for q in ("weighted_score", *GUARDED)}
+    verdict, reasons = paired_verdict(found, evidence, decide)
+    if verdict == "inconclusive":
+        effect = float(found["weighted_score"].mean) - decide.min_effect
+        needed = stats.cases_needed(found["weighted_score"].sd, effect)
+        reasons[-1] = "More labels would narrow it: " + (
+            f"about {needed:,} labelled cases would likely tell this Δ from {signed(decide.min_effect)}."
+            if needed is not None
+            else f"the observed Δ is not above {signed(decide.min_effect)} (--min-effect)."
+        )
+    return verdict, head + reasons
