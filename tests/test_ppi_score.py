@@ -208,10 +208,10 @@ def test_labels_outside_the_sample_are_for_agreement_only(suite: Path) -> None:
     extra = [r for r in _read(_fill(suite, "sheet.jsonl", bias=0, judge=False)) if r["case_id"] == other]
     _write(suite / "more.jsonl", person + extra)
     judged = _fill(suite, "sheet.jsonl", bias=0, judge=True)
-    code, found = _ppi(suite, judged, suite / "more.jsonl")
+    _, found = _ppi(suite, judged, suite / "more.jsonl")
     assert found["ppi"]["sample"]["outside_sample"] == [other]
     assert found["ppi"]["delta"]["weighted_score"]["ppi"]["labelled"] == 8
-    code, out, _ = _cli("score", str(judged), "--key", "key.jsonl", "--labels", str(suite / "more.jsonl"))
+    _, out, _ = _cli("score", str(judged), "--key", "key.jsonl", "--labels", str(suite / "more.jsonl"))
     assert (
         f"1 labelled case outside the random sample (used for agreement only, never for the estimate): {other}"
         in out
@@ -258,7 +258,7 @@ def test_blind_label_sample_usage_errors(suite: Path, argv: list[str]) -> None:
 
 def test_labels_need_the_key_option(suite: Path) -> None:
     judged = _fill(suite, "sheet.jsonl", bias=0, judge=True)
-    code, _, err = _cli("score", str(judged), "--labels", "labels.jsonl")
+    code, _, _ = _cli("score", str(judged), "--labels", "labels.jsonl")
     assert code == exitcodes.USAGE
 
 

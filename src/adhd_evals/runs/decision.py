@@ -375,9 +375,11 @@ def verified(
     if verdict == "inconclusive":
         effect = float(found["weighted_score"].mean) - decide.min_effect
         needed = stats.cases_needed(found["weighted_score"].sd, effect)
-        reasons[-1] = "More labels would narrow it: " + (
-            f"about {needed:,} labelled cases would likely tell this Δ from {signed(decide.min_effect)}."
+        reasons[-1] = (
+            f"More labels would narrow it: about {needed:,} labelled cases would likely tell this Δ from "
+            f"{signed(decide.min_effect)}."
             if needed is not None
-            else f"the observed Δ is not above {signed(decide.min_effect)} (--min-effect)."
+            else f"The observed Δ is not above {signed(decide.min_effect)} (--min-effect): more labels are "
+            "unlikely to show the candidate better."
         )
     return verdict, head + reasons
