@@ -267,3 +267,45 @@ def test_a_negative_seed_is_a_usage_error(suite: Path) -> None:
     judged = _fill(suite, "sheet.jsonl", bias=0, judge=False)
     code, _, err = _cli("score", str(judged), "--key", "key.jsonl", "--seed", "-1")
     assert code == exitcodes.USAGE and "--seed must be 0 or more, not -1" in err
+
+
+def test_report_decides_with_the_same_labels(suite: Path) -> None:
+    """report --labels: the same decision as score's, its reasons on the page (the biased judge of
+    test_a_biased_judge_is_corrected_by_the_random_sample: inconclusive, the PPI reason first)."""
+    catalog = [
+        {"id": f"c{i:02d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}
+        for i in range(20)
+    ]
+    _write(suite / "cases.jsonl", catalog)
+    person = _fill(suite, "labels.jsonl", bias=0, judge=False, deltas=NULL_DELTA)
+    biased = _fill(suite, "sheet.jsonl", bias=1, judge=True, deltas=NULL_DELTA)
+    argv = ["report", "--cases", "cases.jsonl", "--responses", "responses.jsonl", "--scores", str(biased)]
+    argv += ["--key", "key.jsonl", "--labels", str(person), "--gate", "paired", "--format", "markdown"]
+    code, _, err = _cli(*argv, "--out", "report.md")
+    assert code == 0, err
+    page = (suite / "report.md").read_text(encoding="utf-8")
+    assert "Prediction-powered: the judge's Δ on 20 cases" in page and "INCONCLUSIVE" in page.upper()
+
+
+def test_report_labels_need_scores(suite: Path) -> None:
+    code, _, err = _cli(
+        "report", "--responses", "responses.jsonl", "--labels", "labels.jsonl", "--out", "r.md"
+    )
+    assert code == exitcodes.USAGE and "--labels corrects a judge's scores" in err
+
+
+def test_blind_label_sample_without_markdown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the JSONL label sheet: 2 cases x 1 trial x 2 conditions = 4 rows; stderr names the draw."""
+    monkeypatch.chdir(tmp_path)
+    rows = [
+        {"case_id": f"c{i}", "trial": 1, "condition": c, "runner": "stub", "response": "r"}
+        for i in range(5)
+        for c in ("baseline", "candidate")
+    ]
+    _write(tmp_path / "responses.jsonl", rows)
+    code, _, err = _cli(
+        "blind", "responses.jsonl", "--sheet", "s.jsonl", "--key", "k.jsonl",
+        "--label-sample", "2", "--label-sheet", "l.jsonl",
+    )  # fmt: skip
+    assert code == 0 and "Drew 2 of 5 cases at random (seed 0)" in err
+    assert len(_read(tmp_path / "l.jsonl")) == 4 and not list(tmp_path.glob("*.md"))

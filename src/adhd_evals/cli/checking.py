@@ -151,7 +151,8 @@ def blind_command(
     files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}
     if markdown is not None:
         files[markdown] = sheet_markdown(rows)
-    if label_sample is not None and label_sheet is not None:
+    if label_sample is not None:
+        assert label_sheet is not None  # refused above without it
         labelled, record = draw_label_sample(rows, label_sample, seed)
         files[key] = jsonl.text([*keyed, record])
         files[label_sheet] = jsonl.text(labelled)
