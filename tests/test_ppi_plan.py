@@ -29,7 +29,8 @@ def test_sd_bounds() -> None:
     """4 cases: sqrt(3 / 9.3241) = 0.5672 and sqrt(3 / 0.18139) = 4.0668. 2 cases: no upper bound
     (the quantile is 0); 1 case: nothing known."""
     low, high = sizing.sd_bounds(4)
-    assert (low, high) == (pytest.approx(0.56723, abs=1e-4), pytest.approx(4.0668, abs=1e-3))
+    assert low == pytest.approx(0.56723, abs=1e-4)
+    assert high == pytest.approx(4.0668, abs=1e-3)
     assert sizing.sd_bounds(2)[1] == math.inf and sizing.sd_bounds(1) == (0.0, math.inf)
 
 
@@ -40,7 +41,7 @@ def test_plan_prints_a_range(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     4: 0.590, 5: (2.776 + 0.941) · 0.2836 / sqrt(5) = 0.4715 ≤ 0.5, so 5. At 2.0334: normal 129.8, then
     t (1.978 + 0.844) · 2.0334 / sqrt(n) ≤ 0.5 first at n = 132. The range: 5-132. (With the pilot's own
     2 trials, spread 0.577, test_decision's sizing gives 13.)"""
-    rows = []
+    rows: list[dict[str, object]] = []
     for case, delta in enumerate((0, 1, 0, 1)):
         for trial, bump in ((1, 0), (2, 1)):
             for condition, mark in (("baseline", 2 + bump), ("candidate", 2 + delta + bump)):
@@ -50,8 +51,8 @@ def test_plan_prints_a_range(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert main(["plan", "--trials", "4", "--from-scores", str(path), "--effect", "0.5"]) == exitcodes.OK
     out = capsys.readouterr().out
-    row = next(line for line in out.splitlines() if line.startswith("0.5 "))
-    assert row.split() == ["0.5", "10", "13", "5-132"]
+    line = next(text for text in out.splitlines() if text.startswith("0.5 "))
+    assert line.split() == ["0.5", "10", "13", "5-132"]
     assert "95% interval from the pilot's 4 cases" in out
 
 
