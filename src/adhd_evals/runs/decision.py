@@ -383,3 +383,105 @@ def verified(
             "unlikely to show the candidate better."
         )
     return verdict, head + reasons
+
+
+# ---- how stable the verdict is: simulated reruns ------------------------------------------
+
+RERUNS = 200
+_PYTHON_DRAWS = 2_000_000  # below this many trial draws, Python is quicker than importing numpy
+Trials = list[
+    tuple[list[float], list[float]]
+]  # per case: baseline's and candidate's weighted scores per trial
+
+
+def trial_scores(grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float]) -> Trials:
+    """Per case (sorted), the weighted score of each baseline trial and each candidate trial."""
+    found: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    for side, condition in enumerate(("baseline", "candidate")):
+        for row in grouped[condition]:
+            found[row["case_id"]][side].append(math.fsum(float(row[m]) * w for m, w in weights.items()))
+    return [found[case] for case in sorted(found)]
+
+
+def _call(deltas: list[float], decide: Decide) -> int:
+    """The weighted Δ's call by the t interval: 1 above --min-effect, -1 below 0, 0 cannot tell."""
+    n = len(deltas)
+    mean = math.fsum(deltas) / n
+    sd = math.sqrt(math.fsum((d - mean) ** 2 for d in deltas) / (n - 1))
+    half = stats.t_quantile(1 - (1 - stats.LEVEL) / 2, n - 1) * sd / math.sqrt(n)
+    return 1 if sd > 0 and mean - half > decide.min_effect else -1 if mean + half < 0 else 0
+
+
+def rerun_agreement(trials: Trials, decide: Decide, reruns: int = RERUNS) -> float | None:
+    """The share of simulated reruns of the suite (cases drawn again with replacement, and each drawn
+    case's trials drawn again within each condition) whose weighted-Δ call is this run's; None below
+    two cases."""
+    n = len(trials)
+    if n < 2:
+        return None
+    observed = _call([math.fsum(c) / len(c) - math.fsum(b) / len(b) for b, c in trials], decide)
+    draws = reruns * sum(len(b) + len(c) for b, c in trials)
+    calls = (
+        _numpy_calls(trials, decide, reruns)
+        if draws > _PYTHON_DRAWS
+        else _python_calls(trials, decide, reruns)
+    )
+    return sum(call == observed for call in calls) / reruns
+
+
+def _python_calls(trials: Trials, decide: Decide, reruns: int) -> list[int]:
+    import random
+
+    rng = random.Random(decide.seed)
+    n, calls = len(trials), []
+    for _ in range(reruns):
+        deltas = []
+        for _ in range(n):
+            base, cand = trials[rng.randrange(n)]
+            deltas.append(
+                math.fsum(rng.choice(cand) for _ in cand) / len(cand)
+                - math.fsum(rng.choice(base) for _ in base) / len(base)
+            )
+        calls.append(_call(deltas, decide))
+    return calls
+
+
+def _numpy_calls(trials: Trials, decide: Decide, reruns: int) -> list[int]:
+    """As _python_calls, vectorised: each condition's trials in a padded matrix, a few reruns at a time."""
+    import numpy as np
+
+    rng = np.random.default_rng(decide.seed)
+    n = len(trials)
+    means = []
+    for side in (0, 1):
+        counts = np.array([len(t[side]) for t in trials])
+        matrix = np.zeros((n, counts.max()))
+        for i, t in enumerate(trials):
+            matrix[i, : counts[i]] = t[side]
+        means.append((matrix, counts))
+    chunk = max(1, 2_000_000 // (n * max(m.shape[1] for m, _ in means)))
+    calls: list[int] = []
+    for start in range(0, reruns, chunk):
+        size = min(chunk, reruns - start)
+        picks = rng.integers(0, n, size=(size, n))
+        deltas = np.zeros((size, n))
+        for sign, (matrix, counts) in zip((-1, 1), means, strict=True):
+            k = counts[picks][..., None]
+            slots = np.arange(matrix.shape[1])
+            drawn = np.floor(rng.random((size, n, matrix.shape[1])) * k).astype(np.int64)
+            values = matrix[picks[..., None], drawn]
+            deltas += sign * np.where(slots < k, values, 0.0).sum(axis=-1) / counts[picks]
+        mean, sd = deltas.mean(axis=1), deltas.std(axis=1, ddof=1)
+        half = stats.t_quantile(1 - (1 - stats.LEVEL) / 2, n - 1) * sd / math.sqrt(n)
+        said = np.where((sd > 0) & (mean - half > decide.min_effect), 1, np.where(mean + half < 0, -1, 0))
+        calls += [int(call) for call in said]
+    return calls
+
+
+def stability_line(share: float | None, reruns: int = RERUNS) -> str:
+    if share is None:
+        return "How stable: one case cannot be rerun in simulation."
+    return (
+        f"How stable: about {share:.0%} of {reruns} simulated reruns (cases and trials drawn again) make the "
+        "same call on the weighted Δ (by its t interval)."
+    )

@@ -383,7 +383,7 @@ def _add_decision(
     reference = verdict_word(gate)
     if decide.gate == "paired":
         verdict, reasons = _paired_decision(
-            grouped, found, deciding.Evidence(blockers, unrun, mcnemar), decide, labelled
+            grouped, found, deciding.Evidence(blockers, unrun, mcnemar), decide, labelled, summary["weights"]
         )
         reasons.append(f"The reference rules say {reference}.")
         summary["decision"] = {"gate": "paired", "verdict": verdict, "reasons": reasons}
@@ -406,11 +406,14 @@ def _paired_decision(
     evidence: deciding.Evidence,
     decide: Decide,
     labelled: ppi.Section | None,
+    weights: Weights,
 ) -> tuple[PairedVerdict, list[str]]:
     """A person's scores decide as they are; a judge's only through a random labelled sample (PPI),
     and without one they decide nothing."""
     if not judged(grouped):
-        return deciding.paired_verdict(found, evidence, decide)
+        verdict, reasons = deciding.paired_verdict(found, evidence, decide)
+        share = deciding.rerun_agreement(deciding.trial_scores(grouped, weights), decide)
+        return verdict, [*reasons, deciding.stability_line(share)]
     if labelled is None:
         return deciding.unverified(found, evidence, decide)
     names = ["weighted_score", *deciding.GUARDED]
