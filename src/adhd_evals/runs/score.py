@@ -10,6 +10,7 @@ gate also fails when the candidate passes a smaller share of its checks.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -63,8 +64,8 @@ def parse_weights(text: str | None) -> Weights:
             weights[name.strip()] = float(value)
         except ValueError:
             raise UsageError(f"--weights: {part!r} is not metric=number") from None
-    if set(weights) != set(WEIGHTS) or any(w < 0 for w in weights.values()):
-        raise UsageError(f"--weights must give each of {', '.join(WEIGHTS)} a non-negative number")
+    if set(weights) != set(WEIGHTS) or any(not math.isfinite(w) or w < 0 for w in weights.values()):
+        raise UsageError(f"--weights must give each of {', '.join(WEIGHTS)} a finite, non-negative number")
     if abs(sum(weights.values()) - 1.0) > 1e-9:
         raise UsageError(f"--weights must sum to 1, not {sum(weights.values()):g}")
     return {name: weights[name] for name in WEIGHTS}
@@ -148,6 +149,8 @@ def grouped_rows(
             [f"these rows are a labelled sheet (conditions {shown}): pass the key blind wrote with --key KEY"]
         )
     scores, void, missing = _without_void(scores)
+    if void and not scores:
+        raise InputInvalid([_all_void(void)])
     problems: list[str] = []
     valid = [row for i, row in enumerate(scores, start=1) if _scored(row, i, weights, problems)]
     if problems:
@@ -217,6 +220,15 @@ def summarize(
     if decide is not None:
         _add_decision(summary, grouped, exact, checks, decide, found)
     return summary
+
+
+def _all_void(void: list[VoidRow]) -> str:
+    """Every row void: say so, with the judge's reasons (the commonest first), not that a condition
+    is missing."""
+    reasons = Counter(row["void"] for row in void).most_common()
+    shown = "; ".join(f"{why} ({n})" for why, n in reasons[:3])
+    more = f"; and {plural(len(reasons) - 3, 'other reason')}" if len(reasons) > 3 else ""
+    return f"every row is void ({plural(len(void), 'judged row')}), so nothing can be scored: {shown}{more}"
 
 
 def _without_void(
