@@ -107,3 +107,44 @@ def test_a_markdown_label_sheet_counts_and_hashes_only_the_filled_rows(tmp_path:
     from_markdown = agree.agreement(judged, rows)["sample"]
     assert from_markdown == agree.agreement(judged, as_jsonl)["sample"]
     assert from_markdown["rows"] == 2
+
+
+def test_a_criterion_a_person_decided_leaves_no_unwritten_check_behind(tmp_path: Path) -> None:
+    """Case c, one criterion X with an unwritten check in both conditions, decided by a person
+    (pass in both): with --checks and --criteria the gate gives no 'unwritten' checks reason. A
+    criterion nobody decided still does (the same files with the person's rows made unwritten)."""
+    row = {"case_id": "c", "trial": 1, "blocker": False, "notes": "", **dict.fromkeys(METRICS, 3)}
+    scores = _write(tmp_path / "s.jsonl", [{**row, "condition": c} for c in ("baseline", "candidate")])
+    checks = _write(
+        tmp_path / "checks.jsonl",
+        [
+            {
+                "case_id": "c",
+                "trial": 1,
+                "condition": c,
+                "criterion": "X",
+                "check": "x",
+                "status": "unwritten",
+            }
+            for c in ("baseline", "candidate")
+        ],
+    )
+    decided = [
+        {
+            "case_id": "c",
+            "trial": 1,
+            "condition": c,
+            "criterion": "X",
+            "status": "pass",
+            "decided_by": "person",
+        }
+        for c in ("baseline", "candidate")
+    ]
+    verdicts = _write(tmp_path / "v.jsonl", decided)
+    argv = ["score", str(scores), "--checks", str(checks), "--criteria", str(verdicts), "--json"]
+    _, out, _ = _cli(*argv)
+    reasons = json.loads(out)["release_gate"]["reasons"]
+    assert not any("unwritten" in r for r in reasons), reasons
+    _write(tmp_path / "v.jsonl", [{**d, "status": "unwritten", "decided_by": "nobody"} for d in decided])
+    _, out, _ = _cli(*argv)
+    assert any(r.startswith("Checks: 2 unwritten") for r in json.loads(out)["release_gate"]["reasons"])

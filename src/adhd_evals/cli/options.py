@@ -67,7 +67,8 @@ def key(help: str) -> Any:
 
 
 def labels(help: str) -> Any:
-    """--labels: a person's filled label sheet (the random sample `blind --label-sample` drew)."""
+    """--labels: a sheet a person filled (score and report: the random sample `blind --label-sample`
+    drew; verdicts: any labelled rows, repeatable)."""
     return typer.Option("--labels", help=help)
 
 

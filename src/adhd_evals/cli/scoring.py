@@ -23,6 +23,7 @@ from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
 from ..runs.decision import checked
+from ..runs.rows import ResultRow
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -97,7 +98,7 @@ def score_command(
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     sample = scoring.read_labels(labels, key) if labels is not None else None
-    results = scoring.read_results(checks) if checks is not None else None
+    results = _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
     summary = scoring.summarize(
         rows,
         scoring.parse_weights(weights),
@@ -115,6 +116,15 @@ def score_command(
         verdict = summary["decision"]["verdict"]
         return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
     return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
+
+
+def _settled(results: list[ResultRow], criteria: Path | None, certificate: Path | None) -> list[ResultRow]:
+    """With --criteria, an unwritten check whose criterion a person or a counted judge decided is
+    not a check that never ran."""
+    if criteria is None:
+        return results
+    certified = agree.read_certificate(certificate) if certificate is not None else None
+    return counting.settled(results, counting.read_verdicts(criteria), certified)
 
 
 def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any] | None:
@@ -194,9 +204,9 @@ def verdicts_command(
     *,
     out: Annotated[Path, options.out("Where to write the criterion verdicts (JSONL).")],
     checks: Checks = None,
-    labels: list[Path] | None = typer.Option(
-        None, "--labels", help="A sheet a person filled (JSONL or the Markdown); repeatable."
-    ),
+    labels: Annotated[
+        list[Path] | None, options.labels("A sheet a person filled (JSONL or the Markdown); repeatable.")
+    ] = None,
     judged: Path | None = typer.Option(None, "--judged", help="The sheet a judge filled ('judge --output')."),
     key: Key = None,
     certificate: Annotated[
@@ -292,7 +302,9 @@ def report_command(
     if labels is not None and scores is None:
         raise UsageError("--labels corrects a judge's scores: pass them with --scores (and --key)")
     inputs = report.Inputs(load_valid(cases), read_responses(responses))
-    inputs.checks = scoring.read_results(checks) if checks is not None else None
+    inputs.checks = (
+        _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
+    )
     inputs.criteria = _criteria(criteria, certificate)
     if scores is not None:
         rows = scoring.read_rows(scores)

@@ -27,13 +27,13 @@ and sign test as the scores; an interval wholly below 0 fails the gate too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from ..text import plural
 from .agree import Rate, wilson
-from .rows import Certificate, VerdictRow, field_problems, read_shaped
+from .rows import Certificate, ResultRow, VerdictRow, field_problems, read_shaped
 from .verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
 
 FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
@@ -85,6 +85,26 @@ def recheck(rows: list[VerdictRow], certificate: Certificate | None) -> list[Ver
             }
         checked.append(row)
     return checked
+
+
+def settled(
+    results: Sequence[ResultRow], rows: list[VerdictRow], certificate: Certificate | None
+) -> list[ResultRow]:
+    """The check results without the unwritten ones whose criterion a person, or a judge this
+    certificate counts, decided: an unwritten check leaves its criterion to them (verdicts'
+    precedence), so with --criteria it is not a check that never ran."""
+    decided = {
+        (row["case_id"], row["trial"], row["condition"], row["criterion"])
+        for row in recheck(rows, certificate)
+        if row["status"] in DECIDED and row["decided_by"] in ("person", "judge")
+    }
+    return [
+        result
+        for result in results
+        if result["status"] != "unwritten"
+        or (result.get("case_id"), result.get("trial"), result["condition"], result.get("criterion"))
+        not in decided
+    ]
 
 
 def corrected(raw: Rate, tpr: Rate, tnr: Rate) -> dict[str, Any]:
