@@ -27,8 +27,7 @@ from adhd_evals.runs.decision import checked
 from adhd_evals.runs.paired import mcnemar
 from adhd_evals.runs.rubric import METRICS, WEIGHTS
 from helpers import FIXTURES
-from judging import FAKE_JUDGE
-from test_verdicts_tour import PAGE, tour
+from test_verdicts_tour import runners, tour
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -72,10 +71,7 @@ def toured(tmp_path_factory: pytest.TempPathFactory) -> Path:
     then a stub run through a response cache twice: the second run's rows are cache hits."""
     root = tmp_path_factory.mktemp("tour")
     (root / "fixtures").symlink_to(FIXTURES)
-    page = PAGE.read_text(encoding="utf-8")
-    shown = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
-    shown["judge"]["command"] = [sys.executable, "-S", FAKE_JUDGE, *shown["judge"]["command"][2:]]
-    (root / "judges.json").write_text(json.dumps(shown))
+    (root / "judges.json").write_text(json.dumps(runners()))
     cached = ["run", "--runner", "stub", "--condition", "baseline", "--trials", "1", "--cache", "cache"]
     here = Path.cwd()
     os.chdir(root)  # the tour's paths are relative; back at once, so no other test sees it

@@ -9,6 +9,7 @@ import shlex
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,18 +34,23 @@ def tour() -> list[tuple[list[str], int]]:
     return steps
 
 
-@pytest.fixture
-def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A folder that looks like the repository's root to the tour, with the page's judges.json."""
-    (tmp_path / "fixtures").symlink_to(FIXTURES)
+def runners() -> dict[str, Any]:
+    """The page's judges.json, each fake's path made this checkout's (and run with this Python)."""
     page = PAGE.read_text(encoding="utf-8")
-    shown = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
+    shown: dict[str, Any] = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
     fakes = Path(FAKE_JUDGE).parent
     for runner in shown.values():
         command = runner["command"]
         assert command[0] == "python3" and command[1].startswith("/path/to/adhd-evals/tests/fakes/")
         runner["command"] = [sys.executable, "-S", str(fakes / Path(command[1]).name), *command[2:]]
-    (tmp_path / "judges.json").write_text(json.dumps(shown))
+    return shown
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder that looks like the repository's root to the tour, with the page's judges.json."""
+    (tmp_path / "fixtures").symlink_to(FIXTURES)
+    (tmp_path / "judges.json").write_text(json.dumps(runners()))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

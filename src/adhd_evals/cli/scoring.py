@@ -8,7 +8,7 @@ import enum
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -28,6 +28,9 @@ from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
 from .options import FLAG, Cases, Checks, Key, MaxBytes
+
+if TYPE_CHECKING:
+    from ..runs.ppi import LabelSet
 
 commands = typer.Typer()
 
@@ -106,7 +109,7 @@ def score_command(
         allow_unwritten=allow_unwritten,
         min_trials=min_trials,
         decide=decide,
-        criteria=_criteria(criteria, certificate),
+        criteria=_criteria(criteria, certificate, sample),
         labels=sample,
     )
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
@@ -127,7 +130,9 @@ def _settled(results: list[ResultRow], criteria: Path | None, certificate: Path 
     return counting.settled(results, counting.read_verdicts(criteria), certified)
 
 
-def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any] | None:
+def _criteria(
+    criteria: Path | None, certificate: Path | None, labels: LabelSet | None = None
+) -> dict[str, Any] | None:
     """score --criteria: who decided each criterion (its reasons join the gate's, so the gate
     fails while any is undecided and the paired decision counts them too)."""
     if criteria is None:
@@ -135,7 +140,7 @@ def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any]
             raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
         return None
     certified = agree.read_certificate(certificate) if certificate is not None else None
-    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified)
+    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified, labels)
     return found
 
 
