@@ -34,13 +34,16 @@ def _rows() -> list[VerdictRow]:
             row: VerdictRow = {"case_id": case, "trial": 1, "condition": "candidate", "criterion": criterion,
                                "status": "uncertified", "decided_by": "nobody", "verdict": verdict}  # fmt: skip
             rows.append(row)
+    # a typed criterion a check decided, the judge silent on it: not part of the judge's rate
+    rows.append({"case_id": "c0", "trial": 1, "condition": "candidate", "criterion": "Z", "status": "fail",
+                 "decided_by": "check"})  # fmt: skip
     return rows
 
 
 def _labels(sample: list[str]) -> ppi.LabelSet:
     rows: list[dict[str, Any]] = [
         {"case_id": case, "trial": 1, "condition": "candidate",
-         "criteria": [{"criterion": c, "verdict": v} for c, v in zip("XY", said, strict=True)]}
+         "criteria": ["Z", *({"criterion": c, "verdict": v} for c, v in zip("XY", said, strict=True))]}
         for case, said in PERSON.items()
     ]  # fmt: skip
     return ppi.LabelSet(rows, {"seed": 0, "method": ppi.SAMPLE_METHOD, "case_ids": sample})
@@ -50,7 +53,8 @@ def test_the_judge_s_criterion_pass_rate_three_ways() -> None:
     """Per case, the share of criteria passed: the judge says c0 1, c1 0.5, c2 1, c3 0 (mean 0.625);
     the person on c0 and c1 says 0.5 and 0 (mean 0.25). PPI: Y = [0.5, 0], f = [1, 0.5], f̃ = [1, 0],
     the estimator that test_ppi_mean checks. No certificate: the verdicts stay uncertified, and the
-    judge still is the prediction PPI corrects."""
+    judge still is the prediction PPI corrects. A criterion the judge said nothing on (Z, a check's),
+    and a criterion the person's sheet lists as text, not a verdict, count for neither."""
     found = counting.summarize(_rows(), None, _labels(["c0", "c1"]))["conditions"]["candidate"]["judge_ppi"]
     assert found["judge"]["estimate"] == pytest.approx(0.625)
     assert found["labels"]["estimate"] == pytest.approx(0.25) and found["labels"]["labelled"] == 2
