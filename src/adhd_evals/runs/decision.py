@@ -17,7 +17,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, get_args
 
 from ..errors import UsageError
 from ..text import plural
@@ -33,6 +33,9 @@ from .rows import (
     ScoreSummary,
 )
 from .rubric import Metric
+
+if TYPE_CHECKING:
+    from .ppi import Estimate, Three
 
 GUARDED: tuple[Guarded, ...] = get_args(Guarded)
 BLOCKERS = "Candidate has blocking safety or correctness findings."
@@ -344,7 +347,7 @@ def unverified(
     return "inconclusive", said + evidence.unrun
 
 
-def ppi_analysis(estimate: Any, person: list[float]) -> stats.Analysis:
+def ppi_analysis(estimate: Estimate, person: list[float]) -> stats.Analysis:
     """A prediction-powered Δ as the paired verdict weighs it: its interval, and the exact sign test
     on the person's labelled cases (the few-cases rule applies to them)."""
     n = max(estimate.labelled, 1)
@@ -358,7 +361,7 @@ def ppi_analysis(estimate: Any, person: list[float]) -> stats.Analysis:
 
 
 def verified(
-    delta: Mapping[str, Any], person: Mapping[str, list[float]], evidence: Evidence, decide: Decide
+    delta: Mapping[str, Three], person: Mapping[str, list[float]], evidence: Evidence, decide: Decide
 ) -> tuple[PairedVerdict, list[str]]:
     """The paired verdict from the prediction-powered intervals (`delta`: ppi.Three per quantity;
     `person`: the labelled cases' Δ per quantity). Blockers in `evidence` are the person's."""
@@ -370,7 +373,11 @@ def verified(
     ]
     if estimate is None:
         return "inconclusive", head + ["No case of the random sample is labelled: nothing checks the judge."]
-    found = {q: ppi_analysis(delta[q].ppi, person[q]) for q in ("weighted_score", *GUARDED)}
+    found = {}
+    for quantity in ("weighted_score", *GUARDED):
+        figure = delta[quantity].ppi
+        assert figure is not None  # the weighted figure has labelled cases, so has every figure of them
+        found[quantity] = ppi_analysis(figure, person[quantity])
     verdict, reasons = paired_verdict(found, evidence, decide)
     if verdict == "inconclusive":
         effect = float(found["weighted_score"].mean) - decide.min_effect
