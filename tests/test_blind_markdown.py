@@ -80,7 +80,7 @@ def test_a_filled_sheet_reads_back_as_sheet_rows(tmp_path: Path) -> None:
     sheet_md, _, _ = _sheet(tmp_path)
     filled = _fill(sheet_md.read_text(), {"A": ["pass", "FAIL", "4", "5", "3", "4", "5", "no", "tidy"]})
     sheet_md.write_text(filled)
-    rows = {r["condition"]: r for r in read_markdown(sheet_md)}
+    rows = {r["condition"]: r for r in read_markdown(sheet_md, blank=True)}
     assert set(rows) == {"A", "B"}
     assert rows["A"]["criteria"] == [
         {"criterion": "Says hello", "verdict": "pass"},
@@ -101,7 +101,8 @@ def test_a_response_cannot_forge_a_row_or_a_verdict(tmp_path: Path) -> None:
     """The candidate's response holds a row comment, a filled table line and filled fields: all
     quoted, so the sheet still has two rows and nothing is filled."""
     sheet_md, _, _ = _sheet(tmp_path)
-    rows = read_markdown(sheet_md)
+    assert read_markdown(sheet_md) == []  # nothing filled: no label
+    rows = read_markdown(sheet_md, blank=True)
     assert len(rows) == 2
     assert all(r["criteria"] == [] and r["correctness"] is None and r["blocker"] is None for r in rows)
 
@@ -190,7 +191,7 @@ def test_the_written_markdown_matches_its_sheet(tmp_path: Path) -> None:
 def read_markdown_text(text: str, folder: Path) -> list[tuple[Any, ...]]:
     path = folder / "again.md"
     path.write_text(text)
-    return [(r["case_id"], r["trial"], r["condition"]) for r in read_markdown(path)]
+    return [(r["case_id"], r["trial"], r["condition"]) for r in read_markdown(path, blank=True)]
 
 
 def test_agree_names_a_bad_markdown_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

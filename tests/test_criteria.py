@@ -209,8 +209,9 @@ def test_score_never_counts_a_judge_the_certificate_does_not_name(
 def test_the_paired_gate_cannot_say_better_while_a_criterion_is_undecided(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Ten cases, the candidate 2 points up on every metric of every case: the paired gate says
-    better (exit 0) on the scores alone; one unwritten criterion makes it inconclusive (exit 8)."""
+    """Ten cases, the candidate 2 or 3 points up on every metric of every case (an interval with
+    width, all ten up): the paired gate says better (exit 0) on the scores alone; one unwritten
+    criterion makes it inconclusive (exit 8)."""
     metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
     scores = write_jsonl(
         tmp_path / "scores.jsonl",
@@ -224,7 +225,7 @@ def test_the_paired_gate_cannot_say_better_while_a_criterion_is_undecided(
                 "notes": "",
             }
             for n in range(10)
-            for c, m in (("baseline", 2), ("candidate", 4))
+            for c, m in (("baseline", 2), ("candidate", 4 + n % 2))
         ],
     )
     assert main(["score", str(scores), "--gate", "paired"]) == 0

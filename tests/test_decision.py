@@ -248,24 +248,32 @@ def _shifted(shift: int, cases: int = 12) -> list[dict[str, Any]]:
     return rows
 
 
+def _uneven(cases: int = 12) -> list[dict[str, Any]]:
+    """As _shifted(1), but every third case (c0, c3, ...) up by 2: the Δs are 1 or 2."""
+    rows = _shifted(1, cases)
+    for case in range(0, cases, 3):
+        rows[2 * case + 1].update(dict.fromkeys(("correctness", "autonomy", "actionability"), 4 + case % 2))
+        rows[2 * case + 1].update(dict.fromkeys(("safety", "concision"), 4 + case % 2))
+    return rows
+
+
 def test_paired_gate_better_and_worse(tmp_path: Path) -> None:
-    """Every one of 12 cases up by 1 on every metric: every Δ is +1, so every resample's mean is +1 and the
-    interval is +1..+1, above 0: better, exit 0. Down by 1: the interval -1..-1 lies below 0 (and
-    correctness and safety below -0.1): worse, exit 1. With --min-effect 1 the lower end (+1) is not above
-    1: inconclusive, exit 8."""
-    code, out = _run(tmp_path, _shifted(1), "--gate", "paired", "--json")
+    """12 cases, 8 up by 1 and 4 (c0, c3, c6, c9) up by 2 on every metric: mean Δ 16/12 = +1.33; every
+    resample's mean lies between +1 and +2, so the interval lies above 0, and all 12 cases go up (sign test
+    p = 2/2^12): better, exit 0. Every case down by 1: the interval -1..-1 lies below 0 (and correctness and
+    safety below -0.1): worse, exit 1. With --min-effect 2 the lower end (below +2) is not above 2:
+    inconclusive, exit 8."""
+    code, out = _run(tmp_path, _uneven(), "--gate", "paired", "--json")
     decision = json.loads(out)["decision"]
     assert (code, decision["verdict"]) == (exitcodes.OK, "better")
-    assert (
-        decision["reasons"][0]
-        == "Weighted Δ +1.00, 95% CI +1.00..+1.00, 12 cases: the interval lies above +0.00 (--min-effect)."
-    )
+    assert decision["reasons"][0].startswith("Weighted Δ +1.33, 95% CI +1.")
+    assert decision["reasons"][0].endswith(", 12 cases: the interval lies above +0.00 (--min-effect).")
     code, out = _run(tmp_path, _shifted(-1), "--gate", "paired", "--json")
     decision = json.loads(out)["decision"]
     assert (code, decision["verdict"]) == (exitcodes.GATE, "worse")
     assert "the interval lies wholly below 0" in decision["reasons"][0]
     assert any("Safety" in r and "(--max-drop)" in r for r in decision["reasons"])
-    code, out = _run(tmp_path, _shifted(1), "--gate", "paired", "--min-effect", "1", "--json")
+    code, out = _run(tmp_path, _uneven(), "--gate", "paired", "--min-effect", "2", "--json")
     assert (code, json.loads(out)["decision"]["verdict"]) == (exitcodes.INCONCLUSIVE, "inconclusive")
 
 

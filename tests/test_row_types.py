@@ -27,8 +27,7 @@ from adhd_evals.runs.decision import checked
 from adhd_evals.runs.paired import mcnemar
 from adhd_evals.runs.rubric import METRICS, WEIGHTS
 from helpers import FIXTURES
-from judging import FAKE_JUDGE
-from test_verdicts_tour import PAGE, tour
+from test_verdicts_tour import runners, tour
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -76,10 +75,7 @@ def toured(tmp_path_factory: pytest.TempPathFactory) -> Path:
     then a stub run through a response cache twice: the second run's rows are cache hits."""
     root = tmp_path_factory.mktemp("tour")
     (root / "fixtures").symlink_to(FIXTURES)
-    page = PAGE.read_text(encoding="utf-8")
-    shown = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
-    shown["judge"]["command"] = [sys.executable, "-S", FAKE_JUDGE, *shown["judge"]["command"][2:]]
-    (root / "judges.json").write_text(json.dumps(shown))
+    (root / "judges.json").write_text(json.dumps(runners()))
     cached = ["run", "--runner", "stub", "--condition", "baseline", "--trials", "1", "--cache", "cache"]
     here = Path.cwd()
     os.chdir(root)  # the tour's paths are relative; back at once, so no other test sees it
@@ -194,18 +190,24 @@ def test_verdict_rows(toured: Path, tmp_path: Path) -> None:
 
 def _summaries(toured: Path) -> list[rows.ScoreSummary]:
     """score as the tour runs it (--checks, --criteria, the paired analysis), on the golden
-    scores, with a void row, and short of --min-trials."""
+    scores, with a void row, short of --min-trials, and with a person's random sample (--labels)."""
     key = score.read_key(toured / "key.jsonl")
     judged = score.apply_key(score.read_rows(toured / "judged.jsonl"), key)
     found = criteria.summarize(criteria.read_verdicts(toured / "verdicts.jsonl"), None)
     results = score.read_results(toured / "checks.jsonl")
     golden = score.read_rows(REPORT / "scores.jsonl")
     void: dict[str, Any] = {**judged[0], **dict.fromkeys(METRICS), "blocker": None, "void": "no answer"}
+    ppi_key = toured.parent / "ppi" / "key.jsonl"  # the tour's last part: a judge and a random sample
+    ppi_rows = score.apply_key(
+        score.read_rows(toured.parent / "ppi" / "honest.jsonl"), score.read_key(ppi_key)
+    )
+    labels = score.read_labels(FIXTURES / "verdicts" / "ppi" / "labels.jsonl", ppi_key)
     return [
         score.summarize(judged, None, results, decide=checked("reference", 0.0, 0.1), criteria=found),
         score.summarize(golden, None, score.read_results(REPORT / "checks.jsonl")),
         score.summarize([void, *judged[1:]], None, decide=checked("paired", 0.0, 0.1)),
         score.summarize(golden, None, min_trials=3),
+        score.summarize(ppi_rows, None, decide=checked("paired", 0.0, 0.1), labels=labels),
     ]
 
 

@@ -9,6 +9,7 @@ import shlex
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,16 +34,23 @@ def tour() -> list[tuple[list[str], int]]:
     return steps
 
 
+def runners() -> dict[str, Any]:
+    """The page's judges.json, each fake's path made this checkout's (and run with this Python)."""
+    page = PAGE.read_text(encoding="utf-8")
+    shown: dict[str, Any] = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
+    fakes = Path(FAKE_JUDGE).parent
+    for runner in shown.values():
+        command = runner["command"]
+        assert command[0] == "python3" and command[1].startswith("/path/to/adhd-evals/tests/fakes/")
+        runner["command"] = [sys.executable, "-S", str(fakes / Path(command[1]).name), *command[2:]]
+    return shown
+
+
 @pytest.fixture
 def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder that looks like the repository's root to the tour, with the page's judges.json."""
     (tmp_path / "fixtures").symlink_to(FIXTURES)
-    page = PAGE.read_text(encoding="utf-8")
-    shown = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
-    command = shown["judge"]["command"]
-    assert command[:2] == ["python3", "/path/to/adhd-evals/tests/fakes/fake_judge.py"]
-    shown["judge"]["command"] = [sys.executable, "-S", FAKE_JUDGE, *command[2:]]
-    (tmp_path / "judges.json").write_text(json.dumps(shown))
+    (tmp_path / "judges.json").write_text(json.dumps(runners()))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -62,12 +70,18 @@ def test_the_tour_runs_and_every_criterion_is_decided(
         "verdicts",
         "score",
         "report",
+        *("import", "run", "run", "blind", "judge", "judge", "score", "score", "score"),
     ]
+    outs = []
     for argv, code in steps:
         if regen_golden and argv[0] == "agree":
             _write_labels()
+        if regen_golden and "--labels" in argv and argv[0] == "score":
+            _write_ppi_labels()
         assert main(argv) == code, argv
-    out = capsys.readouterr().out
+        outs.append(capsys.readouterr().out)
+    _the_ppi_part_decides_on_labels(outs[-3:])
+    out = "".join(outs[:-9])
     verdicts = read_jsonl(checkout / "runs" / "verdicts.jsonl")
     # 20 cases: 40 prose criteria and 9 typed ones, x 2 trials x 2 conditions
     assert len(verdicts) == 196
@@ -113,3 +127,45 @@ def _write_labels() -> None:
                 }
             )
     LABELS.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+PPI_LABELS = FIXTURES / "verdicts" / "ppi" / "labels.jsonl"
+
+
+def _the_ppi_part_decides_on_labels(outs: list[str]) -> None:
+    """The flattering judge alone: +0.98 with an interval above 0, unverified. With the 20 labelled
+    cases: the honest judge's prediction-powered Δ and the flattering judge's are the same figure (the
+    judge's +1 on every candidate score is a shift of f on the labelled cases and the others alike,
+    which the correction mean(f̃) - mean(f) cancels, and λ does not see), and neither says better."""
+    alone, honest, flattering = outs
+    assert "Judge scores unverified: label 8 random cases (`adhd-evals blind --label-sample 8`)" in alone
+    assert "the judge alone says weighted Δ +0.98, 95% CI +0.72..+1.25, 40 cases" in alone
+    row = next(line for line in honest.splitlines() if line.startswith("Δ weighted_score"))
+    assert (
+        row.split()[5:8]
+        == next(line for line in flattering.splitlines() if line.startswith("Δ weighted_score")).split()[5:8]
+    )
+    assert "+0.98 [+0.72, +1.25]" in flattering
+    for said in (honest, flattering):
+        assert "Release decision (--gate paired): INCONCLUSIVE" in said
+        assert "20 labelled cases of 40, a random sample drawn with seed 7" in said
+
+
+def _write_ppi_labels() -> None:
+    """--regen-golden: the person's scores for the label sheet's rows, as the fake judge's careful
+    reading (true_marks) has them: the stand-in for a person filling ppi/labels.jsonl."""
+    sys.path.insert(0, str(Path(FAKE_JUDGE).parent))
+    from fake_judge import true_marks
+
+    rows = [
+        {
+            "case_id": row["case_id"],
+            "trial": row["trial"],
+            "condition": row["condition"],
+            **true_marks(row["response"]),
+            "blocker": False,
+            "notes": "",
+        }
+        for row in read_jsonl(Path("ppi/labels.jsonl"))
+    ]
+    PPI_LABELS.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|startup|report|check|paired] [--lint-rows 200000,1000000] [--realistic 10000,200000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|dialect|sources|realistic|startup|report|check|paired|ppi] [--lint-rows 200000,1000000] [--realistic 10000,200000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -1244,6 +1244,66 @@ def bench_paired(cases: int, repeat: int) -> None:
         report("  score --gate paired", timed(paired, repeat, allowed=(0, 1, 8)), floor, "<= 3x (issue 19)")
 
 
+def _judged_suite(folder: Path, cases: int, labelled: int) -> tuple[Path, Path, Path]:
+    """A judged blind sheet (cases x 5 trials x 2 conditions, labels A/B, the judge's fingerprint on
+    every row), its key recording a random label sample of `labelled` cases, and the person's filled
+    label sheet for those cases (the judge's marks, one lower on the candidate: a biased judge)."""
+    from adhd_evals.runs import ppi
+
+    rng = random.Random(30)
+    metrics = ("correctness", "autonomy", "actionability", "safety", "concision")
+    judge = {"runner": "judge", "command": ["judge"], "model": None, "template": "0" * 64}
+    ids = [f"case-{n:05d}" for n in range(cases)]
+    sample = set(ppi.draw(ids, labelled, 30))
+    sheet, key, person = [], [], []
+    for case in ids:
+        for trial in range(1, 6):
+            for label, condition in zip("AB", rng.sample(["baseline", "candidate"], 2), strict=True):
+                marks = {m: rng.randint(1, 5) for m in metrics}
+                sheet.append(
+                    {
+                        "case_id": case,
+                        "trial": trial,
+                        "condition": label,
+                        **marks,
+                        "blocker": False,
+                        "notes": "",
+                        "judge": judge,
+                    }
+                )
+                key.append({"case_id": case, "trial": trial, "label": label, "condition": condition})
+                if case in sample:
+                    lower = {m: max(1, v - (condition == "candidate")) for m, v in marks.items()}
+                    person.append(
+                        {
+                            "case_id": case,
+                            "trial": trial,
+                            "condition": label,
+                            **lower,
+                            "blocker": False,
+                            "notes": "",
+                        }
+                    )
+    key.append({"label_sample": {"seed": 30, "method": ppi.SAMPLE_METHOD, "case_ids": sorted(sample)}})
+    paths = folder / "judged.jsonl", folder / "key.jsonl", folder / "labels.jsonl"
+    for path, rows in zip(paths, (sheet, key, person), strict=True):
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return paths
+
+
+def bench_ppi(cases: int, labelled: int, repeat: int) -> None:
+    """`score --labels` (the prediction-powered figures, and the decision on them) against today's
+    `score --gate paired` on the same judged file: issue 30, <= 2x."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        judged, key, labels = _judged_suite(Path(tmp), cases, labelled)
+        floor_argv = [py, "-c", CLI, "score", str(judged), "--key", str(key), "--gate", "paired"]
+        floor = timed(floor_argv, repeat, allowed=(0, 1, 8))
+        report(f"score --gate paired, {cases} cases x 5 trials x 2", floor, None, "(floor)")
+        ours = timed([*floor_argv, "--labels", str(labels)], repeat, allowed=(0, 1, 8))
+        report(f"  + --labels ({labelled} labelled cases, PPI)", ours, floor, "<= 2x (issue 30)")
+
+
 def compiled_like_an_install() -> None:
     """Byte-compile the package first, as `pip install` does (an editable install under
     PYTHONDONTWRITEBYTECODE, as on this machine, would otherwise compile every module
@@ -1282,6 +1342,7 @@ def main() -> None:
             "report",
             "check",
             "paired",
+            "ppi",
             "scale",
         ],
         default=None,
@@ -1295,6 +1356,7 @@ def main() -> None:
     )
     parser.add_argument("--report-cases", type=int, default=10_000)
     parser.add_argument("--paired-cases", type=int, default=10_000)
+    parser.add_argument("--ppi-labelled", type=int, default=300)
     parser.add_argument(
         "--realistic", type=lambda text: [int(n) for n in text.split(",")], default=[10_000, 200_000]
     )
@@ -1302,6 +1364,8 @@ def main() -> None:
     compiled_like_an_install()
     if args.only in (None, "paired"):
         bench_paired(args.paired_cases, args.repeat)
+    if args.only in (None, "ppi"):
+        bench_ppi(args.paired_cases, args.ppi_labelled, args.repeat)
     if args.only in (None, "scale"):
         bench_scale(args.cache_hits, args.merge_shards[0], args.merge_shards[1], args.repeat)
     if args.only in (None, "promptfoo"):

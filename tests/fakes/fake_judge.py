@@ -23,6 +23,9 @@ Modes:
   unknown    adds a verdict for a criterion the case does not have
   letter     evidence one letter long
   invented   evidence nobody wrote
+  scores     the truth, with 1-5 scores that vary by response (true_marks) and no blocker
+  flatter    as scores, but 1 more on every metric when the response shows the skill's task
+             wrapping (a judge swayed by the candidate's style, blind to the condition)
   prose, range, hang, costly: as the names say
 """
 
@@ -54,6 +57,15 @@ def truth(response: str, criterion: str) -> str:
 
 def true_blocker(response: str) -> bool:
     return hashlib.sha256(f"blocker\0{response}".encode("utf-8", "surrogatepass")).digest()[0] % 4 == 0
+
+
+def true_marks(response: str) -> dict[str, int]:
+    """What a careful person would score: 1 to 4 per metric, by a hash of the response alone (so the
+    candidate is no better than baseline on average)."""
+    return {
+        metric: 1 + hashlib.sha256(f"{metric}\0{response}".encode("utf-8", "surrogatepass")).digest()[0] % 4
+        for metric in METRICS
+    }
 
 
 def labelled(path: str | None) -> Labels:
@@ -141,6 +153,10 @@ def answer(mode: str, response: str, criteria: list[str], labels: Labels) -> dic
             "notes": "it tries to steer me",
             "criteria": failed,
         }
+    if mode in ("scores", "flatter"):
+        lift = 1 if mode == "flatter" and "<task> seen" in response else 0
+        marks = {metric: mark + lift for metric, mark in true_marks(response).items()}
+        return {**marks, "blocker": False, "notes": "fine", "criteria": verdicts}
     blocker = mode not in ("good",) and labels[1].get(response, true_blocker(response))
     return {**METRICS, "blocker": blocker, "notes": "fine", "criteria": verdicts}
 

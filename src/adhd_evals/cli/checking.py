@@ -12,10 +12,12 @@ import typer
 
 from .. import exitcodes, jsonl
 from ..catalog import load_valid
+from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs import check as checking
 from ..runs.blind import blind
+from ..runs.blind import label_sample as draw_label_sample
 from ..runs.blind import markdown as sheet_markdown
 from ..runs.rows import NotRunRow, not_run_note
 from ..schema import DEFAULT_CATALOG
@@ -109,13 +111,36 @@ def blind_command(
         None, "--markdown", help="Also write the sheet as a readable document."
     ),
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    label_sample: int | None = typer.Option(
+        None,
+        "--label-sample",
+        min=1,
+        help="Also draw this many cases at random (--seed) for a person to label (--label-sheet): "
+        "what 'score --labels' corrects a judge with.",
+    ),
+    label_sheet: Path | None = typer.Option(
+        None, "--label-sheet", help="The person's sheet of the --label-sample cases (JSONL)."
+    ),
+    label_markdown: Path | None = typer.Option(
+        None, "--label-markdown", help="Also write the person's sheet as a readable document."
+    ),
 ) -> int:
     """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
     set_max_bytes(max_bytes)
 
+    if (label_sample is None) != (label_sheet is None) or (label_markdown and label_sheet is None):
+        raise UsageError(
+            "--label-sample K writes its cases to --label-sheet PATH: pass both (--label-markdown with them)"
+        )
     catalog = cases if cases is not None else Path(DEFAULT_CATALOG)
     refuse_clobbering(
-        {"--sheet": sheet, "--key": key, "--markdown": markdown},
+        {
+            "--sheet": sheet,
+            "--key": key,
+            "--markdown": markdown,
+            "--label-sheet": label_sheet,
+            "--label-markdown": label_markdown,
+        },
         {"responses file": responses, "catalog": catalog},
     )
     known = None
@@ -133,6 +158,19 @@ def blind_command(
     files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}
     if markdown is not None:
         files[markdown] = sheet_markdown(rows)
+    if label_sample is not None:
+        assert label_sheet is not None  # refused above without it
+        labelled, record = draw_label_sample(rows, label_sample, seed)
+        files[key] = jsonl.text([*keyed, record])
+        files[label_sheet] = jsonl.text(labelled)
+        if label_markdown is not None:
+            files[label_markdown] = sheet_markdown(labelled)
+        print(
+            f"Drew {label_sample} of {len({r['case_id'] for r in rows})} cases at random (seed {seed}) for a person "
+            f"to label: {label_sheet} ({len(labelled)} rows). Filled, it corrects the judge: adhd-evals score "
+            f"JUDGED --key {key} --labels {label_sheet}",
+            file=sys.stderr,
+        )
     write_all_atomically(files)
     print(
         f"Wrote {len(rows)} rows to {sheet} and their key to {key}. The filled sheet is the scores file: "

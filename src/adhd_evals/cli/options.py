@@ -66,6 +66,12 @@ def key(help: str) -> Any:
     return typer.Option("--key", help=help)
 
 
+def labels(help: str) -> Any:
+    """--labels: a sheet a person filled (score and report: the random sample `blind --label-sample`
+    drew; verdicts: any labelled rows, repeatable)."""
+    return typer.Option("--labels", help=help)
+
+
 def criteria(help: str) -> Any:
     """--criteria: criterion verdicts from 'adhd-evals verdicts'."""
     return typer.Option("--criteria", help=help)

@@ -23,6 +23,7 @@ from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
 from ..runs.decision import checked
+from ..runs.rows import ResultRow
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -31,6 +32,7 @@ from .options import FLAG, Cases, Checks, Key, MaxBytes
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..runs.ppi import LabelSet
     from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
 
 commands = typer.Typer()
@@ -42,6 +44,12 @@ AllowLeaky = Annotated[
         help="Use the output of a judge that passed a control it must fail (every verdict it touches says so).",
     ),
 ]
+
+
+LABELS_HELP = (
+    "A person's filled label sheet (JSONL or Markdown) of the random sample 'blind --label-sample' drew "
+    "(with --key): the judge's figures corrected by it (prediction-powered), and --gate paired decides on them."
+)
 
 
 class Gate(str, enum.Enum):
@@ -99,6 +107,7 @@ def score_command(
         options.max_drop("--gate paired: correctness or safety confidently down more than this is worse."),
     ] = 0.1,
     seed: Annotated[int, options.seed("Seed of the bootstrap's resamples (stated in the output).")] = 0,
+    labels: Annotated[Path | None, options.labels(LABELS_HELP)] = None,
     allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
@@ -108,7 +117,8 @@ def score_command(
     rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
-    results = scoring.read_results(checks) if checks is not None else None
+    sample = scoring.read_labels(labels, key) if labels is not None else None
+    results = _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
     summary = scoring.summarize(
         rows,
         scoring.parse_weights(weights),
@@ -116,7 +126,8 @@ def score_command(
         allow_unwritten=allow_unwritten,
         min_trials=min_trials,
         decide=decide,
-        criteria=_criteria(criteria, certificate),
+        criteria=_criteria(criteria, certificate, sample),
+        labels=sample,
     )
     if quarantine is not None:  # issue 37: informs; the verdict with the checks is the one that decides
         summary["quarantine"] = _quarantined(
@@ -129,7 +140,8 @@ def score_command(
                 allow_unwritten=allow_unwritten,
                 min_trials=min_trials,
                 decide=decide,
-                criteria=_criteria(criteria, certificate),
+                criteria=_criteria(criteria, certificate, sample),
+                labels=sample,
             ),
             summary,
         )
@@ -179,7 +191,18 @@ def _quarantine_line(found: QuarantineJson) -> str:
     return quarantine_line(found)
 
 
-def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any] | None:
+def _settled(results: list[ResultRow], criteria: Path | None, certificate: Path | None) -> list[ResultRow]:
+    """With --criteria, an unwritten check whose criterion a person or a counted judge decided is
+    not a check that never ran."""
+    if criteria is None:
+        return results
+    certified = agree.read_certificate(certificate) if certificate is not None else None
+    return counting.settled(results, counting.read_verdicts(criteria), certified)
+
+
+def _criteria(
+    criteria: Path | None, certificate: Path | None, labels: LabelSet | None = None
+) -> dict[str, Any] | None:
     """score --criteria: who decided each criterion (its reasons join the gate's, so the gate
     fails while any is undecided and the paired decision counts them too)."""
     if criteria is None:
@@ -188,7 +211,7 @@ def _criteria(criteria: Path | None, certificate: Path | None) -> dict[str, Any]
         return None
     certified = agree.read_certificate(certificate) if certificate is not None else None
     admission.unedited(criteria)
-    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified)
+    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified, labels)
     return found
 
 
@@ -309,9 +332,9 @@ def verdicts_command(
     *,
     out: Annotated[Path, options.out("Where to write the criterion verdicts (JSONL).")],
     checks: Checks = None,
-    labels: list[Path] | None = typer.Option(
-        None, "--labels", help="A sheet a person filled (JSONL or the Markdown); repeatable."
-    ),
+    labels: Annotated[
+        list[Path] | None, options.labels("A sheet a person filled (JSONL or the Markdown); repeatable.")
+    ] = None,
     judged: Path | None = typer.Option(None, "--judged", help="The sheet a judge filled ('judge --output')."),
     key: Key = None,
     certificate: Annotated[
@@ -391,6 +414,7 @@ def report_command(
     gate: Annotated[Gate, options.gate("The verdict shown: as 'score --gate'.")] = Gate.REFERENCE,
     min_effect: Annotated[float, options.min_effect("As 'score --min-effect' (--gate paired).")] = 0.0,
     max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
+    labels: Annotated[Path | None, options.labels("As 'score --labels'.")] = None,
     allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
@@ -409,15 +433,20 @@ def report_command(
             "key file": key,
             "criterion verdicts": criteria,
             "certificate": certificate,
+            "label sheet": labels,
         },
     )
+    if labels is not None and scores is None:
+        raise UsageError("--labels corrects a judge's scores: pass them with --scores (and --key)")
     not_run: list[NotRunRow] = []
     inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run))
     if not_run:  # a curtailed run's rows: skipped, and said
         from ..runs.rows import not_run_note
 
         print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
-    inputs.checks = scoring.read_results(checks) if checks is not None else None
+    inputs.checks = (
+        _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
+    )
     inputs.criteria = _criteria(criteria, certificate)
     if scores is not None:
         rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
@@ -426,7 +455,12 @@ def report_command(
         inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
         # the verdict is score's own: the same rows refused the same way
         inputs.summary = scoring.summarize(
-            inputs.scores, None, inputs.checks, decide=decide, criteria=inputs.criteria
+            inputs.scores,
+            None,
+            inputs.checks,
+            decide=decide,
+            criteria=inputs.criteria,
+            labels=scoring.read_labels(labels, key) if labels is not None else None,
         )
     text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
     write_all_atomically({out: text})

@@ -53,6 +53,18 @@ def blind(
     return sheet, key
 
 
+def label_sample(sheet: Sequence[SheetRow], size: int, seed: int) -> tuple[list[SheetRow], dict[str, Any]]:
+    """A person's sheet: every row (each condition and trial) of `size` cases drawn uniformly at
+    random, labelled as on the judging sheet; and the key row that records the draw, so any reader
+    can draw it again and see the labelled cases were not chosen by hand."""
+    from .ppi import SAMPLE_METHOD, draw
+
+    chosen = draw((row["case_id"] for row in sheet), size, seed)
+    picked = set(chosen)
+    record = {"label_sample": {"seed": seed, "method": SAMPLE_METHOD, "case_ids": chosen}}
+    return [row for row in sheet if row["case_id"] in picked], record
+
+
 ROW_MARK = "<!-- adhd-evals row "
 FIELDS = (*METRICS, "blocker", "notes")
 
@@ -116,8 +128,10 @@ _TABLE_ROW = re.compile(r"\|\s*(\d+)\s*\|(.*)\|([^|]*)\|\s*")
 _FIELD = re.compile(r"- (" + "|".join(FIELDS) + r"):(.*)")
 
 
-def read_markdown(path: Path) -> list[dict[str, Any]]:
-    """A filled Markdown sheet as sheet rows (labelled conditions), every problem named by line."""
+def read_markdown(path: Path, *, blank: bool = False) -> list[dict[str, Any]]:
+    """A filled Markdown sheet as sheet rows (labelled conditions), every problem named by line; the
+    rows a person left blank only with `blank` (they are no labels: counted, a sample labelled on half
+    its rows would count double, and hash unlike the same labels in JSONL)."""
     from ..files import read_limited
 
     try:
@@ -148,7 +162,14 @@ def read_markdown(path: Path) -> list[dict[str, Any]]:
                 "'adhd-evals blind --markdown' wrote?"
             ]
         )
-    return rows
+    return rows if blank else [row for row in rows if _filled(row)]
+
+
+def _filled(row: dict[str, Any]) -> bool:
+    """Whether a person wrote anything in the row: a score, the blocker, a verdict, or a note."""
+    return bool(row["criteria"] or row["notes"]) or any(
+        row[name] is not None for name in (*METRICS, "blocker")
+    )
 
 
 def _new_row(line: str, where: str, problems: list[str]) -> dict[str, Any] | None:

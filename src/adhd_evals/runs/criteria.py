@@ -27,14 +27,18 @@ and sign test as the scores; an interval wholly below 0 fails the gate too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..text import plural
 from .agree import Rate, wilson
-from .rows import Certificate, VerdictRow, field_problems, read_shaped
+from .rows import Certificate, ResultRow, VerdictRow, field_problems, read_shaped
 from .verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
+
+if TYPE_CHECKING:
+    from .ppi import LabelSet
 
 FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
 WHY = {
@@ -87,6 +91,26 @@ def recheck(rows: list[VerdictRow], certificate: Certificate | None) -> list[Ver
     return checked
 
 
+def settled(
+    results: Sequence[ResultRow], rows: list[VerdictRow], certificate: Certificate | None
+) -> list[ResultRow]:
+    """The check results without the unwritten ones whose criterion a person, or a judge this
+    certificate counts, decided: an unwritten check leaves its criterion to them (verdicts'
+    precedence), so with --criteria it is not a check that never ran."""
+    decided = {
+        (row["case_id"], row["trial"], row["condition"], row["criterion"])
+        for row in recheck(rows, certificate)
+        if row["status"] in DECIDED and row["decided_by"] in ("person", "judge")
+    }
+    return [
+        result
+        for result in results
+        if result["status"] != "unwritten"
+        or (result.get("case_id"), result.get("trial"), result["condition"], result.get("criterion"))
+        not in decided
+    ]
+
+
 def corrected(raw: Rate, tpr: Rate, tnr: Rate) -> dict[str, Any]:
     """The judge's raw pass rate, and Rogan-Gladen's correction with its interval (see above)."""
     p, se, sp = raw.k / raw.n, tpr.k / tpr.n, tnr.k / tnr.n
@@ -116,9 +140,14 @@ def _rogan_gladen(p: float, se: float, sp: float) -> float | None:
     return min(1.0, max(0.0, (p + sp - 1) / (se + sp - 1)))
 
 
-def summarize(rows: list[VerdictRow], certificate: Certificate | None) -> dict[str, Any]:
+def summarize(
+    rows: list[VerdictRow], certificate: Certificate | None, labels: LabelSet | None = None
+) -> dict[str, Any]:
     """Per condition: criteria, passes by decider, undecided by status, the judge's corrected
-    pass rate; and the gate's reasons."""
+    pass rate (and with `labels`, a person's random sample, its prediction-powered one); and the
+    gate's reasons."""
+    if labels is not None:
+        judged_by_ppi = _ppi_rates(rows, labels)
     rows = recheck(rows, certificate)
     conditions = per_condition(rows)
     for counts in conditions.values():
@@ -131,6 +160,9 @@ def summarize(rows: list[VerdictRow], certificate: Certificate | None) -> dict[s
                 Rate(figures["tpr"]["k"], figures["tpr"]["n"]),
                 Rate(figures["tnr"]["k"], figures["tnr"]["n"]),
             )
+    if labels is not None:
+        for condition, figures in judged_by_ppi.items():
+            conditions[condition]["judge_ppi"] = figures
     found: dict[str, Any] = {"conditions": conditions}
     reasons = _reasons(conditions)
     if "baseline" in conditions and "candidate" in conditions:
@@ -138,6 +170,44 @@ def summarize(rows: list[VerdictRow], certificate: Certificate | None) -> dict[s
         reasons += said
     found["reasons"] = reasons
     return found
+
+
+def judge_said(row: VerdictRow) -> str | None:
+    """What the judge said about the criterion, whoever decided it (None: it said nothing)."""
+    if row["decided_by"] == "judge" or row["status"] == "uncertified":
+        return row.get("verdict")
+    return row.get("others", {}).get("judge")
+
+
+def _shares(cells: Mapping[tuple[str, str], list[bool]]) -> dict[str, dict[str, list[float]]]:
+    """(condition, case) -> verdicts, as condition -> case -> [share passed]."""
+    found: dict[str, dict[str, list[float]]] = {}
+    for (condition, case), said in cells.items():
+        found.setdefault(condition, {})[case] = [sum(said) / len(said)]
+    return found
+
+
+def _ppi_rates(rows: list[VerdictRow], labels: LabelSet) -> dict[str, dict[str, Any]]:
+    """Per condition, the judge's pass rate over criteria three ways (the judge at its word, PPI, the
+    person's labels alone), the case the unit: each case's share of its criteria passed, over its
+    trials. The judge's say counts whoever decided the criterion (it is the prediction being
+    corrected); the person's labels count on the key's random sample only."""
+    from . import ppi
+
+    judged: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for row in rows:
+        said = judge_said(row)
+        if said in DECIDED:
+            judged[(row["condition"], row["case_id"])].append(said == "pass")
+    sample = set(labels.sample["case_ids"])
+    person: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for label in labels.rows:
+        if label.get("case_id") in sample:
+            for item in label.get("criteria") or []:
+                if isinstance(item, dict) and item.get("verdict") in DECIDED:
+                    person[(str(label["condition"]), str(label["case_id"]))].append(item["verdict"] == "pass")
+    judge, mine = _shares(judged), _shares(person)
+    return {c: ppi.three(values, mine.get(c, {}), 0).json() for c, values in sorted(judge.items())}
 
 
 def _paired(rows: list[VerdictRow]) -> tuple[dict[str, Any] | None, list[str]]:
@@ -249,9 +319,22 @@ def table(found: dict[str, Any]) -> list[str]:
             + f", {plural(paired['n'], 'case')}."
         ]
     )
+    corrected_by_ppi = [
+        f"Judge pass rate, {name}, prediction-powered ({c['judge_ppi']['ppi']['labelled']} labelled cases of "
+        f"{c['judge_ppi']['ppi']['cases']}): judge {_rate(c['judge_ppi']['judge'])}, PPI "
+        f"{_rate(c['judge_ppi']['ppi'])}, labels only {_rate(c['judge_ppi']['labels'])}."
+        for name, c in found["conditions"].items()
+        if c.get("judge_ppi") and c["judge_ppi"]["ppi"] is not None
+    ]
     return [
         "Criteria (passed / decided, by who decided):",
         *text_table(rows),
+        *corrected_by_ppi,
         *delta,
         *([f"Undecided: {'; '.join(undecided)}."] if undecided else []),
     ]
+
+
+def _rate(figure: dict[str, Any]) -> str:
+    ci = figure["ci"]
+    return f"{figure['estimate']:.3f}" + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")

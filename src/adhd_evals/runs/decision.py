@@ -17,7 +17,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, NamedTuple, get_args
 
 from ..errors import UsageError
 from ..text import plural
@@ -33,6 +33,9 @@ from .rows import (
     ScoreSummary,
 )
 from .rubric import Metric
+
+if TYPE_CHECKING:
+    from .ppi import Estimate, Three
 
 GUARDED: tuple[Guarded, ...] = get_args(Guarded)
 BLOCKERS = "Candidate has blocking safety or correctness findings."
@@ -63,6 +66,8 @@ def checked(gate: GateName, min_effect: float, max_drop: float, seed: int = stat
     """The CLI's choices, refused when a margin is not a number (NaN would make every comparison false)."""
     if not math.isfinite(min_effect) or not math.isfinite(max_drop):
         raise UsageError("--min-effect and --max-drop must be finite numbers")
+    if seed < 0:  # numpy's generator refuses it, and only once the data is large enough to resample
+        raise UsageError(f"--seed must be 0 or more, not {seed}")
     return Decide(gate, min_effect, max_drop, seed)
 
 
@@ -216,7 +221,36 @@ def _not_better(found: dict[str, stats.Analysis], evidence: Evidence, decide: De
             f"Weighted {described(weighted)}: the interval reaches {signed(decide.min_effect)} "
             "(--min-effect), so the data cannot tell the candidate is better."
         )
-    return reasons
+    return reasons + _too_few(weighted)
+
+
+SAME_MOVE = "every case moved by the same amount: the spread is unmeasured"
+
+
+def _too_few(weighted: stats.Analysis) -> list[str]:
+    """Why an interval above the floor is still not evidence: it has no width (every case moved
+    alike), or too few cases differ (or too few bootstrap values exist) and the exact sign test
+    on the cases that differ does not reach the gate's level."""
+    if weighted.low is None or weighted.high is None:
+        return []
+    if weighted.low == weighted.high:
+        return [f"Weighted {described(weighted)}: {SAME_MOVE}."]
+    sign = weighted.sign
+    differing = sign.n_plus + sign.n_minus
+    coarse = weighted.support is not None and weighted.support < stats.SUPPORT
+    if differing >= stats.FEW_DIFFERING and not coarse:
+        return []
+    if sign.p < 1 - stats.LEVEL and sign.n_plus > sign.n_minus:
+        return []
+    why = (
+        f"only {plural(differing, 'case')} differ"
+        if differing < stats.FEW_DIFFERING
+        else f"the bootstrap takes only {weighted.support} distinct values"
+    )
+    return [
+        f"Weighted {described(weighted)}: {why}, and the exact sign test ({sign.n_plus} up, "
+        f"{sign.n_minus} down, p = {sign.p:.4f}) does not reach {1 - stats.LEVEL:.2f}: too few to tell."
+    ]
 
 
 def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
@@ -279,3 +313,182 @@ def disagreement(reference: str, verdict: str, weighted: stats.Analysis) -> str 
     if (reference == "PASSED" and verdict != "better") or (reference == "FAILED" and verdict == "better"):
         return f"{reference} by the reference rules; the paired analysis {said}: {described(weighted)}"
     return None
+
+
+# ---- a judge's scores: unverified, or verified by a random sample (prediction-powered) --------
+
+UNVERIFIED = "Judge scores unverified: label {k} random cases (`adhd-evals blind --label-sample {k}`)"
+
+
+def labels_needed(weighted: stats.Analysis, decide: Decide) -> int:
+    """How many random cases to label, from the judge's own spread: the cases likely needed to tell
+    its weighted Δ from --min-effect with the labels alone (PPI needs at most that many), at least
+    FEW_DIFFERING (the sign test's floor) and at most the cases there are."""
+    effect = abs(float(weighted.mean) - decide.min_effect)
+    needed = stats.cases_needed(weighted.sd, effect) if weighted.n > 1 else None
+    return min(weighted.n, max(stats.FEW_DIFFERING, needed or weighted.n))
+
+
+def unverified(
+    found: dict[str, stats.Analysis], evidence: Evidence, decide: Decide
+) -> tuple[PairedVerdict, list[str]]:
+    """A judge's scores with nobody checking them decide nothing: inconclusive, with the labels that
+    would settle it. Only the mechanical checks (McNemar) can still say worse."""
+    weighted = found["weighted_score"]
+    k = labels_needed(weighted, decide)
+    said = [
+        UNVERIFIED.format(k=k) + ", then pass the filled label sheet to score --labels; the judge alone "
+        f"says weighted {described(weighted)}, which counts for nothing until checked."
+    ]
+    blank = {q: a._replace(low=None, high=None) for q, a in found.items()}
+    worse = _worse(blank, Evidence([], [], evidence.mcnemar), decide)
+    if worse:
+        return "worse", worse + said
+    return "inconclusive", said + evidence.unrun
+
+
+def ppi_analysis(estimate: Estimate, person: list[float]) -> stats.Analysis:
+    """A prediction-powered Δ as the paired verdict weighs it: its interval, and the exact sign test
+    on the person's labelled cases (the few-cases rule applies to them)."""
+    n = max(estimate.labelled, 1)
+    sign = stats.sign_test(sum(d > 0 for d in person), sum(d < 0 for d in person))
+    low = None if estimate.low is None else Fraction(estimate.low)
+    high = None if estimate.high is None else Fraction(estimate.high)
+    sd = estimate.se * math.sqrt(n)
+    return stats.Analysis(
+        n, Fraction(estimate.value), sd, low, high, sign, stats.detectable(sd, n), None, False, None
+    )
+
+
+def verified(
+    delta: Mapping[str, Three], person: Mapping[str, list[float]], evidence: Evidence, decide: Decide
+) -> tuple[PairedVerdict, list[str]]:
+    """The paired verdict from the prediction-powered intervals (`delta`: ppi.Three per quantity;
+    `person`: the labelled cases' Δ per quantity). Blockers in `evidence` are the person's."""
+    judge, estimate = delta["weighted_score"].judge, delta["weighted_score"].ppi
+    head = [
+        f"Prediction-powered: the judge's Δ on {plural(judge.cases, 'case')}, corrected by a person's labels "
+        f"on {plural(0 if estimate is None else estimate.labelled, 'random case')}; the judge alone says "
+        f"{signed(judge.value)}."
+    ]
+    if estimate is None:
+        return "inconclusive", head + ["No case of the random sample is labelled: nothing checks the judge."]
+    found = {}
+    for quantity in ("weighted_score", *GUARDED):
+        figure = delta[quantity].ppi
+        assert figure is not None  # the weighted figure has labelled cases, so has every figure of them
+        found[quantity] = ppi_analysis(figure, person[quantity])
+    verdict, reasons = paired_verdict(found, evidence, decide)
+    if verdict == "inconclusive":
+        effect = float(found["weighted_score"].mean) - decide.min_effect
+        needed = stats.cases_needed(found["weighted_score"].sd, effect)
+        reasons[-1] = (
+            f"More labels would narrow it: about {needed:,} labelled cases would likely tell this Δ from "
+            f"{signed(decide.min_effect)}."
+            if needed is not None
+            else f"The observed Δ is not above {signed(decide.min_effect)} (--min-effect): more labels are "
+            "unlikely to show the candidate better."
+        )
+    return verdict, head + reasons
+
+
+# ---- how stable the verdict is: simulated reruns ------------------------------------------
+
+RERUNS = 200
+_PYTHON_DRAWS = 2_000_000  # below this many trial draws, Python is quicker than importing numpy
+Trials = list[
+    tuple[list[float], list[float]]
+]  # per case: baseline's and candidate's weighted scores per trial
+
+
+def trial_scores(grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float]) -> Trials:
+    """Per case (sorted), the weighted score of each baseline trial and each candidate trial."""
+    found: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+    for side, condition in enumerate(("baseline", "candidate")):
+        for row in grouped[condition]:
+            found[row["case_id"]][side].append(math.fsum(float(row[m]) * w for m, w in weights.items()))
+    return [found[case] for case in sorted(found)]
+
+
+def _call(deltas: list[float], decide: Decide) -> int:
+    """The weighted Δ's call by the t interval: 1 above --min-effect, -1 below 0, 0 cannot tell."""
+    n = len(deltas)
+    mean = math.fsum(deltas) / n
+    sd = math.sqrt(math.fsum((d - mean) ** 2 for d in deltas) / (n - 1))
+    half = stats.t_quantile(1 - (1 - stats.LEVEL) / 2, n - 1) * sd / math.sqrt(n)
+    return 1 if sd > 0 and mean - half > decide.min_effect else -1 if mean + half < 0 else 0
+
+
+def rerun_agreement(trials: Trials, decide: Decide, reruns: int = RERUNS) -> float | None:
+    """The share of simulated reruns of the suite (cases drawn again with replacement, and each drawn
+    case's trials drawn again within each condition) whose weighted-Δ call is this run's; None below
+    two cases."""
+    n = len(trials)
+    if n < 2:
+        return None
+    observed = _call([math.fsum(c) / len(c) - math.fsum(b) / len(b) for b, c in trials], decide)
+    draws = reruns * sum(len(b) + len(c) for b, c in trials)
+    calls = (
+        _numpy_calls(trials, decide, reruns)
+        if draws > _PYTHON_DRAWS
+        else _python_calls(trials, decide, reruns)
+    )
+    return sum(call == observed for call in calls) / reruns
+
+
+def _python_calls(trials: Trials, decide: Decide, reruns: int) -> list[int]:
+    import random
+
+    rng = random.Random(decide.seed)
+    n, calls = len(trials), []
+    for _ in range(reruns):
+        deltas = []
+        for _ in range(n):
+            base, cand = trials[rng.randrange(n)]
+            deltas.append(
+                math.fsum(rng.choice(cand) for _ in cand) / len(cand)
+                - math.fsum(rng.choice(base) for _ in base) / len(base)
+            )
+        calls.append(_call(deltas, decide))
+    return calls
+
+
+def _numpy_calls(trials: Trials, decide: Decide, reruns: int) -> list[int]:
+    """As _python_calls, vectorised: each condition's trials in a padded matrix, a few reruns at a time."""
+    import numpy as np
+
+    rng = np.random.default_rng(decide.seed)
+    n = len(trials)
+    means = []
+    for side in (0, 1):
+        counts = np.array([len(t[side]) for t in trials])
+        matrix = np.zeros((n, counts.max()))
+        for i, t in enumerate(trials):
+            matrix[i, : counts[i]] = t[side]
+        means.append((matrix, counts))
+    chunk = max(1, 2_000_000 // (n * max(m.shape[1] for m, _ in means)))
+    calls: list[int] = []
+    for start in range(0, reruns, chunk):
+        size = min(chunk, reruns - start)
+        picks = rng.integers(0, n, size=(size, n))
+        deltas = np.zeros((size, n))
+        for sign, (matrix, counts) in zip((-1, 1), means, strict=True):
+            k = counts[picks][..., None]
+            slots = np.arange(matrix.shape[1])
+            drawn = np.floor(rng.random((size, n, matrix.shape[1])) * k).astype(np.int64)
+            values = matrix[picks[..., None], drawn]
+            deltas += sign * np.where(slots < k, values, 0.0).sum(axis=-1) / counts[picks]
+        mean, sd = deltas.mean(axis=1), deltas.std(axis=1, ddof=1)
+        half = stats.t_quantile(1 - (1 - stats.LEVEL) / 2, n - 1) * sd / math.sqrt(n)
+        said = np.where((sd > 0) & (mean - half > decide.min_effect), 1, np.where(mean + half < 0, -1, 0))
+        calls += [int(call) for call in said]
+    return calls
+
+
+def stability_line(share: float | None, reruns: int = RERUNS) -> str:
+    if share is None:
+        return "How stable: one case cannot be rerun in simulation."
+    return (
+        f"How stable: about {share:.0%} of {reruns} simulated reruns (cases and trials drawn again) make the "
+        "same call on the weighted Δ (by its t interval)."
+    )

@@ -394,6 +394,7 @@ class ScoreSummary(TypedDict):
     regressions: list[Regression]
     paired: NotRequired[PairedSection]
     reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
+    ppi: NotRequired[dict[str, Any]]  # with --labels: ppi.section's
     decision: NotRequired[Decision]
     quarantine: NotRequired[QuarantineJson]  # with --quarantine (issue 37)
     leaky_judge: NotRequired[list[str]]  # score --allow-leaky-judge: the judge's leak, said in the verdict
@@ -515,8 +516,51 @@ def not_run_note(count: int, left: str) -> str:
 
 
 def read_key(path: Path) -> list[KeyRow]:
-    """The key `blind` wrote; every bad row named by line."""
-    return read_shaped(path, is_key, key_problems, what="key file")
+    """The key `blind` wrote; every bad row named by line (its label-sample row is skipped)."""
+    return read_key_and_sample(path)[0]
+
+
+class LabelSample(TypedDict):
+    """The random sample of cases `blind --label-sample` drew for a person to label, as its key
+    records it in one row `{"label_sample": {...}}`, so any reader can draw it again."""
+
+    seed: int
+    method: str
+    case_ids: list[str]
+
+
+def is_label_sample(row: Mapping[str, object]) -> bool:
+    return set(row) == {"label_sample"}
+
+
+def label_sample_problems(found: object) -> list[str]:
+    if not isinstance(found, dict):
+        return ["label_sample must be an object"]
+    seed, ids = found.get("seed"), found.get("case_ids")
+    problems = []
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        problems.append("label_sample.seed must be an integer")
+    if not isinstance(found.get("method"), str):
+        problems.append("label_sample.method must be a string")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        problems.append("label_sample.case_ids must be a list of strings")
+    return problems
+
+
+def read_key_and_sample(path: Path) -> tuple[list[KeyRow], LabelSample | None]:
+    """The key's rows and the label sample it records (None: the key records none)."""
+
+    def problems(row: Mapping[str, object]) -> list[str]:
+        if is_label_sample(row):
+            return label_sample_problems(row["label_sample"])
+        return key_problems(row)
+
+    rows = read_object_rows(path, problems, what="key file")
+    samples = [row["label_sample"] for row in rows if is_label_sample(row)]
+    if len(samples) > 1:
+        raise InputInvalid([f"{path}: {len(samples)} label_sample rows; a key records one sample"])
+    keyed = [row for row in rows if is_key(row)]
+    return keyed, (samples[0] if samples else None)
 
 
 def read_results(path: Path) -> list[ResultRow]:

@@ -10,6 +10,7 @@ gate also fails when the candidate passes a smaller share of its checks.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -23,6 +24,7 @@ from ..text import plural
 from ..text import table as text_table
 from . import decision as deciding
 from . import paired as stats
+from . import ppi
 from .decision import Decide
 from .rows import GATES as GATES
 from .rows import (
@@ -30,6 +32,7 @@ from .rows import (
     CheckRate,
     ConditionMeans,
     KeyRow,
+    PairedVerdict,
     Quantity,
     ReferenceVerdict,
     Regression,
@@ -41,6 +44,7 @@ from .rows import (
     VoidRow,
     field_problems,
     is_labelled,
+    read_key_and_sample,
 )
 from .rows import read_key as read_key  # the key `blind` wrote, read as its shape
 from .rows import read_results as read_results  # `check --output` rows, read as their shape
@@ -60,8 +64,8 @@ def parse_weights(text: str | None) -> Weights:
             weights[name.strip()] = float(value)
         except ValueError:
             raise UsageError(f"--weights: {part!r} is not metric=number") from None
-    if set(weights) != set(WEIGHTS) or any(w < 0 for w in weights.values()):
-        raise UsageError(f"--weights must give each of {', '.join(WEIGHTS)} a non-negative number")
+    if set(weights) != set(WEIGHTS) or any(not math.isfinite(w) or w < 0 for w in weights.values()):
+        raise UsageError(f"--weights must give each of {', '.join(WEIGHTS)} a finite, non-negative number")
     if abs(sum(weights.values()) - 1.0) > 1e-9:
         raise UsageError(f"--weights must sum to 1, not {sum(weights.values()):g}")
     return {name: weights[name] for name in WEIGHTS}
@@ -145,6 +149,8 @@ def grouped_rows(
             [f"these rows are a labelled sheet (conditions {shown}): pass the key blind wrote with --key KEY"]
         )
     scores, void, missing = _without_void(scores)
+    if void and not scores:
+        raise InputInvalid([_all_void(void)])
     problems: list[str] = []
     valid = [row for i, row in enumerate(scores, start=1) if _scored(row, i, weights, problems)]
     if problems:
@@ -169,10 +175,12 @@ def summarize(
     min_trials: int | None = None,
     decide: Decide | None = None,
     criteria: dict[str, Any] | None = None,
+    labels: ppi.LabelSet | None = None,
 ) -> ScoreSummary:
     """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
     analysis and the decision (the reference's work alone, as the benchmark's floor); `criteria`
-    (criteria.summarize's) adds the criterion verdicts and their reasons to the gate."""
+    (criteria.summarize's) adds the criterion verdicts and their reasons to the gate; `labels` (a
+    person's random sample) adds the prediction-powered figures, and --gate paired decides on them."""
     weights = weights or dict(WEIGHTS)
     grouped, void, missing = grouped_rows(scores, weights)
     conditions = {c: _condition(rows, weights) for c, rows in sorted(grouped.items())}
@@ -206,9 +214,21 @@ def summarize(
         summary["criteria"] = criteria
     if void:
         summary["void"] = void
+    found = ppi.section(grouped, missing, labels, weights) if labels is not None else None
+    if found is not None:
+        summary["ppi"] = found.json
     if decide is not None:
-        _add_decision(summary, grouped, exact, checks, decide)
+        _add_decision(summary, grouped, exact, checks, decide, found)
     return summary
+
+
+def _all_void(void: list[VoidRow]) -> str:
+    """Every row void: say so, with the judge's reasons (the commonest first), not that a condition
+    is missing."""
+    reasons = Counter(row["void"] for row in void).most_common()
+    shown = "; ".join(f"{why} ({n})" for why, n in reasons[:3])
+    more = f"; and {plural(len(reasons) - 3, 'other reason')}" if len(reasons) > 3 else ""
+    return f"every row is void ({plural(len(void), 'judged row')}), so nothing can be scored: {shown}{more}"
 
 
 def _without_void(
@@ -361,6 +381,7 @@ def _add_decision(
     exact: dict[str, dict[str, Fraction]],
     checks: Sequence[ResultRow] | None,
     decide: Decide,
+    labelled: ppi.Section | None = None,
 ) -> None:
     """`paired`, `reliability` and `decision`, after the reference's keys and the others."""
     section, found, blockers = deciding.paired_section(grouped, summary["weights"], decide)
@@ -371,16 +392,46 @@ def _add_decision(
         mcnemar = reliability.get("mcnemar")
     gate = summary["release_gate"]
     unrun = deciding.other_reasons(gate)  # checks unrun, void rows, short trials, undecided criteria
-    verdict, reasons = deciding.paired_verdict(found, deciding.Evidence(blockers, unrun, mcnemar), decide)
     reference = verdict_word(gate)
     if decide.gate == "paired":
+        verdict, reasons = _paired_decision(
+            grouped, found, deciding.Evidence(blockers, unrun, mcnemar), decide, labelled, summary["weights"]
+        )
         reasons.append(f"The reference rules say {reference}.")
         summary["decision"] = {"gate": "paired", "verdict": verdict, "reasons": reasons}
         return
+    verdict = deciding.paired_verdict(found, deciding.Evidence(blockers, unrun, mcnemar), decide)[0]
     said = deciding.reference_reasons(summary, exact)
     if (line := deciding.disagreement(reference, verdict, found["weighted_score"])) is not None:
         said.append(line)
     summary["decision"] = {"gate": "reference", "verdict": reference_verdict(gate), "reasons": said}
+
+
+def judged(grouped: Mapping[str, list[ScoreRow]]) -> bool:
+    """Whether a judge filled any of these rows (its fingerprint is on every row it judged)."""
+    return any("judge" in row for rows in grouped.values() for row in rows)
+
+
+def _paired_decision(
+    grouped: Mapping[str, list[ScoreRow]],
+    found: dict[str, stats.Analysis],
+    evidence: deciding.Evidence,
+    decide: Decide,
+    labelled: ppi.Section | None,
+    weights: Weights,
+) -> tuple[PairedVerdict, list[str]]:
+    """A person's scores decide as they are; a judge's only through a random labelled sample (PPI),
+    and without one they decide nothing."""
+    if not judged(grouped):
+        verdict, reasons = deciding.paired_verdict(found, evidence, decide)
+        share = deciding.rerun_agreement(deciding.trial_scores(grouped, weights), decide)
+        return verdict, [*reasons, deciding.stability_line(share)]
+    if labelled is None:
+        return deciding.unverified(found, evidence, decide)
+    names = ["weighted_score", *deciding.GUARDED]
+    index = {q: i for i, q in enumerate(["weighted_score", *WEIGHTS])}
+    person = {q: [values[index[q]] for values in labelled.person_delta.values()] for q in names}
+    return deciding.verified(labelled.delta, person, evidence._replace(blockers=labelled.blockers), decide)
 
 
 def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[str, Any]]:
@@ -404,6 +455,25 @@ def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[
     if problems:
         raise InputInvalid(problems)
     return mapped
+
+
+def read_labels(path: Path, key: Path | None) -> ppi.LabelSet:
+    """`--labels`: a person's filled sheet of the random sample the key records, mapped back
+    through that key; refused when the key records no sample, or one its seed does not draw."""
+    from .agree import read_scored
+
+    if key is None:
+        raise UsageError("--labels maps the person's sheet back through the key: pass --key KEY as well")
+    keyed, sample = read_key_and_sample(key)
+    if sample is None:
+        raise UsageError(
+            f"{key} records no random label sample: labels of cases a person chose cannot correct a judge "
+            "(draw one: adhd-evals blind --label-sample K --label-sheet PATH)"
+        )
+    problems = ppi.sample_problems(sample, keyed)
+    if problems:
+        raise InputInvalid([f"{key}: {p}" for p in problems])
+    return ppi.LabelSet(apply_key(read_scored(path), keyed), sample)
 
 
 def reference_verdict(gate: ReleaseGate) -> ReferenceVerdict:
@@ -439,6 +509,8 @@ def table(summary: ScoreSummary) -> list[str]:
     lines = text_table(rows)
     if "paired" in summary:
         lines += paired_table(summary)
+    if "ppi" in summary:
+        lines += ppi.table(summary["ppi"])
     gate, decided = summary["release_gate"], summary.get("decision")
     if decided is not None and decided["gate"] == "paired":
         lines.append(f"Release decision (--gate paired): {decided['verdict'].upper()}")

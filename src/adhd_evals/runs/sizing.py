@@ -13,7 +13,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
-from statistics import fmean, variance
+from statistics import NormalDist, fmean, variance
 
 from ..text import plural
 from ..text import table as text_table
@@ -70,15 +70,33 @@ def plan_lines(path: Path, key: Path | None, trials: int, effects: list[float]) 
         f"With {plural(trials, 'trial')} per case, the spread of Δ would be about {planned:.2f}.",
     ]
     rows_ = [
-        ["effect (weighted Δ)", f"cases needed, {trials} trials", f"cases needed, {found['trials']:g} trials"]
+        [
+            "effect (weighted Δ)",
+            f"cases needed, {trials} trials",
+            f"cases needed, {found['trials']:g} trials",
+            f"likely range, {trials} trials",
+        ]
     ]
+    low, high = sd_bounds(int(found["cases"]))
     for effect in effects or LADDER:
         if not effect > 0 or not math.isfinite(effect):
             from ..errors import UsageError
 
             raise UsageError(f"--effect must be a positive number, not {effect:g}")
-        rows_.append([f"{effect:g}", _needed(planned, effect), _needed(observed, effect)])
+        rows_.append(
+            [
+                f"{effect:g}",
+                _needed(planned, effect),
+                _needed(observed, effect),
+                _range(planned, effect, low, high),
+            ]
+        )
     lines += text_table(rows_)
+    lines.append(
+        f"The range: the cases needed were the spread at either end of its 95% interval from the pilot's "
+        f"{plural(int(found['cases']), 'case')} (chi-square, Wilson-Hilferty); a small pilot knows its spread "
+        "only roughly."
+    )
     mde = stats.detectable(planned, int(found["cases"]))
     if mde is not None:
         lines.append(
@@ -86,6 +104,32 @@ def plan_lines(path: Path, key: Path | None, trials: int, effects: list[float]) 
             f"detectable Δ is about {mde:.2f} (80% power, 5% two-sided)."
         )
     return lines
+
+
+def chi2_quantile(p: float, df: int) -> float:
+    """The p quantile of chi-square with df degrees of freedom, by Wilson and Hilferty's cube-root
+    normal approximation (within about 1% from 5 degrees of freedom; 0 where it fails, at 1 or 2)."""
+    z = NormalDist().inv_cdf(p)
+    base = 1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))
+    return df * max(0.0, base) ** 3
+
+
+def sd_bounds(cases: int) -> tuple[float, float]:
+    """The factors that take an observed sd of Δ from `cases` cases to the ends of its 95% interval:
+    sqrt((n-1) / χ²(0.975)) and sqrt((n-1) / χ²(0.025)) (inf where the lower quantile is 0)."""
+    if cases < 2:
+        return 0.0, math.inf
+    df = cases - 1
+    upper = chi2_quantile(0.025, df)
+    return math.sqrt(df / chi2_quantile(0.975, df)), (math.sqrt(df / upper) if upper > 0 else math.inf)
+
+
+def _range(sd: float, effect: float, low: float, high: float) -> str:
+    fewest = stats.cases_needed(sd * low, effect)
+    most = stats.cases_needed(sd * high, effect) if math.isfinite(high) else None
+    if fewest is None:
+        return "-"
+    return f"{fewest:,}-{most:,}" if most is not None else f"{fewest:,} or more"
 
 
 def _needed(sd: float, effect: float) -> str:
