@@ -151,8 +151,11 @@ class Budget:
     that ignores a small share is not given one).
     Without one, a call reserves the dearest cost seen so far and at least the
     floor (`--assume-call-usd`); with no floor (allowed at --jobs 1 only) a call
-    runs alone and holds all that is left. A call that costs more than it held
-    has broken the accounting: nothing more starts, and `overspent` says who.
+    runs alone and holds all that is left. Such a runner starts one call at a time
+    and widens by one call for each call that came back within what it held (up to
+    `--jobs`). A call that costs more than it held has broken the accounting:
+    nothing more starts, and `overspent` says who. A call whose cost stays unknown
+    is charged what can be known (`unknown_cost`), never more than it held.
     `--max-calls` caps calls (every attempt counts) for runs that report no cost.
     """
 
@@ -182,6 +185,8 @@ class Budget:
         self.in_flight = 0
         self.dearest: float | None = None
         self.trusted = False  # a flagged call has come back within what it was told
+        self.window = 1  # calls an unflagged runner may have in flight: +1 per call within its hold
+        self.planned = 1  # the calls the run plans: the budget's even share is limit / planned
         self.overspent = ""
         self._changed = threading.Condition()
         self._unwritten = threading.local()
@@ -220,6 +225,8 @@ class Budget:
             return (told if self.metered else 0.0), told
         if not self.metered:
             return 0.0, None  # nothing to count: --max-calls bounds the run
+        if self.in_flight >= self.window:
+            return None  # widened only by calls that came back within what they held
         if self.floor is None:
             return (free, None) if self.in_flight == 0 else None
         need = max(self.dearest or 0.0, self.floor)
@@ -238,6 +245,8 @@ class Budget:
                     self.overspent = self.overspent or self._overspend(cost, held)
                 elif self.flagged:
                     self.trusted = True
+                else:
+                    self.window = min(self.window + 1, self.jobs)
         if held.ticket is None:
             return
         if not on_row:
@@ -254,14 +263,28 @@ class Budget:
             self._settle(tickets.pop(), 0.0)
 
     def charge(self, held: Reservation) -> None:
-        """The call started and its cost is unknown: it is charged what it held."""
+        """The call started and its cost is unknown: it is charged what can be known of it."""
         with self._changed:
             self._end(held)
-            self.spent += held.usd
-            self.charged += held.usd
-            self.charged_calls += held.usd > 0
+            usd = self.unknown_cost(held)
+            self.spent += usd
+            self.charged += usd
+            self.charged_calls += usd > 0
         if held.ticket is not None:
-            self._settle(held.ticket, held.usd)
+            self._settle(held.ticket, usd)
+
+    def unknown_cost(self, held: Reservation) -> float:
+        """What a call whose cost stayed unknown is charged: the dearest cost this runner was
+        seen to cost, else the floor (`--assume-call-usd`), else the budget's even share per
+        planned call; never more than it held. Not the whole of what it held: a flag handing
+        a lone call all that is left must not make one failure end the run (issue 35)."""
+        if self.dearest is not None:
+            known = self.dearest
+        elif self.floor is not None:
+            known = self.floor
+        else:
+            known = self.limit / max(self.planned, 1)
+        return min(known, held.usd)
 
     def release(self, held: Reservation) -> None:
         """The call never started: nothing can have been spent."""
@@ -594,6 +617,7 @@ def drive(tasks: Sequence[Task], work: Callable[[Task], Done | None], session: S
     a task whose work returns None started nothing (the budget, the cap or a stop). The first
     exception stops the rest (nothing new starts) and is raised once every thread is done."""
     progress = Progress(len(tasks), session.stream)
+    session.budget.planned = len(tasks)
     driven = Driven()
     lock = threading.Lock()
 
