@@ -94,7 +94,11 @@ def main() -> int:
         return 1
     print(
         json.dumps(
-            {"result": f"answer to {args.prompt[:20]}", "usage": {"input_tokens": 1}, "total_cost_usd": cost if args.report is None else args.report}
+            {
+                "result": f"answer to {args.prompt[:20]}",
+                "usage": {"input_tokens": 1},
+                "total_cost_usd": cost if args.report is None else args.report,
+            }
         )
     )
     return 0

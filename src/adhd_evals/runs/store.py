@@ -36,13 +36,18 @@ class Store:
     spent: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
     dearest: dict[tuple[str, str], float] = field(default_factory=dict)  # the most one row cost
     repaired_bytes: int = 0
+    seal_with: str | None = None  # a shard output's catalog hash: its rows are sealed (shard.py)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _fd: int = -1
 
     @classmethod
     def open(cls, path: Path) -> Store:
+        from .shard import read_sidecar, sidecar_path
+
         store = cls(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if sidecar_path(path).exists():  # written by `run --shard`/`judge --shard` before its rows
+            store.seal_with = read_sidecar(sidecar_path(path))["catalog_sha256"]
         store.repaired_bytes = _repair_torn_tail(path)
         store._read_existing()
         store._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -97,7 +102,12 @@ class Store:
 
     def append(self, row: dict[str, Any]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
-        data = (jsonl.line(row) + "\n").encode("utf-8")
+        data = jsonl.line(row).encode("utf-8")
+        if self.seal_with is not None:
+            from .shard import sealed
+
+            data = sealed(self.seal_with, data)
+        data += b"\n"
         with self._lock:
             written = os.write(self._fd, data)
             while written < len(data):  # a short write is rare on a regular file; finish it
