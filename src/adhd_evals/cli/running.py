@@ -14,6 +14,7 @@ from ..errors import UsageError
 from ..output import refuse_clobbering
 from ..runs import shard as sharding
 from ..runs.cache import Cache, default_dir
+from ..runs.cache import damaged_line as caching_warning
 from ..runs.config import load_runner
 from ..runs.execute import RunRequest, charged_line, run
 from ..runs.judge import JudgeRequest, judge, swap_lines
@@ -134,6 +135,8 @@ def run_command(
             f"cost ${responses.hit_cost:.4f}).",
             file=sys.stderr,
         )
+        if responses.damaged:
+            print(caching_warning(responses.damaged), file=sys.stderr)
     if summary.charged_calls:
         print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
     if allow_unmetered:

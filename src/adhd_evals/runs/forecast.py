@@ -165,7 +165,7 @@ def _answered(where: str, config: Path | None, skill: Path | None, names: list[s
         if condition not in wrapped:
             wrapped[condition] = skill_text(condition, skill)
         prompt = condition_prompt(case["prompt"], wrapped[condition])
-        return store.get(caching.key(runners[name], prompt, trial)) is not None
+        return store.get(caching.key(runners[name], prompt, trial, case_id=case["id"])) is not None
 
     return answered
 
