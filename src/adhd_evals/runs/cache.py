@@ -131,7 +131,7 @@ class Cache:
             "elapsed_s": hit.elapsed_s,
             "sha256": _content(digest, hit),
         }
-        data = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        data = json.dumps(entry, ensure_ascii=True).encode()  # a lone surrogate as its JSON escape
         target = self.path(digest)
         temp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
         with contextlib.suppress(OSError):

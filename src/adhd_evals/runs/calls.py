@@ -252,15 +252,22 @@ class Budget:
         if not on_row:
             self._settle(held.ticket, cost or 0.0)
         elif self.confirm_rows:  # settled once its row is written: a kill in between overcounts
-            self._pending().append(held.ticket)
+            self._pending().append((held.ticket, cost or 0.0))
         else:
             self._settle(held.ticket, 0.0)
 
     def row_written(self) -> None:
-        """The calling thread's row is on disk: its reservations are settled."""
+        """The calling thread's row is on disk: its reservations are settled (the cost is on it)."""
         tickets = self._pending()
         while tickets:
-            self._settle(tickets.pop(), 0.0)
+            self._settle(tickets.pop()[0], 0.0)
+
+    def row_lost(self) -> None:
+        """The calling thread's row was not written (a failure after its call was paid): its
+        reservations are settled charging what the calls cost, so the ledger still counts it."""
+        tickets = self._pending()
+        while tickets:
+            self._settle(*tickets.pop())
 
     def charge(self, held: Reservation) -> None:
         """The call started and its cost is unknown: it is charged what can be known of it."""
@@ -306,10 +313,10 @@ class Budget:
         if self.ledger is not None:
             self.ledger.settle(ticket, usd, self.scope)
 
-    def _pending(self) -> list[str]:
+    def _pending(self) -> list[tuple[str, float]]:
         if not hasattr(self._unwritten, "tickets"):
             self._unwritten.tickets = []
-        tickets: list[str] = self._unwritten.tickets
+        tickets: list[tuple[str, float]] = self._unwritten.tickets
         return tickets
 
     def _overspend(self, cost: float, held: Reservation) -> str:
@@ -622,10 +629,14 @@ def drive(tasks: Sequence[Task], work: Callable[[Task], Done | None], session: S
     lock = threading.Lock()
 
     def one(task: Task) -> None:
-        done = work(task)
-        if done is None:
-            return
-        session.write(done.row)
+        try:
+            done = work(task)
+            if done is None:
+                return
+            session.write(done.row)
+        except BaseException:  # whatever failed after a call was paid, the ledger keeps its cost
+            session.budget.row_lost()
+            raise
         with lock:
             driven.written += 1
             driven.failed_attempts += done.failed_attempts

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, g
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
+from ..jsonl import escape_surrogates
 from ..schema import Condition as Condition  # defined once, in the core
 from .rubric import METRICS, Metric
 
@@ -457,8 +458,13 @@ def checked_rows(
 
 
 def read_responses(path: Path) -> list[ResponseRow]:
-    """Response rows as the runner writes them; every bad row is named by line."""
-    return read_shaped(path, is_response, response_problems, what="responses file")
+    """Response rows as the runner writes them; every bad row is named by line. A response holding
+    a lone surrogate (a JSON escape no UTF-8 can carry) is read with it escaped as `\\udXXX`, as
+    `run` stores one, so no writer downstream (a sheet, a report) meets text it cannot encode."""
+    rows = read_shaped(path, is_response, response_problems, what="responses file")
+    for row in rows:
+        row["response"] = escape_surrogates(row["response"])[0]
+    return rows
 
 
 def read_key(path: Path) -> list[KeyRow]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonl
-from ..errors import InputInvalid
+from ..errors import InputInvalid, OutputError
 from .responses import is_dollars
 
 Key = tuple[str, int, str, str]
@@ -102,17 +102,30 @@ class Store:
 
     def append(self, row: dict[str, Any]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
-        data = jsonl.line(row).encode("utf-8")
+        try:
+            data = jsonl.line(row).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate a CLI printed: kept escaped, the row says so
+            row = jsonl.escaped_row(row)
+            data = jsonl.line(row).encode("utf-8")
         if self.seal_with is not None:
             from .shard import sealed
 
             data = sealed(self.seal_with, data)
         data += b"\n"
         with self._lock:
-            written = os.write(self._fd, data)
-            while written < len(data):  # a short write is rare on a regular file; finish it
-                written += os.write(self._fd, data[written:])
+            try:
+                self._write(data)
+            except OSError as exc:  # a full disk: said as an output error; the ledger keeps the cost
+                raise OutputError(
+                    f"{self.path}: cannot be written ({exc.strerror or exc}); the row of case "
+                    f"{row.get('case_id')} trial {row.get('trial')} is lost, its cost kept in the ledger"
+                ) from exc
             self._count(row)
+
+    def _write(self, data: bytes) -> None:
+        written = os.write(self._fd, data)
+        while written < len(data):  # a short write is rare on a regular file; finish it
+            written += os.write(self._fd, data[written:])
 
     def close(self) -> None:
         if self._fd >= 0:
