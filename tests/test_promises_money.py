@@ -127,3 +127,103 @@ def test_a_failed_call_is_charged_the_dearest_cost_seen(tmp_path: Path) -> None:
     assert code == exitcodes.RUNNER
     ledger = _ledger(tmp_path)
     assert sorted(entry["charged"] for entry in ledger if entry.get("charged")) == [0.02, 0.02]
+
+
+# --- the no-flag budget battery -------------------------------------------------------------------
+#
+# The bound (docs/runs-and-money.md): recorded plus charged spend <= budget + the largest cost one
+# call was seen to cost; real spend (what the fake's books say) within the same bound where the
+# CLI reports what it spent. Each scenario: $1 budget, --assume-call-usd 0.05 where the runner has
+# no flag, 12 cases, --retries 2, --timeout 0.5.
+
+HONEST, DISHONEST = True, False
+BATTERY = [
+    pytest.param(["--cost", "0.30"], None, HONEST, id="a call dearer than the floor"),
+    pytest.param(["--cost", "0.04"], None, HONEST, id="calls within the floor"),
+    pytest.param(["--first-free", "--rise", "0.05", "--cap", "10"], None, HONEST, id="rising costs"),
+    pytest.param(["--first-free", "--rise", "0.5", "--cap", "10"], None, HONEST, id="steeply rising costs"),
+    pytest.param(["--cost", "0.30", "--report", "0.01"], None, DISHONEST, id="a CLI that lies"),
+    pytest.param(["--cost", "0.30", "--then", "fail"], None, DISHONEST, id="fails after spending"),
+    pytest.param(["--cost", "0.30", "--then", "garbage"], None, DISHONEST, id="garbage after spending"),
+    pytest.param(["--cost", "0.30", "--then", "hang"], None, DISHONEST, id="hangs after spending"),
+    pytest.param(["--cost", "0.05", "--mix"], None, DISHONEST, id="ok, garbage, fail, hang"),
+    pytest.param(["--cost", "0.02", "--fail-after", "5"], None, DISHONEST, id="fails after five calls"),
+    pytest.param(["--cost", "0.30", "--ignore-flag"], "--max-budget", HONEST, id="ignores its flag"),
+    pytest.param(
+        ["--first-free", "--rise", "0.2", "--ignore-flag"], "--max-budget", HONEST, id="ignores, rising"
+    ),
+]
+QUICK = {"a call dearer than the floor", "steeply rising costs", "a CLI that lies", "ignores its flag"}
+
+
+def _battery(work: Path, cheat: list[str], flag: str | None, jobs: str) -> tuple[float, float, float]:
+    """(believed, real, the largest cost one call reported) after one run."""
+    _cases(work, 12)
+    command = [sys.executable, "-S", CHEAT, "--provider", str(work / "p.jsonl"), "--counter", str(work / "n")]
+    spec: dict[str, Any] = {"command": [*command, *cheat], "response_format": "claude-json"}
+    if flag:
+        spec["budget_flag"] = flag
+    (work / "runners.json").write_text(json.dumps({"cheat": spec}))
+    floor = [] if flag else ["--assume-call-usd", "0.05"]
+    code = _run(work, "cheat", "--budget-usd", "1", "--jobs", jobs, "--timeout", "0.5", *floor)
+    assert code in (exitcodes.OK, exitcodes.BUDGET, exitcodes.RUNNER)
+    rows = _rows(work)
+    recorded = sum(row["cost_usd"] for row in rows)
+    ledger = _ledger(work) if (work / "out.jsonl.ledger").exists() else []
+    settled = {e["id"] for e in ledger if "charged" in e}
+    charged = sum(e["charged"] for e in ledger if "charged" in e)
+    charged += sum(e["reserve"] for e in ledger if "reserve" in e and e["id"] not in settled)
+    books = work / "p.jsonl"
+    real = (
+        sum(json.loads(line)["spent"] for line in books.read_text().splitlines()) if books.exists() else 0.0
+    )
+    reported = [row["cost_usd"] for row in rows]
+    return recorded + charged, real, max(reported, default=0.0)
+
+
+def _check_bound(work: Path, cheat: list[str], flag: str | None, honest: bool, jobs: str) -> None:
+    believed, real, largest = _battery(work, cheat, flag, jobs)
+    assert believed <= 1.0 + largest + 1e-9, (believed, largest)
+    if honest:
+        assert real <= 1.0 + largest + 1e-9, (real, largest)
+
+
+@pytest.mark.parametrize("jobs", ["1", "8"])
+@pytest.mark.parametrize(("cheat", "flag", "honest"), [p for p in BATTERY if p.id in QUICK])
+def test_the_budget_bound_holds_quick(
+    tmp_path: Path, cheat: list[str], flag: str | None, honest: bool, jobs: str
+) -> None:
+    """Four scenarios of the battery in the default suite (the whole battery runs under `long`).
+    Before: $2.40 at --jobs 8 for the call dearer than the floor (8 calls of $0.30 at once)."""
+    _check_bound(tmp_path, cheat, flag, honest, jobs)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("jobs", ["1", "8"])
+@pytest.mark.parametrize(("cheat", "flag", "honest"), BATTERY)
+def test_the_budget_bound_holds(
+    tmp_path: Path, cheat: list[str], flag: str | None, honest: bool, jobs: str
+) -> None:
+    _check_bound(tmp_path, cheat, flag, honest, jobs)
+
+
+def test_a_huge_cost_prints_a_few_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A CLI reporting 1e308 dollars overspends its $0.05: the message and the summary print
+    $1e+308 (4 significant digits), not a 309-digit figure."""
+    _cases(tmp_path, 1)
+    (tmp_path / "cli.py").write_text('print(\'{"result": "ok", "total_cost_usd": 1e308}\')')
+    spec = {"command": [sys.executable, "-S", str(tmp_path / "cli.py")], "response_format": "claude-json"}
+    (tmp_path / "runners.json").write_text(json.dumps({"huge": spec}))
+    assert _run(tmp_path, "huge", "--assume-call-usd", "0.05") == exitcodes.BUDGET
+    err = capsys.readouterr().err
+    assert "spent $1e+308 on one call" in err and "(1/1, $1e+308)" in err
+    assert max(len(word) for word in err.split()) < 60
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(0.25, "$0.2500"), (9999.5, "$9999.5000"), (12345.6, "$1.235e+04")]
+)
+def test_dollars_print_by_the_rule(value: float, shown: str) -> None:
+    from adhd_evals.text import usd
+
+    assert usd(value) == shown

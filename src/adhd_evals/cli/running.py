@@ -19,7 +19,7 @@ from ..runs.config import load_runner
 from ..runs.execute import RunRequest, charged_line, run
 from ..runs.judge import JudgeRequest, judge, swap_lines
 from ..schema import DEFAULT_CATALOG, Condition
-from ..text import plural
+from ..text import plural, usd
 from . import options
 from .options import CACHE_HELP, FLAG, Cases, Jobs, Retries, Shard, ShardCount
 
@@ -125,14 +125,14 @@ def run_command(
         )
     print(
         f"Ran {plural(summary.ran, 'case')} ({plural(summary.calls, 'call')}), skipped {summary.skipped} "
-        f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}"
+        f"already in {output}; spent {usd(summary.spent)} of {usd(budget_usd)}"
         + (f" (the budget of shard {part} alone)." if part else "."),
         file=sys.stderr,
     )
     if responses is not None:
         print(
             f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
-            f"cost ${responses.hit_cost:.4f}).",
+            f"cost {usd(responses.hit_cost)}).",
             file=sys.stderr,
         )
         if responses.damaged:
@@ -220,7 +220,7 @@ def judge_command(
     summary = judge(request)
     print(
         f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
-        f"{output}; spent ${summary.spent:.4f}.",
+        f"{output}; spent {usd(summary.spent)}.",
         file=sys.stderr,
     )
     if summary.charged_calls:

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, Protocol, TextIO, TypeVar
 
 from .. import exitcodes, files
 from ..errors import Busy, OutputError, RunnerFailed, Stopped, UsageError
-from ..text import plural
+from ..text import plural, usd
 from . import process
 from .config import Runner
 from .responses import ResponseUnreadable, parse
@@ -144,16 +144,15 @@ class Budget:
     `release(held)` (it never started). `reserve(stop, cached=True)` is FREE.
 
     With a budget flag, a call reserves an equal share of what is unreserved
-    among the calls that may still start, and the CLI is told that share; until
-    one call has come back within what it was told, calls go one at a time (a
-    CLI that ignores its flag is caught on its first call, not on eight), and
-    no call starts with less left than the dearest call so far has cost (a CLI
-    that ignores a small share is not given one).
+    among the calls that may still start, and the CLI is told that share; no
+    call starts with less left than the dearest call so far has cost (a CLI that
+    ignores a small share is not given one).
     Without one, a call reserves the dearest cost seen so far and at least the
     floor (`--assume-call-usd`); with no floor (allowed at --jobs 1 only) a call
-    runs alone and holds all that is left. Such a runner starts one call at a time
-    and widens by one call for each call that came back within what it held (up to
-    `--jobs`). A call that costs more than it held has broken the accounting:
+    runs alone and holds all that is left. Either way calls start one at a time
+    and widen by one call for each call that came back within what it held (up to
+    `--jobs`): a CLI that ignores its flag, or costs more than the floor, is caught
+    on its first call, and rising costs on a few, not on eight at once. A call that costs more than it held has broken the accounting:
     nothing more starts, and `overspent` says who. A call whose cost stays unknown
     is charged what can be known (`unknown_cost`), never more than it held.
     `--max-calls` caps calls (every attempt counts) for runs that report no cost.
@@ -184,8 +183,7 @@ class Budget:
         self.reserved = 0.0
         self.in_flight = 0
         self.dearest: float | None = None
-        self.trusted = False  # a flagged call has come back within what it was told
-        self.window = 1  # calls an unflagged runner may have in flight: +1 per call within its hold
+        self.window = 1  # calls that may be in flight: one more per call that came back within its hold
         self.planned = 1  # the calls the run plans: the budget's even share is limit / planned
         self.overspent = ""
         self._changed = threading.Condition()
@@ -219,8 +217,10 @@ class Budget:
         if free <= 0:
             return None
         if self.flagged:
-            if (not self.trusted and self.in_flight) or (self.dearest or 0.0) > free:
-                return None  # one at a time until trusted; never less left than a call has cost
+            if self.in_flight >= self.window or (self.dearest or 0.0) > free:
+                return (
+                    None  # widened one call per call within its share; never less left than a call has cost
+                )
             told = free / (self.jobs - self.in_flight)
             return (told if self.metered else 0.0), told
         if not self.metered:
@@ -243,8 +243,6 @@ class Budget:
                 self.dearest = max(self.dearest or 0.0, cost)
                 if self.metered and cost > held.usd + 1e-9 and held is not FREE:
                     self.overspent = self.overspent or self._overspend(cost, held)
-                elif self.flagged:
-                    self.trusted = True
                 else:
                     self.window = min(self.window + 1, self.jobs)
         if held.ticket is None:
@@ -321,12 +319,12 @@ class Budget:
 
     def _overspend(self, cost: float, held: Reservation) -> str:
         what = (
-            f"it was told ${held.told:.4f} through its budget flag"
+            f"it was told {usd(held.told)} through its budget flag"
             if held.told is not None
-            else f"${held.usd:.4f} was reserved for it (the dearest call so far, at least --assume-call-usd)"
+            else f"{usd(held.usd)} was reserved for it (the dearest call so far, at least --assume-call-usd)"
         )
         return (
-            f"runner {self.runner!r} spent ${cost:.4f} on one call where {what}; no call started after "
+            f"runner {self.runner!r} spent {usd(cost)} on one call where {what}; no call started after "
             "it, since the budget can no longer be promised with this runner"
         )
 
@@ -387,21 +385,21 @@ class Progress:
                 filled = int(24 * self.done / max(self.total, 1))
                 self.stream.write(
                     f"\r[{'#' * filled}{'.' * (24 - filled)}] {self.done}/{self.total} "
-                    f"failures {self.failures}  ${spent:.4f}  {rate:.1f}/s "
+                    f"failures {self.failures}  {usd(spent)}  {rate:.1f}/s "
                 )
                 if self.done == self.total:
                     self.stream.write("\n")
             else:
-                self.stream.write(f"{label} ({self.done}/{self.total}, ${spent:.4f})\n")
+                self.stream.write(f"{label} ({self.done}/{self.total}, {usd(spent)})\n")
             self.stream.flush()
 
 
-def charged_line(usd: float, calls: int) -> str:
+def charged_line(amount: float, calls: int) -> str:
     """The summary's line for calls whose cost stayed unknown ("" when there were none)."""
     if not calls:
         return ""
     return (
-        f"Of that, ${usd:.4f} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
+        f"Of that, {usd(amount)} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
         "output after starting: charged the reservation: cost unknown."
     )
 

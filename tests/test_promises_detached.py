@@ -1,0 +1,112 @@
+"""Issue 35: a grandchild that clears its environment, calls `setsid` and `cd /` carries nothing to
+say which call it belongs to, but it is still a descendant of adhd-evals (its subreaper): every stop
+ends it — SIGINT, SIGTERM, and for SIGKILL of adhd-evals, the watchdog, which remembers every
+descendant it saw appear (by pid and start time)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from adhd_evals.runs import process
+
+pytestmark = pytest.mark.skipif(not process.LINUX, reason="/proc, subreaper and death signals are Linux's")
+
+DETACHING_CLI = """
+import os, subprocess, sys, time
+marker = sys.argv[1]
+# the attack's third kind: an empty environment, a session of its own, the root as its folder
+subprocess.Popen(
+    ["/usr/bin/env", "-i", sys.executable, "-S", "-c",
+     "import os, time; os.setsid(); os.chdir('/'); time.sleep(3600)", marker],
+    cwd="/",
+)
+time.sleep(0.5)  # the grandchild has left the call's group before the call ends
+time.sleep(float(sys.argv[2]))
+print('{"result": "ok", "total_cost_usd": 0.01}')
+"""
+
+
+def marked(marker: str) -> list[int]:
+    """Live processes whose command line carries the marker (zombies have none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _until(done: Callable[[], bool], seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return done()
+
+
+def _start(work: Path, marker: str, sleep: str) -> subprocess.Popen[str]:
+    (work / "cases.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"c{n}", "category": "c", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]})
+            + "\n"
+            for n in range(2)
+        )
+    )
+    (work / "cli.py").write_text(DETACHING_CLI)
+    command = [sys.executable, "-S", str(work / "cli.py"), marker, sleep]
+    spec = {"command": command, "response_format": "claude-json", "prompt_via": "stdin"}
+    (work / "runners.json").write_text(json.dumps({"detach": spec}))
+    argv = ["run", "--runner", "detach", "--runner-config", str(work / "runners.json"), "--condition"]
+    argv += ["baseline", "--cases", str(work / "cases.jsonl"), "--output", str(work / "out.jsonl")]
+    argv += ["--trials", "1", "--assume-call-usd", "0.05"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "adhd_evals", *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "TMPDIR": str(work)},
+    )
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_ends_detached_grandchildren(tmp_path: Path, sig: int, code: int) -> None:
+    """Before: 20 of 20 such grandchildren survived SIGTERM/SIGINT."""
+    marker = f"adhd-evals-detached-{os.getpid()}-{sig}"
+    runner = _start(tmp_path, marker, "30")
+    assert _until(lambda: len(marked(marker)) == 2), "the call and its detached grandchild"
+    runner.send_signal(sig)
+    _, err = runner.communicate(timeout=30)
+    assert runner.returncode == code, err
+    assert _until(lambda: marked(marker) == [], 5), marked(marker)
+
+
+def test_a_finished_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
+    """The calls answer at once; their grandchildren, detached, outlive them until the run ends."""
+    marker = f"adhd-evals-detached-{os.getpid()}-done"
+    runner = _start(tmp_path, marker, "0")
+    _, err = runner.communicate(timeout=60)
+    assert runner.returncode == 0, err
+    assert _until(lambda: marked(marker) == [], 5), marked(marker)
+
+
+def test_a_sigkilled_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
+    """SIGKILL of adhd-evals's whole group: the call dies with it (its death signal); the detached
+    grandchild, in a session of its own, is ended by the watchdog, which saw it appear."""
+    marker = f"adhd-evals-detached-{os.getpid()}-kill"
+    runner = _start(tmp_path, marker, "30")
+    assert _until(lambda: len(marked(marker)) == 2)
+    time.sleep(0.5)  # the watchdog looks every 0.2 s
+    os.killpg(runner.pid, signal.SIGKILL)
+    runner.wait()
+    assert _until(lambda: marked(marker) == [], 10), marked(marker)
