@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import jsonl
 from ..errors import InputInvalid, OutputError
+from ..files import check_readable, open_limited
 from .responses import is_dollars
 
 Key = tuple[str, int, str, str]
@@ -46,6 +47,7 @@ class Store:
 
         store = cls(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        _resumable(path)
         if sidecar_path(path).exists():  # written by `run --shard`/`judge --shard` before its rows
             store.seal_with = read_sidecar(sidecar_path(path))["catalog_sha256"]
         store.repaired_bytes = _repair_torn_tail(path)
@@ -57,7 +59,7 @@ class Store:
         if not self.path.exists():
             return
         problems = []
-        with self.path.open("rb") as stream:
+        with open_limited(self.path) as stream:
             for number, raw in enumerate(stream, start=1):
                 if not raw.strip():
                     continue
@@ -169,10 +171,17 @@ class Ledger:
         return ledger
 
     def _read(self) -> None:
-        if not self.path.exists():
+        if not os.path.lexists(self.path):  # a symlink loop "does not exist", yet names a file
             return
         open_: dict[str, tuple[tuple[str, str], float]] = {}
-        with self.path.open("rb") as stream:
+        try:
+            stream = open_limited(self.path)
+        except OSError as exc:  # a FIFO, a sparse 5 GB file, a symlink loop: said, never waited on
+            raise OutputError(
+                f"{self.path}: the ledger beside the output cannot be read ({exc.strerror or exc}); "
+                "it holds what earlier runs were charged: repair or remove it (and the output) first"
+            ) from exc
+        with stream:
             for raw in stream:
                 try:
                     entry = json.loads(raw)
@@ -220,6 +229,19 @@ def _dollars(value: Any) -> float:
     if not is_dollars(value):
         raise ValueError(f"not dollars: {value!r}")
     return float(value)
+
+
+def _resumable(path: Path) -> None:
+    """Refuse, unread, an existing output that is not a bounded regular file (a 5 GB sparse file
+    would be read line by line for minutes before any call)."""
+    try:
+        check_readable(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(
+            f"{path}: cannot be resumed ({exc.strerror or exc}); write to another --output"
+        ) from exc
 
 
 def _repair_torn_tail(path: Path) -> int:
