@@ -8,6 +8,7 @@ reports its cost honestly.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,25 @@ def test_dollars_print_by_the_rule(value: float, shown: str) -> None:
     from adhd_evals.text import usd
 
     assert usd(value) == shown
+
+
+def test_a_history_cost_that_is_not_dollars_prices_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --estimate` reads recorded costs: Infinity, NaN and -1 are no samples; the one row of
+    $0.25 prices the call (low, median and high all $0.25)."""
+    from adhd_evals.runs.forecast import read_history
+
+    rows = [
+        {
+            "case_id": "c1",
+            "trial": t,
+            "condition": "baseline",
+            "runner": "r",
+            "response": "x",
+            "cost_usd": cost,
+        }
+        for t, cost in enumerate([math.inf, math.nan, -1, 0.25], start=1)
+    ]
+    (tmp_path / "h.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert read_history([tmp_path / "h.jsonl"]).cost == {("r", "baseline", "c1"): [0.25]}
