@@ -105,3 +105,16 @@ def test_a_row_that_cannot_be_written_settles_its_reservation_with_its_cost(
     assert "the row of case c1 trial 1 is lost, its cost kept in the ledger" in capsys.readouterr().err
     ledger = _ledger(tmp_path / "out.jsonl.ledger")
     assert [e["charged"] for e in ledger if "charged" in e] == [0.25]
+
+
+def test_a_resumed_output_may_start_with_a_byte_order_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference's json.loads of the first line (U+FEFF first) raises; adhd-evals skips the
+    mark, as every row reader here does: the row of c1 counts as done and is not run again."""
+    (tmp_path / "cases.jsonl").write_text(json.dumps(CASE) + "\n")
+    row = {"case_id": "c1", "trial": 1, "condition": "baseline", "runner": "stub", "response": "r"}
+    (tmp_path / "out.jsonl").write_bytes(b"\xef\xbb\xbf" + json.dumps(row).encode() + b"\n")
+    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl")]
+    assert main([*argv, "--trials", "1", "--output", str(tmp_path / "out.jsonl")]) == exitcodes.OK
+    assert "Ran 0 cases (0 calls), skipped 1 already in" in capsys.readouterr().err
