@@ -121,3 +121,29 @@ def test_a_huge_sparse_output_is_refused_unread(work: Path) -> None:
         "big.jsonl: cannot be resumed (it is 5,368,709,120 bytes, past the limit of 268,435,456"
         in done.stderr
     )
+
+
+@pytest.mark.parametrize("name", ["o.jsonl", "o.jsonl.ledger"])
+def test_a_line_nested_past_the_readers_depth_is_refused_not_a_crash(
+    work: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz: 5,000 nested lists in the output (or its ledger) raised RecursionError
+    (exit 70) on resume. The output's line is refused by line; a ledger line is a torn one."""
+    (work / "o.jsonl").write_text("")
+    (work / name).write_text("[" * 5000 + "]" * 5000 + "\n")
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        "cases.jsonl",
+        "--output",
+        "o.jsonl",
+    ]
+    code = main(argv)
+    if name == "o.jsonl":
+        assert code == exitcodes.INPUT and "o.jsonl:1: not a JSON line" in capsys.readouterr().err
+    else:
+        assert code == exitcodes.OK

@@ -65,7 +65,7 @@ class Store:
                     continue
                 try:
                     row = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # nested past what the reader recurses into
                     problems.append(
                         f"{self.path}:{number}: not a JSON line; fix or remove it before resuming"
                     )
@@ -193,7 +193,7 @@ class Ledger:
                     elif str(entry["id"]) in open_:
                         scope, _ = open_.pop(str(entry["id"]))
                         self._add(scope, _dollars(entry["charged"]))
-                except (ValueError, KeyError, TypeError, AttributeError):
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
                     continue  # a torn line: a torn reservation's call never started (it is written
                     # first); a torn settlement leaves its reservation open, so charged
         for scope, usd in open_.values():
