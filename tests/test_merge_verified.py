@@ -165,3 +165,58 @@ def test_whole_shards_still_merge(shards: list[Path], capsys: pytest.CaptureFixt
     assert code == exitcodes.OK
     rows = [json.loads(line) for line in (shards[0].parent / "merged.jsonl").read_text().splitlines()]
     assert len(rows) == 8 and all("seal" not in row for row in rows)
+
+
+def test_a_row_without_its_seal_is_refused(shards: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """A row written by hand (or by a version that did not seal) has no seal to hold."""
+    lines = shards[0].read_text().splitlines(keepends=True)
+    row = json.loads(lines[0])
+    del row["seal"]
+    lines[0] = json.dumps(row) + "\n"
+    shards[0].write_text("".join(lines))
+    code, err = _merge(capsys, *shards)
+    assert code == exitcodes.SHARD_FOREIGN
+    assert f"{shards[0]}:1: case {row['case_id']} trial 1 baseline/stub does not match its seal" in err
+
+
+def test_a_shard_output_planned_from_other_cases_is_refused_on_rerun(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A case added to the catalog after shard 1 ran: its record speaks for another plan (and
+    another catalog): the rerun into the same output is refused, exit 33."""
+    _catalog(tmp_path)
+    _shard(tmp_path, 1)
+    with (tmp_path / "cases.jsonl").open("a") as catalog:
+        catalog.write(json.dumps({**CASES[0], "id": "case-new"}) + "\n")
+    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl")]
+    argv += ["--trials", "1", "--shard", "1/2", "--output", str(tmp_path / "shard-1.jsonl")]
+    capsys.readouterr()
+    assert main(argv) == exitcodes.SHARD_CONFLICT
+    assert "records another plan (the cases changed since)" in capsys.readouterr().err
+
+
+def test_two_runs_one_narrowed_name_only_the_narrowed_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Shard 1's baseline ran its whole slice, its candidate only one case: the candidate is named."""
+    _catalog(tmp_path)
+    (tmp_path / "skill.md").write_text("Be brief.\n")
+    mine = _mine(1)
+    one = _shard(tmp_path, 1)
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "candidate",
+        "--condition-skill",
+        str(tmp_path / "skill.md"),
+    ]
+    argv += ["--cases", str(tmp_path / "cases.jsonl"), "--trials", "1", "--shard", "1/2", "--case", mine[0]]
+    assert main([*argv, "--output", str(one)]) == exitcodes.OK
+    two = _shard(tmp_path, 2)
+    whole = [arg.replace("1/2", "2/2") for arg in argv[: argv.index("--case")]]
+    assert main([*whole, "--output", str(two)]) == exitcodes.OK
+    code, err = _merge(capsys, one, two)
+    assert code == exitcodes.SHARD_MISSING
+    assert "run candidate stub ran 1 of its slice's" in err and "run baseline stub" not in err

@@ -110,3 +110,44 @@ def test_a_sigkilled_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
     os.killpg(runner.pid, signal.SIGKILL)
     runner.wait()
     assert _until(lambda: marked(marker) == [], 10), marked(marker)
+
+
+def test_the_watchdog_ends_what_it_saw_appear_once_its_owner_dies(tmp_path: Path) -> None:
+    """The watchdog's own loop, run where coverage sees it: an owner (a Python that starts a child
+    with no tag, in a session of its own) is watched; the owner is SIGKILLed and its pipe closes
+    without a goodbye; the child the watchdog noted (by pid and start time) is ended."""
+    marker = f"adhd-evals-watched-{os.getpid()}"
+    owner = subprocess.Popen(
+        [sys.executable, "-S", "-c",
+         "import subprocess, sys, time; subprocess.Popen([sys.executable, '-S', '-c', 'import time; time.sleep(3600)',"
+         " sys.argv[1]], start_new_session=True); time.sleep(3600)", marker],
+        env={},
+    )  # fmt: skip
+    assert _until(lambda: len(marked(marker)) == 2)
+    who = f"{owner.pid}-{process.start_time(owner.pid)}"
+    watchdog = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from adhd_evals.runs import process; process._watch_over(*sys.argv[1:])",
+         who, str(tmp_path), ""],
+        stdin=subprocess.PIPE,
+    )  # fmt: skip
+    time.sleep(3 * process.WATCH_S)  # it looks every WATCH_S: it has seen the child
+    owner.kill()
+    owner.wait()
+    assert watchdog.stdin is not None
+    watchdog.stdin.close()  # the pipe closes without a goodbye, as when its owner dies
+    assert watchdog.wait(timeout=30) == 0
+    assert _until(lambda: marked(marker) == [], 5), marked(marker)
+
+
+def test_a_noted_process_whose_pid_was_reused_is_left_alone() -> None:
+    """_end_seen ends a pid only while it is the process noted: a wrong start time spares it."""
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        process._end_seen({(sleeper.pid, process.start_time(sleeper.pid) + 1)})
+        time.sleep(0.1)
+        assert sleeper.poll() is None
+        process._end_seen({(sleeper.pid, process.start_time(sleeper.pid))})
+        assert sleeper.wait(timeout=5) == -signal.SIGKILL
+    finally:
+        sleeper.kill()
+        sleeper.wait()

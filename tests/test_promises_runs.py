@@ -152,13 +152,16 @@ def test_unreadable_output_after_spending_is_charged_what_can_be_known(tmp_path:
     By hand, --jobs 1: told $1 and $0.50, charged $0.50 each: $1 believed, the budget stops the run
     (exit 7); the CLI really spent $1.50 (it reported none of it: the documented limit).
     --jobs 8: told $1/8, then $0.875/8, ... (one at a time), each charged what it was told (less than
-    $0.50): 4 attempts, the case fails (exit 6); believed and real spend agree, within $1."""
+    $0.50): 4 attempts, the case fails (exit 6); real spend within what is believed, within $1."""
     _cases(tmp_path, 2)
     _config(tmp_path, ["--cost", "5", "--then", "garbage"], budget_flag="--max-budget")
     code = main(_argv(tmp_path, "--jobs", jobs, "--retries", "3"))
     assert code == (exitcodes.BUDGET if jobs == "1" else exitcodes.RUNNER)
     assert _believed(tmp_path) <= 1.0 + 1e-9
-    assert _provider_spent(tmp_path) == pytest.approx(1.5 if jobs == "1" else _believed(tmp_path), abs=1e-3)
+    if jobs == "1":
+        assert _provider_spent(tmp_path) == pytest.approx(1.5, abs=1e-3)
+    else:  # a call the failure stopped before it spent is charged all the same: never less
+        assert 0 < _provider_spent(tmp_path) <= _believed(tmp_path) + 1e-3
 
 
 @pytest.mark.parametrize("jobs", ["1", "8"])

@@ -118,3 +118,11 @@ def test_a_resumed_output_may_start_with_a_byte_order_mark(
     argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", str(tmp_path / "cases.jsonl")]
     assert main([*argv, "--trials", "1", "--output", str(tmp_path / "out.jsonl")]) == exitcodes.OK
     assert "Ran 0 cases (0 calls), skipped 1 already in" in capsys.readouterr().err
+
+
+def test_every_string_in_a_value_is_escaped() -> None:
+    """Lists and objects, keys included; numbers and null as they are."""
+    value = {"a\ud800": ["x", "\udc00", 1, None], "b": {"c": "\udfff"}}
+    assert jsonl.escape_value(value) == ({"a\\ud800": ["x", "\\udc00", 1, None], "b": {"c": "\\udfff"}}, True)
+    assert jsonl.escape_value([1, "plain"]) == ([1, "plain"], False)
+    assert jsonl.escaped_row({"k\ud800": 1, "n": 2}) == {"k\\ud800": 1, "n": 2, "escaped": ["k\\ud800"]}
