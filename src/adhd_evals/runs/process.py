@@ -18,7 +18,11 @@ SIGKILLed adhd-evals; for its descendants a watchdog (this file run as a
 script, in a session of its own) waits on a pipe from us and, when that pipe
 closes without a goodbye, ends every process with our tag and removes our
 scratch folders. Scratch folders carry their owner's pid and start time, so
-the next start also sweeps what a dead owner left (`sweep_stale`).
+the next start also sweeps what a dead owner left (`sweep_stale`). A
+descendant with neither tag nor scratch folder (it cleared its environment,
+called setsid and `cd /`) is still ours: the scope's end ends every
+descendant that was not there when it began, and the watchdog ends those it
+saw appear.
 """
 
 from __future__ import annotations
