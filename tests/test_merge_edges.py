@@ -255,3 +255,11 @@ def test_a_plan_line_nested_too_deep_is_refused_by_line(
     code, _, err = _merge(capsys, shard, plan=plan)
     assert code == exitcodes.INPUT
     assert f"{plan}:2:1: invalid JSON: nesting too deep to read" in err
+
+
+def test_a_huge_cost_prints_a_few_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row that cost 1e308 dollars (finite, so dollars): the total prints as $1e+308, 4
+    significant digits, not a 309-digit figure."""
+    shard = _shard(tmp_path / "s.jsonl", [json.dumps(_row("case-0", cost_usd=1e308))], ["case-0"])
+    code, out, _ = _merge(capsys, shard)
+    assert code == exitcodes.OK and "Total spend $1e+308." in out

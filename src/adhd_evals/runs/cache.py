@@ -307,7 +307,7 @@ def damaged_line(count: int) -> str:
 def stats_lines(root: Path, found: Stats) -> list[str]:
     from datetime import datetime, timezone
 
-    from ..text import plural
+    from ..text import plural, usd
 
     def when(stamp: float | None) -> str:
         return (
@@ -318,7 +318,7 @@ def stats_lines(root: Path, found: Stats) -> list[str]:
 
     lines = [
         f"Cache {root}: {plural(found.entries, 'entry', 'entries')}, {found.bytes:,} bytes.",
-        f"They cost ${found.recorded_cost_usd:.4f} when they were made"
+        f"They cost {usd(found.recorded_cost_usd)} when they were made"
         + (f" ({found.unmetered} reported no cost)." if found.unmetered else "."),
         f"Oldest {when(found.oldest)}, newest {when(found.newest)}.",
     ]
