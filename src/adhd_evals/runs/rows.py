@@ -437,6 +437,8 @@ def read_shaped(
 
     def check(row: dict[str, Any]) -> list[str]:
         if shaped(row):  # a good row is checked once
+            if type(row.get("response")) is str:  # a lone surrogate no UTF-8 can carry: escaped as
+                row["response"] = escape_surrogates(row["response"])[0]  # run stores one (\\udXXX)
             rows.append(row)
             return []
         return problems(row)
@@ -458,13 +460,8 @@ def checked_rows(
 
 
 def read_responses(path: Path) -> list[ResponseRow]:
-    """Response rows as the runner writes them; every bad row is named by line. A response holding
-    a lone surrogate (a JSON escape no UTF-8 can carry) is read with it escaped as `\\udXXX`, as
-    `run` stores one, so no writer downstream (a sheet, a report) meets text it cannot encode."""
-    rows = read_shaped(path, is_response, response_problems, what="responses file")
-    for row in rows:
-        row["response"] = escape_surrogates(row["response"])[0]
-    return rows
+    """Response rows as the runner writes them; every bad row is named by line."""
+    return read_shaped(path, is_response, response_problems, what="responses file")
 
 
 def read_key(path: Path) -> list[KeyRow]:
