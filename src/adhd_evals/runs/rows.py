@@ -436,9 +436,9 @@ def read_shaped(
     rows: list[Row] = []
 
     def check(row: dict[str, Any]) -> list[str]:
+        if type(row.get("response")) is str:  # a lone surrogate no UTF-8 can carry: escaped as
+            row["response"] = escape_surrogates(row["response"])[0]  # run stores one (\\udXXX)
         if shaped(row):  # a good row is checked once
-            if type(row.get("response")) is str:  # a lone surrogate no UTF-8 can carry: escaped as
-                row["response"] = escape_surrogates(row["response"])[0]  # run stores one (\\udXXX)
             rows.append(row)
             return []
         return problems(row)
