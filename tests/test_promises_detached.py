@@ -112,6 +112,16 @@ def test_a_sigkilled_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
     assert _until(lambda: marked(marker) == [], 10), marked(marker)
 
 
+def _idle(pid: int) -> bool:
+    """Asleep at five looks 0.1 s apart: past its start, waiting in its loop."""
+    for _ in range(5):
+        fields = process._stat(pid)
+        if fields is None or fields[0] != "S":
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def test_the_watchdog_ends_what_it_saw_appear_once_its_owner_dies(tmp_path: Path) -> None:
     """The watchdog's own loop, run where coverage sees it: an owner (a Python that starts a child
     with no tag, in a session of its own) is watched; the owner is SIGKILLed and its pipe closes
@@ -130,6 +140,7 @@ def test_the_watchdog_ends_what_it_saw_appear_once_its_owner_dies(tmp_path: Path
          who, str(tmp_path), ""],
         stdin=subprocess.PIPE,
     )  # fmt: skip
+    assert _until(lambda: _idle(watchdog.pid), 60)  # started (under coverage, slowly), now waiting
     time.sleep(3 * process.WATCH_S)  # it looks every WATCH_S: it has seen the child
     owner.kill()
     owner.wait()
