@@ -202,23 +202,25 @@ def test_two_runs_sharing_a_cache_at_once_are_both_correct(work: Path) -> None:
         ]
         for row in rows:
             prompt = next(c["prompt"] for c in CASES if c["id"] == row["case_id"])
-            hit = cache.get(caching.key(runner, prompt, row["trial"]))
+            hit = cache.get(caching.key(runner, prompt, row["trial"], case_id=row["case_id"]))
             assert hit is not None and hit.response == row["response"]
     assert len(_calls(work)) <= 16  # at most each run calls every row once; hits make it fewer
 
 
 def test_the_key_covers_what_decides_an_answer() -> None:
     runner = Runner("a", ("cli", "--json"), "claude-json")
-    base = caching.key(runner, "prompt", 1)
+    base = caching.key(runner, "prompt", 1, case_id="c")
     assert base == caching.key(
-        Runner("renamed", ("cli", "--json"), "claude-json"), "prompt", 1
+        Runner("renamed", ("cli", "--json"), "claude-json"), "prompt", 1, case_id="c"
     )  # a name decides nothing
     changed = [
-        caching.key(runner, "prompt", 2),
-        caching.key(runner, "prompt ", 1),
-        caching.key(Runner("a", ("cli", "--json", "-m", "x"), "claude-json"), "prompt", 1),
-        caching.key(Runner("a", ("cli", "--json"), "text"), "prompt", 1),
-        caching.key(Runner("a", ("cli", "--json"), "claude-json", prompt_via="stdin"), "prompt", 1),
+        caching.key(runner, "prompt", 2, case_id="c"),
+        caching.key(runner, "prompt ", 1, case_id="c"),
+        caching.key(Runner("a", ("cli", "--json", "-m", "x"), "claude-json"), "prompt", 1, case_id="c"),
+        caching.key(Runner("a", ("cli", "--json"), "text"), "prompt", 1, case_id="c"),
+        caching.key(
+            Runner("a", ("cli", "--json"), "claude-json", prompt_via="stdin"), "prompt", 1, case_id="c"
+        ),
     ]
     assert len({base, *changed}) == 6
 
@@ -301,7 +303,7 @@ def test_an_entry_of_this_key_with_a_field_of_the_wrong_type_is_a_miss(
     """An entry that names its own key but holds what no run writes (a hand edit, another
     tool): served, it would put a non-row in the responses; so it is a miss, never counted."""
     cache = caching.Cache.open(tmp_path / "cache")
-    digest = caching.key(STUB, "Q", 1)
+    digest = caching.key(STUB, "Q", 1, case_id="c")
     cache.put(digest, caching.Hit("answer", {"input_tokens": 1}, 0.5, 1.0))
     entry = json.loads(cache.path(digest).read_text())
     entry.update(change)
@@ -315,7 +317,7 @@ def test_an_entry_without_a_cost_is_served_and_counted_unmetered(tmp_path: Path)
     """A runner that reports no cost stores `cost_usd: null`: the hit is served (it is a whole
     answer), costs nothing now, and stats counts it among entries that reported no cost."""
     cache = caching.Cache.open(tmp_path / "cache")
-    digest = caching.key(STUB, "Q", 1)
+    digest = caching.key(STUB, "Q", 1, case_id="c")
     cache.put(digest, caching.Hit("answer", None, None, 2.0))
     assert cache.get(digest) == caching.Hit("answer", None, None, 2.0)
     assert cache.hits == 1 and cache.hit_cost == 0.0
@@ -341,7 +343,7 @@ def test_stats_counts_unfinished_entries_and_passes_over_stray_files(
     """One entry (cost 0.25), a killed writer's temporary beside it, and a stray file in the
     layout folder itself (not a bucket: not read): 1 entry, $0.2500, 1 unfinished entry."""
     cache = caching.Cache.open(tmp_path / "cache")
-    digest = caching.key(STUB, "Q", 1)
+    digest = caching.key(STUB, "Q", 1, case_id="c")
     cache.put(digest, caching.Hit("answer", None, 0.25, 1.0))
     entry = cache.path(digest)
     entry.with_name(f".{entry.name}{caching.TEMP_MARK}1-ab").write_text("{")

@@ -102,7 +102,7 @@ def test_calls_the_cache_answers_are_free(tmp_path: Path, capsys: pytest.Capture
         json.dumps({"fake": {"command": command, "response_format": "claude-json"}})
     )
     cache = caching.Cache.open(tmp_path / "cache")
-    digest = caching.key(Runner("fake", tuple(command), "claude-json"), "Question a", 1)
+    digest = caching.key(Runner("fake", tuple(command), "claude-json"), "Question a", 1, case_id="case-a")
     cache.put(digest, caching.Hit("an answer", {}, 0.1, 2.0))
     (tmp_path / "skill.md").write_text("Be terse.")
     found = _estimate(

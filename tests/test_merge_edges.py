@@ -50,6 +50,25 @@ def _row(case_id: str, trial: int = 1, **extra: object) -> dict[str, object]:
     }
 
 
+def _ids_sha256(ids: Sequence[str]) -> str:
+    """The documented plan digest: SHA-256 over each id in order, each followed by a newline."""
+    return hashlib.sha256("".join(case_id + "\n" for case_id in ids).encode()).hexdigest()
+
+
+def _sealed(line: str) -> str:
+    """A JSON object line sealed by the documented rule for catalog hash "x": its seal is the
+    SHA-256 of "x", a newline, and the line; written as a last key `"seal"`. Other lines as given."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(value, dict):
+        return line
+    body = line.strip()
+    seal = hashlib.sha256(b"x\n" + body.encode()).hexdigest()
+    return line[: len(line) - len(line.lstrip())] + body[:-1] + f', "seal": "{seal}"}}'
+
+
 def _shard(
     path: Path,
     lines: Sequence[str],
@@ -59,11 +78,14 @@ def _shard(
     total: int = 1,
     trials: int = 1,
     runs: bool = True,
+    plan: Sequence[str] | None = None,
 ) -> Path:
-    """A shard output of `lines` and its sidecar: `ids` at catalog places 0, 1, ..., one
-    baseline run of runner r (or none)."""
-    path.write_text("".join(line + "\n" for line in lines))
+    """A shard output of `lines` (each JSON object sealed, as `run --shard` writes it) and its
+    sidecar: `ids` at catalog places 0, 1, ..., one baseline run of runner r (or none), of a
+    plan of `plan` (`ids` when not given)."""
+    path.write_text("".join(_sealed(line) + "\n" for line in lines))
     places = list(range(len(ids)))
+    whole = list(ids if plan is None else plan)
     run = {
         "condition": "baseline",
         "runner": RUNNER,
@@ -72,11 +94,12 @@ def _shard(
         "places": places,
     }
     record = {
-        "adhd_evals_shard": 2,
+        "adhd_evals_shard": 3,
         "shard": f"{index}/{total}",
         "index": index,
         "count": total,
         "catalog_sha256": "x",
+        "plan": {"cases": len(whole), "sha256": _ids_sha256(whole)},
         "places": places,
         "ids": list(ids),
         "runs": {"baseline r": run} if runs else {},
@@ -130,7 +153,7 @@ def test_a_shard_that_planned_another_shards_case_is_refused(
     hash) made it, and the case is named."""
     stray = _in_shard(2, 2)[0]
     one = _shard(tmp_path / "a.jsonl", [json.dumps(_row(stray))], [stray], index=1, total=2)
-    two = _shard(tmp_path / "b.jsonl", [], [], index=2, total=2)
+    two = _shard(tmp_path / "b.jsonl", [], [], index=2, total=2, plan=[stray])
     code, _, err = _merge(capsys, one, two)
     assert code == exitcodes.SHARD_FOREIGN
     assert f"{one} (shard 1/2) planned cases of other shards ({stray})" in err
@@ -145,7 +168,7 @@ def test_a_row_with_leading_spaces_is_merged_unchanged(
     shard = _shard(tmp_path / "s.jsonl", [line], ["case-0"])
     code, out, _ = _merge(capsys, shard)
     assert code == exitcodes.OK and "(1 row)" in out and "Total spend $0.5000." in out
-    assert (tmp_path / "merged.jsonl").read_text() == line + "\n"
+    assert (tmp_path / "merged.jsonl").read_text() == line + "\n"  # its seal taken off
 
 
 @pytest.mark.parametrize(
@@ -186,23 +209,22 @@ def test_twelve_bad_lines_are_named_ten_and_counted_after(
 def test_rows_without_a_float_cost_are_counted_by_what_they_hold(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Five trials: cost 1 (an integer, still dollars), no cost, cost true (not a number),
-    cost 0.25, and a cached row of 2. Spend 1 + 0.25 = $1.2500; 2 rows with no reported
-    cost; 1 from the cache at its first cost $2.0000."""
+    """Four trials: cost 1 (an integer, still dollars), no cost, cost 0.25, and a cached row
+    of 2. Spend 1 + 0.25 = $1.2500; 1 row with no reported cost; 1 from the cache at its first
+    cost $2.0000."""
     rows = [
         _row("case-0", 1, cost_usd=1),
         _row("case-0", 2),
-        _row("case-0", 3, cost_usd=True),
-        _row("case-0", 4, cost_usd=0.25),
-        _row("case-0", 5, cost_usd=2, cached=True),
+        _row("case-0", 3, cost_usd=0.25),
+        _row("case-0", 4, cost_usd=2, cached=True),
     ]
-    shard = _shard(tmp_path / "s.jsonl", [json.dumps(r) for r in rows], ["case-0"], trials=5)
+    shard = _shard(tmp_path / "s.jsonl", [json.dumps(r) for r in rows], ["case-0"], trials=4)
     code, out, _ = _merge(capsys, shard)
     assert code == exitcodes.OK
     assert (
-        "(5 rows)" in out
+        "(4 rows)" in out
         and "Total spend $1.2500; 1 from the cache, not charged (first cost $2.0000); "
-        "2 with no reported cost."
+        "1 with no reported cost."
         in out
     )
 
@@ -233,3 +255,11 @@ def test_a_plan_line_nested_too_deep_is_refused_by_line(
     code, _, err = _merge(capsys, shard, plan=plan)
     assert code == exitcodes.INPUT
     assert f"{plan}:2:1: invalid JSON: nesting too deep to read" in err
+
+
+def test_a_huge_cost_prints_a_few_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row that cost 1e308 dollars (finite, so dollars): the total prints as $1e+308, 4
+    significant digits, not a 309-digit figure."""
+    shard = _shard(tmp_path / "s.jsonl", [json.dumps(_row("case-0", cost_usd=1e308))], ["case-0"])
+    code, out, _ = _merge(capsys, shard)
+    assert code == exitcodes.OK and "Total spend $1e+308." in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -55,6 +56,13 @@ def shards(tmp_path: Path) -> list[Path]:
     (tmp_path / "skill.md").write_text("Be terse.\n")
     catalog = _catalog(tmp_path / "cases.jsonl", CASES)
     return [_shard(tmp_path, k, catalog) for k in range(1, 5)]
+
+
+def _sealed(line: str) -> str:
+    """The line sealed by the documented rule for catalog hash "x": a last key `"seal"`, the
+    SHA-256 of "x", a newline and the line."""
+    seal = hashlib.sha256(b"x\n" + line.encode()).hexdigest()
+    return line[:-1] + f', "seal": "{seal}"}}'
 
 
 def _merge(*paths: Path, plan: Path | None = None) -> int:
@@ -204,7 +212,7 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
             "cached": True,
         },
     ]
-    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out.write_text("".join(_sealed(json.dumps(r)) + "\n" for r in rows))
     runner = {
         "name": "r",
         "command": ["x"],
@@ -220,11 +228,13 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
         "places": [0],
     }
     record = {
-        "adhd_evals_shard": 2,
+        "adhd_evals_shard": 3,
         "shard": "1/1",
         "index": 1,
         "count": 1,
         "catalog_sha256": "x",
+        # the documented plan digest: SHA-256 over each id and a newline
+        "plan": {"cases": 1, "sha256": hashlib.sha256(b"case-0\n").hexdigest()},
         "places": [0],
         "ids": ["case-0"],
         "runs": {"baseline r": run},

@@ -341,8 +341,8 @@ def ours_response(tmp: Path, stdout: bytes, fmt: str) -> tuple[str, Any, Any] | 
 def _item_null(stdout: bytes, fmt: str) -> bool:
     if fmt != "codex-jsonl":
         return False
-    return any(
-        isinstance(v, dict) and "item" in v and v["item"] is None
+    return any(  # the reference's `event.get("item", {})` then `.get`: any falsy non-object item
+        isinstance(v, dict) and "item" in v and not v["item"] and not isinstance(v["item"], dict)
         for v in _rows_by_newline(stdout.replace(b"\r", b"\n"))
     )
 
@@ -375,7 +375,7 @@ RESPONSE_ROWS: dict[str, Callable[[bytes, str], bool]] = {
     "cost values": _bad_cost,
     "unreadable output": _unreadable,
     "output that is not UTF-8": _not_utf8,
-    'a `codex-jsonl` event with `"item": null`': _item_null,
+    'a `codex-jsonl` event whose `"item"` is `null`, `[]`, `""`, `0` or `false`': _item_null,
 }
 
 json_values = st.recursive(
@@ -395,6 +395,8 @@ codex_lines = st.sampled_from(
         '{"type": "turn.completed", "usage": [1]}',
         '{"type": "turn.completed", "usage": null}',
         '{"item": null}',
+        '{"type": "item.completed", "item": []}',
+        '{"type": "item.completed", "item": 0}',
         '{"type": "item.completed", "item": "s"}',
         "[]",
         "{",
@@ -457,7 +459,27 @@ def test_matched_response_items(tmp_path: Path, stdout: bytes, fmt: str, expecte
         (
             b'{"type": "item.completed", "item": null}',
             "codex-jsonl",
-            'a `codex-jsonl` event with `"item": null`',
+            'a `codex-jsonl` event whose `"item"` is `null`, `[]`, `""`, `0` or `false`',
+        ),
+        (
+            b'{"type": "item.completed", "item": []}',
+            "codex-jsonl",
+            'a `codex-jsonl` event whose `"item"` is `null`, `[]`, `""`, `0` or `false`',
+        ),
+        (
+            b'{"type": "item.completed", "item": ""}',
+            "codex-jsonl",
+            'a `codex-jsonl` event whose `"item"` is `null`, `[]`, `""`, `0` or `false`',
+        ),
+        (
+            b'{"type": "item.completed", "item": 0}',
+            "codex-jsonl",
+            'a `codex-jsonl` event whose `"item"` is `null`, `[]`, `""`, `0` or `false`',
+        ),
+        (
+            b'{"type": "item.completed", "item": false}',
+            "codex-jsonl",
+            'a `codex-jsonl` event whose `"item"` is `null`, `[]`, `""`, `0` or `false`',
         ),
         (b'{"result": "r", "total_cost_usd": "0.5"}', "claude-json", "cost values"),
     ],
@@ -597,6 +619,10 @@ def _bom(data: bytes) -> bool:
     return data.startswith(b"\xef\xbb\xbf")
 
 
+def _void(data: bytes) -> bool:
+    return any(isinstance(r.get("void"), str) for r in _rows_of(data))
+
+
 def _gate_failed(data: bytes) -> bool:
     return True  # ours exits 1 where the reference exits 0: applies to every failed gate
 
@@ -616,8 +642,9 @@ def _row_separators(data: bytes) -> bool:
 SCORE_ROWS: dict[str, Callable[[bytes], bool]] = {
     "score rows: a metric `true`": _metric_true,
     "score rows: `case_id` not a string, `trial` not an integer of 1 or more": _labels,
-    "a score, result or key file starting with a byte-order mark": _bom,
+    "a score, result, key or responses file starting with a byte-order mark": _bom,
     "the gate's comparisons": _comparisons,
+    "score rows with a `void` text (a judge could not judge the row)": _void,
     "row files (scores, responses) with a raw `\\r`, `\\x0b`, `\\x0c`, `\\x1c`–`\\x1e`, U+0085, U+2028 or U+2029": (
         _row_separators
     ),
@@ -722,7 +749,17 @@ def test_a_failed_gate_exits_1_where_the_reference_exits_0(tmp_path: Path) -> No
         (
             [_score_row("a", 1, "baseline", 4), _score_row("a", 1, "candidate", 5)],
             True,
-            "a score, result or key",
+            "a score, result, key or responses",
+        ),
+        (
+            [
+                _score_row("a", 1, "baseline", 4),
+                _score_row("a", 1, "candidate", 5),
+                {**_score_row("b", 1, "baseline", None), "void": "timed out"},
+                _score_row("b", 1, "candidate", 5),
+            ],
+            False,
+            "score rows with a `void` text",
         ),
     ],
 )
@@ -858,6 +895,9 @@ ELSEWHERE = {  # rows of the run table that are not input differentials: the tes
     ),
     "resume: a line of only non-ASCII whitespace (U+00A0) in `--output`": "test_resume_nbsp_line",
     "`validate`'s catalog": "test_validate_takes_its_catalog_as_an_argument",
+    "resume: an `--output` starting with a byte-order mark": (
+        "tests/test_promises_surrogates.py::test_a_resumed_output_may_start_with_a_byte_order_mark"
+    ),
     "defaults of `--cases` and `--runner-config`": "test_run_has_no_default_runner_config",
 }
 

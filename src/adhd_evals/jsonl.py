@@ -9,6 +9,7 @@ U+0085, U+2028 and U+2029 are escaped; json.dumps leaves them raw when
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -43,3 +44,44 @@ def _unbroken(text: str) -> str:
 def text(rows: Iterable[Any]) -> str:
     """Rows as a JSONL document, each line ending in a newline."""
     return "".join(line(row) + "\n" for row in rows)
+
+
+# ---- text UTF-8 cannot carry --------------------------------------------------------------
+#
+# A lone surrogate (U+D800-U+DFFF) is valid in JSON text as an escape (`"\ud800"`) and so in a
+# Python str, but has no UTF-8 bytes: writing it raises. What a model CLI printed is kept, the
+# code point written as the six characters `\udXXX` in its place, and the row says so.
+
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> tuple[str, bool]:
+    """`text` with each lone surrogate written as `\\uXXXX` (lowercase hex), and whether any was."""
+    if _LONE.search(text) is None:
+        return text, False
+    return _LONE.sub(lambda found: f"\\u{ord(found.group()):04x}", text), True
+
+
+def escape_value(value: Any) -> tuple[Any, bool]:
+    """A JSON value with every string in it (keys too) escaped, and whether any was."""
+    if isinstance(value, str):
+        return escape_surrogates(value)
+    if isinstance(value, list):
+        items = [escape_value(item) for item in value]
+        return [item for item, _ in items], any(changed for _, changed in items)
+    if isinstance(value, dict):
+        pairs = [(escape_value(k), escape_value(v)) for k, v in value.items()]
+        return {k: v for (k, _), (v, _) in pairs}, any(a or b for (_, a), (_, b) in pairs)
+    return value, False
+
+
+def escaped_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with its unencodable text escaped and `escaped` listing the fields that were."""
+    fixed: dict[str, Any] = {}
+    changed = []
+    for key, value in row.items():
+        (name, _), (fixed_value, was) = escape_surrogates(key), escape_value(value)
+        fixed[name] = fixed_value
+        if was or name != key:
+            changed.append(name)
+    return {**fixed, "escaped": changed}

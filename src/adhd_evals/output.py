@@ -77,16 +77,22 @@ def refuse_clobbering(outputs: dict[str, Path | None], inputs: dict[str, Path | 
     for flag, path in outputs.items():
         if path is None:
             continue
-        real = path.resolve()
+        real = _real(path)
         if real in written:
             raise OutputError(f"{written[real]} and {flag} both name {path}: each needs a file of its own")
         written[real] = flag
     for flag, path in inputs.items():
-        if path is not None and path.resolve() in written:
+        if path is not None and _real(path) in written:
             raise OutputError(
-                f"{written[path.resolve()]} {path} is the {flag} this command reads; "
+                f"{written[_real(path)]} {path} is the {flag} this command reads; "
                 "writing it would replace it: name another file"
             )
+
+
+def _real(path: Path) -> Path:
+    """The file a path names, links followed. os.path.realpath, not Path.resolve: a symlink loop
+    leaves the path as it is (its reader then refuses it by name) instead of raising RuntimeError."""
+    return Path(os.path.realpath(path))
 
 
 def _step(name: str) -> None:

@@ -16,6 +16,12 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
+def usd(value: float) -> str:
+    """Dollars as messages print them: 4 decimals below $10,000, else 4 significant digits (a CLI
+    reporting a cost of 1e308 must not print a 309-digit figure)."""
+    return f"${value:.4f}" if abs(value) < 10_000 else f"${value:.4g}"
+
+
 def plural(count: int, word: str, many: str | None = None) -> str:
     """`1 case`, `2 cases` (or the given plural)."""
     return f"{count} {word if count == 1 else (many or word + 's')}"

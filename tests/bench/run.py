@@ -428,7 +428,7 @@ CACHE_FLOOR = (
 def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
     """`count` shard outputs of about `per_shard` rows each (two conditions, one trial), with
     the sidecars `run --shard` writes, split by the real hash."""
-    from adhd_evals.runs.shard import SIDECAR_SUFFIX, shard_of
+    from adhd_evals.runs.shard import SIDECAR_SUFFIX, ids_sha256, sealed, shard_of
 
     cases = [f"case-{n:07d}" for n in range(count * per_shard // 2)]
     runner = {
@@ -449,18 +449,21 @@ def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
             for condition in ("baseline", "candidate"):
                 for _, case_id in part:
                     out.write(
-                        json.dumps(
-                            {
-                                "case_id": case_id,
-                                "trial": 1,
-                                "condition": condition,
-                                "runner": "fake",
-                                "response": answer,
-                                "usage": {"input_tokens": 10, "output_tokens": 50},
-                                "cost_usd": 0.0123,
-                                "elapsed_s": 4.2,
-                            }
-                        )
+                        sealed(
+                            "bench",
+                            json.dumps(
+                                {
+                                    "case_id": case_id,
+                                    "trial": 1,
+                                    "condition": condition,
+                                    "runner": "fake",
+                                    "response": answer,
+                                    "usage": {"input_tokens": 10, "output_tokens": 50},
+                                    "cost_usd": 0.0123,
+                                    "elapsed_s": 4.2,
+                                }
+                            ).encode(),
+                        ).decode()
                         + "\n"
                     )
         places = [at for at, _ in part]
@@ -475,11 +478,12 @@ def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
             for c in ("baseline", "candidate")
         }
         record = {
-            "adhd_evals_shard": 2,
+            "adhd_evals_shard": 3,
             "shard": f"{k}/{count}",
             "index": k,
             "count": count,
             "catalog_sha256": "bench",
+            "plan": {"cases": len(cases), "sha256": ids_sha256(cases)},
             "places": places,
             "ids": [c for _, c in part],
             "runs": runs,
@@ -515,7 +519,7 @@ def bench_scale(hits: int, shards: int, per_shard: int, repeat: int) -> None:
         subprocess.run([*base, "--cache", str(work / "cache")], capture_output=True, check=True)  # fill it
         uncached = timed(base, repeat, before=fresh)
         cached = timed([*base, "--cache", str(work / "cache")], repeat, before=fresh)
-        reading = timed([py, "-c", CACHE_FLOOR, str(work / "cache" / "v1")], repeat)
+        reading = timed([py, "-c", CACHE_FLOOR, str(work / "cache" / "v2")], repeat)
         report(f"run, stub, {hits} rows, no cache", uncached, None, "(floor)")
         report(f"run, stub, {hits} rows, every row a cache hit", cached, uncached, "reported")
         report(f"  reading the {hits} entries alone (json.loads)", reading, None, "(floor of the reads)")

@@ -12,6 +12,8 @@ not what adhd-evals was told.
                     [--mix]                                # --then by call number: ok x3, garbage, fail, hang
                     [--sleep S] [--grandchild MARKER] [PROMPT]
                     [--hold FILE]                          # after counting the call, wait until FILE exists
+                    [--fail-after N]                       # calls after the Nth fail after spending
+                    [--report USD]                         # lie: report this cost, whatever was spent
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ OPTIONS: dict[str, tuple[Convert, object]] = {
     "--sleep": (float, 0.0),
     "--grandchild": (str, None),
     "--hold": (str, None),
+    "--fail-after": (int, 0),
+    "--report": (float, None),
 }
 FLAGS = ("--first-free", "--ignore-flag", "--mix")
 
@@ -78,6 +82,8 @@ def main() -> int:
     _spend(args.provider, cost)
     if args.mix:
         args.then = ["ok", "ok", "ok", "garbage", "fail", "hang"][number % 6]
+    if args.fail_after and number > args.fail_after:
+        args.then = "fail"
     if args.then == "hang":
         time.sleep(3600)
     if args.then == "garbage":
@@ -88,7 +94,11 @@ def main() -> int:
         return 1
     print(
         json.dumps(
-            {"result": f"answer to {args.prompt[:20]}", "usage": {"input_tokens": 1}, "total_cost_usd": cost}
+            {
+                "result": f"answer to {args.prompt[:20]}",
+                "usage": {"input_tokens": 1},
+                "total_cost_usd": cost if args.report is None else args.report,
+            }
         )
     )
     return 0

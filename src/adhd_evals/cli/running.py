@@ -15,13 +15,14 @@ from ..output import refuse_clobbering
 from ..runs import shard as sharding
 from ..runs.admission import CONTROL_CASES, control_lines
 from ..runs.cache import Cache, default_dir
+from ..runs.cache import damaged_line as caching_warning
 from ..runs.config import load_runner
 from ..runs.curtail import lines as curtailed_lines
 from ..runs.curtail import requested
 from ..runs.execute import RunRequest, charged_line, run
 from ..runs.judge import JudgeRequest, all_void, judge, swap_lines
 from ..schema import DEFAULT_CATALOG, Condition
-from ..text import plural
+from ..text import plural, usd
 from . import options
 from .options import CACHE_HELP, FLAG, Cases, Jobs, Retries, Shard, ShardCount
 
@@ -169,16 +170,18 @@ def run_command(
         )
     print(
         f"Ran {plural(summary.ran, 'case')} ({plural(summary.calls, 'call')}), skipped {summary.skipped} "
-        f"already in {output}; spent ${summary.spent:.4f} of ${budget_usd:.4f}"
+        f"already in {output}; spent {usd(summary.spent)} of {usd(budget_usd)}"
         + (f" (the budget of shard {part} alone)." if part else "."),
         file=sys.stderr,
     )
     if responses is not None:
         print(
             f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
-            f"cost ${responses.hit_cost:.4f}).",
+            f"cost {usd(responses.hit_cost)}).",
             file=sys.stderr,
         )
+        if responses.damaged:
+            print(caching_warning(responses.damaged), file=sys.stderr)
     if summary.charged_calls:
         print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
     if summary.curtailed is not None:
@@ -276,7 +279,7 @@ def judge_command(
     summary = judge(request)
     print(
         f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
-        f"{output}; spent ${summary.spent:.4f}.",
+        f"{output}; spent {usd(summary.spent)}.",
         file=sys.stderr,
     )
     if summary.charged_calls:

@@ -23,7 +23,7 @@ from ..runs import cache as caching
 from ..runs import forecast, sizing
 from ..runs.merge import merge
 from ..schema import DEFAULT_CATALOG
-from ..text import plural
+from ..text import plural, usd
 from . import options
 from .options import FLAG, Cases, MaxBytes
 
@@ -147,11 +147,11 @@ def merge_command(
     write_all_atomically(
         {output: merged.text(), **merged_record(shards, output)}
     )  # a judge's: its record too
-    cached = f"; {merged.cached} from the cache, not charged (first cost ${merged.cached_cost:.4f})"
+    cached = f"; {merged.cached} from the cache, not charged (first cost {usd(merged.cached_cost)})"
     unmetered = f"; {merged.unmetered} with no reported cost" if merged.unmetered else ""
     print(
         f"Merged {plural(merged.shards, 'shard')} ({plural(merged.rows, 'row')}) into {output}. "
-        f"Total spend ${merged.spent:.4f}" + (cached if merged.cached else "") + unmetered + "."
+        f"Total spend {usd(merged.spent)}" + (cached if merged.cached else "") + unmetered + "."
     )
     return exitcodes.OK
 

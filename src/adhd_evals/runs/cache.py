@@ -3,15 +3,18 @@
 An entry is keyed on everything that decides a response: the runner's
 command and config as run (response format and prompt placement included),
 the exact prompt bytes sent (a candidate's skill file and the condition's
-wrapping are inside them), and the trial index, so three trials stay three
-answers and a changed SKILL.md misses while the unchanged baseline hits.
+wrapping are inside them), the trial index and the case id, so three trials
+stay three answers, two cases sharing a prompt stay two independent answers,
+and a changed SKILL.md misses while the unchanged baseline hits.
 The budget share told to a budget flag is not in the key: it caps spend, it
 does not decide the answer.
 
 Entries are files `DIR/v1/ab/<sha256>.json`, each written to a temporary
 sibling and renamed into place: a reader sees a whole entry or none, and
 runs sharing the folder read and write it at once. A reader also checks the
-entry names its own key (a damaged or foreign file is a miss, never served).
+entry names its own key and that its content matches the digest it carries,
+with a cost that is dollars (a damaged, edited or foreign file is a miss with
+a warning, never served, and `cache stats` counts it).
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ from typing import Any
 
 from .. import exitcodes
 from ..errors import ScaleRefused
-from ..files import open_limited
+from ..files import read_limited
 from .config import Runner
+from .responses import is_dollars
 
-LAYOUT = "v1"
+LAYOUT = "v2"  # v2: the case id in the key, a digest of each entry's content
 TEMP_MARK = ".tmp-"
 _KILL_AT = "ADHD_EVALS_TEST_KILL_AT"  # tests kill a writer halfway through an entry
 
@@ -43,8 +47,8 @@ def default_dir() -> Path:
     return Path(base) / "adhd-evals" / "responses"
 
 
-def key(runner: Runner, prompt: str, trial: int) -> str:
-    """The entry's key: a SHA-256 over the runner as run, the prompt's bytes and the trial."""
+def key(runner: Runner, prompt: str, trial: int, *, case_id: str) -> str:
+    """The entry's key: a SHA-256 over the runner as run, the case, the trial and the prompt's bytes."""
     made = json.dumps(
         [
             LAYOUT,
@@ -55,6 +59,7 @@ def key(runner: Runner, prompt: str, trial: int) -> str:
             # the built-in stub has no command: its name is what runs
             runner.name if not runner.command else None,
             trial,
+            case_id,
         ],
         ensure_ascii=True,
     )
@@ -77,6 +82,7 @@ class Cache:
         self.root, self.refresh = root, refresh
         self.entries = root / LAYOUT
         self.hits, self.hit_cost = 0, 0.0  # what this run took from the cache, and what it first cost
+        self.damaged = 0  # entries of a wanted key not served: edited, torn, or a cost not dollars
         self._lock = threading.Lock()
 
     @classmethod
@@ -99,13 +105,16 @@ class Cache:
         if self.refresh:
             return None
         try:
-            with open_limited(self.path(digest)) as stream:  # a FIFO planted here cannot block a run
-                entry = json.loads(stream.read())
-        except (OSError, ValueError, RecursionError):
+            entry = json.loads(read_limited(self.path(digest)))  # a FIFO planted here cannot block a run
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError, RecursionError):
+            entry = None
         hit = _hit(entry, digest)
-        if hit is not None:
-            with self._lock:
+        with self._lock:
+            if hit is None:
+                self.damaged += 1
+            else:
                 self.hits += 1
                 self.hit_cost += hit.cost_usd or 0.0
         return hit
@@ -120,8 +129,9 @@ class Cache:
             "usage": hit.usage,
             "cost_usd": hit.cost_usd,
             "elapsed_s": hit.elapsed_s,
+            "sha256": _content(digest, hit),
         }
-        data = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        data = json.dumps(entry, ensure_ascii=True).encode()  # a lone surrogate as its JSON escape
         target = self.path(digest)
         temp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
         with contextlib.suppress(OSError):
@@ -152,7 +162,7 @@ def cached_row(
 ) -> tuple[dict[str, Any] | None, str]:
     """The row a hit writes (`cached: true`, the original cost and time kept, charged nothing
     now), or None on a miss; and the key, for storing what the call returns."""
-    digest = key(runner, prompt, trial)
+    digest = key(runner, prompt, trial, case_id=case_id)
     hit = cache.get(digest)
     if hit is None:
         return None, digest
@@ -170,17 +180,27 @@ def cached_row(
     return row, digest
 
 
-def _hit(entry: Any, digest: str) -> Hit | None:
-    if not isinstance(entry, dict) or entry.get("key") != digest:
+def _content(digest: str, hit: Hit) -> str:
+    """The digest of what an entry serves, over its key and fields as JSON (ASCII, keys sorted)."""
+    fields = [digest, hit.response, hit.usage, hit.cost_usd, hit.elapsed_s]
+    return hashlib.sha256(json.dumps(fields, ensure_ascii=True, sort_keys=True).encode()).hexdigest()
+
+
+def _hit(entry: Any, digest: str | None) -> Hit | None:
+    """The entry as served, or None: not this key's (`digest`; None: any key), a field of a type
+    no run writes, a cost or time that is not a finite amount 0 or more, or content that does
+    not match its digest (edited since it was written)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        return None
+    if digest is not None and entry["key"] != digest:
         return None
     response, usage, cost, elapsed = (entry.get(k) for k in ("response", "usage", "cost_usd", "elapsed_s"))
     if not isinstance(response, str) or "usage" not in entry:
         return None
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
+    if (cost is not None and not is_dollars(cost)) or not is_dollars(elapsed):
         return None
-    if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)):
-        return None
-    return Hit(response, usage, cost, elapsed)
+    hit = Hit(response, usage, cost, elapsed)
+    return hit if entry.get("sha256") == _content(entry["key"], hit) else None
 
 
 # Maintenance: `adhd-evals cache stats`, `adhd-evals cache prune --older-than` -----------------
@@ -206,6 +226,7 @@ class Stats:
     oldest: float | None = None
     newest: float | None = None
     temporary: int = 0
+    damaged: int = 0  # never served: torn, edited, a cost not dollars, or not a file one may read
 
 
 def stats(root: Path) -> Stats:
@@ -220,13 +241,23 @@ def stats(root: Path) -> Stats:
         found.bytes += info.st_size
         found.oldest = min(found.oldest or info.st_mtime, info.st_mtime)
         found.newest = max(found.newest or info.st_mtime, info.st_mtime)
-        with contextlib.suppress(OSError, ValueError):
-            cost = json.loads(Path(item.path).read_bytes()).get("cost_usd")
-            if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-                found.recorded_cost_usd += cost
-            else:
-                found.unmetered += 1
+        hit = _entry(Path(item.path))
+        if hit is None:
+            found.damaged += 1
+        elif hit.cost_usd is None:
+            found.unmetered += 1
+        else:
+            found.recorded_cost_usd += hit.cost_usd
     return found
+
+
+def _entry(path: Path) -> Hit | None:
+    """An entry as a run would serve it, read through the bounded reader (a 5 GB sparse file is
+    refused unread), or None."""
+    try:
+        return _hit(json.loads(read_limited(path)), None)
+    except (OSError, ValueError, RecursionError):
+        return None
 
 
 TEMP_GRACE_S = 3600.0  # a temporary entry this old belongs to a writer that died
@@ -263,10 +294,20 @@ def parse_age(text: str) -> float:
     return int(number) * float(_UNITS[unit])
 
 
+def damaged_line(count: int) -> str:
+    """The warning for entries a run did not serve."""
+    from ..text import plural
+
+    return (
+        f"Warning: {plural(count, 'cache entry', 'cache entries')} not served: their content does not "
+        "match their digest, or their cost is not dollars; called again, and replaced."
+    )
+
+
 def stats_lines(root: Path, found: Stats) -> list[str]:
     from datetime import datetime, timezone
 
-    from ..text import plural
+    from ..text import plural, usd
 
     def when(stamp: float | None) -> str:
         return (
@@ -277,10 +318,15 @@ def stats_lines(root: Path, found: Stats) -> list[str]:
 
     lines = [
         f"Cache {root}: {plural(found.entries, 'entry', 'entries')}, {found.bytes:,} bytes.",
-        f"They cost ${found.recorded_cost_usd:.4f} when they were made"
+        f"They cost {usd(found.recorded_cost_usd)} when they were made"
         + (f" ({found.unmetered} reported no cost)." if found.unmetered else "."),
         f"Oldest {when(found.oldest)}, newest {when(found.newest)}.",
     ]
+    if found.damaged:
+        lines.append(
+            f"{plural(found.damaged, 'damaged entry', 'damaged entries')} (its content does not match its "
+            "digest; never served; a run that needs it calls again and replaces it)."
+        )
     if found.temporary:
         lines.append(
             f"{plural(found.temporary, 'unfinished entry', 'unfinished entries')} (a writer was "

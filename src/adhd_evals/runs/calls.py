@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, Protocol, TextIO, TypeVar
 
 from .. import exitcodes, files
 from ..errors import Busy, OutputError, RunnerFailed, Stopped, UsageError
-from ..text import plural
+from ..text import plural, usd
 from . import process
 from .config import Runner
 from .responses import ResponseUnreadable, parse
@@ -144,15 +144,17 @@ class Budget:
     `release(held)` (it never started). `reserve(stop, cached=True)` is FREE.
 
     With a budget flag, a call reserves an equal share of what is unreserved
-    among the calls that may still start, and the CLI is told that share; until
-    one call has come back within what it was told, calls go one at a time (a
-    CLI that ignores its flag is caught on its first call, not on eight), and
-    no call starts with less left than the dearest call so far has cost (a CLI
-    that ignores a small share is not given one).
+    among the calls that may still start, and the CLI is told that share; no
+    call starts with less left than the dearest call so far has cost (a CLI that
+    ignores a small share is not given one).
     Without one, a call reserves the dearest cost seen so far and at least the
     floor (`--assume-call-usd`); with no floor (allowed at --jobs 1 only) a call
-    runs alone and holds all that is left. A call that costs more than it held
-    has broken the accounting: nothing more starts, and `overspent` says who.
+    runs alone and holds all that is left. Either way calls start one at a time
+    and widen by one call for each call that came back within what it held (up to
+    `--jobs`): a CLI that ignores its flag, or costs more than the floor, is caught
+    on its first call, and rising costs on a few, not on eight at once. A call that costs more than it held has broken the accounting:
+    nothing more starts, and `overspent` says who. A call whose cost stays unknown
+    is charged what can be known (`unknown_cost`), never more than it held.
     `--max-calls` caps calls (every attempt counts) for runs that report no cost.
     """
 
@@ -181,7 +183,8 @@ class Budget:
         self.reserved = 0.0
         self.in_flight = 0
         self.dearest: float | None = None
-        self.trusted = False  # a flagged call has come back within what it was told
+        self.window = 1  # calls that may be in flight: one more per call that came back within its hold
+        self.planned = 1  # the calls the run plans: the budget's even share is limit / planned
         self.overspent = ""
         self._changed = threading.Condition()
         self._unwritten = threading.local()
@@ -214,12 +217,16 @@ class Budget:
         if free <= 0:
             return None
         if self.flagged:
-            if (not self.trusted and self.in_flight) or (self.dearest or 0.0) > free:
-                return None  # one at a time until trusted; never less left than a call has cost
+            if self.in_flight >= self.window or (self.dearest or 0.0) > free:
+                return (
+                    None  # widened one call per call within its share; never less left than a call has cost
+                )
             told = free / (self.jobs - self.in_flight)
             return (told if self.metered else 0.0), told
         if not self.metered:
             return 0.0, None  # nothing to count: --max-calls bounds the run
+        if self.in_flight >= self.window:
+            return None  # widened only by calls that came back within what they held
         if self.floor is None:
             return (free, None) if self.in_flight == 0 else None
         need = max(self.dearest or 0.0, self.floor)
@@ -236,32 +243,53 @@ class Budget:
                 self.dearest = max(self.dearest or 0.0, cost)
                 if self.metered and cost > held.usd + 1e-9 and held is not FREE:
                     self.overspent = self.overspent or self._overspend(cost, held)
-                elif self.flagged:
-                    self.trusted = True
+                else:
+                    self.window = min(self.window + 1, self.jobs)
         if held.ticket is None:
             return
         if not on_row:
             self._settle(held.ticket, cost or 0.0)
         elif self.confirm_rows:  # settled once its row is written: a kill in between overcounts
-            self._pending().append(held.ticket)
+            self._pending().append((held.ticket, cost or 0.0))
         else:
             self._settle(held.ticket, 0.0)
 
     def row_written(self) -> None:
-        """The calling thread's row is on disk: its reservations are settled."""
+        """The calling thread's row is on disk: its reservations are settled (the cost is on it)."""
         tickets = self._pending()
         while tickets:
-            self._settle(tickets.pop(), 0.0)
+            self._settle(tickets.pop()[0], 0.0)
+
+    def row_lost(self) -> None:
+        """The calling thread's row was not written (a failure after its call was paid): its
+        reservations are settled charging what the calls cost, so the ledger still counts it."""
+        tickets = self._pending()
+        while tickets:
+            self._settle(*tickets.pop())
 
     def charge(self, held: Reservation) -> None:
-        """The call started and its cost is unknown: it is charged what it held."""
+        """The call started and its cost is unknown: it is charged what can be known of it."""
         with self._changed:
             self._end(held)
-            self.spent += held.usd
-            self.charged += held.usd
-            self.charged_calls += held.usd > 0
+            usd = self.unknown_cost(held)
+            self.spent += usd
+            self.charged += usd
+            self.charged_calls += usd > 0
         if held.ticket is not None:
-            self._settle(held.ticket, held.usd)
+            self._settle(held.ticket, usd)
+
+    def unknown_cost(self, held: Reservation) -> float:
+        """What a call whose cost stayed unknown is charged: the dearest cost this runner was
+        seen to cost, else the floor (`--assume-call-usd`), else the budget's even share per
+        planned call; never more than it held. Not the whole of what it held: a flag handing
+        a lone call all that is left must not make one failure end the run (issue 35)."""
+        if self.dearest is not None:
+            known = self.dearest
+        elif self.floor is not None:
+            known = self.floor
+        else:
+            known = self.limit / max(self.planned, 1)
+        return min(known, held.usd)
 
     def release(self, held: Reservation) -> None:
         """The call never started: nothing can have been spent."""
@@ -283,20 +311,20 @@ class Budget:
         if self.ledger is not None:
             self.ledger.settle(ticket, usd, self.scope)
 
-    def _pending(self) -> list[str]:
+    def _pending(self) -> list[tuple[str, float]]:
         if not hasattr(self._unwritten, "tickets"):
             self._unwritten.tickets = []
-        tickets: list[str] = self._unwritten.tickets
+        tickets: list[tuple[str, float]] = self._unwritten.tickets
         return tickets
 
     def _overspend(self, cost: float, held: Reservation) -> str:
         what = (
-            f"it was told ${held.told:.4f} through its budget flag"
+            f"it was told {usd(held.told)} through its budget flag"
             if held.told is not None
-            else f"${held.usd:.4f} was reserved for it (the dearest call so far, at least --assume-call-usd)"
+            else f"{usd(held.usd)} was reserved for it (the dearest call so far, at least --assume-call-usd)"
         )
         return (
-            f"runner {self.runner!r} spent ${cost:.4f} on one call where {what}; no call started after "
+            f"runner {self.runner!r} spent {usd(cost)} on one call where {what}; no call started after "
             "it, since the budget can no longer be promised with this runner"
         )
 
@@ -357,21 +385,21 @@ class Progress:
                 filled = int(24 * self.done / max(self.total, 1))
                 self.stream.write(
                     f"\r[{'#' * filled}{'.' * (24 - filled)}] {self.done}/{self.total} "
-                    f"failures {self.failures}  ${spent:.4f}  {rate:.1f}/s "
+                    f"failures {self.failures}  {usd(spent)}  {rate:.1f}/s "
                 )
                 if self.done == self.total:
                     self.stream.write("\n")
             else:
-                self.stream.write(f"{label} ({self.done}/{self.total}, ${spent:.4f})\n")
+                self.stream.write(f"{label} ({self.done}/{self.total}, {usd(spent)})\n")
             self.stream.flush()
 
 
-def charged_line(usd: float, calls: int) -> str:
+def charged_line(amount: float, calls: int) -> str:
     """The summary's line for calls whose cost stayed unknown ("" when there were none)."""
     if not calls:
         return ""
     return (
-        f"Of that, ${usd:.4f} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
+        f"Of that, {usd(amount)} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
         "output after starting: charged the reservation: cost unknown."
     )
 
@@ -594,14 +622,19 @@ def drive(tasks: Sequence[Task], work: Callable[[Task], Done | None], session: S
     a task whose work returns None started nothing (the budget, the cap or a stop). The first
     exception stops the rest (nothing new starts) and is raised once every thread is done."""
     progress = Progress(len(tasks), session.stream)
+    session.budget.planned = len(tasks)
     driven = Driven()
     lock = threading.Lock()
 
     def one(task: Task) -> None:
-        done = work(task)
-        if done is None:
-            return
-        session.write(done.row)
+        try:
+            done = work(task)
+            if done is None:
+                return
+            session.write(done.row)
+        except BaseException:  # whatever failed after a call was paid, the ledger keeps its cost
+            session.budget.row_lost()
+            raise
         with lock:
             driven.written += 1
             driven.failed_attempts += done.failed_attempts

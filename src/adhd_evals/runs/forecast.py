@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..text import plural, table
+from .responses import is_dollars
 
 Samples = dict[tuple[str, str, str], list[float]]  # (runner, condition, case id) -> values
 
@@ -41,7 +42,7 @@ class History:
         where = (str(names[0]), str(names[1]), str(names[2]))
         for kind, name in ((self.cost, "cost_usd"), (self.elapsed, "elapsed_s")):
             value = row.get(name)
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            if is_dollars(value):  # finite, 0 or more: an Infinity would price every call at inf
                 kind[where].append(float(value))
 
 
@@ -165,7 +166,7 @@ def _answered(where: str, config: Path | None, skill: Path | None, names: list[s
         if condition not in wrapped:
             wrapped[condition] = skill_text(condition, skill)
         prompt = condition_prompt(case["prompt"], wrapped[condition])
-        return store.get(caching.key(runners[name], prompt, trial)) is not None
+        return store.get(caching.key(runners[name], prompt, trial, case_id=case["id"])) is not None
 
     return answered
 

@@ -4,10 +4,12 @@ The shards must belong together: the same shard count, catalog (by hash),
 and for every run the same runner config, trials and skill file, as their
 sidecars record. Then every planned row must be present exactly once: a
 missing shard, a missing row, a row twice and a row no shard planned are
-each refused by name, and nothing is written. The merged rows are the
-shards' lines unchanged, in the order one unsharded `--jobs 1` run writes
-them (run by run, trial by trial, in catalog order), so scores from the
-merged file equal scores from a single run.
+each refused by name, and nothing is written. So are a run narrowed by
+`--case` (its slice's other cases are missing), a row whose seal does not
+hold (edited since, or of another catalog) and a cost that is not dollars.
+The merged rows are the shards' lines with their seals taken off, in the
+order one unsharded `--jobs 1` run writes them (run by run, trial by trial,
+in catalog order), so the merged file is the single run's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..catalog import open_rows
 from ..errors import ScaleRefused
 from ..text import plural
 from . import shard as sharding
+from .responses import is_dollars as dollars
 
 Key = tuple[str, int, str, str]  # (case_id, trial, condition, runner)
 SHOWN = 10  # rows named in a refusal before "and N more"
@@ -66,16 +69,38 @@ class Part:
         return f"{self.path} (shard {self.record['index']}/{self.record['count']})"
 
     def planned(self) -> dict[tuple[str, str], tuple[int, dict[str, int]]]:
-        """(condition, runner) -> (trials, case id -> catalog place): the rows this shard owes."""
-        return {
-            (run["condition"], run["runner"]["name"]): (run["trials"], sharding.run_cases(self.record, run))
-            for run in self.record["runs"].values()
-        }
+        """(condition, runner) -> (trials, case id -> catalog place): the rows this shard owes —
+        every case of its slice, whatever `--case` narrowed a run to."""
+        whole = dict(zip(self.record["ids"], self.record["places"], strict=True))
+        return {(run["condition"], run["runner"]["name"]): (run["trials"], whole) for run in self.runs()}
+
+    def runs(self) -> list[dict[str, Any]]:
+        return list(self.record["runs"].values())
+
+    def narrowed(self) -> list[str]:
+        """Each run that ran fewer cases than its slice, said with the cases it left out."""
+        said = []
+        for run in self.runs():
+            ran = set(sharding.run_cases(self.record, run))
+            left = [case_id for case_id in self.record["ids"] if case_id not in ran]
+            if left:
+                shown = ", ".join(left[:SHOWN]) + (
+                    f" and {len(left) - SHOWN} more" if len(left) > SHOWN else ""
+                )
+                said.append(
+                    f"{self.name}: run {run['condition']} {run['runner']['name']} ran {len(ran)} of its "
+                    f"slice's {plural(len(self.record['ids']), 'case')} (narrowed by --case): {shown} "
+                    "not run; rerun it without --case to finish"
+                )
+        return said
 
 
 def merge(paths: list[Path], plan: Path | None = None) -> Merged:
     parts = [Part(path, sharding.read_sidecar(sharding.sidecar_path(path))) for path in paths]
     parts = _belong_together(parts)
+    narrowed = [said for part in parts for said in part.narrowed()]
+    if narrowed:
+        raise ScaleRefused(narrowed, exitcodes.SHARD_MISSING)
     if plan is not None:
         _against_plan(plan, parts)
     runs = parts[0].record["runs"].values()
@@ -116,6 +141,12 @@ def _belong_together(parts: list[Part]) -> list[Part]:
             [f"shard {index}/{count} is missing: none of the files given is it" for index in missing],
             exitcodes.SHARD_MISSING,
         )
+    held, planned = sum(len(part.record["ids"]) for part in parts), first.record["plan"]["cases"]
+    if held != planned:  # each slice is whole and no case is in two: they add up to the plan
+        raise ScaleRefused(
+            [f"the shards' slices hold {plural(held, 'case')}, their plan {planned}: a record was edited"],
+            exitcodes.SHARD_FOREIGN,
+        )
     return [seen[index] for index in range(1, count + 1)]
 
 
@@ -128,6 +159,8 @@ def _foreign(part: Part, first: Part) -> list[str]:
         ]
     if mine["catalog_sha256"] != theirs["catalog_sha256"]:
         return [f"{part.name} was run on another catalog than {first.name} (catalog hashes differ)"]
+    if mine["plan"] != theirs["plan"]:
+        return [f"{part.name} was planned from other cases than {first.name} (plan digests differ)"]
     problems = []
     runs, reference = mine["runs"], theirs["runs"]
     if set(runs) != set(reference):
@@ -173,6 +206,11 @@ def _read_rows(part: Part, merged: Merged) -> list[str]:
     new, takes one path of dictionary lookups; anything else goes to `_problem` to be named."""
     planned = part.planned()
     first = {key: merged.runs[key] * merged.trials for key in planned}  # the run's first block of slots
+    catalog = part.record["catalog_sha256"]
+
+    def sealed(raw: bytes) -> bool:
+        return sharding.seal_holds(catalog, raw)
+
     slots, lines, width = merged.slots, merged.lines, merged.width
     problems: list[tuple[int, str]] = []
     spent = 0.0
@@ -191,9 +229,14 @@ def _read_rows(part: Part, merged: Merged) -> list[str]:
                     if run is not None and 1 <= trial <= run[0] and type(row.get("response")) is str:
                         at = run[1].get(case_id) if type(case_id) is str else None
                         slot = -1 if at is None else (first[(condition, runner)] + trial - 1) * width + at
-                        if slot >= 0 and slots[slot] is None:
-                            slots[slot], lines[slot] = (raw if raw.endswith(b"\n") else raw + b"\n"), number
-                            cost = row.get("cost_usd")
+                        cost = row.get("cost_usd")
+                        if (
+                            slot >= 0
+                            and slots[slot] is None
+                            and sealed(raw)
+                            and (cost is None or dollars(cost))
+                        ):
+                            slots[slot], lines[slot] = sharding.unsealed(raw), number
                             if type(cost) is float and "cached" not in row:
                                 spent += cost  # the common row, counted here; any other by _count
                                 merged.rows += 1
@@ -229,7 +272,20 @@ def _problem(
             exitcodes.SHARD_FOREIGN,
             f"{part.path}:{number}: {_shown(key)} is not in the plan of {part.name}",
         )
+    cost = row.get("cost_usd")
+    if cost is not None and not dollars(cost):
+        return (
+            exitcodes.SHARD_FOREIGN,
+            f"{part.path}:{number}: {_shown(key)}: cost_usd is {json.dumps(cost)}, not a finite number "
+            "of dollars, 0 or more",
+        )
     first = merged.lines[merged.slot(merged.runs[(condition, runner)], trial, at)]
+    if first == 0:  # its slot is free: the line itself is what is wrong
+        return (
+            exitcodes.SHARD_FOREIGN,
+            f"{part.path}:{number}: {_shown(key)} does not match its seal: edited since it was written, "
+            f"or written for another catalog than {part.name} records; rerun that case",
+        )
     return (
         exitcodes.ROW_DUPLICATED,
         f"{part.path}:{number}: {_shown(key)} is there twice (first on line {first})",

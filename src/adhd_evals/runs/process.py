@@ -18,7 +18,11 @@ SIGKILLed adhd-evals; for its descendants a watchdog (this file run as a
 script, in a session of its own) waits on a pipe from us and, when that pipe
 closes without a goodbye, ends every process with our tag and removes our
 scratch folders. Scratch folders carry their owner's pid and start time, so
-the next start also sweeps what a dead owner left (`sweep_stale`).
+the next start also sweeps what a dead owner left (`sweep_stale`). A
+descendant with neither tag nor scratch folder (it cleared its environment,
+called setsid and `cd /`) is still ours: the scope's end ends every
+descendant that was not there when it began, and the watchdog ends those it
+saw appear.
 """
 
 from __future__ import annotations
@@ -405,6 +409,7 @@ def _read(path: Path, limit: int) -> tuple[str, int | None]:
 
 
 _guard: list[subprocess.Popen[bytes] | None] = []  # the scope's watchdog, once a call has started
+_before: set[tuple[int, int]] = set()  # (pid, start time) of our descendants when the scope began
 
 
 @contextlib.contextmanager
@@ -415,13 +420,36 @@ def guarded(report: Callable[[str], None]) -> Iterator[None]:
     for line in sweep_stale():
         report(line)
     _guard.clear()
+    _before.clear()
+    _before.update(_identified(descendants(os.getpid())))
     try:
         yield
     finally:
         if LINUX and _guard:
             end_tagged(f"{owner()}/", _scratch_root(owner()), descendants(os.getpid()))
+            _end_new_descendants(_guard[0])
         _dismiss(_guard[0] if _guard else None)
         _guard.clear()
+
+
+def _identified(pids: list[int]) -> set[tuple[int, int]]:
+    return {(pid, start_time(pid)) for pid in pids}
+
+
+def _end_new_descendants(watchdog: subprocess.Popen[bytes] | None) -> None:
+    """After the tagged ones: every descendant that was not ours when the scope began — a
+    grandchild that cleared its environment, called setsid and left the scratch folder carries
+    no tag, but reparented to us (the subreaper) it is still ours to end. The watchdog stays."""
+    keep = {watchdog.pid} if watchdog is not None else set()
+    for _ in range(3):  # a process forked while we ended its parent is caught on the next pass
+        found = _identified(descendants(os.getpid(), frozenset(keep))) - _before
+        for pid, _started in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid, _started in found:
+            _reap(pid)
+        if not found:
+            return
 
 
 def _guard_calls() -> None:
@@ -437,12 +465,14 @@ def _scratch_root(who: str) -> str:
 
 
 def _start_watchdog() -> subprocess.Popen[bytes] | None:
+    """The watchdog, told our descendants of before the scope (not its to end)."""
     if not LINUX:
         return None
     env = {k: v for k, v in os.environ.items() if k != TAG}
+    known = ",".join(f"{pid}-{started}" for pid, started in sorted(_before))
     with contextlib.suppress(OSError):
         return subprocess.Popen(
-            [sys.executable, "-I", "-S", __file__, "--watch", owner(), tempfile.gettempdir()],
+            [sys.executable, "-I", "-S", __file__, "--watch", owner(), tempfile.gettempdir(), known],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -499,20 +529,40 @@ def sweep_stale(tmp: str | None = None) -> list[str]:
     return lines
 
 
-def _watch_over(who: str, tmp: str) -> None:
-    """The watchdog: wait for the owner's goodbye; without one (it died), clean up after it."""
+WATCH_S = 0.2  # how often the watchdog notes the owner's descendants
+
+
+def _watch_over(who: str, tmp: str, known: str = "") -> None:
+    """The watchdog: wait for the owner's goodbye; without one (it died), clean up after it.
+    While it waits it notes every descendant of the owner that was not there at the start (by
+    pid and start time): one that cleared its environment and left the scratch folder carries
+    no tag, and after a SIGKILL of the owner only this list still names it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    pid, _, started = who.partition("-")
+    before = {tuple(map(int, item.split("-"))) for item in known.split(",") if item}
+    seen: set[tuple[int, int]] = set()
+    while not select.select([0], [], [], WATCH_S)[0]:
+        seen |= _identified(descendants(int(pid), frozenset({os.getpid()}))) - before
     if os.read(0, 1):
         return
-    pid, _, started = who.partition("-")
+    seen |= _identified(descendants(int(pid), frozenset({os.getpid()}))) - before
     deadline = time.monotonic() + 5
     while alive(int(pid), int(started)) and time.monotonic() < deadline:
         time.sleep(POLL_S)  # the pipe closes as the owner dies; let it finish dying
     for _ in range(3):  # a process forked while we swept is caught on the next pass
         end_owned(who, tmp)
+        _end_seen(seen)
         time.sleep(POLL_S)
 
 
+def _end_seen(seen: set[tuple[int, int]]) -> None:
+    """SIGKILL each process noted, if it is still the one noted (its pid not reused)."""
+    for pid, started in seen:
+        if alive(pid, started):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
+
 if __name__ == "__main__" and sys.argv[1:2] == ["--watch"]:
-    _watch_over(sys.argv[2], sys.argv[3])
+    _watch_over(sys.argv[2], sys.argv[3], *sys.argv[4:5])

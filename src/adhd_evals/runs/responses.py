@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class ResponseUnreadable(ValueError):
     pass
 
 
-def is_dollars(value: Any) -> bool:
+def is_dollars(value: Any) -> TypeGuard[int | float]:
     """A finite number, 0 or more (not a bool): NaN or -inf would stop a budget ever stopping."""
     return (
         not isinstance(value, bool)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, g
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
+from ..jsonl import escape_surrogates
 from ..schema import Condition as Condition  # defined once, in the core
 from ..text import plural
 from .rubric import METRICS, Metric
@@ -476,6 +477,8 @@ def read_shaped(
     rows: list[Row] = []
 
     def check(row: dict[str, Any]) -> list[str]:
+        if type(row.get("response")) is str:  # a lone surrogate no UTF-8 can carry: escaped as
+            row["response"] = escape_surrogates(row["response"])[0]  # run stores one (\\udXXX)
         if shaped(row):  # a good row is checked once
             rows.append(row)
             return []

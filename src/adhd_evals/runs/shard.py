@@ -6,10 +6,14 @@ case land in one shard and a pair is never split across machines. K counts
 from 1, as GitLab's CI_NODE_INDEX does. `--shard auto` reads the index from
 the scheduler running the process (see `from_environment`).
 
-A shard's output keeps the reference's row format unchanged: what merge
-needs to prove the shards belong together (the shard, the catalog's hash,
-each run's runner config, trials and planned cases) is a sidecar file beside
-it, `<output>.shard.json`, never a row a reader would trip on.
+A shard's output keeps the reference's row format, plus one key a reader
+ignores: each row's `seal`, a SHA-256 over the catalog's hash and the row's
+line as written, so merge names a row edited since, or a shard whose record
+was moved onto another catalog. What merge needs to prove the shards belong
+together (the shard, the catalog's hash, the whole plan's cases and digest,
+this shard's full slice of them, each run's runner config, trials and the
+cases it ran: fewer than the slice when `--case` narrowed it) is a sidecar
+file beside it, `<output>.shard.json`, never a row a reader would trip on.
 """
 
 from __future__ import annotations
@@ -28,7 +32,45 @@ from ..files import read_limited
 from .config import Runner
 
 SIDECAR_SUFFIX = ".shard.json"
-VERSION = 2  # 2: the planned cases once per shard (places and ids), each run its places
+VERSION = 3  # 2: the planned cases once per shard, each run its places; 3: the plan, full slices, seals
+SEAL_KEY = "seal"
+_SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
+
+
+def ids_sha256(ids: Iterable[str]) -> str:
+    """The digest of a list of case ids, in order (a plan's, or a slice's)."""
+    digest = hashlib.sha256()
+    for case_id in ids:
+        digest.update(case_id.encode("utf-8", "surrogatepass") + b"\n")
+    return digest.hexdigest()
+
+
+def seal(catalog_sha256: str, line: bytes) -> str:
+    """A row's seal: SHA-256 over the catalog's hash, a newline, and the row's line as written
+    without its seal (UTF-8, no newline)."""
+    return hashlib.sha256(catalog_sha256.encode("ascii", "replace") + b"\n" + line).hexdigest()
+
+
+def sealed(catalog_sha256: str, line: bytes) -> bytes:
+    """The row's line with its seal as the last key (`line` is one JSON object)."""
+    return line[:-1] + _SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
+
+
+def unsealed(raw: bytes) -> bytes:
+    """A sealed line as an unsharded run writes it: without its seal, with its newline."""
+    at = raw.rfind(_SEAL_TAIL)
+    return raw[:at] + b"}\n"
+
+
+def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
+    """Whether a line read back is a sealed row exactly as written for this catalog."""
+    line = raw.strip()
+    at = line.rfind(_SEAL_TAIL)
+    if at < 0 or len(line) != at + len(_SEAL_TAIL) + 66 or not line.endswith(b'"}'):
+        return False
+    return seal(catalog_sha256, line[:at] + b"}") == line[at + len(_SEAL_TAIL) : -2].decode(
+        "ascii", "replace"
+    )
 
 
 @dataclass(frozen=True)
@@ -190,7 +232,19 @@ class Planned:
         }
 
 
-def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> None:
+@dataclass(frozen=True)
+class Slice:
+    """What the whole plan holds (every shard's cases, in catalog order) and this shard's part
+    of it in full, whatever `--case` narrowed a run to."""
+
+    plan_ids: list[str]
+    cases: list[tuple[int, str]]  # (place in the catalog, id) of every plan case this shard holds
+
+    def plan(self) -> dict[str, Any]:
+        return {"cases": len(self.plan_ids), "sha256": ids_sha256(self.plan_ids)}
+
+
+def record(output: Path, shard: Shard, catalog_sha256: str, whole: Slice, *runs: Planned) -> None:
     """Add this run to the output's sidecar (under the output's lock, so one writer), refusing an
     output whose sidecar speaks for another shard, catalog, or the same run configured otherwise."""
     from ..output import write_all_atomically
@@ -212,19 +266,18 @@ def record(output: Path, shard: Shard, catalog_sha256: str, *runs: Planned) -> N
             "index": shard.index,
             "count": shard.count,
             "catalog_sha256": catalog_sha256,
-            "places": [],
-            "ids": [],
+            "plan": whole.plan(),
+            "places": [at for at, _ in whole.cases],
+            "ids": [case_id for _, case_id in whole.cases],
             "runs": {},
         }
     problems = [p for planned in runs for p in _conflicts(path, data, shard, catalog_sha256, planned)]
+    if data["plan"] != whole.plan():
+        problems.append(f"{path} records another plan (the cases changed since): start a new output")
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)
-    known = dict(zip(data["places"], data["ids"], strict=True))
     for planned in runs:
-        known.update(planned.cases)
         data["runs"][planned.key] = {**planned.config(), "places": [at for at, _ in planned.cases]}
-    data["places"] = sorted(known)
-    data["ids"] = [known[at] for at in data["places"]]
     write_all_atomically({path: jsonl.text([data])})
 
 
@@ -263,6 +316,9 @@ def read_sidecar(path: Path) -> dict[str, Any]:
         and data.get("adhd_evals_shard") == VERSION
         and all(type(data.get(k)) is int for k in ("index", "count"))
         and isinstance(data.get("catalog_sha256"), str)
+        and isinstance(data.get("plan"), dict)
+        and type(data["plan"].get("cases")) is int
+        and isinstance(data["plan"].get("sha256"), str)
         and _listed(data.get("places"), int)
         and _listed(data.get("ids"), str)
         and len(data["places"]) == len(data["ids"])
@@ -272,6 +328,14 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     if not shaped or not isinstance(data, dict):
         raise ScaleRefused(
             [f"{path} is not a shard record this version of adhd-evals wrote"], exitcodes.SHARD_FOREIGN
+        )
+    if not 1 <= data["index"] <= data["count"]:  # count 0 would divide by zero in shard_of
+        raise ScaleRefused(
+            [
+                f"{path}: index {data['index']} of count {data['count']} cannot be a split "
+                "(a shard K/N has 1 <= K <= N)"
+            ],
+            exitcodes.SHARD_FOREIGN,
         )
     return data
 
@@ -314,11 +378,8 @@ def plan(
     only: tuple[str, ...],
 ) -> list[dict[str, Any]]:
     """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first."""
-    chosen = [
-        (at, case)
-        for at, case in enumerate(cases)
-        if shard.holds(case["id"]) and (not only or case["id"] in only)
-    ]
+    held = [(at, case) for at, case in enumerate(cases) if shard.holds(case["id"])]
+    chosen = [(at, case) for at, case in held if not only or case["id"] in only]
     skill = None if instructions is None else hashlib.sha256(instructions.encode("utf-8", "surrogatepass"))
     planned = Planned(
         condition,
@@ -327,7 +388,8 @@ def plan(
         skill.hexdigest() if skill else None,
         [(at, case["id"]) for at, case in chosen],
     )
-    record(output, shard, file_sha256(catalog) or "", planned)
+    whole = Slice([case["id"] for case in cases], [(at, case["id"]) for at, case in held])
+    record(output, shard, file_sha256(catalog) or "", whole, planned)
     return [case for _, case in chosen]
 
 
@@ -357,5 +419,6 @@ def plan_judge(request: JudgeLike, ids: list[str], sheet: list[dict[str, Any]]) 
     sheet_sha256 = file_sha256(request.sheet)
     labels = dict.fromkeys(row["condition"] for row in sheet)
     runs = [Planned(label, runner_config(request.runner), trials, sheet_sha256, cases) for label in labels]
-    record(request.output, shard, file_sha256(request.cases) or "", *runs)
+    judged = [ids[at] for at in sorted({place[row["case_id"]] for row in sheet})]
+    record(request.output, shard, file_sha256(request.cases) or "", Slice(judged, cases), *runs)
     return mine

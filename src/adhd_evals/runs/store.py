@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import jsonl
-from ..errors import InputInvalid
+from ..errors import InputInvalid, OutputError
+from ..files import check_readable, open_limited
 from .responses import is_dollars
 
 Key = tuple[str, int, str, str]
@@ -36,13 +37,19 @@ class Store:
     spent: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
     dearest: dict[tuple[str, str], float] = field(default_factory=dict)  # the most one row cost
     repaired_bytes: int = 0
+    seal_with: str | None = None  # a shard output's catalog hash: its rows are sealed (shard.py)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _fd: int = -1
 
     @classmethod
     def open(cls, path: Path) -> Store:
+        from .shard import read_sidecar, sidecar_path
+
         store = cls(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        _resumable(path)
+        if sidecar_path(path).exists():  # written by `run --shard`/`judge --shard` before its rows
+            store.seal_with = read_sidecar(sidecar_path(path))["catalog_sha256"]
         store.repaired_bytes = _repair_torn_tail(path)
         store._read_existing()
         store._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -52,13 +59,13 @@ class Store:
         if not self.path.exists():
             return
         problems = []
-        with self.path.open("rb") as stream:
+        with open_limited(self.path) as stream:
             for number, raw in enumerate(stream, start=1):
                 if not raw.strip():
                     continue
                 try:
                     row = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # nested past what the reader recurses into
                     problems.append(
                         f"{self.path}:{number}: not a JSON line; fix or remove it before resuming"
                     )
@@ -97,12 +104,30 @@ class Store:
 
     def append(self, row: dict[str, Any]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
-        data = (jsonl.line(row) + "\n").encode("utf-8")
+        try:
+            data = jsonl.line(row).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate a CLI printed: kept escaped, the row says so
+            row = jsonl.escaped_row(row)
+            data = jsonl.line(row).encode("utf-8")
+        if self.seal_with is not None:
+            from .shard import sealed
+
+            data = sealed(self.seal_with, data)
+        data += b"\n"
         with self._lock:
-            written = os.write(self._fd, data)
-            while written < len(data):  # a short write is rare on a regular file; finish it
-                written += os.write(self._fd, data[written:])
+            try:
+                self._write(data)
+            except OSError as exc:  # a full disk: said as an output error; the ledger keeps the cost
+                raise OutputError(
+                    f"{self.path}: cannot be written ({exc.strerror or exc}); the row of case "
+                    f"{row.get('case_id')} trial {row.get('trial')} is lost, its cost kept in the ledger"
+                ) from exc
             self._count(row)
+
+    def _write(self, data: bytes) -> None:
+        written = os.write(self._fd, data)
+        while written < len(data):  # a short write is rare on a regular file; finish it
+            written += os.write(self._fd, data[written:])
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -146,10 +171,17 @@ class Ledger:
         return ledger
 
     def _read(self) -> None:
-        if not self.path.exists():
+        if not os.path.lexists(self.path):  # a symlink loop "does not exist", yet names a file
             return
         open_: dict[str, tuple[tuple[str, str], float]] = {}
-        with self.path.open("rb") as stream:
+        try:
+            stream = open_limited(self.path)
+        except OSError as exc:  # a FIFO, a sparse 5 GB file, a symlink loop: said, never waited on
+            raise OutputError(
+                f"{self.path}: the ledger beside the output cannot be read ({exc.strerror or exc}); "
+                "it holds what earlier runs were charged: repair or remove it (and the output) first"
+            ) from exc
+        with stream:
             for raw in stream:
                 try:
                     entry = json.loads(raw)
@@ -161,7 +193,7 @@ class Ledger:
                     elif str(entry["id"]) in open_:
                         scope, _ = open_.pop(str(entry["id"]))
                         self._add(scope, _dollars(entry["charged"]))
-                except (ValueError, KeyError, TypeError, AttributeError):
+                except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
                     continue  # a torn line: a torn reservation's call never started (it is written
                     # first); a torn settlement leaves its reservation open, so charged
         for scope, usd in open_.values():
@@ -197,6 +229,19 @@ def _dollars(value: Any) -> float:
     if not is_dollars(value):
         raise ValueError(f"not dollars: {value!r}")
     return float(value)
+
+
+def _resumable(path: Path) -> None:
+    """Refuse, unread, an existing output that is not a bounded regular file (a 5 GB sparse file
+    would be read line by line for minutes before any call)."""
+    try:
+        check_readable(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(
+            f"{path}: cannot be resumed ({exc.strerror or exc}); write to another --output"
+        ) from exc
 
 
 def _repair_torn_tail(path: Path) -> int:

@@ -1,0 +1,149 @@
+"""Issue 35: every reader survives every path. A symlink loop (two links naming each other) gave
+exit 70 (`RuntimeError: Symlink loop` from Path.resolve) in six readers; a 5 GB sparse file named
+as `run --output` was read line by line past 15 s; a ledger beside the output that is a loop or a
+FIFO was opened blind. Each is now refused by name."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+
+CASE = {"id": "c1", "category": "c", "prompt": "Q", "risk": "low", "criteria": ["x"]}
+RESPONSE = {"case_id": "c1", "trial": 1, "condition": "baseline", "runner": "stub", "response": "r"}
+
+# (the reader, its argv with LOOP where the looping path goes)
+SIX = [
+    ("merge", ["merge", "LOOP", "--output", "m.jsonl"]),
+    ("verdicts --certificate", ["verdicts", "--out", "v.jsonl", "--certificate", "LOOP", "--cases", "cases.jsonl", "--checks", "resp.jsonl"]),
+    ("report --certificate", ["report", "--cases", "cases.jsonl", "--responses", "resp.jsonl", "--out", "r.html", "--criteria", "resp.jsonl", "--certificate", "LOOP"]),
+    ("run --cases", ["run", "--runner", "stub", "--condition", "baseline", "--cases", "LOOP", "--output", "o.jsonl"]),
+    ("run --runner-config", ["run", "--runner", "x", "--runner-config", "LOOP", "--condition", "baseline", "--cases", "cases.jsonl", "--output", "o.jsonl"]),
+    ("run --output", ["run", "--runner", "stub", "--condition", "baseline", "--cases", "cases.jsonl", "--output", "LOOP"]),
+]  # fmt: skip
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "cases.jsonl").write_text(json.dumps(CASE) + "\n")
+    (tmp_path / "resp.jsonl").write_text(json.dumps(RESPONSE) + "\n")
+    (tmp_path / "loop-a").symlink_to("loop-b")
+    (tmp_path / "loop-b").symlink_to("loop-a")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(("what", "argv"), [pytest.param(w, a, id=w) for w, a in SIX])
+def test_a_symlink_loop_is_refused_not_a_crash(
+    work: Path, what: str, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main([("loop-a" if arg == "LOOP" else arg) for arg in argv])
+    err = capsys.readouterr().err
+    assert code not in (exitcodes.OK, exitcodes.INTERNAL), (what, err)
+    assert "internal error" not in err and "loop-a" in err + " " + str(sorted(os.listdir(work)))
+
+
+def test_the_outputs_loop_is_said(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        "cases.jsonl",
+        "--output",
+        "loop-a",
+    ]
+    assert main(argv) == exitcodes.OUTPUT
+    assert "loop-a: cannot be written (Too many levels of symbolic links)" in capsys.readouterr().err
+
+
+def test_a_ledger_that_is_a_loop_is_refused_by_name(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "o.jsonl.ledger").symlink_to("o.jsonl.ledger")
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        "cases.jsonl",
+        "--output",
+        "o.jsonl",
+    ]
+    assert main(argv) == exitcodes.OUTPUT
+    assert "o.jsonl.ledger: the ledger beside the output cannot be read" in capsys.readouterr().err
+
+
+def test_a_ledger_that_is_a_fifo_is_not_waited_on(work: Path) -> None:
+    """In a subprocess: before, the run waited on the FIFO forever."""
+    os.mkfifo(work / "o.jsonl.ledger")
+    argv = ["run", "--runner", "stub", "--condition", "baseline", "--cases", "cases.jsonl"]
+    done = subprocess.run(
+        [sys.executable, "-m", "adhd_evals", *argv, "--output", "o.jsonl"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=15,
+    )
+    assert done.returncode == exitcodes.OUTPUT and "not a regular file" in done.stderr, done.stderr
+
+
+def test_a_huge_sparse_output_is_refused_unread(work: Path) -> None:
+    """5 GB of holes as `run --output` (before: read line by line, past 15 s): refused at once,
+    past the 256 MiB limit, naming the file; in a subprocess, so a regression times out."""
+    with (work / "big.jsonl").open("wb") as stream:
+        stream.truncate(5 * 1024**3)
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        "cases.jsonl",
+        "--output",
+        "big.jsonl",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "adhd_evals", *argv], cwd=work, capture_output=True, text=True, timeout=15
+    )
+    assert done.returncode == exitcodes.OUTPUT, done.stderr
+    assert (
+        "big.jsonl: cannot be resumed (it is 5,368,709,120 bytes, past the limit of 268,435,456"
+        in done.stderr
+    )
+
+
+@pytest.mark.parametrize("name", ["o.jsonl", "o.jsonl.ledger"])
+def test_a_line_nested_past_the_readers_depth_is_refused_not_a_crash(
+    work: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the fuzz: 5,000 nested lists in the output (or its ledger) raised RecursionError
+    (exit 70) on resume. The output's line is refused by line; a ledger line is a torn one."""
+    (work / "o.jsonl").write_text("")
+    (work / name).write_text("[" * 5000 + "]" * 5000 + "\n")
+    argv = [
+        "run",
+        "--runner",
+        "stub",
+        "--condition",
+        "baseline",
+        "--cases",
+        "cases.jsonl",
+        "--output",
+        "o.jsonl",
+    ]
+    code = main(argv)
+    if name == "o.jsonl":
+        assert code == exitcodes.INPUT and "o.jsonl:1: not a JSON line" in capsys.readouterr().err
+    else:
+        assert code == exitcodes.OK
