@@ -68,6 +68,12 @@ def import_command(
     dry_run: bool = typer.Option(
         False, "--dry-run", metavar=FLAG, help="Print what would change (with diffs); write nothing."
     ),
+    no_default_criteria: bool = typer.Option(
+        False,
+        "--no-default-criteria",
+        metavar=FLAG,
+        help="Keep a case's statement of success (evals.json expected_output) as a note, not its criterion.",
+    ),
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
 ) -> int:
     """Import case files into the five-field catalog and its check module."""
@@ -82,7 +88,12 @@ def import_command(
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
-    choices = {"risk": risk, "category": category, "dialect": declared}
+    choices = {
+        "risk": risk,
+        "category": category,
+        "dialect": declared,
+        "default_criteria": not no_default_criteria,
+    }
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():

@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..text import plural
+from .formats._common import SUCCESS_VIA
 from .model import ImportResult
 
 if TYPE_CHECKING:
@@ -28,6 +29,12 @@ def import_summary(result: ImportResult) -> list[str]:
         lines.append(
             f"{plural(result.cases_without_criteria, 'case')} had no criteria in the source; "
             "each got one placeholder that fails until you say what a good answer is."
+        )
+    from_success = sum(any(c.via == SUCCESS_VIA for c in case.checks) for case in result.cases)
+    if from_success:
+        lines.append(
+            f"{plural(from_success, 'case')}: criteria from expected_output (the source's statement "
+            "of success, judged as prose; --no-default-criteria keeps it a note)."
         )
     if result.risk_was_default:
         lines.append(
