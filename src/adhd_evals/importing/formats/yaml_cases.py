@@ -232,7 +232,7 @@ def _case_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[
             )
         return items, where
     raise refuse(
-        field_path="(top level)" if WHOLE_FILE in keys and not isinstance(data, dict) else keys[0],
+        field_path="(top level)" if keys[0] == WHOLE_FILE or not isinstance(data, dict) else keys[0],
         expected="a case list at " + " or ".join(f'"{k}"' for k in keys) + " (as the dialect says)",
         actual=describe(jsonable(data)),
     )
@@ -518,7 +518,10 @@ def _text(
     dotted = any("." in k for k in keys)
     expected = f"a non-empty string at {shown} (as the dialect says)" if dotted else "a string"
     actual = stopped(plain, key) if "." in key else MISSING
-    raise refuse(case=label, field_path=key, at=(*base, *steps[:1]), expected=expected, actual=actual)
+    reached = 1  # the keys of the path the case has, in order: the refusal points at the last
+    while reached < len(steps) and reach(plain, ".".join(steps[: reached + 1]))[0]:
+        reached += 1
+    raise refuse(case=label, field_path=key, at=(*base, *steps[:reached]), expected=expected, actual=actual)
 
 
 def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> tuple[str, str]:
