@@ -148,12 +148,10 @@ def survey_command(
     found = survey.survey(format, sources)
     print("\n".join(survey.report(found)))
     if out is not None:
-        text, added = survey.draft(found, _existing(out))
+        text, added, opened = survey.draft(found, _existing(out))
         write_all_atomically({out: text})
-        print(
-            f"Wrote {out}: {plural(added, 'new rule')} with choices left open.",
-            file=sys.stderr,
-        )
+        told = "" if opened == added else f", {opened or 'none'}"
+        print(f"Wrote {out}: {plural(added, 'new rule')}{told} with choices left open.", file=sys.stderr)
     return exitcodes.OK
 
 
