@@ -235,6 +235,7 @@ _ID_WORDS = ("id", "name", "title", "slug")
 # Keys that state what success looks like, as prose (expected_output is evals-json's own).
 _PROSE_WORDS = ("checklist", "criteria", "behavior", "behaviour", "success", "rubric")
 _SUCCESS_KEYS = ("expected_output", "expect", "expected")
+_NEGATIVE_WORDS = ("forbid", "not", "avoid", "anti", "fail", "never", "wrong")
 _NEEDLE_WORDS = ("contains", "contain", "includes", "regex", "pattern", "match")
 
 
@@ -281,7 +282,9 @@ def _prose_place(fmt: str, key: str, value: Any) -> bool:
     if fmt == "evals-json" and key == "expected_output":
         return False
     named = key in _SUCCESS_KEYS or any(word in key for word in _PROSE_WORDS)
-    return named and _texts(value)
+    # what must not happen (forbidden_behaviors) would read as a requirement: it stays a note
+    negative = any(word in key for word in _NEGATIVE_WORDS)
+    return named and not negative and _texts(value)
 
 
 def needle_places(case: dict[str, Any]) -> list[str]:
