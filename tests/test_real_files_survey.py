@@ -182,5 +182,5 @@ def test_a_vocabulary_shape_with_no_single_needle_key_says_which(
     out = tmp_path / "d.yaml"
     _survey("evals-json", source, out, capsys)
     text = out.read_text(encoding="utf-8")
-    assert "needle:  # the key holding the argument: one of value, values" in text
-    assert "needle:  # no key left: is_json or unwritten?" in text
+    assert "needle: # the key holding the argument: one of value, values" in text
+    assert "needle: # no key left: is_json or unwritten?" in text
