@@ -9,8 +9,11 @@ another tool's only on positive evidence, read from its head (the first 64 KiB):
   promptfoo `{"vars": ...}` test file, a dataset of `{"input", "output"}` rows;
 - an evalflow `dataset.json`: it parses as JSON and is not an object holding
   `version` or `test_cases` (a list of rows, a Hugging Face dataset card);
-- a YAML case (`tasks/*.yaml`): no top-level `task:` or `name:` line (an Ansible
-  `tasks/main.yml` is a list; a CI workflow has neither).
+- a YAML case (`tasks/*.yaml`): not a top-level `task:` line beside one of our other
+  keys (`name:`, `judge_context:`, `max_steps:`): `name:` alone is no evidence (a waza
+  task, a parser's test case, a CI workflow have one), and an Ansible `tasks/main.yml`
+  is a list. Under a yaml dialect, a top-level line for the dialect's prompt or case-list
+  key is the evidence instead (`inputs:` for `inputs.prompt`).
 
 Anything else is ours, and a broken file of ours still fails: a file that does not
 parse, a catalog row with `turns` instead of `prompt`, an evalflow file with
@@ -25,12 +28,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..files import open_limited
 from ..schema import FIELDS  # the catalog's fields, defined once in the core
 
+if TYPE_CHECKING:
+    from ..importing.dialect import Dialect
+
 HEAD = 65536
-_YAML_OURS = re.compile(rb"^(task|name)\s*:", re.MULTILINE)
+_YAML_TASK = re.compile(rb"^task\s*:", re.MULTILINE)
+_YAML_BESIDE = re.compile(rb"^(name|judge_context|max_steps)\s*:", re.MULTILINE)
 NAMES = {"catalog": "a five-field catalog", "evalflow": "an evalflow dataset", "yaml": "a YAML case"}
 
 
@@ -42,7 +50,7 @@ def _head(path: Path) -> bytes:
         return b""  # lint reports the unreadable file itself (a FIFO, a device, past --max-bytes)
 
 
-def why_not_ours(path: Path, kind: str) -> str | None:
+def why_not_ours(path: Path, kind: str, dialect: Dialect | None = None) -> str | None:
     """Why `path`, recognised as `kind` by its name, is another tool's file (None: it is ours)."""
     head = _head(path)
     if kind == "catalog":
@@ -50,8 +58,33 @@ def why_not_ours(path: Path, kind: str) -> str | None:
     if kind == "evalflow":
         return _dataset(head)
     if kind == "yaml":
-        return None if not head or _YAML_OURS.search(head) else "no top-level task: or name:"
+        return _yaml(head, dialect)
     return None  # evals.json and checks.py: ours by name (see above)
+
+
+def _yaml(head: bytes, dialect: Dialect | None) -> str | None:
+    if not head:
+        return None  # empty or unreadable: the reader says which
+    if dialect is not None:
+        keys = _dialect_keys(dialect)
+        if not keys or re.search(rb"^(" + b"|".join(keys) + rb")\s*:", head, re.MULTILINE):
+            return None
+        return "no top-level " + ", ".join(k.decode() + ":" for k in keys) + " (the dialect's keys)"
+    if _YAML_TASK.search(head) and _YAML_BESIDE.search(head):
+        return None
+    return "no top-level task: beside name:, judge_context: or max_steps:"
+
+
+def _dialect_keys(dialect: Dialect) -> list[bytes]:
+    """The top-level keys a file of the dialect's shape has: its case list's, else its prompt's
+    (the first key of each path); none when the file itself is the list (nothing to look for)."""
+    from ..importing.dialect import WHOLE_FILE  # loaded already: the dialect was read with it
+
+    shape = dialect.cases
+    if WHOLE_FILE in shape.at:
+        return []
+    roots = shape.at or tuple(key.split(".")[0] for key in shape.prompt or ("task",))
+    return [re.escape(root.encode()) for root in dict.fromkeys(roots)]
 
 
 def _catalog(head: bytes) -> str | None:
