@@ -157,3 +157,68 @@ def test_the_real_hook_lets_other_tools_files_through_and_stops_ours(tmp_path: P
     assert blocked.returncode == 1
     assert "Failed" in blocked.stdout
     assert "evals/tasks/pricing.yaml:3:16: CaseFileNotYamlCase" in blocked.stdout
+
+
+# ---- the evidence, rule by rule ------------------------------------------------------------
+
+
+def _why(tmp_path: Path, text: str, dialect_text: str | None = None) -> str | None:
+    from adhd_evals.importing import dialect
+    from adhd_evals.lint.lookalike import why_not_ours
+
+    path = tmp_path / "tasks" / "t.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    declared = None
+    if dialect_text is not None:
+        (tmp_path / "d.yaml").write_text(
+            "adhd-evals-dialect: 1\nformat: yaml\n" + dialect_text, encoding="utf-8"
+        )
+        declared = dialect.load(tmp_path / "d.yaml")
+    return why_not_ours(path, "yaml", declared)
+
+
+@pytest.mark.parametrize(
+    ("text", "ours"),
+    [
+        pytest.param("name: a\ntask: b\n", True, id="task-and-name"),
+        pytest.param("task: b\njudge_context: [x]\n", True, id="task-and-judge-context"),
+        pytest.param("task: b\nmax_steps: 3\n", True, id="task-and-max-steps"),
+        pytest.param("name: a\ninput: b\n", False, id="name-alone"),
+        pytest.param("task: build\nimage: go\n", False, id="task-alone"),
+        pytest.param("", True, id="empty: the reader says so"),
+    ],
+)
+def test_yaml_evidence(tmp_path: Path, text: str, ours: bool) -> None:
+    assert (_why(tmp_path, text) is None) is ours
+
+
+def test_under_a_dialect_its_keys_are_the_evidence(tmp_path: Path) -> None:
+    """cases.prompt inputs.prompt: a top-level inputs: line is ours; a file without it is not."""
+    shape = "cases:\n  prompt: inputs.prompt\n  id: id\n"
+    assert _why(tmp_path, "id: a\ninputs: {prompt: x}\n", shape) is None
+    assert _why(tmp_path, "name: a\ntask: x\n", shape) == "no top-level inputs: (the dialect's keys)"
+
+
+def test_under_a_dialect_with_a_case_list_its_list_key_is_the_evidence(tmp_path: Path) -> None:
+    shape = "cases:\n  at: [tasks, cases]\n  prompt: prompt\n  id: id\n"
+    assert _why(tmp_path, "skill: s\ntasks: []\n", shape) is None
+    assert _why(tmp_path, "skill: s\n", shape) == "no top-level tasks:, cases: (the dialect's keys)"
+
+
+def test_a_file_that_is_the_list_is_ours_under_its_dialect(tmp_path: Path) -> None:
+    assert _why(tmp_path, "- {q: x}\n", 'cases:\n  at: "."\n  id: "#"\n  prompt: q\n') is None
+
+
+def test_a_dialect_of_another_format_does_not_change_yaml_evidence(tmp_path: Path) -> None:
+    """lint --dialect for evals-json beside a tasks/ YAML file: yaml's own evidence decides."""
+    from adhd_evals.importing import dialect
+    from adhd_evals.lint import lint_paths
+
+    (tmp_path / "d.yaml").write_text("adhd-evals-dialect: 1\nformat: evals-json\n", encoding="utf-8")
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "t.yaml").write_text("name: a\ninput: b\n", encoding="utf-8")
+    report = lint_paths([tmp_path / "tasks" / "t.yaml"], dialect=dialect.load(tmp_path / "d.yaml"))
+    assert [why for _, _, why in report.skipped] == [
+        "no top-level task: beside name:, judge_context: or max_steps:"
+    ]
