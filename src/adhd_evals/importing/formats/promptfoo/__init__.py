@@ -18,6 +18,7 @@ stem, and a note names the test they pair with.
 
 from __future__ import annotations
 
+import copy
 import csv
 import functools
 import glob
@@ -232,6 +233,9 @@ def _category(data: dict[str, Any], source: Path) -> str:
 
 
 _MERGED = ("vars", "assert", "options", "metadata", "threshold")  # what defaultTest gives each test
+EMPTY_DEFAULT_ASSERT = (
+    "empty: promptfoo warns (Expected array, received null) and runs with no default assertion"
+)
 
 
 def _header_notes(data: dict[str, Any]) -> list[Note]:
@@ -252,7 +256,9 @@ def _header_notes(data: dict[str, Any]) -> list[Note]:
             )
     default = data.get("defaultTest")
     for key, value in default.items() if isinstance(default, dict) else ():
-        if key not in _MERGED:
+        if key == "assert" and value is None:
+            notes.append(Note("(config) defaultTest.assert", None, EMPTY_DEFAULT_ASSERT))
+        elif key not in _MERGED:
             notes.append(Note(f"(config) defaultTest.{key}", value, "promptfoo's; not merged into the cases"))
     prompts = data.get("prompts")
     for index, prompt in enumerate(prompts if isinstance(prompts, list) else []):
@@ -535,6 +541,10 @@ def _default_test(config: Config, given: Any) -> dict[str, Any]:
         raise refuse(
             field_path="defaultTest", at=("defaultTest",), expected="a mapping", actual=describe(given)
         )
+    if "assert" in given and given["assert"] is None:  # `assert:` written empty: promptfoo warns
+        emptied: dict[str, Any] = copy.copy(given)  # ("Expected array, received null") and runs
+        emptied["assert"] = []  # without one
+        return emptied
     if "assert" in given and not isinstance(given["assert"], list):
         raise refuse(
             field_path="defaultTest.assert",
