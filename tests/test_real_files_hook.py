@@ -164,6 +164,7 @@ def test_the_real_hook_lets_other_tools_files_through_and_stops_ours(tmp_path: P
 
 def _why(tmp_path: Path, text: str, dialect_text: str | None = None) -> str | None:
     from adhd_evals.importing import dialect
+    from adhd_evals.lint import dialect_keys
     from adhd_evals.lint.lookalike import why_not_ours
 
     path = tmp_path / "tasks" / "t.yaml"
@@ -175,7 +176,7 @@ def _why(tmp_path: Path, text: str, dialect_text: str | None = None) -> str | No
             "adhd-evals-dialect: 1\nformat: yaml\n" + dialect_text, encoding="utf-8"
         )
         declared = dialect.load(tmp_path / "d.yaml")
-    return why_not_ours(path, "yaml", declared)
+    return why_not_ours(path, "yaml", dialect_keys(declared) if declared is not None else None)
 
 
 @pytest.mark.parametrize(

@@ -144,7 +144,7 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
     for path, kind in discover(paths, forced):
         declared = dialect if dialect and dialect.format == kind else None
         if forced is None and kind != "evals-json":
-            why = why_not_ours(path, kind, declared)
+            why = why_not_ours(path, kind, dialect_keys(declared) if declared is not None else None)
             if why is not None:
                 report.skipped.append((str(path), kind, why))
                 continue
@@ -157,6 +157,19 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
         yaml_ids += [(path, case_id) for case_id in ids] if kind == "yaml" else []
     report.problems += _yaml_collisions(yaml_ids)
     return report
+
+
+def dialect_keys(dialect: Dialect) -> tuple[str, ...]:
+    """The top-level keys a file of a yaml dialect's shape has: its case list's, else its
+    prompt's first step (`inputs` for `inputs.prompt`); none to look for when the file itself
+    is the list."""
+    from ..importing.dialect import WHOLE_FILE  # loaded already: the dialect was read with it
+
+    shape = dialect.cases
+    if WHOLE_FILE in shape.at:
+        return ()
+    roots = shape.at or tuple(key.split(".")[0] for key in shape.prompt or ("task",))
+    return tuple(dict.fromkeys(roots))
 
 
 def _unreadable_config(problem: Problem) -> Problem:

@@ -28,13 +28,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..files import open_limited
 from ..schema import FIELDS  # the catalog's fields, defined once in the core
-
-if TYPE_CHECKING:
-    from ..importing.dialect import Dialect
 
 HEAD = 65536
 _YAML_TASK = re.compile(rb"^task\s*:", re.MULTILINE)
@@ -50,41 +46,30 @@ def _head(path: Path) -> bytes:
         return b""  # lint reports the unreadable file itself (a FIFO, a device, past --max-bytes)
 
 
-def why_not_ours(path: Path, kind: str, dialect: Dialect | None = None) -> str | None:
-    """Why `path`, recognised as `kind` by its name, is another tool's file (None: it is ours)."""
+def why_not_ours(path: Path, kind: str, keys: tuple[str, ...] | None = None) -> str | None:
+    """Why `path`, recognised as `kind` by its name, is another tool's file (None: it is ours);
+    `keys`: the top-level keys a yaml dialect's files have (lint's `dialect_keys`)."""
     head = _head(path)
     if kind == "catalog":
         return _catalog(head)
     if kind == "evalflow":
         return _dataset(head)
     if kind == "yaml":
-        return _yaml(head, dialect)
+        return _yaml(head, keys)
     return None  # evals.json and checks.py: ours by name (see above)
 
 
-def _yaml(head: bytes, dialect: Dialect | None) -> str | None:
+def _yaml(head: bytes, keys: tuple[str, ...] | None) -> str | None:
     if not head:
         return None  # empty or unreadable: the reader says which
-    if dialect is not None:
-        keys = _dialect_keys(dialect)
-        if not keys or re.search(rb"^(" + b"|".join(keys) + rb")\s*:", head, re.MULTILINE):
+    if keys is not None:
+        named = b"|".join(re.escape(key.encode()) for key in keys)
+        if not keys or re.search(rb"^(" + named + rb")\s*:", head, re.MULTILINE):
             return None
-        return "no top-level " + ", ".join(k.decode() + ":" for k in keys) + " (the dialect's keys)"
+        return "no top-level " + ", ".join(key + ":" for key in keys) + " (the dialect's keys)"
     if _YAML_TASK.search(head) and _YAML_BESIDE.search(head):
         return None
     return "no top-level task: beside name:, judge_context: or max_steps:"
-
-
-def _dialect_keys(dialect: Dialect) -> list[bytes]:
-    """The top-level keys a file of the dialect's shape has: its case list's, else its prompt's
-    (the first key of each path); none when the file itself is the list (nothing to look for)."""
-    from ..importing.dialect import WHOLE_FILE  # loaded already: the dialect was read with it
-
-    shape = dialect.cases
-    if WHOLE_FILE in shape.at:
-        return []
-    roots = shape.at or tuple(key.split(".")[0] for key in shape.prompt or ("task",))
-    return [re.escape(root.encode()) for root in dict.fromkeys(roots)]
 
 
 def _catalog(head: bytes) -> str | None:
