@@ -265,3 +265,23 @@ def test_export_then_promptfoo_gives_the_verdicts_of_the_original_and_of_our_che
         compared == 9
     )  # 6 mechanical in the first test (4 regexes, icontains-any, starts-with), 3 in the second
     shutil.rmtree(tmp_path / "original" / promptfoo_cli.HOME, ignore_errors=True)
+
+
+def test_an_assertion_s_config_that_is_not_a_mapping_is_left_as_written() -> None:
+    call = _unwritten('{"type": "javascript", "value": "1", "config": "text"}')
+    assert assertion_for("c", call, promptfoo=True)["config"] == "text"
+
+
+def test_an_unwritten_with_no_text_holds_nothing() -> None:
+    assert held_assertion(Mechanical("unwritten", (), {})) is None
+
+
+def test_a_module_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    from adhd_evals.errors import UsageError
+
+    (tmp_path / "cases.jsonl").write_text(
+        '{"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["x"]}\n', encoding="utf-8"
+    )
+    (tmp_path / "checks.py").write_bytes(b"\xff\xfe")
+    with pytest.raises(UsageError, match="cannot be read as a check module"):
+        export("evals-json", tmp_path / "cases.jsonl", tmp_path / "checks.py")
