@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..text import plural
-from .formats._common import SUCCESS_VIA
+from .formats._common import NO_TESTS, SUCCESS_VIA
 from .model import ImportResult
 
 if TYPE_CHECKING:
@@ -35,6 +35,12 @@ def import_summary(result: ImportResult) -> list[str]:
         lines.append(
             f"{plural(from_success, 'case')}: criteria from expected_output (the source's statement "
             "of success, judged as prose; --no-default-criteria keeps it a note)."
+        )
+    untested = sum(case.origin.endswith(NO_TESTS) for case in result.cases)
+    if untested:
+        lines.append(
+            f"The config has no tests: {plural(untested, 'case')}, one per prompt, with no vars "
+            "(as promptfoo runs it)."
         )
     if result.risk_was_default:
         lines.append(

@@ -21,6 +21,8 @@ Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 # The `via` of criteria read from a case's statement of success (evals-json's
 # `expected_output`, skill-creator's "description of what success looks like").
 SUCCESS_VIA = "expected_output"
+# The test a promptfoo config without tests runs each prompt as (its cases' origin ends so).
+NO_TESTS = "the prompts without tests"
 NO_CRITERIA = "The source case states no criteria: decide what a good answer must show and write this check."
 
 
