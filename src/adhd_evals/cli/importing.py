@@ -74,6 +74,12 @@ def import_command(
         metavar=FLAG,
         help="Keep a case's statement of success (evals.json expected_output) as a note, not its criterion.",
     ),
+    skip_test: list[int] = typer.Option(
+        [],
+        "--skip-test",
+        metavar="N",
+        help="Leave out promptfoo test N (1-based, across the config), listed with the reason; repeatable.",
+    ),
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
 ) -> int:
     """Import case files into the five-field catalog and its check module."""
@@ -93,6 +99,7 @@ def import_command(
         "category": category,
         "dialect": declared,
         "default_criteria": not no_default_criteria,
+        "skip_tests": tuple(skip_test),
     }
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.

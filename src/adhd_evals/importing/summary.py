@@ -125,7 +125,12 @@ def _left_out_lines(result: ImportResult) -> list[str]:
     """Each case the dialect's cases.skip left out, with its reason (remembered in the folder)."""
     if not result.left_out:
         return []
-    lines = [f"Left out {plural(len(result.left_out), 'case')} by the dialect's cases.skip:"]
+    how = (
+        "--skip-test"
+        if all(x.reason.startswith("--skip-test") for x in result.left_out)
+        else "the dialect's cases.skip"
+    )
+    lines = [f"Left out {plural(len(result.left_out), 'case')} by {how}:"]
     shown = result.left_out[:SOURCES_SHOWN]
     lines += [f"  {x.source}, {x.case}: {x.reason}" for x in shown]
     if len(result.left_out) > SOURCES_SHOWN:

@@ -100,6 +100,8 @@ class ReadOptions:
     # False (`--no-default-criteria`): a statement of success (evals-json's `expected_output`)
     # stays a note, and a case with no other criteria gets the no-criteria placeholder.
     default_criteria: bool = True
+    # promptfoo: the tests (1-based, across the config) left out by `--skip-test N`.
+    skip_tests: tuple[int, ...] = ()
     # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
     # signature returns cases only; the import and lint read this list after it).
     left_out: list[LeftOut] = field(default_factory=list, compare=False)

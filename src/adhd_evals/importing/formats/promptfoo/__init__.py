@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
+from ...model import RISKS, Case, Check, LeftOut, Note, Refusal, RefusalCode, describe
 from ...sourcetext import decode_utf8, load_json, locate, read_bytes
 from .._common import (
     NO_TESTS,
@@ -146,7 +146,11 @@ def _read(
     header = _header_notes(data)
     cases: list[Case] = []
     refusals: list[Refusal] = []
+    _refuse_unknown_skips(refuse, options.skip_tests, len(tests))
     for test, test_id in zip(tests, ids, strict=True):
+        if test.number in options.skip_tests:  # left out by the person, with the test's own name
+            options.left_out.append(LeftOut(display, test.label, test_id, f"--skip-test {test.number}"))
+            continue
         try:
             cases += _cases(test, test_id, default, prompts, env, category, options.risk, config)
         except Refusal as refusal:
@@ -157,6 +161,16 @@ def _read(
     if cases and header:
         cases[0] = cases[0]._replace(notes=(*header, *cases[0].notes))
     return cases, refusals, True
+
+
+def _refuse_unknown_skips(refuse: Refuser, skips: tuple[int, ...], count: int) -> None:
+    unknown = [n for n in skips if not 1 <= n <= count]
+    if unknown:
+        raise refuse(
+            field_path="--skip-test",
+            expected=f"a test number from 1 to {count}",
+            actual=", ".join(map(str, unknown)),
+        )
 
 
 read = strict(_read, RefusalCode.NOT_PROMPTFOO, NOT_CONFIG)
