@@ -226,21 +226,15 @@ def check_hotfix_notes_5464ca(answer: str) -> bool:
 # ----------------------------------------------------------------------------
 # case release-notes-7
 # from fixtures/evals-json/good/dialects/release-notes/evals/evals.json, case "7"
-# expected_output: "日本語での要約"
-# adhd-evals: case 346bd76a00f56b8d bbe2bedb9e6418c3
+# adhd-evals: case 346bd76a00f56b8d 1de6f4a345d1fe1c
 
 
-@check(
-    "release-notes-7",
-    "The source case states no criteria: decide what a good answer must show and write this check.",
-)
-def check_release_notes_7_87171e(answer: str) -> bool:
-    return unwritten(
-        "The source case states no criteria: decide what a good answer must show and write this check.",
-    )
+@check("release-notes-7", "日本語での要約")
+def check_release_notes_7_f8588c(answer: str) -> bool:
+    return unwritten("日本語での要約")
 
 
-# adhd-evals: check 346bd76a00f56b8d.066e5b24015e3d70 7f57146f1b93b730
+# adhd-evals: check 346bd76a00f56b8d.9e563a4d7b05a199 f0ff3a95f6fe160a
 
 
 # ----------------------------------------------------------------------------

@@ -47,7 +47,11 @@ def _lint(tmp_path: Path, files: dict[str, str], *args: str) -> int:
             '{"data": [], "features": {}}',
             "not an evalflow dataset file; skipped (no version",
         ),
-        ("tasks/main.yml", ANSIBLE, "not a YAML case file; skipped (no top-level task: or name:)"),
+        (
+            "tasks/main.yml",
+            ANSIBLE,
+            "not a YAML case file; skipped (no top-level task: beside name:, judge_context: or max_steps:)",
+        ),
     ],
 )
 def test_another_tools_file_is_skipped_once_and_passes(

@@ -63,7 +63,7 @@ def test_the_module_s_calls_are_read_and_anything_else_is_hand_written() -> None
         ("c1", "written by hand"): None,
         ("c1", "on the lowered answer"): None,
         ("c1", "a needle from a name"): None,
-        ("c1", "not yet"): Mechanical("unwritten", (), {}),
+        ("c1", "not yet"): Mechanical("unwritten", ("not yet",), {}),  # the text it holds
     }
 
 
@@ -131,7 +131,7 @@ RUBRIC = "llm-rubric"
         ),
         pytest.param(
             _call("not_regex", "[0-9]+", ignore_case=False),
-            {"type": "not-regex", "value": "[0-9]+"},
+            {"type": "not-regex", "value": "\\d+"},  # what translate() made of \d, read back
             id="not-regex",
         ),
         pytest.param(_call("regex", "\\d", ignore_case=False), None, id="regex-unicode-digit"),

@@ -24,16 +24,29 @@ def test_an_assert_list_under_vars_is_a_warning_at_its_key(capsys: pytest.Captur
     assert "0 errors, 1 warning" in out
 
 
-def test_a_refused_config_is_an_error_at_its_position(capsys: pytest.CaptureFixture[str]) -> None:
-    """hostile-template's second test begins at line 6, column 5."""
-    assert main(["lint", str(BAD / "hostile-template" / "promptfooconfig.yaml")]) == 1
-    assert "promptfooconfig.yaml:6:5: PromptfooTemplateNotRenderable" in capsys.readouterr().out
+def test_a_refused_config_is_a_warning_at_its_position(capsys: pytest.CaptureFixture[str]) -> None:
+    """hostile-template's second test begins at line 6, column 5. Found by its name, the config
+    is promptfoo's: what adhd-evals cannot import warns (exit 0), and fails under --strict."""
+    config = str(BAD / "hostile-template" / "promptfooconfig.yaml")
+    assert main(["lint", config]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "promptfooconfig.yaml:6:5: PromptfooTemplateNotRenderable adhd-evals cannot import this config" in out
+    )
+    assert main(["lint", "--strict", config]) == 1
+
+
+def test_a_config_said_to_be_promptfoo_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """--format-of promptfoo: the file is to be imported, so what stops the import is an error."""
+    config = str(BAD / "hostile-template" / "promptfooconfig.yaml")
+    assert main(["lint", "--format-of", "promptfoo", config]) == 1
+    assert "6:5: PromptfooTemplateNotRenderable" in capsys.readouterr().out
 
 
 def test_a_problem_in_a_file_the_config_names_says_where_in_that_file(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["lint", str(BAD / "csv-row" / "promptfooconfig.yaml")]) == 1
+    assert main(["lint", "--strict", str(BAD / "csv-row" / "promptfooconfig.yaml")]) == 1
     assert "cases.csv is not a promptfoo tests CSV: row 2" in capsys.readouterr().out
 
 

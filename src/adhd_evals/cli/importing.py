@@ -68,6 +68,18 @@ def import_command(
     dry_run: bool = typer.Option(
         False, "--dry-run", metavar=FLAG, help="Print what would change (with diffs); write nothing."
     ),
+    no_default_criteria: bool = typer.Option(
+        False,
+        "--no-default-criteria",
+        metavar=FLAG,
+        help="Keep a case's statement of success (evals.json expected_output) as a note, not its criterion.",
+    ),
+    skip_test: list[int] = typer.Option(
+        [],
+        "--skip-test",
+        metavar="N",
+        help="Leave out promptfoo test N (1-based, across the config), listed with the reason; repeatable.",
+    ),
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
 ) -> int:
     """Import case files into the five-field catalog and its check module."""
@@ -82,7 +94,13 @@ def import_command(
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
-    choices = {"risk": risk, "category": category, "dialect": declared}
+    choices = {
+        "risk": risk,
+        "category": category,
+        "dialect": declared,
+        "default_criteria": not no_default_criteria,
+        "skip_tests": tuple(skip_test),
+    }
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():
@@ -137,12 +155,10 @@ def survey_command(
     found = survey.survey(format, sources)
     print("\n".join(survey.report(found)))
     if out is not None:
-        text, added = survey.draft(found, _existing(out))
+        text, added, opened = survey.draft(found, _existing(out))
         write_all_atomically({out: text})
-        print(
-            f"Wrote {out}: {plural(added, 'new rule')} with choices left open.",
-            file=sys.stderr,
-        )
+        told = "" if opened == added else f", {opened or 'none'}"
+        print(f"Wrote {out}: {plural(added, 'new rule')}{told} with choices left open.", file=sys.stderr)
     return exitcodes.OK
 
 

@@ -326,40 +326,22 @@ def _parse(text: str, shown: str) -> Any:
 
 
 def _format_rules(tree: Any, shown: str) -> None:
-    """What only evals-json files have: a case list, cases to number or leave out, a category
-    per case, nested prompt and id keys (said, never silently ignored, for yaml)."""
+    """What a yaml file's dialect cannot say: `id: "#"` numbers the cases of a list
+    (`cases.at`); a file that is one case has no order to number it by."""
     cases = tree.get("cases") or {}
-    if tree["format"] != "yaml":
+    if tree["format"] != "yaml" or "at" in cases:
         return
-    refused = {
-        "at": "at" in cases,
-        "id": "id" in cases and NUMBERED in _keys(cases.get("id")),
-        "skip": "skip" in cases,
-        "category": "category" in cases,
-    }
-    for key in (k for k, bad in refused.items() if bad):
-        line, column = position(tree, ("cases", key))
-        what = f"no cases.{key}" + (' of "#"' if key == "id" else "")
+    if "id" in cases and NUMBERED in _keys(cases.get("id")):
+        line, column = position(tree, ("cases", "id"))
         raise _refusal(
             shown,
-            field_path=f"cases.{key}",
+            field_path="cases.id",
             line=line,
             column=column,
-            expected=f"{what} for yaml: a YAML case file holds one case",
-            actual=_kind(cases[key]),
+            expected='no cases.id of "#" for yaml without cases.at: a file that is one case has no '
+            "number in a list",
+            actual=_kind(cases["id"]),
         )
-    for key in ("prompt", "id"):  # a YAML case's keys are its own: no nested paths (yet)
-        dotted = [k for k in _keys(cases.get(key)) if "." in k]
-        if dotted:
-            line, column = position(tree, ("cases", key))
-            raise _refusal(
-                shown,
-                field_path=f"cases.{key}",
-                line=line,
-                column=column,
-                expected="top-level keys for yaml (dotted paths are read in evals-json files)",
-                actual=dotted[0],
-            )
 
 
 def _kind(value: Any) -> str:

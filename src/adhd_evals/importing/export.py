@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import UsageError
-from .formats.promptfoo.jsregex import NotTranslatable, translate
+from .formats.promptfoo.asserts import KNOWN, SPECIAL
+from .formats.promptfoo.jsregex import javascript_for
 from .registrations import registration
 
 TARGETS = ("promptfoo", "evals-json")
@@ -44,9 +45,18 @@ class Mechanical(NamedTuple):
     keywords: dict[str, Any]
 
 
+def from_promptfoo(module_text: str) -> bool:
+    """Whether the module was imported from a promptfoo config (its header says so): then an
+    unwritten(...) holding an assertion object holds promptfoo's own assertion."""
+    return bool(_PROMPTFOO_HEADER.search(module_text[:4096]))
+
+
+_PROMPTFOO_HEADER = re.compile(r"^Imported from .* \(promptfoo\)[.:]$", re.MULTILINE)
+
+
 def suite_checks(module_text: str) -> dict[tuple[str, str], Mechanical | None]:
-    """(case id, criterion) -> the vocabulary call its function returns, or None when the body
-    is anything else (hand-written, or unwritten)."""
+    """(case id, criterion) -> the vocabulary call its function returns (unwritten with the text
+    it holds), or None when the body is anything else (hand-written)."""
     tree = ast.parse(module_text)
     found: dict[tuple[str, str], Mechanical | None] = {}
     for node in tree.body:
@@ -72,7 +82,9 @@ def _call(node: ast.FunctionDef) -> Mechanical | None:
         return None
     call = body[0].value
     if isinstance(call.func, ast.Name) and call.func.id == "unwritten":
-        return Mechanical("unwritten", (), {})
+        held = call.args[0] if call.args else None
+        text = held.value if isinstance(held, ast.Constant) and isinstance(held.value, str) else None
+        return Mechanical("unwritten", () if text is None else (text,), {})
     if not isinstance(call.func, ast.Name) or not call.args or not isinstance(call.args[0], ast.Name):
         return None
     try:
@@ -109,9 +121,16 @@ _LISTS = {
 }
 
 
-def assertion_for(criterion: str, call: Mechanical | None) -> dict[str, Any]:
-    """The promptfoo assertion that checks what `call` checks, else llm-rubric with the criterion."""
+def assertion_for(criterion: str, call: Mechanical | None, *, promptfoo: bool = False) -> dict[str, Any]:
+    """The promptfoo assertion that checks what `call` checks (a placeholder of a module imported
+    from promptfoo: the assertion it holds), else llm-rubric with the criterion."""
     mapped = _mapped(call) if call is not None else None
+    original = held_assertion(call) if promptfoo and call is not None else None
+    if original is not None:
+        config = original.get("config")
+        if config is None or isinstance(config, dict):  # the catalog's wording rides along
+            original["config"] = {**(config or {}), "criterion": criterion}
+        return original
     if mapped is None:
         value = _raw(criterion)
         return {
@@ -121,6 +140,26 @@ def assertion_for(criterion: str, call: Mechanical | None) -> dict[str, Any]:
         }
     mapped["config"] = {"criterion": criterion}
     return mapped
+
+
+def held_assertion(call: Mechanical) -> dict[str, Any] | None:
+    """The promptfoo assertion an unwritten(...) holds verbatim (the import keeps every one it
+    cannot check, its reason after it in parentheses), when its type is promptfoo's own."""
+    if call.helper != "unwritten" or not call.args:
+        return None
+    text = str(call.args[0])
+    try:
+        held, end = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return None
+    rest = text[end:]
+    if not isinstance(held, dict) or (rest and not rest.startswith(" (")):
+        return None
+    kind = held.get("type")
+    if not isinstance(kind, str):
+        return None
+    base = kind[4:] if kind.startswith("not-") else kind
+    return held if base in KNOWN or kind in SPECIAL else None
 
 
 def _mapped(call: Mechanical) -> dict[str, Any] | None:
@@ -145,11 +184,8 @@ def _mapped(call: Mechanical) -> dict[str, Any] | None:
         kind = call.helper.replace("not_", "not-").replace("starts_with", "starts-with")
         return {"type": kind, "value": value} if value else None
     if call.helper in ("regex", "not_regex") and not ignore and len(args) == 1 and isinstance(args[0], str):
-        try:
-            same = translate(args[0]) == args[0]
-        except NotTranslatable:
-            same = False
-        value = _needles(args[0]) if same else None
+        source = javascript_for(args[0])
+        value = _needles(source) if source is not None else None
         return {"type": call.helper.replace("_", "-"), "value": value} if value else None
     if call.helper in ("is_json", "not_is_json") and not args:
         schema = call.keywords.get("schema")
@@ -160,20 +196,25 @@ def _mapped(call: Mechanical) -> dict[str, Any] | None:
 
 
 def to_promptfoo(
-    rows: list[dict[str, Any]], checks: dict[tuple[str, str], Mechanical | None], *, description: str
+    rows: list[dict[str, Any]],
+    checks: dict[tuple[str, str], Mechanical | None],
+    *,
+    description: str,
+    promptfoo: bool = False,
 ) -> tuple[dict[str, Any], list[str]]:
-    """The config, and what did not survive (one line each)."""
+    """The config, and what did not survive (one line each); `promptfoo`: the module was imported
+    from a promptfoo config, so each placeholder holding one of its assertions goes back as it."""
     tests = []
     lost: list[str] = []
     for row in rows:
-        test, row_lost = _test(row, checks)
+        test, row_lost = _test(row, checks, promptfoo)
         tests.append(test)
         lost += row_lost
     return {"description": description, "prompts": [PROMPT_TEMPLATE], "tests": tests}, lost
 
 
 def _test(
-    row: dict[str, Any], checks: dict[tuple[str, str], Mechanical | None]
+    row: dict[str, Any], checks: dict[tuple[str, str], Mechanical | None], promptfoo: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
     lost = []
     prompt = row["prompt"]
@@ -190,15 +231,42 @@ def _test(
     test["assert"] = []
     for criterion in row["criteria"]:
         key = (row["id"], criterion)
-        if key in checks and checks[key] is None:
-            lost.append(f"{row['id']}: the hand-written check of {criterion!r} goes as its text (llm-rubric)")
-        test["assert"].append(assertion_for(criterion, checks.get(key)))
+        assertion = assertion_for(criterion, checks.get(key), promptfoo=promptfoo)
+        if assertion["type"] == "llm-rubric" and key in checks:
+            lost += as_text(row["id"], criterion, checks[key], "llm-rubric")
+        test["assert"].append(assertion)
     test["metadata"] = {"adhd_evals": {"id": row["id"], "category": row["category"], "risk": row["risk"]}}
     return test, lost
 
 
 # promptfoo replaces `{{ prompt }}` inside a var's text before any template runs, raw blocks or not
 _REFERENCE = re.compile(r"\{\{\s*prompt\s*\}\}")
+
+
+def as_text(case_id: str, criterion: str, call: Mechanical | None, target: str) -> list[str]:
+    """What a criterion loses when only its text is written (a rubric, an expectation): nothing
+    for prose (a placeholder holding its own criterion), else a line naming case and check."""
+    if call is None:
+        return [f"{case_id}: the hand-written check of {criterion!r} goes as its text ({target})"]
+    if call.helper == "unwritten":
+        held = str(call.args[0]) if call.args else criterion
+        if held == criterion:
+            return []
+        return [f"{case_id}: the placeholder of {criterion!r} goes as its text ({target}); it held {held}"]
+    return [f"{case_id}: the {call.helper} check of {criterion!r} goes as its text ({target})"]
+
+
+def evals_json_lost(
+    rows: list[dict[str, Any]], checks: dict[tuple[str, str], Mechanical | None]
+) -> list[str]:
+    """Every check an evals.json cannot hold (it holds each criterion's text), by case and check."""
+    return [
+        line
+        for row in rows
+        for criterion in row["criteria"]
+        if (row["id"], criterion) in checks
+        for line in as_text(row["id"], criterion, checks[(row["id"], criterion)], "an expectation")
+    ]
 
 
 def to_evals_json(rows: list[dict[str, Any]], *, skill_name: str) -> dict[str, Any]:
@@ -235,23 +303,34 @@ def export(target: str, cases: Path, suite: Path | None, *, as_json: bool = Fals
     if target not in TARGETS:
         raise UsageError(f"--to must be one of {', '.join(TARGETS)}, not {target!r}")
     rows = load_valid(cases)
+    module = _module_text(suite)
+    try:
+        checks = suite_checks(module) if module else {}
+    except (SyntaxError, ValueError) as exc:
+        raise UsageError(f"{suite} cannot be read as a check module ({exc})") from exc
     if target == "evals-json":
         name, lost = skill_name_of(rows, cases.resolve().parent.parent.name or "skill")
         lost.append("risk: evals.json has none (pass --risk when importing it back)")
+        lost += evals_json_lost(rows, checks)
         return ExportResult(
             json.dumps(to_evals_json(rows, skill_name=name), indent=2, ensure_ascii=False) + "\n",
             len(rows),
             lost,
         )
-    if suite is not None and suite.exists():
-        try:
-            checks = suite_checks(suite.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-            raise UsageError(f"{suite} cannot be read as a check module ({exc})") from exc
-    else:
-        checks = {}
-    config, lost = to_promptfoo(rows, checks, description=f"Exported from {cases}")
+    config, lost = to_promptfoo(
+        rows, checks, description=f"Exported from {cases}", promptfoo=from_promptfoo(module)
+    )
     return ExportResult(config_text(config, as_json=as_json), len(rows), lost)
+
+
+def _module_text(suite: Path | None) -> str:
+    """The check module's text ("" when there is none); one that cannot be read is a usage error."""
+    if suite is None or not suite.exists():
+        return ""
+    try:
+        return suite.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{suite} cannot be read as a check module ({exc})") from exc
 
 
 def config_text(config: dict[str, Any], *, as_json: bool) -> str:

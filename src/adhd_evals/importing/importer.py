@@ -62,6 +62,8 @@ def read_source(
     category: str | None = None,
     display: str | None = None,
     dialect: Dialect | None = None,
+    default_criteria: bool = True,
+    skip_tests: tuple[int, ...] = (),
 ) -> ImportResult:
     """Read a source into the model; raises Refusal for a bad file."""
     reader = READERS.get(fmt)
@@ -74,7 +76,17 @@ def read_source(
     if dialect is not None and dialect.format != fmt:
         raise UsageError(f"the dialect {dialect.display} is for {dialect.format}, not {fmt}")
     shown = display if display is not None else str(source)
-    options = ReadOptions(risk=risk or DEFAULT_RISK, category=category, dialect=dialect)
+    if skip_tests and fmt != "promptfoo":
+        raise UsageError(
+            "--skip-test leaves out a promptfoo test; for other formats use a dialect's cases.skip"
+        )
+    options = ReadOptions(
+        risk=risk or DEFAULT_RISK,
+        category=category,
+        dialect=dialect,
+        default_criteria=default_criteria,
+        skip_tests=skip_tests,
+    )
     with collector_paused():
         try:
             cases = reader(source, display=shown, options=options)

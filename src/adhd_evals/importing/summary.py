@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..text import plural
+from .formats._common import NO_TESTS, SUCCESS_VIA
 from .model import ImportResult
 
 if TYPE_CHECKING:
@@ -28,6 +29,18 @@ def import_summary(result: ImportResult) -> list[str]:
         lines.append(
             f"{plural(result.cases_without_criteria, 'case')} had no criteria in the source; "
             "each got one placeholder that fails until you say what a good answer is."
+        )
+    from_success = sum(any(c.via == SUCCESS_VIA for c in case.checks) for case in result.cases)
+    if from_success:
+        lines.append(
+            f"{plural(from_success, 'case')}: criteria from expected_output (the source's statement "
+            "of success, judged as prose; --no-default-criteria keeps it a note)."
+        )
+    untested = sum(case.origin.endswith(NO_TESTS) for case in result.cases)
+    if untested:
+        lines.append(
+            f"The config has no tests: {plural(untested, 'case')}, one per prompt, with no vars "
+            "(as promptfoo runs it)."
         )
     if result.risk_was_default:
         lines.append(
@@ -112,7 +125,12 @@ def _left_out_lines(result: ImportResult) -> list[str]:
     """Each case the dialect's cases.skip left out, with its reason (remembered in the folder)."""
     if not result.left_out:
         return []
-    lines = [f"Left out {plural(len(result.left_out), 'case')} by the dialect's cases.skip:"]
+    how = (
+        "--skip-test"
+        if all(x.reason.startswith("--skip-test") for x in result.left_out)
+        else "the dialect's cases.skip"
+    )
+    lines = [f"Left out {plural(len(result.left_out), 'case')} by {how}:"]
     shown = result.left_out[:SOURCES_SHOWN]
     lines += [f"  {x.source}, {x.case}: {x.reason}" for x in shown]
     if len(result.left_out) > SOURCES_SHOWN:

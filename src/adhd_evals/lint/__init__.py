@@ -142,18 +142,45 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
     report = LintReport()
     yaml_ids: list[tuple[Path, str]] = []
     for path, kind in discover(paths, forced):
+        declared = dialect if dialect and dialect.format == kind else None
         if forced is None and kind != "evals-json":
-            why = why_not_ours(path, kind)
+            why = why_not_ours(path, kind, dialect_keys(declared) if declared is not None else None)
             if why is not None:
                 report.skipped.append((str(path), kind, why))
                 continue
-        cases, problems, ids = lint_file(path, kind, dialect if dialect and dialect.format == kind else None)
+        cases, problems, ids = lint_file(path, kind, declared)
+        if kind == "promptfoo" and forced is None:
+            problems = [_unreadable_config(p) for p in problems]
         report.files += 1
         report.cases += cases
         report.problems += [p if p.path else p.at(str(path)) for p in problems]
         yaml_ids += [(path, case_id) for case_id in ids] if kind == "yaml" else []
     report.problems += _yaml_collisions(yaml_ids)
     return report
+
+
+def dialect_keys(dialect: Dialect) -> tuple[str, ...]:
+    """The top-level keys a file of a yaml dialect's shape has: its case list's, else its
+    prompt's first step (`inputs` for `inputs.prompt`); none to look for when the file itself
+    is the list."""
+    from ..importing.dialect import WHOLE_FILE  # loaded already: the dialect was read with it
+
+    shape = dialect.cases
+    if WHOLE_FILE in shape.at:
+        return ()
+    roots = shape.at or tuple(key.split(".")[0] for key in shape.prompt or ("task",))
+    return tuple(dict.fromkeys(roots))
+
+
+def _unreadable_config(problem: Problem) -> Problem:
+    """A promptfoo config found by its name is promptfoo's file first: what adhd-evals cannot
+    import (a Python prompt, a redteam config, one test it cannot render) is a warning, since
+    promptfoo may run it all the same (`--strict` fails on it; `--format-of promptfoo` says
+    the file is to be imported, and keeps it an error)."""
+    if problem.severity == WARNING:
+        return problem
+    message = f"adhd-evals cannot import this config (promptfoo may still run it): {problem.message}"
+    return problem._replace(message=message, severity=WARNING)
 
 
 def _yaml_collisions(read: list[tuple[Path, str]]) -> list[Problem]:

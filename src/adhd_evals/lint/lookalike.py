@@ -9,8 +9,11 @@ another tool's only on positive evidence, read from its head (the first 64 KiB):
   promptfoo `{"vars": ...}` test file, a dataset of `{"input", "output"}` rows;
 - an evalflow `dataset.json`: it parses as JSON and is not an object holding
   `version` or `test_cases` (a list of rows, a Hugging Face dataset card);
-- a YAML case (`tasks/*.yaml`): no top-level `task:` or `name:` line (an Ansible
-  `tasks/main.yml` is a list; a CI workflow has neither).
+- a YAML case (`tasks/*.yaml`): not a top-level `task:` line beside one of our other
+  keys (`name:`, `judge_context:`, `max_steps:`): `name:` alone is no evidence (a waza
+  task, a parser's test case, a CI workflow have one), and an Ansible `tasks/main.yml`
+  is a list. Under a yaml dialect, a top-level line for the dialect's prompt or case-list
+  key is the evidence instead (`inputs:` for `inputs.prompt`).
 
 Anything else is ours, and a broken file of ours still fails: a file that does not
 parse, a catalog row with `turns` instead of `prompt`, an evalflow file with
@@ -30,7 +33,8 @@ from ..files import open_limited
 from ..schema import FIELDS  # the catalog's fields, defined once in the core
 
 HEAD = 65536
-_YAML_OURS = re.compile(rb"^(task|name)\s*:", re.MULTILINE)
+_YAML_TASK = re.compile(rb"^task\s*:", re.MULTILINE)
+_YAML_BESIDE = re.compile(rb"^(name|judge_context|max_steps)\s*:", re.MULTILINE)
 NAMES = {"catalog": "a five-field catalog", "evalflow": "an evalflow dataset", "yaml": "a YAML case"}
 
 
@@ -42,16 +46,30 @@ def _head(path: Path) -> bytes:
         return b""  # lint reports the unreadable file itself (a FIFO, a device, past --max-bytes)
 
 
-def why_not_ours(path: Path, kind: str) -> str | None:
-    """Why `path`, recognised as `kind` by its name, is another tool's file (None: it is ours)."""
+def why_not_ours(path: Path, kind: str, keys: tuple[str, ...] | None = None) -> str | None:
+    """Why `path`, recognised as `kind` by its name, is another tool's file (None: it is ours);
+    `keys`: the top-level keys a yaml dialect's files have (lint's `dialect_keys`)."""
     head = _head(path)
     if kind == "catalog":
         return _catalog(head)
     if kind == "evalflow":
         return _dataset(head)
     if kind == "yaml":
-        return None if not head or _YAML_OURS.search(head) else "no top-level task: or name:"
+        return _yaml(head, keys)
     return None  # evals.json and checks.py: ours by name (see above)
+
+
+def _yaml(head: bytes, keys: tuple[str, ...] | None) -> str | None:
+    if not head:
+        return None  # empty or unreadable: the reader says which
+    if keys is not None:
+        named = b"|".join(re.escape(key.encode()) for key in keys)
+        if not keys or re.search(rb"^(" + named + rb")\s*:", head, re.MULTILINE):
+            return None
+        return "no top-level " + ", ".join(key + ":" for key in keys) + " (the dialect's keys)"
+    if _YAML_TASK.search(head) and _YAML_BESIDE.search(head):
+        return None
+    return "no top-level task: beside name:, judge_context: or max_steps:"
 
 
 def _catalog(head: bytes) -> str | None:

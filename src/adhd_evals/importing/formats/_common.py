@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int | None, int | None]]
 
+# The `via` of criteria read from a case's statement of success (evals-json's
+# `expected_output`, skill-creator's "description of what success looks like").
+SUCCESS_VIA = "expected_output"
+# The test a promptfoo config without tests runs each prompt as (its cases' origin ends so).
+NO_TESTS = "the prompts without tests"
 NO_CRITERIA = "The source case states no criteria: decide what a good answer must show and write this check."
 
 
@@ -92,6 +97,11 @@ class ReadOptions:
     risk: str
     category: str | None = None
     dialect: Dialect | None = None
+    # False (`--no-default-criteria`): a statement of success (evals-json's `expected_output`)
+    # stays a note, and a case with no other criteria gets the no-criteria placeholder.
+    default_criteria: bool = True
+    # promptfoo: the tests (1-based, across the config) left out by `--skip-test N`.
+    skip_tests: tuple[int, ...] = ()
     # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
     # signature returns cases only; the import and lint read this list after it).
     left_out: list[LeftOut] = field(default_factory=list, compare=False)

@@ -15,6 +15,7 @@ from typing import Any
 from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect, reach, stopped
 from ..model import Case, Check, CheckKind, LeftOut, Note, Refusal, RefusalCode, describe
 from ._common import (
+    SUCCESS_VIA,
     ReadOptions,
     Refuser,
     actual_of,
@@ -56,6 +57,25 @@ _OTHER_SHAPES = {
 }
 
 
+SUCCESS_KEY = SUCCESS_VIA  # the key, and the `via` its criteria carry
+
+
+def success_checks(value: Any) -> list[Check]:
+    """A case's statement of success as prose criteria (read only when the case states no
+    other criteria): a text is one criterion, a list of texts one each, any other non-empty
+    value one criterion holding it verbatim. Nothing (null, blank, empty) gives none."""
+    if isinstance(value, str):
+        return [] if text_problem(value) else [placeholder(value)._replace(via=SUCCESS_KEY)]
+    if value is None or value == [] or value == {}:
+        return []
+    if isinstance(value, list) and all(text_problem(item) is None for item in value):
+        return [placeholder(item)._replace(via=SUCCESS_KEY) for item in value]
+    verbatim = compact(value)
+    if has_lone_surrogate(verbatim):  # no catalog can hold it: it stays a note, as it was
+        return []
+    return [placeholder(verbatim, verbatim)._replace(via=SUCCESS_KEY)]
+
+
 def documented_kind(item: dict[str, Any]) -> CheckKind | None:
     """The check a documented `content_contains_*` kind names (a list or object kind names none)."""
     kind = item.get("kind")
@@ -74,7 +94,7 @@ def _read(
     data, refuse, surrogates = read_json_source(
         source, display, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
     )
-    reading = _Reading(refuse, options.dialect, surrogates)
+    reading = _Reading(refuse, options.dialect, surrogates, default_criteria=options.default_criteria)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
     category = _category(refuse, top, source, options)
@@ -264,8 +284,16 @@ def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
 class _Reading:
     """One file's cases, read by the format's rules refined by a dialect (if any)."""
 
-    def __init__(self, refuse: Refuser, dialect: Dialect | None, surrogates: bool = True) -> None:
+    def __init__(
+        self,
+        refuse: Refuser,
+        dialect: Dialect | None,
+        surrogates: bool = True,
+        *,
+        default_criteria: bool = True,
+    ) -> None:
         self.refuse = refuse
+        self.default_criteria = default_criteria
         self.surrogates = surrogates  # False: the file's text cannot hold a lone surrogate
         self.dialect = dialect
         self.shape = dialect.cases if dialect is not None else CaseShape()
@@ -432,6 +460,11 @@ class _Reading:
                 notes += extra
         checks += found.checks
         notes += found.notes
+        if not checks and self.default_criteria and SUCCESS_KEY in raw and SUCCESS_KEY not in roots:
+            checks = success_checks(raw[SUCCESS_KEY])
+            if checks:  # read as criteria: the key is not a note any more
+                roots.add(SUCCESS_KEY)
+                found.consumed.add((SUCCESS_KEY,))
         if not checks:
             return [no_criteria_placeholder()], notes, True, found
         return checks, notes, False, found

@@ -18,6 +18,7 @@ stem, and a note names the test they pair with.
 
 from __future__ import annotations
 
+import copy
 import csv
 import functools
 import glob
@@ -26,9 +27,18 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
+from ...model import RISKS, Case, Check, LeftOut, Note, Refusal, RefusalCode, describe
 from ...sourcetext import decode_utf8, load_json, locate, read_bytes
-from .._common import ReadOptions, Refuser, collecting, jsonable, no_criteria_placeholder, slug, strict
+from .._common import (
+    NO_TESTS,
+    ReadOptions,
+    Refuser,
+    collecting,
+    jsonable,
+    no_criteria_placeholder,
+    slug,
+    strict,
+)
 from .asserts import map_assertion
 from .jsvalues import JSDict, JSList, js_json, js_parse_json, js_trim, js_value
 from .render import TemplateProblem, auto_wrap, render, render_in_object, resolve_variables
@@ -136,7 +146,11 @@ def _read(
     header = _header_notes(data)
     cases: list[Case] = []
     refusals: list[Refusal] = []
+    _refuse_unknown_skips(refuse, options.skip_tests, len(tests))
     for test, test_id in zip(tests, ids, strict=True):
+        if test.number in options.skip_tests:  # left out by the person, with the test's own name
+            options.left_out.append(LeftOut(display, test.label, test_id, f"--skip-test {test.number}"))
+            continue
         try:
             cases += _cases(test, test_id, default, prompts, env, category, options.risk, config)
         except Refusal as refusal:
@@ -147,6 +161,16 @@ def _read(
     if cases and header:
         cases[0] = cases[0]._replace(notes=(*header, *cases[0].notes))
     return cases, refusals, True
+
+
+def _refuse_unknown_skips(refuse: Refuser, skips: tuple[int, ...], count: int) -> None:
+    unknown = [n for n in skips if not 1 <= n <= count]
+    if unknown:
+        raise refuse(
+            field_path="--skip-test",
+            expected=f"a test number from 1 to {count}",
+            actual=", ".join(map(str, unknown)),
+        )
 
 
 read = strict(_read, RefusalCode.NOT_PROMPTFOO, NOT_CONFIG)
@@ -232,6 +256,9 @@ def _category(data: dict[str, Any], source: Path) -> str:
 
 
 _MERGED = ("vars", "assert", "options", "metadata", "threshold")  # what defaultTest gives each test
+EMPTY_DEFAULT_ASSERT = (
+    "empty: promptfoo warns (Expected array, received null) and runs with no default assertion"
+)
 
 
 def _header_notes(data: dict[str, Any]) -> list[Note]:
@@ -252,7 +279,9 @@ def _header_notes(data: dict[str, Any]) -> list[Note]:
             )
     default = data.get("defaultTest")
     for key, value in default.items() if isinstance(default, dict) else ():
-        if key not in _MERGED:
+        if key == "assert" and value is None:
+            notes.append(Note("(config) defaultTest.assert", None, EMPTY_DEFAULT_ASSERT))
+        elif key not in _MERGED:
             notes.append(Note(f"(config) defaultTest.{key}", value, "promptfoo's; not merged into the cases"))
     prompts = data.get("prompts")
     for index, prompt in enumerate(prompts if isinstance(prompts, list) else []):
@@ -535,6 +564,10 @@ def _default_test(config: Config, given: Any) -> dict[str, Any]:
         raise refuse(
             field_path="defaultTest", at=("defaultTest",), expected="a mapping", actual=describe(given)
         )
+    if "assert" in given and given["assert"] is None:  # `assert:` written empty: promptfoo warns
+        emptied: dict[str, Any] = copy.copy(given)  # ("Expected array, received null") and runs
+        emptied["assert"] = []  # without one
+        return emptied
     if "assert" in given and not isinstance(given["assert"], list):
         raise refuse(
             field_path="defaultTest.assert",
@@ -549,7 +582,7 @@ def _default_test(config: Config, given: Any) -> dict[str, Any]:
 def _tests(config: Config, given: Any) -> list[Test]:
     refuse = config.source.refuse
     if given is None or given == []:
-        return [Test(JSDict(), "the prompts without tests", config.source, (), 1)]
+        return [Test(JSDict(), NO_TESTS, config.source, (), 1)]
     if isinstance(given, str):
         return _number(
             _tests_from_reference(
@@ -974,7 +1007,7 @@ def _refuse_unreadable_test(where: _Where, data: dict[str, Any]) -> None:
             at=("vars",),
             hint="vars read from other files (a path or list of paths) are not imported",
         )
-    if not len(where.test.data) and where.test.label != "the prompts without tests":
+    if not len(where.test.data) and where.test.label != NO_TESTS:
         raise where.refuse(
             "(test)",
             "one of assert, vars, options, metadata, provider, providerOutput, threshold",
@@ -1173,11 +1206,11 @@ def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
         return []  # the import's refusal says it
     if not isinstance(data, dict) or locator is None:
         return []
+    found = _config_warnings(data, locator)
     places: list[tuple[str | int, ...]] = [("defaultTest",)]
     tests = data.get("tests")
     if isinstance(tests, list):
         places += [("tests", index) for index, item in enumerate(tests) if isinstance(item, dict)]
-    found = []
     for at in places:
         test: Any = data
         for step in at:
@@ -1195,3 +1228,53 @@ def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
                 )
             )
     return found
+
+
+TOP_LEVEL_ASSERT = "PromptfooTopLevelAssert"
+NO_TESTS_CODE = "PromptfooNoTests"
+UNSET_VAR = "PromptfooVarNotSet"
+
+
+def _config_warnings(data: dict[str, Any], locator: Any) -> list[tuple[int, int, str, str]]:
+    """What the config says that promptfoo reads otherwise: a top-level `assert` (promptfoo
+    checks nothing with it, and passes), no tests (each prompt runs once, with no vars), and a
+    variable of an inline prompt that neither defaultTest nor any inline test sets."""
+    found = []
+    if "assert" in data:
+        line, column = locator(("assert",))
+        message = (
+            "a top-level assert checks nothing in promptfoo: move it under defaultTest (every test) or a test"
+        )
+        found.append((line or 1, column or 1, TOP_LEVEL_ASSERT, message))
+    tests = data.get("tests")
+    if tests is None or tests == []:
+        message = (
+            "no tests: promptfoo runs each prompt once with no vars and no assertions (one case per prompt)"
+        )
+        found.append((1, 1, NO_TESTS_CODE, message))
+    found += _unset_vars(data, tests, locator)
+    return found
+
+
+def _unset_vars(data: dict[str, Any], tests: Any, locator: Any) -> list[tuple[int, int, str, str]]:
+    """Variables `{{ name }}` of inline prompts (without `{%` blocks, whose loops bind names) that
+    no test sets, when every test is written in the config (files and CSVs are not read here)."""
+    if not isinstance(tests, list) or not all(isinstance(t, dict) for t in tests):
+        return []
+    tables = [_mapping(t.get("vars")) for t in [_mapping(data.get("defaultTest")), *tests]]
+    prompts = data.get("prompts")
+    listed = prompts if isinstance(prompts, list) else [prompts]
+    found = []
+    for index, prompt in enumerate(listed):
+        if not isinstance(prompt, str) or "{%" in prompt or prompt.startswith("file://"):
+            continue
+        for name in dict.fromkeys(_VARIABLE.findall(prompt)):
+            if not any(name in table for table in tables):
+                at: tuple[str | int, ...] = ("prompts", index) if isinstance(prompts, list) else ("prompts",)
+                line, column = locator(at)
+                message = f"prompts: {{{{ {name} }}}} is set by no test, so promptfoo renders it empty"
+                found.append((line or 1, column or 1, UNSET_VAR, message))
+    return found
+
+
+_VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")

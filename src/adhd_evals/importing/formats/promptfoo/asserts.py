@@ -10,6 +10,7 @@
 | starts-with | starts_with(strip=False) | output.startsWith(value) |
 | is-json | is_json (schema as JSON) | JSON.parse(output), then ajv against the schema |
 | not-X | the negation | not-contains(-any) → contains_none, not-contains-all → not_contains_all, ... |
+| javascript, one line of the safe subset (jssubset.py) | contains, starts_with, regex, their negations | its expression on `output` |
 | llm-rubric, g-eval, model-graded-closedqa, factuality | prose | the text is the criterion |
 | anything else | unwritten placeholder | the assertion kept as its argument, counted by type |
 
@@ -29,6 +30,7 @@ import yaml
 from ...model import Check, CheckKind, Note
 from .._common import compact
 from .jsregex import NotTranslatable, translate
+from .jssubset import javascript_check
 from .jsvalues import js_json, js_number, js_string, js_truthy
 
 PROSE = ("llm-rubric", "g-eval", "model-graded-closedqa", "factuality", "model-graded-factuality")
@@ -286,7 +288,15 @@ def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check
         )
     if base == "is-json":
         return _is_json(assertion, kind, inverse, value, label)
+    if kind == "javascript" and isinstance(value, str) and not _CHANGES_JS.intersection(assertion):
+        converted = javascript_check(value)
+        if converted is not None:
+            return Check(label, *converted)
     return _placeholder(assertion, kind)
+
+
+# What changes a javascript assertion's verdict beyond its expression's truth: kept a placeholder.
+_CHANGES_JS = frozenset({"threshold", "config"})
 
 
 def _is_json(assertion: dict[str, Any], kind: str, inverse: bool, value: Any, label: str) -> Check:

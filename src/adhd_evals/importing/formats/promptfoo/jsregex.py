@@ -30,6 +30,7 @@ _OUTSIDE = {
     "s": f"[{JS_SPACE}]",
     "S": f"[^{JS_SPACE}]",
 }
+_DOT = "[^\n\r\u2028\u2029]"  # JavaScript's `.`: any character but its four line terminators
 _SAME = set("bB^$.|?*+()[]{}\\/-nrtfv0123456789")
 _GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
 
@@ -64,7 +65,7 @@ def translate(pattern: str) -> str:
             i += len(opener)
             continue
         if ch == ".":
-            out.append("[^\n\r\u2028\u2029]")
+            out.append(_DOT)
         elif ch == "$":
             out.append(r"\Z")
         elif ch == "{" and (quantifier := _QUANTIFIER.match(pattern, i)):
@@ -140,3 +141,55 @@ def _char_class(pattern: str, i: int) -> tuple[str, int]:
         raise NotTranslatable("an unterminated character class")
     out.append("]")
     return "".join(out), j + 1
+
+
+# What translate() writes for a JavaScript token, and the token: read backwards by
+# javascript_for. Longest first, so `[A-Za-z0-9_]` is \w before its `0-9` is \d.
+_BACK_OUTSIDE = sorted(
+    [(python, "\\" + js) for js, python in _OUTSIDE.items()] + [(_DOT, "."), ("\\Z", "$")],
+    key=lambda pair: -len(pair[0]),
+)
+_BACK_INSIDE = sorted(
+    [(python, "\\" + js) for js, python in _CLASS_ESCAPES.items()], key=lambda p: -len(p[0])
+)
+
+
+def javascript_for(python: str) -> str | None:
+    """A JavaScript pattern (for `new RegExp`, no flags) that matches exactly where the Python
+    one does, or None when there is none this can write. Each expansion translate() makes is
+    read back as the token it came from (`[^\\n\\r\\u2028\\u2029]` is `.`, `\\Z` is `$`, the space
+    class is `\\s`); the answer is kept only when translate() gives the Python pattern back
+    from it, so it means the same by translate's own rules."""
+    body = python.removeprefix("(?a)")  # translate's flag for \b and \B: they come back bare
+    candidate = _read_back(body)
+    try:
+        return candidate if translate(candidate) == python else None
+    except NotTranslatable:
+        return None
+
+
+def _read_back(body: str) -> str:
+    out: list[str] = []
+    i, n, inside = 0, len(body), False
+    while i < n:
+        table = _BACK_INSIDE if inside else _BACK_OUTSIDE
+        found = next(((python, js) for python, js in table if body.startswith(python, i)), None)
+        if found is not None:
+            out.append(found[1])
+            i += len(found[0])
+            continue
+        ch = body[i]
+        if ch == "\\":
+            out.append(body[i : i + 2])
+            i += 2
+            continue
+        if ch == "[" and not inside:
+            inside = True
+            out.append("[^" if body.startswith("[^", i) else "[")
+            i += 2 if body.startswith("[^", i) else 1
+            continue
+        if ch == "]" and inside:
+            inside = False
+        out.append(ch)
+        i += 1
+    return "".join(out)

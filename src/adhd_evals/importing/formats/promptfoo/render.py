@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
@@ -424,7 +425,18 @@ def _helper_call(name: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
 
 
 class _Rewrite(NodeTransformer):
-    """Concatenation, comparison and loop iterables re-pointed at the JavaScript helpers."""
+    """Concatenation, comparison and loop iterables re-pointed at the JavaScript helpers; strings
+    whose escapes Nunjucks reads otherwise given Nunjucks' value."""
+
+    def __init__(self, strings: Strings | None = None) -> None:
+        self.strings = strings or {}
+
+    def visit_Const(self, node: nodes.Const) -> nodes.Node:
+        if self.strings and isinstance(node.value, str):
+            value = self.strings.get((node.lineno, node.value))
+            if value is not None:
+                return nodes.Const(value, lineno=node.lineno)
+        return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
         parts: list[nodes.Expr] = [self.visit(n) for n in node.nodes]
@@ -461,15 +473,24 @@ def check(tree: nodes.Template) -> None:
             raise problem
 
 
-def check_tokens(env: _Environment, template: str) -> None:
-    """Raise TemplateProblem for a token the two lexers read differently (the AST no longer shows it)."""
+Strings = dict[tuple[int, str], str]  # (line, Jinja2's value of a string) -> Nunjucks' value
+
+
+def check_tokens(env: _Environment, template: str) -> Strings:
+    """Raise TemplateProblem for a token the two lexers read differently (the AST no longer shows
+    it); return the strings whose escapes the two read differently, with Nunjucks' value."""
     previous = ""
+    strings: list[tuple[int, str]] = []  # (line, the string as written) of each string token
     for lineno, kind, value in env.lex(template):
         problem = _token_problem(kind, value, previous)
         if problem is not None:
             raise TemplateProblem(problem, lineno)
+        if kind == "string":
+            strings.append((lineno, value))
         if kind != "whitespace":
             previous = value
+    foreign = any("\\" in text and _foreign(text) for _, text in strings)
+    return _nunjucks_strings(env, template, strings) if foreign else {}
 
 
 def _token_problem(kind: str, value: str, previous: str) -> str | None:
@@ -479,10 +500,38 @@ def _token_problem(kind: str, value: str, previous: str) -> str | None:
         return f"the number {value} (Nunjucks reads digits with at most one point, nothing else)"
     if kind == "integer" and previous == ".":
         return f".{value} (an index after a dot, which Nunjucks cannot read)"
-    foreign = [m.group() for m in _ESCAPE.finditer(value) if m.group(1) not in _SHARED_ESCAPES]
-    if kind == "string" and foreign:
-        return f"the escape {foreign[0]} in a string (Nunjucks reads only \\n, \\t, \\r and the character itself)"
     return None
+
+
+def _foreign(written: str) -> bool:
+    return any(m.group(1) not in _SHARED_ESCAPES for m in _ESCAPE.finditer(written))
+
+
+def _nunjucks_strings(env: _Environment, template: str, written: list[tuple[int, str]]) -> Strings:
+    """The strings Nunjucks reads otherwise than Jinja2 (`\\{`, `\\x41`), keyed by line and Jinja2's
+    value (what the tree holds), with Nunjucks' value. Every string of the template is paired
+    with Jinja2's value of it (its lexer yields them in the same order); two on one line that
+    Jinja2 reads alike and Nunjucks does not (`"\\x41"` beside `"A"`) cannot be told apart in the
+    tree: refused."""
+    decoded = [str(token.value) for token in env.lexer.tokenize(template) if token.type == "string"]
+    read: Strings = {}
+    for (lineno, text), theirs in zip(written, decoded, strict=True):
+        ours = nunjucks_string(text)
+        if read.get((lineno, theirs), ours) != ours:
+            raise TemplateProblem(
+                f"the escapes of {text} (two strings alike in Jinja2, not in Nunjucks)", lineno
+            )
+        read[(lineno, theirs)] = ours
+    return {key: value for key, value in read.items() if key[1] != value}
+
+
+def nunjucks_string(written: str) -> str:
+    """A string token's value as Nunjucks' lexer reads it: \\n, \\t and \\r are control
+    characters, any other escaped character is itself (`\\{` is `{`, `\\x41` is `x41`)."""
+    return _ESCAPE.sub(lambda m: _CONTROL.get(m.group(1), m.group(1)), written[1:-1])
+
+
+_CONTROL = {"n": "\n", "t": "\t", "r": "\r"}
 
 
 _NUNJUCKS_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
@@ -516,13 +565,19 @@ def _environment() -> _Environment:
 @functools.lru_cache(maxsize=4096)
 def _compiled(template: str) -> Any:
     env = _environment()
-    try:
-        tree = env.parse(template)
-    except TemplateSyntaxError as exc:
-        raise TemplateProblem(f"a template Nunjucks cannot read either: {exc.message}", exc.lineno) from None
-    check(tree)
-    check_tokens(env, template)
-    rewritten = _Rewrite().visit(tree)
+    # Jinja2 decodes a string's escapes with Python's unicode-escape, which warns of one it does
+    # not know (`\{`): such a string is given Nunjucks' value below, so the warning says nothing.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            tree = env.parse(template)
+        except TemplateSyntaxError as exc:
+            raise TemplateProblem(
+                f"a template Nunjucks cannot read either: {exc.message}", exc.lineno
+            ) from None
+        check(tree)
+        strings = check_tokens(env, template)
+    rewritten = _Rewrite(strings).visit(tree)
     return env.template_class.from_code(env, env.compile(rewritten), env.globals, None)
 
 
