@@ -70,6 +70,7 @@ class Hit:
     usage: Any  # as the CLI reported it: the reference writes any JSON value
     cost_usd: float | None
     elapsed_s: float
+    trace: Any = None  # the row's trace (traces.py), when its runner records one
 
 
 class Cache:
@@ -121,6 +122,8 @@ class Cache:
             "cost_usd": hit.cost_usd,
             "elapsed_s": hit.elapsed_s,
         }
+        if hit.trace is not None:
+            entry["trace"] = hit.trace
         data = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogatepass")
         target = self.path(digest)
         temp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
@@ -144,7 +147,9 @@ class Cache:
 
     def store(self, digest: str, row: dict[str, Any]) -> None:
         """Keep a row a call just paid for."""
-        self.put(digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"]))
+        self.put(
+            digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"], row.get("trace"))
+        )
 
 
 def cached_row(
@@ -167,6 +172,8 @@ def cached_row(
         "elapsed_s": hit.elapsed_s,
         "cached": True,
     }
+    if hit.trace is not None:
+        row["trace"] = hit.trace
     return row, digest
 
 
@@ -180,7 +187,10 @@ def _hit(entry: Any, digest: str) -> Hit | None:
         return None
     if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)):
         return None
-    return Hit(response, usage, cost, elapsed)
+    trace = entry.get("trace")
+    if trace is not None and not isinstance(trace, dict):
+        return None
+    return Hit(response, usage, cost, elapsed, trace)
 
 
 # Maintenance: `adhd-evals cache stats`, `adhd-evals cache prune --older-than` -----------------

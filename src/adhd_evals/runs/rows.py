@@ -106,6 +106,7 @@ class ResponseRow(TypedDict):
     cost_usd: NotRequired[float | None]  # None: the CLI did not say
     elapsed_s: NotRequired[float]
     cached: NotRequired[bool]  # true on a cache hit: paid for by an earlier run
+    trace: NotRequired[dict[str, Any]]  # tool calls and files created, when the runner records them
 
 
 class KeyRow(TypedDict):
