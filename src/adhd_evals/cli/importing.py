@@ -48,6 +48,11 @@ def import_command(
     category: str | None = typer.Option(
         None, "--category", help="Category for every case (default: from the source)."
     ),
+    skill: str | None = typer.Option(
+        None,
+        "--skill",
+        help="The skill trigger cases are about (default: the file's skill_name, or the SKILL.md beside it).",
+    ),
     prune: bool = typer.Option(
         False,
         "--prune",
@@ -82,7 +87,7 @@ def import_command(
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
-    choices = {"risk": risk, "category": category, "dialect": declared}
+    choices = {"risk": risk, "category": category, "dialect": declared, "skill": skill}
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():

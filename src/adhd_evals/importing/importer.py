@@ -20,7 +20,7 @@ from ..output import torn, write_all_atomically
 from . import checkgen
 from .dialect import Dialect
 from .formats import READERS, ReadOptions
-from .formats._common import has_lone_surrogate
+from .formats._common import has_lone_surrogate, text_problem
 from .merge import MergeReport, merge
 from .model import DEFAULT_RISK, RISKS, Case, ImportResult, Refusal, RefusalCode
 
@@ -62,6 +62,7 @@ def read_source(
     category: str | None = None,
     display: str | None = None,
     dialect: Dialect | None = None,
+    skill: str | None = None,
 ) -> ImportResult:
     """Read a source into the model; raises Refusal for a bad file."""
     reader = READERS.get(fmt)
@@ -74,7 +75,9 @@ def read_source(
     if dialect is not None and dialect.format != fmt:
         raise UsageError(f"the dialect {dialect.display} is for {dialect.format}, not {fmt}")
     shown = display if display is not None else str(source)
-    options = ReadOptions(risk=risk or DEFAULT_RISK, category=category, dialect=dialect)
+    if skill is not None and text_problem(skill) is not None:
+        raise UsageError("--skill must be non-empty text")
+    options = ReadOptions(risk=risk or DEFAULT_RISK, category=category, dialect=dialect, skill=skill)
     with collector_paused():
         try:
             cases = reader(source, display=shown, options=options)
@@ -119,6 +122,7 @@ _LOOKS = {
     "catalog": "a five-field catalog (JSONL)",
     "module": "a check module",
     "promptfoo": "a promptfoo config",
+    "trigger-list": "a trigger list",
 }
 
 
@@ -221,6 +225,7 @@ _NOT_CODE = {
     "yaml": RefusalCode.NOT_YAML_CASE,
     "evalflow": RefusalCode.NOT_EVALFLOW,
     "promptfoo": RefusalCode.NOT_PROMPTFOO,
+    "trigger-list": RefusalCode.NOT_TRIGGER_LIST,
 }
 
 

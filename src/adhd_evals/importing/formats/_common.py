@@ -92,6 +92,7 @@ class ReadOptions:
     risk: str
     category: str | None = None
     dialect: Dialect | None = None
+    skill: str | None = None  # --skill: the skill a trigger case is about
     # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
     # signature returns cases only; the import and lint read this list after it).
     left_out: list[LeftOut] = field(default_factory=list, compare=False)
