@@ -40,7 +40,7 @@ _JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u300
 def _js_regex(pattern: str) -> "re.Pattern[str]":
     """A JavaScript regular expression (no flags) as Python reads the same: `\\d`, `\\w`
     and `\\b` ASCII-only, `\\s` JavaScript's whitespace, `.` no line terminator, `$` the
-    very end, named groups `(?<name>...)`. What differs otherwise raises re.error."""
+    very end, named groups `(?<name>...)` and `\\k<name>`. What differs otherwise raises re.error."""
     out, at, in_class = [], 0, False
     while at < len(pattern):
         piece = pattern[at : at + 2] if pattern[at] == "\\" else pattern[at]
@@ -53,6 +53,9 @@ def _js_regex(pattern: str) -> "re.Pattern[str]":
             piece = "[^" + _JS_SPACE + "]"
         elif in_class:
             in_class = piece != "]"
+        elif piece == "\\k" and pattern[at : at + 1] == "<" and ">" in pattern[at:]:
+            end = pattern.index(">", at)  # a named backreference, \k<name>
+            piece, at = f"(?P={pattern[at + 1 : end]})", end + 1
         elif piece == "[":
             in_class = True
             if pattern[at : at + 1] == "]" or pattern[at : at + 2] == "^]":  # [] and [^]

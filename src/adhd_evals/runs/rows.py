@@ -380,6 +380,7 @@ class ScoreSummary(TypedDict):
     paired: NotRequired[PairedSection]
     reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
     decision: NotRequired[Decision]
+    triggers: NotRequired[dict[str, Any]]  # with --checks holding trigger cases: runs/triggers.py's as_json
 
 
 class CheckSummary(TypedDict):
