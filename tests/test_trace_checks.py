@@ -4,7 +4,7 @@ documented rules, and `check` giving each row's trace to a generated module."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,15 +131,18 @@ def test_input_is_matched_as_json_stringify_writes_it() -> None:
     assert th._encoded({"a": 1, "b": "é"}) == '{"a":1,"b":"é"}'
 
 
-def test_no_trace_is_an_error_not_a_verdict() -> None:
+@pytest.mark.parametrize(
+    "attempt",
+    [
+        pytest.param(lambda: th.tool_used("Skill"), id="tool_used"),
+        pytest.param(lambda: th.tool_order("a", "b"), id="tool_order"),
+        pytest.param(lambda: th.file_created("*"), id="file_created"),
+    ],
+)
+def test_no_trace_is_an_error_not_a_verdict(attempt: Callable[[], bool]) -> None:
     th.TRACE = None
-    for attempt in (
-        lambda: th.tool_used("Skill"),
-        lambda: th.tool_order("a", "b"),
-        lambda: th.file_created("*"),
-    ):
-        with pytest.raises(th.NoTrace, match="this runner records no tool calls"):
-            attempt()
+    with pytest.raises(th.NoTrace, match="this runner records no tool calls"):
+        attempt()
 
 
 @pytest.mark.parametrize(
