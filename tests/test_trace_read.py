@@ -210,3 +210,52 @@ def test_a_cached_row_keeps_its_trace(tmp_path: Path) -> None:
     again = _run(tmp_path, {"command": command, "response_format": "claude-stream-json"}, *cache)
     assert all(row.get("cached") for row in again)
     assert [row["trace"] for row in again] == [row["trace"] for row in first]
+
+
+def test_stream_lines_that_are_not_events_and_unanswered_calls() -> None:
+    """A JSON line that is not an object is no event; a tool_result for an id no tool_use had
+    changes nothing; a call never answered has no status; a Write never answered created no file."""
+    lines = [
+        "[1, 2]",
+        json.dumps({"type": "assistant", "message": {"content": "text only"}}),
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "content": [
+                        {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "x"}}
+                    ]
+                },
+            }
+        ),
+        json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t9"}]}}),
+        json.dumps({"type": "result", "result": "done", "total_cost_usd": 0}),
+    ]
+    trace = traces.read("\n".join(lines), "claude-stream-json")
+    assert trace == {"tool_calls": [{"name": "Write", "input": {"file_path": "x"}}], "files_created": []}
+
+
+def test_codex_items_that_are_no_calls() -> None:
+    """agent_message, reasoning and todo_list items, and an item.completed without an item, are no calls."""
+    lines = [
+        {"type": "item.completed", "item": {"id": "a", "type": "reasoning", "text": "t"}},
+        {"type": "item.completed", "item": {"id": "b", "type": "todo_list", "items": []}},
+        {"type": "item.completed", "item": None},
+        {
+            "type": "item.completed",
+            "item": {"id": "c", "type": "file_change", "changes": "bad", "status": "failed"},
+        },
+    ]
+    trace = traces.read("\n".join(json.dumps(line) for line in lines), "codex-jsonl")
+    assert trace == {
+        "tool_calls": [{"name": "file_change", "input": {"changes": []}, "status": "error"}],
+        "files_created": [],
+    }
+
+
+def test_a_cache_entry_with_a_trace_that_is_no_object_is_a_miss(tmp_path: Path) -> None:
+    from adhd_evals.runs.cache import _hit
+
+    entry = {"key": "k", "response": "r", "usage": {}, "cost_usd": 0.0, "elapsed_s": 1.0}
+    assert _hit({**entry, "trace": {"tool_calls": []}}, "k") is not None
+    assert _hit({**entry, "trace": ["Skill"]}, "k") is None

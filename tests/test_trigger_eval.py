@@ -191,3 +191,50 @@ def test_corpus_ursamu_as_evals_json_points_at_trigger_list(capsys: pytest.Captu
     code = main(["import", "--format", "evals-json", str(_corpus(URSAMU))])
     assert code == exitcodes.REFUSAL["CaseFileNotEvalsJson"]
     assert "try --format trigger-list" in capsys.readouterr().err
+
+
+def _score_row(case: str, condition: str, level: int) -> dict[str, Any]:
+    metrics = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), level)
+    return {"case_id": case, "trial": 1, "condition": condition, **metrics, "blocker": False, "notes": ""}
+
+
+def test_score_with_scores_prints_the_trigger_figures_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One trigger case per condition (candidate invoked the skill: TP; baseline did not: FN)
+    beside an ordinary check, which no trigger figure counts."""
+    scores = tmp_path / "scores.jsonl"
+    scores.write_text(
+        "".join(json.dumps(_score_row("a", c, n)) + "\n" for c, n in (("baseline", 3), ("candidate", 4)))
+    )
+    results = tmp_path / "results.jsonl"
+    rows = [
+        {
+            "case_id": "a",
+            "trial": 1,
+            "condition": "baseline",
+            "criterion": "the skill s is invoked",
+            "status": "fail",
+        },
+        {
+            "case_id": "a",
+            "trial": 1,
+            "condition": "candidate",
+            "criterion": "the skill s is invoked",
+            "status": "pass",
+        },
+        {"case_id": "a", "trial": 1, "condition": "candidate", "criterion": "says hello", "status": "pass"},
+        {"condition": "candidate", "status": "pass"},
+    ]
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    main(["score", str(scores), "--checks", str(results)])
+    out = capsys.readouterr().out
+    assert "Trigger evals" in out
+    figures_part = out.split("Trigger evals", 1)[1].splitlines()[2:4]  # below its heading and header
+    assert [line.split()[:5] for line in figures_part] == [
+        ["baseline", "0", "1", "0", "0"],
+        ["candidate", "1", "0", "0", "0"],
+    ]
+    main(["score", str(scores), "--checks", str(results), "--json"])
+    figures = json.loads(capsys.readouterr().out)["triggers"]
+    assert figures["baseline"]["precision"] == {"k": 0, "n": 0, "rate": None, "low": None, "high": None}

@@ -40,7 +40,3 @@ def skill_md_name(source: Path) -> str | None:
                 return found["name"].strip()
     return None
 
-
-def polarities(checks: tuple[Check, ...]) -> list[bool]:
-    """Whether each trigger check of a case wants the skill invoked."""
-    return [not any(k == "max" for k, _ in c.options) for c in checks if c.via == "trigger"]
