@@ -217,6 +217,7 @@ def test_stream_lines_that_are_not_events_and_unanswered_calls() -> None:
     changes nothing; a call never answered has no status; a Write never answered created no file."""
     lines = [
         "[1, 2]",
+        "",
         json.dumps({"type": "assistant", "message": {"content": "text only"}}),
         json.dumps(
             {
