@@ -126,7 +126,8 @@ def test_evals_json_trigger_skill_from_skill_md(tmp_path: Path, capsys: pytest.C
         pytest.param({"should_trigger": [], "should_not_trigger": []}, "trigger-list", id="two-lists"),
         pytest.param([{"query": "q"}], "evals-json", id="no-polarity"),
         pytest.param([], "evals-json", id="empty-list"),
-        pytest.param({"should_trigger": []}, "evals-json", id="one-list"),
+        pytest.param({"should_trigger": []}, "trigger-list", id="one-list"),
+        pytest.param({"should_trigger": [], "evals": []}, "evals-json", id="evals-beside"),
     ],
 )
 def test_recognised_by_shape(tmp_path: Path, data: Any, found: str) -> None:
@@ -141,3 +142,30 @@ def test_lint_finds_every_refusal(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"query": "q", "should_trigger": 1}, {"query": 2, "should_trigger": True}]))
     found = PROBLEMS["trigger-list"](path, display="t.json", options=ReadOptions(risk="low", skill="s"))
     assert found.cases == 2 and [r.case for r in found.refusals] == ["query #1", "query #2"]
+
+
+def test_the_evals_json_schema_says_should_trigger_is_true_or_false() -> None:
+    """Published contract and reader agree: a string should_trigger is refused by both."""
+    import jsonschema
+
+    from helpers import ROOT
+
+    schema = json.loads((ROOT / "schemas" / "evals-json.schema.json").read_text(encoding="utf-8"))
+    case = {"evals": [{"id": 1, "prompt": "p", "should_trigger": True}]}
+    assert jsonschema.Draft202012Validator(schema).is_valid(case)
+    case["evals"][0]["should_trigger"] = "yes"
+    assert not jsonschema.Draft202012Validator(schema).is_valid(case)
+
+
+def test_lint_reads_trigger_lists_and_modules_with_trace_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trigger list lints clean; so does the module its import writes (trace checks and all)."""
+    path = tmp_path / "queries.json"
+    path.write_text(json.dumps({"skill": "s", "should_trigger": ["q"], "should_not_trigger": ["r"]}))
+    assert main(["lint", str(path)]) == exitcodes.OK
+    assert main(["import", str(path), "--out", str(tmp_path / "evals")]) == exitcodes.OK
+    assert main(["lint", str(tmp_path / "evals")]) == exitcodes.OK
+    path.write_text(json.dumps({"skill": "s", "should_trigger": [3]}))
+    assert main(["lint", str(path)]) == exitcodes.FAILED
+    assert "CaseFileNotTriggerList" in capsys.readouterr().out

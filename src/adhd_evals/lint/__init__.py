@@ -128,7 +128,9 @@ def _trigger_shaped(data: object) -> bool:
             isinstance(x, dict) and "should_trigger" in x and "query" in x for x in data
         )
     lists = ("should_trigger", "should_not_trigger")
-    return isinstance(data, dict) and all(isinstance(data.get(key), list) for key in lists)
+    return (
+        isinstance(data, dict) and "evals" not in data and any(isinstance(data.get(k), list) for k in lists)
+    )
 
 
 def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:

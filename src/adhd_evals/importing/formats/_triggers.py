@@ -39,4 +39,3 @@ def skill_md_name(source: Path) -> str | None:
             if found is not None:
                 return found["name"].strip()
     return None
-
