@@ -189,10 +189,11 @@ def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: Read
 
 
 def _trigger_skill(refuse: Refuser, top: dict[str, Any], source: Path, options: ReadOptions) -> str:
-    """The skill trigger cases name: --skill, the file's skill_name, or the SKILL.md beside it."""
-    named = options.skill or (
-        str(top["skill_name"]).strip() if "skill_name" in top else skill_md_name(source)
-    )
+    """The skill trigger cases name: --skill, the file's skill_name (or `skill`, as trigger files
+    name it), or the SKILL.md beside it."""
+    given = (top.get(key) for key in ("skill_name", "skill"))
+    named = options.skill or next((str(v).strip() for v in given if isinstance(v, str) and v.strip()), None)
+    named = named or skill_md_name(source)
     if not named:
         raise refuse(
             field_path="skill_name",
