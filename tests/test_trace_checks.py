@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adhd_evals.importing import tracehelpers as th
 from adhd_evals.importing.checkgen import HELPERS, trace_helpers
@@ -211,3 +213,19 @@ def test_check_gives_each_row_its_own_trace(tmp_path: Path) -> None:
         ("answers", "pass"),
     ]
     assert run.results[4].error == "NoTrace: this runner records no tool calls"
+
+
+# Characters JSON.stringify writes as themselves: no quote, backslash, control character or surrogate.
+_NAMES = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters='"\\'), min_size=1, max_size=20
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=_NAMES, plugin=st.sampled_from(["", "tools:"]))
+def test_the_skill_pattern_finds_exactly_its_skill(name: str, plugin: str) -> None:
+    """Whatever the name holds (pattern syntax included), the trigger pattern finds the name as
+    the Skill call's value, bare or after a plugin prefix, and not a longer sibling name."""
+    found = th._js_regex(skill_pattern(name))
+    assert found.search(th._encoded({"skill": plugin + name}))
+    assert not found.search(th._encoded({"skill": plugin + name + "x"}))
