@@ -34,13 +34,15 @@ def _trace_list(key: str, item: type) -> list[Any]:
     return found
 
 
+_NAMED_GROUP = re.compile("[?]<(?![=!])")  # after "(": a named group, not a lookbehind
 _JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def _js_regex(pattern: str) -> "re.Pattern[str]":
     """A JavaScript regular expression (no flags) as Python reads the same: `\\d`, `\\w`
     and `\\b` ASCII-only, `\\s` JavaScript's whitespace, `.` no line terminator, `$` the
-    very end, named groups `(?<name>...)` and `\\k<name>`. What differs otherwise raises re.error."""
+    very end, named groups `(?<name>...)` and `\\k<name>`; what differs otherwise
+    raises re.error."""
     out, at, in_class = [], 0, False
     while at < len(pattern):
         piece = pattern[at : at + 2] if pattern[at] == "\\" else pattern[at]
@@ -48,7 +50,8 @@ def _js_regex(pattern: str) -> "re.Pattern[str]":
         if piece == "\\s":
             piece = _JS_SPACE if in_class else "[" + _JS_SPACE + "]"
         elif piece == "\\S":
-            if in_class:  # no class can say "not JavaScript's whitespace" inside another
+            # no class can say "not JavaScript's whitespace" inside another
+            if in_class:
                 raise re.error(f"{pattern!r}: \\S inside a class")
             piece = "[^" + _JS_SPACE + "]"
         elif in_class:
@@ -58,11 +61,11 @@ def _js_regex(pattern: str) -> "re.Pattern[str]":
             piece, at = f"(?P={pattern[at + 1 : end]})", end + 1
         elif piece == "[":
             in_class = True
-            if pattern[at : at + 1] == "]" or pattern[at : at + 2] == "^]":  # [] and [^]
-                raise re.error(f"{pattern!r}: an empty class, which Python reads differently")
+            if pattern[at : at + 1] == "]" or pattern[at : at + 2] == "^]":
+                raise re.error(f"{pattern!r}: [] or [^], which Python reads otherwise")
         elif piece in ".$":
             piece = "[^\n\r\u2028\u2029]" if piece == "." else r"\Z"
-        elif piece == "(" and pattern.startswith("?<", at) and pattern[at + 2 : at + 3] not in "=!":
+        elif piece == "(" and _NAMED_GROUP.match(pattern, at):
             piece, at = "(?P<", at + 2
         out.append(piece)
     return re.compile("".join(out), re.ASCII)
