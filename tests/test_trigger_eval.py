@@ -238,3 +238,54 @@ def test_score_with_scores_prints_the_trigger_figures_too(
     main(["score", str(scores), "--checks", str(results), "--json"])
     figures = json.loads(capsys.readouterr().out)["triggers"]
     assert figures["baseline"]["precision"] == {"k": 0, "n": 0, "rate": None, "low": None, "high": None}
+
+
+def _verdicts(condition: str, right: list[bool]) -> list[dict[str, Any]]:
+    """Ten trigger results, queries 1-5 positive and 6-10 negative; `right[i]` says whether
+    the verdict on query i+1 was the wanted one (pass), else fail."""
+    rows = []
+    for at, ok in enumerate(right, start=1):
+        wanted = "is invoked" if at <= 5 else "is not invoked"
+        rows.append(
+            {"case_id": f"q{at}", "trial": 1, "condition": condition, "criterion": f"the skill s {wanted}",
+             "check": "c", "status": "pass" if ok else "fail"}
+        )  # fmt: skip
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("candidate", "comparator", "said"),
+    [
+        # right only with the candidate on 8 queries, never only with the comparator:
+        # p = 2 · P(X ≤ 0), X ~ Bin(8, 1/2) = 2/256 = 0.0078 < 0.05, so better
+        pytest.param([True] * 10, [True, True] + [False] * 8, "8, only with the comparator 0; exact McNemar p = 0.0078: BETTER", id="better"),
+        # 7 against 1: p = 2 · (1 + 8)/256 = 0.0703 ≥ 0.05, so inconclusive
+        pytest.param([True] * 9 + [False], [True, True, False, False, False, False, False, False, False, True], "7, only with the comparator 1; exact McNemar p = 0.0703: INCONCLUSIVE", id="inconclusive"),
+        # the mirror of better: worse
+        pytest.param([True, True] + [False] * 8, [True] * 10, "0, only with the comparator 8; exact McNemar p = 0.0078: WORSE", id="worse"),
+    ],
+)  # fmt: skip
+def test_two_descriptions_compared_on_the_same_queries(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    candidate: list[bool],
+    comparator: list[bool],
+    said: str,
+) -> None:
+    results = tmp_path / "results.jsonl"
+    rows = (
+        _verdicts("candidate", candidate)
+        + _verdicts("comparator", comparator)
+        + _verdicts("baseline", candidate)
+    )
+    results.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert main(["score", "--checks", str(results)]) == exitcodes.OK
+    out = capsys.readouterr().out
+    assert "candidate vs comparator on the same 10 queries: right only with the candidate " + said in out
+
+
+def test_no_pairing_without_both_descriptions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(row) + "\n" for row in _verdicts("candidate", [True] * 10)))
+    assert main(["score", "--checks", str(results), "--json"]) == exitcodes.OK
+    assert "triggers_paired" not in json.loads(capsys.readouterr().out)

@@ -129,7 +129,8 @@ def table(found: dict[str, Confusion]) -> list[str]:
 def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) -> dict[str, Any]:
     """`score --checks` without a scores file (a run with only checks, as a trigger run is):
     each condition's check pass rate, the trigger figures, and whether every check decided.
-    Nothing is compared: with no scores there is no release gate, only what the checks say."""
+    No release gate: with no scores there is only what the checks say, and for trigger cases run
+    with two descriptions (candidate, comparator) their paired comparison."""
     from .score import check_rates
 
     rates = check_rates(results)
@@ -140,12 +141,16 @@ def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) 
             f"{undecided} of {len(results)} check results are unwritten or errored: a check that never "
             "decided cannot pass (--allow-unwritten to proceed knowingly)."
         )
-    return {
+    summary = {
         "checks": rates,
         "triggers": as_json(confusion(results)),
         "passed": not reasons,
         "reasons": reasons,
     }
+    compared = paired(results)
+    if compared is not None:
+        summary["triggers_paired"] = compared
+    return summary
 
 
 def checks_only_table(summary: dict[str, Any], found: dict[str, Confusion]) -> list[str]:
@@ -156,6 +161,49 @@ def checks_only_table(summary: dict[str, Any], found: dict[str, Confusion]) -> l
     ]
     lines = text_table([header, *body])
     lines += table(found) if found else []
+    lines += paired_lines(summary.get("triggers_paired"))
     lines.append("Checks: " + ("all decided" if summary["passed"] else "NOT all decided"))
     lines += [f"  - {reason}" for reason in summary["reasons"]]
     return lines
+
+
+NEW, OLD = "candidate", "comparator"  # two skill descriptions, run on the same queries
+ALPHA = 0.05  # the paired verdict's level
+
+
+def paired(results: Sequence[ResultRow]) -> dict[str, Any] | None:
+    """Candidate vs comparator (two descriptions of one skill) on the same queries: per
+    (case, trial, criterion) decided in both, whether each got the trigger verdict right; the
+    exact McNemar test on the pairs right in one only; better or worse when p < 0.05, else
+    inconclusive. None without both conditions. (Baseline runs without the skill, so a
+    query that should trigger can only pass with it: baseline is never paired here.)"""
+    right: dict[str, dict[tuple[Any, ...], bool]] = {NEW: {}, OLD: {}}
+    for row in results:
+        criterion = row.get("criterion")
+        read = polarity(criterion) if isinstance(criterion, str) else None
+        if read is None or row["condition"] not in right or row["status"] not in ("pass", "fail"):
+            continue
+        right[row["condition"]][(row.get("case_id"), row.get("trial"), criterion)] = row["status"] == "pass"
+    both = sorted(set(right[NEW]) & set(right[OLD]), key=repr)
+    if not both:
+        return None
+    from .paired import mcnemar
+
+    wins = sum(right[NEW][key] and not right[OLD][key] for key in both)
+    losses = sum(right[OLD][key] and not right[NEW][key] for key in both)
+    test = mcnemar(wins, losses)
+    verdict = (
+        "inconclusive" if test["p"] >= ALPHA or wins == losses else ("better" if wins > losses else "worse")
+    )
+    return {"pairs": len(both), "mcnemar": test, "verdict": verdict}
+
+
+def paired_lines(found: dict[str, Any] | None) -> list[str]:
+    if found is None:
+        return []
+    test = found["mcnemar"]
+    return [
+        f"Trigger descriptions, candidate vs comparator on the same {found['pairs']} queries: right only with "
+        f"the candidate {test['candidate_only']}, only with the comparator {test['baseline_only']}; exact "
+        f"McNemar p = {test['p']:.4f}: {found['verdict'].upper()} (p < {ALPHA} decides)"
+    ]
