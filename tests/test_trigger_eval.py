@@ -229,7 +229,10 @@ def test_score_with_scores_prints_the_trigger_figures_too(
     results.write_text("".join(json.dumps(row) + "\n" for row in rows))
     main(["score", str(scores), "--checks", str(results)])
     out = capsys.readouterr().out
-    assert "Trigger evals" in out
+    assert "Trigger evals" in out and "Trigger checks are an indicator here" in out
+    # the gate's checks column counts the two other results only (both candidate, both passing)
+    means = {line.split()[0]: line.split()[-1] for line in out.splitlines()[1:3]}
+    assert means == {"baseline": "-", "candidate": "2/2"}
     figures_part = out.split("Trigger evals", 1)[1].splitlines()[2:4]  # below its heading and header
     assert [line.split()[:5] for line in figures_part] == [
         ["baseline", "0", "1", "0", "0"],

@@ -95,6 +95,9 @@ def score_command(
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     results = scoring.read_results(checks) if checks is not None else None
+    found = triggers.confusion(results) if results is not None else {}
+    if found:  # plugin eval's rule: only the skill can pass a trigger check, so it never joins the gate
+        results = triggers.without(results or []) or None
     summary = scoring.summarize(
         rows,
         scoring.parse_weights(weights),
@@ -104,12 +107,11 @@ def score_command(
         decide=decide,
         criteria=_criteria(criteria, certificate),
     )
-    found = triggers.confusion(results) if results is not None else {}
     if found:  # trigger cases among the checks: their precision, recall and accuracy
         summary["triggers"] = triggers.as_json(found)
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
     if found and not as_json:
-        print("\n".join(triggers.table(found)))
+        print("\n".join([*triggers.table(found), triggers.INDICATOR]))
     if criteria is not None and not as_json:
         print("\n".join(counting.table(summary["criteria"])))
     if gate is Gate.PAIRED:

@@ -126,6 +126,22 @@ def table(found: dict[str, Confusion]) -> list[str]:
     return lines
 
 
+INDICATOR = (
+    "Trigger checks are an indicator here, not in the checks passed: a query that should trigger the "
+    "skill can only pass with the skill present (claude plugin eval's rule), so counting them would "
+    "inflate the difference between the arms."
+)
+
+
+def without(results: Sequence[ResultRow]) -> list[ResultRow]:
+    """The check results that are not trigger verdicts."""
+    return [
+        row
+        for row in results
+        if not isinstance(row.get("criterion"), str) or polarity(str(row.get("criterion"))) is None
+    ]
+
+
 def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) -> dict[str, Any]:
     """`score --checks` without a scores file (a run with only checks, as a trigger run is):
     each condition's check pass rate, the trigger figures, and whether every check decided.
