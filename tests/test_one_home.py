@@ -19,7 +19,7 @@ from adhd_evals.boundary import guard
 from adhd_evals.cli import app
 from adhd_evals.entry import main
 from adhd_evals.exitcodes import RefusalCode
-from adhd_evals.importing import checkhelpers, dialect, vocabulary
+from adhd_evals.importing import checkhelpers, dialect, tracehelpers, vocabulary
 from adhd_evals.importing.formats import MODULES
 from adhd_evals.importing.model import CheckKind, Refusal
 from adhd_evals.lint import FORMATS
@@ -66,7 +66,7 @@ def test_constants_are_what_the_rules_say() -> None:
     assert schema.TEXT_FIELDS == ("id", "category", "prompt")
     assert schema.RISKS == ("low", "medium", "high") and schema.DEFAULT_RISK in schema.RISKS
     assert set(schema.LINT_FORMATS) == {*schema.IMPORT_FORMATS, "catalog", "module"}
-    assert len(schema.LINT_FORMATS) == 6
+    assert len(schema.LINT_FORMATS) == 7
     assert schema.CONDITIONS == ("baseline", "candidate", "comparator")
 
 
@@ -133,16 +133,20 @@ def test_the_published_dialect_schema_is_the_package_one() -> None:
 # Check kinds the dialect cannot name: promptfoo's not- forms (a dialect negates with
 # not_regex and contains_none), made only by the promptfoo reader.
 PROMPTFOO_ONLY = {"not_contains_all", "not_equals", "not_starts_with", "not_is_json"}
+# tool_order takes two steps, which no one-needle dialect rule can give: only code writes it.
+TRACE_ONLY = {"tool_order"}
 # vocabulary.py's public callables that are not checks: the decorator, and the word counter
 # min_words/max_words share.
 NOT_CHECKS = {"check", "words"}
 
 
 def test_vocabulary_functions_are_the_check_kinds() -> None:
+    """The text checks are vocabulary.py's, the trace checks tracehelpers.py's: together, every kind."""
     functions = {
         name
-        for name, value in vars(vocabulary).items()
-        if inspect.isfunction(value) and not name.startswith("_") and value.__module__ == vocabulary.__name__
+        for module in (vocabulary, tracehelpers)
+        for name, value in vars(module).items()
+        if inspect.isfunction(value) and not name.startswith("_") and value.__module__ == module.__name__
     }
     assert functions - NOT_CHECKS == {kind.value for kind in CheckKind}
 
@@ -152,20 +156,20 @@ def test_dialect_schema_check_enum_is_the_check_kinds() -> None:
     hand is 5 (the import's own) + 11 (the vocabulary's rest) + 4 (promptfoo's) = 20 kinds,
     so 16 a dialect can name."""
     enum = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["$defs"]["check"]["enum"]
-    assert len(enum) == len(set(enum)) == 16
-    assert set(enum) | PROMPTFOO_ONLY == {kind.value for kind in CheckKind}
+    assert len(enum) == len(set(enum)) == 18
+    assert set(enum) | PROMPTFOO_ONLY | TRACE_ONLY == {kind.value for kind in CheckKind}
     assert not set(enum) & PROMPTFOO_ONLY
 
 
 def test_the_dialect_vocabulary_is_the_schema_enum() -> None:
     """dialect.VOCABULARY (what a rule's check may name, survey's list) is the schema's check
-    enum; its four groups by needle split it with nothing shared:
-    6 one-text + 4 list + 4 count + 2 needle-free = 16."""
+    enum; its five groups by needle split it with nothing shared:
+    6 one-text + 4 list + 4 count + 2 needle-free + 2 over the trace = 18."""
     enum = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["$defs"]["check"]["enum"]
-    groups = [dialect.ONE_TEXT, dialect.TEXTS, dialect.COUNTS, dialect.NO_NEEDLE]
-    assert [len(group) for group in groups] == [6, 4, 4, 2]
+    groups = [dialect.ONE_TEXT, dialect.TEXTS, dialect.COUNTS, dialect.NO_NEEDLE, dialect.TRACED]
+    assert [len(group) for group in groups] == [6, 4, 4, 2, 2]
     assert sorted(dialect.VOCABULARY) == sorted(name for group in groups for name in group)
-    assert len(set(dialect.VOCABULARY)) == 16
+    assert len(set(dialect.VOCABULARY)) == 18
     assert set(dialect.VOCABULARY) == set(enum)
 
 

@@ -18,7 +18,12 @@ from adhd_evals.importing.model import Refusal
 from helpers import ROOT, Fixture, fixture_params
 
 SCHEMAS = ROOT / "schemas"
-SOURCE_SCHEMA = {"evals-json": "evals-json", "yaml": "yaml-case", "evalflow": "evalflow-dataset"}
+SOURCE_SCHEMA = {
+    "evals-json": "evals-json",
+    "yaml": "yaml-case",
+    "evalflow": "evalflow-dataset",
+    "trigger-list": "trigger-list",
+}
 
 
 @functools.cache
@@ -28,7 +33,9 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-@pytest.mark.parametrize("name", ["case", "evals-json", "yaml-case", "evalflow-dataset", "dialect"])
+@pytest.mark.parametrize(
+    "name", ["case", "evals-json", "yaml-case", "evalflow-dataset", "dialect", "trigger-list"]
+)
 def test_schema_is_valid_draft_2020_12_with_an_id(name: str) -> None:
     schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

@@ -51,6 +51,8 @@ class RefusalCode(str, enum.Enum):
     PROMPTFOO_TEMPLATE = ("PromptfooTemplateNotRenderable", 21)
     PROMPTFOO_REFERENCE = ("PromptfooReferenceUnreadable", 22)
     PROMPTFOO_CODE = ("PromptfooCodeNotRun", 23)
+    # trigger lists (issue 33): neither skill-creator's [{query, should_trigger}] nor two lists
+    NOT_TRIGGER_LIST = ("CaseFileNotTriggerList", 27)
 
 
 # Each refusal's exit code by its stable code, as scripts and tests look it up: derived, never kept.

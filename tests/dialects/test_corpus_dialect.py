@@ -106,6 +106,7 @@ def _expected_mechanical(path: Path) -> int:
             if isinstance(item, dict)
             and any(item.get(sel) == value and key in item for sel, value, key in MECHANICAL)
         )
+        count += isinstance(case.get("should_trigger"), bool)  # a trigger case: one tool_used check
         for key in NEEDLE_LISTS:
             value = case.get(key, [])
             count += len(value) if isinstance(value, list) else 1

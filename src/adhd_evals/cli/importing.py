@@ -48,6 +48,11 @@ def import_command(
     category: str | None = typer.Option(
         None, "--category", help="Category for every case (default: from the source)."
     ),
+    skill: str | None = typer.Option(
+        None,
+        "--skill",
+        help="The skill trigger cases are about (default: the file's skill_name, or the SKILL.md beside it).",
+    ),
     prune: bool = typer.Option(
         False,
         "--prune",
@@ -100,6 +105,7 @@ def import_command(
         "dialect": declared,
         "default_criteria": not no_default_criteria,
         "skip_tests": tuple(skip_test),
+        "skill": skill,
     }
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.

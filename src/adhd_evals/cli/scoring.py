@@ -17,7 +17,7 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs import admission, agree, report
+from ..runs import admission, agree, report, triggers
 from ..runs import criteria as counting
 from ..runs import score as scoring
 from ..runs import verdicts as merging
@@ -60,8 +60,10 @@ class Gate(str, enum.Enum):
 @commands.command("score")
 def score_command(
     *,
-    scores: Path = typer.Argument(
-        ..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
+    scores: Path | None = typer.Argument(
+        None,
+        help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes); "
+        "without them, --checks alone (a run with only checks, such as a trigger run).",
     ),
     checks: Checks = None,
     quarantine: Path | None = typer.Option(
@@ -114,11 +116,25 @@ def score_command(
     set_max_bytes(max_bytes)
 
     decide = checked(gate.value, min_effect, max_drop, seed)
+    if scores is None:
+        given = {
+            "--key": key,
+            "--weights": weights,
+            "--criteria": criteria,
+            "--certificate": certificate,
+            "--labels": labels,
+            "--quarantine": quarantine,
+            "--min-trials": min_trials,
+        }
+        return _checks_only(checks, given, gate, as_json=as_json, allow_unwritten=allow_unwritten)
     rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
     sample = scoring.read_labels(labels, key) if labels is not None else None
     results = _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
+    found = triggers.confusion(results) if results is not None else {}
+    if found:  # plugin eval's rule: only the skill can pass a trigger check, so it never joins the gate
+        results = triggers.without(results or []) or None
     summary = scoring.summarize(
         rows,
         scoring.parse_weights(weights),
@@ -147,7 +163,11 @@ def score_command(
         )
     if leaky:
         summary["leaky_judge"] = leaky
+    if found:  # trigger cases among the checks: their precision, recall and accuracy
+        summary["triggers"] = triggers.as_json(found)
     print(scoring.dumps(summary) if as_json else "\n".join([*leaky, *scoring.table(summary)]))
+    if found and not as_json:
+        print("\n".join([*triggers.table(found), triggers.INDICATOR]))
     if quarantine is not None and not as_json:
         print(_quarantine_line(summary["quarantine"]))
     if criteria is not None and not as_json:
@@ -198,6 +218,25 @@ def _settled(results: list[ResultRow], criteria: Path | None, certificate: Path 
         return results
     certified = agree.read_certificate(certificate) if certificate is not None else None
     return counting.settled(results, counting.read_verdicts(criteria), certified)
+
+
+def _checks_only(
+    checks: Path | None, given: dict[str, Any], gate: Gate, *, as_json: bool, allow_unwritten: bool
+) -> int:
+    """score --checks CHECKS without a scores file: what the checks decided, nothing compared."""
+    if checks is None:
+        raise UsageError("score needs a scores file, or --checks CHECKS for a run with only checks")
+    needing = [flag for flag, value in given.items() if value is not None]
+    needing += ["--gate paired"] if gate is Gate.PAIRED else []
+    if needing:
+        raise UsageError(f"{', '.join(needing)} need a scores file: score SCORES --checks CHECKS")
+    results = scoring.read_results(checks)
+    summary = triggers.checks_only(results, allow_unwritten=allow_unwritten)
+    if as_json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print("\n".join(triggers.checks_only_table(summary, triggers.confusion(results))))
+    return exitcodes.OK if summary["passed"] else exitcodes.GATE
 
 
 def _criteria(

@@ -47,6 +47,13 @@ def vocabulary_source() -> str:
     return _below_docstring("vocabulary.py")
 
 
+@functools.cache
+def trace_helpers() -> str:
+    """The trace checks (tracehelpers.py after its docstring), added to a module's helpers
+    when one of its checks reads a trace; a module without one keeps its preamble byte for byte."""
+    return _below_docstring("tracehelpers.py")
+
+
 def literal(value: Any) -> str:
     """A Python literal for a string, a bool, a bounded int, or a list of strings.
 
@@ -167,7 +174,8 @@ def call(check: Check) -> tuple[str, list[Arg]]:
     """The function and arguments that check one criterion against `answer`."""
     if check.kind is CheckKind.UNWRITTEN:
         return "unwritten", [literal(check.args[0])]
-    args: list[Arg] = ["answer", *(_arg(arg) for arg in check.args)]
+    answer: list[Arg] = [] if check.kind.traced else ["answer"]  # a trace check reads the row's trace
+    args: list[Arg] = [*answer, *(_arg(arg) for arg in check.args)]
     args += [_arg(value, f"{name}=") for name, value in check.options]
     return check.kind.value, args
 
@@ -299,6 +307,8 @@ def preamble(result: ImportResult) -> Unit:
     helpers = (
         HELPERS if result.dialect is None and result.format not in VOCABULARY_FORMATS else vocabulary_source()
     )
+    if any(check.kind.traced for case in result.cases for check in case.checks):
+        helpers = helpers.rstrip("\n") + "\n\n\n" + trace_helpers()  # only where a check reads a trace
     return Unit("preamble", "-", header(result) + helpers.rstrip("\n"))
 
 

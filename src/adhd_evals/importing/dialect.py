@@ -35,8 +35,12 @@ ONE_TEXT = ("contains", "starts_with", "equals", "matches_exactly", "regex", "no
 TEXTS = ("contains_any", "contains_all", "contains_none", "in_order")
 COUNTS = ("min_chars", "max_chars", "min_words", "max_words")
 NO_NEEDLE = ("is_json", "unwritten")
-VOCABULARY = (*ONE_TEXT, *TEXTS, *COUNTS, *NO_NEEDLE)
-CASE_FREE = ("matches_exactly", *COUNTS, *NO_NEEDLE)  # checks that never compare letter case
+# Checks over the run's trace (tracehelpers.py): the needle is the tool's name or the glob, and
+# `options` names the keys holding their keyword arguments (plugin eval's min, max, input_match).
+TRACED = ("tool_used", "file_created")
+TRACE_OPTIONS = {"tool_used": ("input_match", "min", "max"), "file_created": ("exists",)}
+VOCABULARY = (*ONE_TEXT, *TEXTS, *COUNTS, *NO_NEEDLE, *TRACED)
+CASE_FREE = ("matches_exactly", *COUNTS, *NO_NEEDLE, *TRACED)  # checks that never compare letter case
 PATTERNS = ("regex", "not_regex")
 MAX_COUNT = 10**9  # a count past this is a typo, not a length anyone means
 
@@ -53,6 +57,7 @@ class Rule:
     criterion: str | None = None
     schema: str | None = None  # for is_json: the JSON Schema as JSON text
     has: tuple[str, ...] = ()  # keys the object must also have
+    keywords: tuple[tuple[str, str], ...] = ()  # a trace check's (keyword, the key holding its value)
 
     @functools.cached_property
     def label(self) -> str:
@@ -73,7 +78,9 @@ class Rule:
     @functools.cached_property
     def used(self) -> frozenset[str | None]:
         """Keys of a matched object the check uses; the rest travel as notes."""
-        return frozenset({key for key, _ in self.when} | {self.needle, self.criterion})
+        return frozenset(
+            {key for key, _ in self.when} | {self.needle, self.criterion} | {k for _, k in self.keywords}
+        )
 
     @functools.cached_property
     def text_needle(self) -> str | None:
@@ -627,6 +634,13 @@ def _rule(tree: Any, index: int, shown: str) -> Rule:
     schema = entry.get("schema")
     if schema is not None and check != "is_json":
         raise refuse("schema", "a schema only with check: is_json", f"check: {check}")
+    keywords = {str(k): str(v) for k, v in (entry.get("options") or {}).items()}
+    allowed = TRACE_OPTIONS.get(check, ())
+    if any(keyword not in allowed for keyword in keywords):
+        wanted = (
+            f"keywords of {check}: {', '.join(allowed)}" if allowed else f"no options: {check} takes none"
+        )
+        raise refuse("options", wanted, ", ".join(keywords))
     return Rule(
         index,
         tuple((str(k), _plain(v)) for k, v in (entry.get("when") or {}).items()),
@@ -636,6 +650,7 @@ def _rule(tree: Any, index: int, shown: str) -> Rule:
         None if entry.get("criterion") is None else str(entry["criterion"]),
         None if schema is None else _schema_text(schema, refuse),
         tuple(str(k) for k in entry.get("has") or ()),
+        tuple(keywords.items()),
     )
 
 

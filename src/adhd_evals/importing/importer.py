@@ -20,7 +20,7 @@ from ..output import torn, write_all_atomically
 from . import checkgen
 from .dialect import Dialect
 from .formats import READERS, ReadOptions
-from .formats._common import has_lone_surrogate
+from .formats._common import has_lone_surrogate, text_problem
 from .merge import MergeReport, merge
 from .model import DEFAULT_RISK, RISKS, Case, ImportResult, Refusal, RefusalCode
 
@@ -64,6 +64,7 @@ def read_source(
     dialect: Dialect | None = None,
     default_criteria: bool = True,
     skip_tests: tuple[int, ...] = (),
+    skill: str | None = None,
 ) -> ImportResult:
     """Read a source into the model; raises Refusal for a bad file."""
     reader = READERS.get(fmt)
@@ -80,12 +81,15 @@ def read_source(
         raise UsageError(
             "--skip-test leaves out a promptfoo test; for other formats use a dialect's cases.skip"
         )
+    if skill is not None and text_problem(skill) is not None:
+        raise UsageError("--skill must be non-empty text")
     options = ReadOptions(
         risk=risk or DEFAULT_RISK,
         category=category,
         dialect=dialect,
         default_criteria=default_criteria,
         skip_tests=skip_tests,
+        skill=skill,
     )
     with collector_paused():
         try:
@@ -131,6 +135,7 @@ _LOOKS = {
     "catalog": "a five-field catalog (JSONL)",
     "module": "a check module",
     "promptfoo": "a promptfoo config",
+    "trigger-list": "a trigger list",
 }
 
 
@@ -233,6 +238,7 @@ _NOT_CODE = {
     "yaml": RefusalCode.NOT_YAML_CASE,
     "evalflow": RefusalCode.NOT_EVALFLOW,
     "promptfoo": RefusalCode.NOT_PROMPTFOO,
+    "trigger-list": RefusalCode.NOT_TRIGGER_LIST,
 }
 
 

@@ -52,6 +52,17 @@ class CheckKind(str, enum.Enum):
     NOT_EQUALS = "not_equals"
     NOT_STARTS_WITH = "not_starts_with"
     NOT_IS_JSON = "not_is_json"
+    # Checks over what the model did (tracehelpers.py): they read the row's trace, not the answer.
+    TOOL_USED = "tool_used"
+    TOOL_ORDER = "tool_order"
+    FILE_CREATED = "file_created"
+
+    @property
+    def traced(self) -> bool:
+        return self in TRACE_KINDS
+
+
+TRACE_KINDS = frozenset({CheckKind.TOOL_USED, CheckKind.TOOL_ORDER, CheckKind.FILE_CREATED})
 
 
 class Check(NamedTuple):

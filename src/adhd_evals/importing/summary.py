@@ -6,6 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..text import plural
+from ..triggering import polarity
 from .formats._common import NO_TESTS, SUCCESS_VIA
 from .model import ImportResult
 
@@ -42,6 +43,7 @@ def import_summary(result: ImportResult) -> list[str]:
             f"The config has no tests: {plural(untested, 'case')}, one per prompt, with no vars "
             "(as promptfoo runs it)."
         )
+    lines += _trigger_lines(result)
     if result.risk_was_default:
         lines.append(
             f"Risk: {result.risk} for every case (the default: no source format "
@@ -59,6 +61,26 @@ def import_summary(result: ImportResult) -> list[str]:
         lines.append(
             f"{plural(with_files, 'case')} name fixture files; the files were not copied, "
             "so give the model what the prompt refers to before you run them."
+        )
+    return lines
+
+
+def _trigger_lines(result: ImportResult) -> list[str]:
+    """Per skill, how many trigger cases should invoke it and how many should not."""
+    counts: dict[str, Counter[bool]] = {}
+    for case in result.cases:
+        for check in case.checks:
+            found = polarity(check.criterion) if check.via == "trigger" else None
+            if found is not None:
+                counts.setdefault(found[0], Counter())[found[1]] += 1
+    lines = [
+        f"Trigger cases for the skill {skill}: {count[True]} should invoke it, {count[False]} should not."
+        for skill, count in counts.items()
+    ]
+    if lines:
+        lines.append(
+            "Each is decided by tool_used over the run's trace: run them with a runner that records "
+            "tool calls (response_format claude-stream-json, codex-jsonl or trace-jsonl; docs/traces.md)."
         )
     return lines
 

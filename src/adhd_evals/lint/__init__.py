@@ -116,7 +116,21 @@ def _json_shape(path: Path) -> str:
         return "evalflow"
     if isinstance(data, dict) and "prompts" in data and ("tests" in data or "providers" in data):
         return "promptfoo"
+    if _trigger_shaped(data):
+        return "trigger-list"
     return "evals-json"
+
+
+def _trigger_shaped(data: object) -> bool:
+    """skill-creator's [{query, should_trigger}], or {should_trigger: [...], should_not_trigger: [...]}."""
+    if isinstance(data, list):
+        return bool(data) and all(
+            isinstance(x, dict) and "should_trigger" in x and "query" in x for x in data
+        )
+    lists = ("should_trigger", "should_not_trigger")
+    return (
+        isinstance(data, dict) and "evals" not in data and any(isinstance(data.get(k), list) for k in lists)
+    )
 
 
 def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:

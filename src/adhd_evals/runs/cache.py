@@ -75,6 +75,7 @@ class Hit:
     usage: Any  # as the CLI reported it: the reference writes any JSON value
     cost_usd: float | None
     elapsed_s: float
+    trace: Any = None  # the row's trace (traces.py), when its runner records one
 
 
 class Cache:
@@ -131,6 +132,8 @@ class Cache:
             "elapsed_s": hit.elapsed_s,
             "sha256": _content(digest, hit),
         }
+        if hit.trace is not None:
+            entry["trace"] = hit.trace
         data = json.dumps(entry, ensure_ascii=True).encode()  # a lone surrogate as its JSON escape
         target = self.path(digest)
         temp = target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
@@ -154,7 +157,9 @@ class Cache:
 
     def store(self, digest: str, row: dict[str, Any]) -> None:
         """Keep a row a call just paid for."""
-        self.put(digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"]))
+        self.put(
+            digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"], row.get("trace"))
+        )
 
 
 def cached_row(
@@ -177,12 +182,16 @@ def cached_row(
         "elapsed_s": hit.elapsed_s,
         "cached": True,
     }
+    if hit.trace is not None:
+        row["trace"] = hit.trace
     return row, digest
 
 
 def _content(digest: str, hit: Hit) -> str:
     """The digest of what an entry serves, over its key and fields as JSON (ASCII, keys sorted)."""
     fields = [digest, hit.response, hit.usage, hit.cost_usd, hit.elapsed_s]
+    if hit.trace is not None:  # an entry without a trace keeps the digest it had before traces
+        fields.append(hit.trace)
     return hashlib.sha256(json.dumps(fields, ensure_ascii=True, sort_keys=True).encode()).hexdigest()
 
 
@@ -199,7 +208,10 @@ def _hit(entry: Any, digest: str | None) -> Hit | None:
         return None
     if (cost is not None and not is_dollars(cost)) or not is_dollars(elapsed):
         return None
-    hit = Hit(response, usage, cost, elapsed)
+    trace = entry.get("trace")
+    if trace is not None and not isinstance(trace, dict):
+        return None
+    hit = Hit(response, usage, cost, elapsed, trace)
     return hit if entry.get("sha256") == _content(entry["key"], hit) else None
 
 

@@ -35,6 +35,8 @@ from . import process
 from .config import Runner
 from .responses import ResponseUnreadable, parse
 from .store import Ledger, Store
+from .traces import Trace
+from .traces import read as read_trace
 
 
 class CallPolicy(Protocol):
@@ -491,6 +493,7 @@ class Answer(NamedTuple):
     usage: Any
     cost: float | None
     failed_attempts: int
+    trace: Trace | None = None  # the tool calls and files, when the response format records them
 
 
 class Done(NamedTuple):
@@ -575,7 +578,7 @@ class Session:
                         "--allow-unmetered only when the provider has a separate hard spending cap"
                     )
                 ending = "record"
-                return Answer(text, usage, cost, attempt)
+                return Answer(text, usage, cost, attempt, read_trace(outcome.out, runner.response_format))
             finally:
                 if ending in ("record", "failed"):
                     budget.record(held, cost, on_row=ending == "record")

@@ -44,6 +44,12 @@ Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
 class Suite:
     registry: Registry
     unwritten_calls: list[int]  # a one-item counter the patched unwritten() bumps
+    namespace: dict[str, Any] | None = None  # the module's globals: its TRACE is set per row
+
+    def see(self, row: ResponseRow) -> None:
+        """Give the module's trace checks this row's trace (None: its runner records none)."""
+        if self.namespace is not None and "TRACE" in self.namespace:
+            self.namespace["TRACE"] = row.get("trace")
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,7 @@ def load_suite(path: Path) -> Suite:
         raise SuiteBroken(f"{path}:{exc.lineno}:{exc.offset or 0}: syntax error: {exc.msg}") from exc
     except Exception as exc:
         raise SuiteBroken(f"{_where(exc, path)}: {type(exc).__name__} while importing: {exc}") from exc
-    return Suite(_registry(module, path), _track_unwritten(module))
+    return Suite(_registry(module, path), _track_unwritten(module), module.__dict__)
 
 
 def cache_dir() -> Path:
@@ -274,6 +280,7 @@ def run_checks(
             run.rows_without_checks[case_id] += 1
             continue
         statuses: list[CheckStatus] = []
+        suite.see(row)
         for criterion, function in checks:
             status: CheckStatus
             if case_id not in known or (criteria is not None and criterion not in current.get(case_id, ())):

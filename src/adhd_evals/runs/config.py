@@ -18,7 +18,8 @@ from ..errors import UsageError
 from ..files import read_text_limited
 from .responses import is_dollars
 
-FORMATS = ("text", "claude-json", "codex-jsonl")
+FORMATS = ("text", "claude-json", "codex-jsonl", "claude-stream-json", "trace-jsonl")
+METERED = ("claude-json", "claude-stream-json", "trace-jsonl")  # formats whose output says what a call cost
 STUB = "stub"
 PROMPT = "{prompt}"  # a command element the prompt replaces (so a config can put `--` before it)
 PROMPT_VIA = ("argv", "stdin")
@@ -37,7 +38,7 @@ class Runner:
     @property
     def metered(self) -> bool:
         """Whether its responses report dollar cost (the built-in stub reports 0)."""
-        return self.builtin or self.response_format == "claude-json"
+        return self.builtin or self.response_format in METERED
 
     @property
     def placed(self) -> bool:

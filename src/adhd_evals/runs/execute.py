@@ -27,6 +27,7 @@ from .config import Runner
 from .prompts import condition_prompt, skill_text
 from .rubric import CONDITIONS
 from .store import Store
+from .traces import Trace, stub_trace
 
 if TYPE_CHECKING:
     from .cache import Cache
@@ -183,6 +184,7 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
     label = f"{request.condition} trial {trial}: {case['id']}"
     started = time.monotonic()
     cost: float | None
+    trace: Trace | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
         from .cache import cached_row
 
@@ -192,11 +194,12 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
             return calls.Done(row, label)
     if request.runner.builtin:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
+        trace = stub_trace(prompt)
     else:
         answer = session.call(prompt)
         if answer is None:
             return None
-        text, usage, cost, failed = answer
+        text, usage, cost, failed, trace = answer
     row = {
         "case_id": case["id"],
         "trial": trial,
@@ -207,6 +210,8 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
         "cost_usd": cost,
         "elapsed_s": round(time.monotonic() - started, 3),
     }
+    if trace is not None:  # after the reference's keys: a reader that does not know it ignores it
+        row["trace"] = trace
     if request.cache is not None:
         request.cache.store(digest, row)
     return calls.Done(row, label, failed)

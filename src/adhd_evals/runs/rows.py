@@ -109,6 +109,7 @@ class ResponseRow(TypedDict):
     cost_usd: NotRequired[float | None]  # None: the CLI did not say
     elapsed_s: NotRequired[float]
     cached: NotRequired[bool]  # true on a cache hit: paid for by an earlier run
+    trace: NotRequired[dict[str, Any]]  # tool calls and files created, when the runner records them
 
 
 class NotRunRow(TypedDict):
@@ -399,6 +400,7 @@ class ScoreSummary(TypedDict):
     decision: NotRequired[Decision]
     quarantine: NotRequired[QuarantineJson]  # with --quarantine (issue 37)
     leaky_judge: NotRequired[list[str]]  # score --allow-leaky-judge: the judge's leak, said in the verdict
+    triggers: NotRequired[dict[str, Any]]  # with --checks holding trigger cases: runs/triggers.py's as_json
 
 
 class QuarantineJson(TypedDict):

@@ -16,7 +16,13 @@ from typing import Any, Generic, Protocol, TypeVar
 from ..model import Case
 from ._common import ReadOptions, SourceProblems
 
-MODULES = {"evals-json": "evals_json", "yaml": "yaml_cases", "evalflow": "evalflow", "promptfoo": "promptfoo"}
+MODULES = {
+    "evals-json": "evals_json",
+    "yaml": "yaml_cases",
+    "evalflow": "evalflow",
+    "promptfoo": "promptfoo",
+    "trigger-list": "trigger_list",
+}
 
 
 class Reader(Protocol):

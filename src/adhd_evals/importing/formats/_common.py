@@ -102,6 +102,7 @@ class ReadOptions:
     default_criteria: bool = True
     # promptfoo: the tests (1-based, across the config) left out by `--skip-test N`.
     skip_tests: tuple[int, ...] = ()
+    skill: str | None = None  # --skill: the skill a trigger case is about
     # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
     # signature returns cases only; the import and lint read this list after it).
     left_out: list[LeftOut] = field(default_factory=list, compare=False)

@@ -9,6 +9,7 @@ by case and field), and keys the check does not use travel as notes.
 
 from __future__ import annotations
 
+import re
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
@@ -20,6 +21,8 @@ from ..dialect import (
     PATTERNS,
     SKIP,
     TEXTS,
+    TRACE_OPTIONS,
+    TRACED,
     Dialect,
     Place,
     Rule,
@@ -29,6 +32,7 @@ from ..dialect import (
     trace,
 )
 from ..model import Check, CheckKind, Note, describe
+from ..tracehelpers import _js_regex as js_regex
 from ._common import Refuser, compact, note, placeholder, text_problem
 
 Path = tuple[str | int, ...]
@@ -49,6 +53,8 @@ _PHRASES = {
     "max_words": "Has at most {0} words",
     "in_order": "Contains, in this order, {0}",
     "is_json": "Is valid JSON",
+    "tool_used": "Calls the tool {0}",
+    "file_created": "Creates a file matching {0}",
 }
 
 
@@ -110,7 +116,52 @@ def converted(
     criterion = text or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
-    return Check(criterion, rule.kind, args, rule.options, rule.label), notes
+    if not rule.keywords:
+        return Check(criterion, rule.kind, args, rule.options, rule.label), notes
+    keywords = _keywords(refuse, rule, item, label, path, at)
+    if keywords and not text:
+        criterion += " (" + ", ".join(f"{k} {compact(v)}" for k, v in keywords) + ")"
+    return Check(criterion, rule.kind, args, rule.options + keywords, rule.label), notes
+
+
+def _keywords(
+    refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
+) -> tuple[tuple[str, Any], ...]:
+    """A trace check's keyword arguments from the keys the rule's `options` names, in the
+    helper's own order; a key the object lacks leaves its keyword at the helper's default."""
+    named = dict(rule.keywords)
+    found: list[tuple[str, Any]] = []
+    for keyword in TRACE_OPTIONS[rule.check]:
+        key = named.get(keyword)
+        if key is None or key not in item:
+            continue
+        expected = _keyword_problem(keyword, item[key])
+        if expected is not None:
+            where = (*at, key)
+            raise refuse(
+                case=label,
+                field_path=f"{path}.{key}",
+                at=where,
+                expected=expected,
+                actual=describe(item[key]),
+            )
+        found.append((keyword, item[key]))
+    return tuple(found)
+
+
+def _keyword_problem(keyword: str, value: Any) -> str | None:
+    if keyword == "exists":
+        return None if isinstance(value, bool) else "true or false"
+    if keyword == "input_match":
+        if not isinstance(value, str):
+            return "a JavaScript regular expression (text)"
+        try:
+            js_regex(value)
+        except re.error as exc:
+            return f"a pattern JavaScript and Python read alike ({exc})"
+        return None
+    whole = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+    return None if whole else f"a whole number from 0 to {MAX_COUNT:,}"
 
 
 def _criterion(
@@ -171,7 +222,7 @@ def argument(refuse: Refuser, check: str, value: Any, label: str, field: str, wh
                 actual=describe(value),
             )
         return items
-    problem = text_problem(value) if check in ONE_TEXT else None
+    problem = text_problem(value) if check in ONE_TEXT or check in TRACED else None
     if problem:
         raise refuse(case=label, field_path=field, at=where, expected=problem, actual=describe(value))
     if check in PATTERNS:

@@ -9,6 +9,7 @@ carrying the source object verbatim when it has more than a `text`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from ._common import (
     strict,
     text_problem,
 )
+from ._triggers import skill_md_name, trigger_check
 from ._typed import Found, converted, criteria_checks, is_typed, passed_by, shape_of
 
 NAME = "evals-json"
@@ -52,7 +54,7 @@ _OTHER_SHAPES = {
     "scenarios": 'a "scenarios" list where evals-json has "evals"',
     "test_cases": 'a "test_cases" list (an evalflow dataset? try --format evalflow)',
     "evaluations": 'an "evaluations" list where evals-json has "evals"',
-    "should_trigger": "a trigger-eval file (should_trigger lists), not cases with prompts",
+    "should_trigger": "a trigger-eval file (should_trigger lists): try --format trigger-list",
     "results": "a results file (results of a run), not cases",
 }
 
@@ -97,6 +99,7 @@ def _read(
     reading = _Reading(refuse, options.dialect, surrogates, default_criteria=options.default_criteria)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
+    reading.trigger_skill = functools.cache(lambda: _trigger_skill(refuse, top, source, options))
     category = _category(refuse, top, source, options)
     file_notes = [
         note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
@@ -205,6 +208,22 @@ def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: Read
     return skill_folder(source)
 
 
+def _trigger_skill(refuse: Refuser, top: dict[str, Any], source: Path, options: ReadOptions) -> str:
+    """The skill trigger cases name: --skill, the file's skill_name (or `skill`, as trigger files
+    name it), or the SKILL.md beside it."""
+    given = (top.get(key) for key in ("skill_name", "skill"))
+    named = options.skill or next((str(v).strip() for v in given if isinstance(v, str) and v.strip()), None)
+    named = named or skill_md_name(source)
+    if not named:
+        raise refuse(
+            field_path="skill_name",
+            expected="the skill the should_trigger cases are about",
+            actual="none in the file and no SKILL.md beside it",
+            hint="pass --skill NAME",
+        )
+    return named
+
+
 def skill_folder(source: Path) -> str:
     """The skill's folder: the directory holding `evals/`, else the file's own."""
     folder = source.resolve().parent
@@ -305,6 +324,7 @@ class _Reading:
         # The keys of every dotted alternative (id, prompt, category), split once.
         alternatives = (*self.id_keys, *self.prompt_keys, *self.shape.category)
         self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
+        self.trigger_skill: Callable[[], str] = lambda: ""  # _read sets it: the skill trigger cases name
 
     def case(
         self,
@@ -347,6 +367,9 @@ class _Reading:
             used.add(category_key)
         checks, notes, empty, found = self.checks(raw, label, at)
         used.update(LIST_KEYS)
+        if "should_trigger" in raw:  # a trigger case (issue 33), not an ordinary task
+            checks, empty = self.trigger(raw, label, at, checks, empty)
+            used.add("should_trigger")
         roots = found.roots
         consumed = found.consumed
         partly: set[str] = set()
@@ -382,6 +405,23 @@ class _Reading:
         return Case(
             case_id, category, prompt, risk, tuple(checks), tuple(notes), origin, empty, tuple(found.skipped)
         )
+
+    def trigger(
+        self, raw: dict[str, Any], label: str, at: tuple[str | int, ...], checks: list[Check], empty: bool
+    ) -> tuple[list[Check], bool]:
+        """A case with `should_trigger` first asks whether the skill is invoked (formats/_triggers.py);
+        its own assertions stay after that, and the no-criteria placeholder goes."""
+        value = raw["should_trigger"]
+        if not isinstance(value, bool):
+            where = (*at, "should_trigger")
+            raise self.refuse(
+                case=label,
+                field_path="should_trigger",
+                at=where,
+                expected="true or false",
+                actual=describe(value),
+            )
+        return [trigger_check(self.trigger_skill(), value), *([] if empty else checks)], False
 
     def category(
         self, raw: dict[str, Any], category: str, label: str, at: tuple[str | int, ...]
