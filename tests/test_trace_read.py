@@ -255,8 +255,13 @@ def test_codex_items_that_are_no_calls() -> None:
 
 
 def test_a_cache_entry_with_a_trace_that_is_no_object_is_a_miss(tmp_path: Path) -> None:
-    from adhd_evals.runs.cache import _hit
+    """An entry's digest covers its trace: the entry as written is served, the same entry with
+    its trace edited is not, and a trace that is no object is never served."""
+    from adhd_evals.runs.cache import Hit, _content, _hit
 
-    entry = {"key": "k", "response": "r", "usage": {}, "cost_usd": 0.0, "elapsed_s": 1.0}
-    assert _hit({**entry, "trace": {"tool_calls": []}}, "k") is not None
-    assert _hit({**entry, "trace": ["Skill"]}, "k") is None
+    entry: dict[str, Any] = {"key": "k", "response": "r", "usage": {}, "cost_usd": 0.0, "elapsed_s": 1.0}
+    trace: dict[str, Any] = {"tool_calls": []}
+    sealed = {**entry, "trace": trace, "sha256": _content("k", Hit("r", {}, 0.0, 1.0, trace))}
+    assert _hit(sealed, "k") == Hit("r", {}, 0.0, 1.0, trace)
+    assert _hit({**sealed, "trace": {"tool_calls": [{"name": "Skill"}]}}, "k") is None
+    assert _hit({**sealed, "trace": ["Skill"]}, "k") is None
