@@ -133,6 +133,8 @@ def test_the_published_dialect_schema_is_the_package_one() -> None:
 # Check kinds the dialect cannot name: promptfoo's not- forms (a dialect negates with
 # not_regex and contains_none), made only by the promptfoo reader.
 PROMPTFOO_ONLY = {"not_contains_all", "not_equals", "not_starts_with", "not_is_json"}
+# Check kinds only the plugin eval reader makes: a regex grader's `match: count:N`.
+PLUGIN_EVAL_ONLY = {"regex_count"}
 # vocabulary.py's public callables that are not checks: the decorator, and the word counter
 # min_words/max_words share.
 NOT_CHECKS = {"check", "words"}
@@ -149,12 +151,12 @@ def test_vocabulary_functions_are_the_check_kinds() -> None:
 
 def test_dialect_schema_check_enum_is_the_check_kinds() -> None:
     """The dialect schema's check enum is every kind but promptfoo's own: CheckKind counted by
-    hand is 5 (the import's own) + 11 (the vocabulary's rest) + 4 (promptfoo's) = 20 kinds,
-    so 16 a dialect can name."""
+    hand is 5 (the import's own) + 11 (the vocabulary's rest) + 4 (promptfoo's) + 1 (plugin
+    eval's count) = 21 kinds, so 16 a dialect can name."""
     enum = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["$defs"]["check"]["enum"]
     assert len(enum) == len(set(enum)) == 16
-    assert set(enum) | PROMPTFOO_ONLY == {kind.value for kind in CheckKind}
-    assert not set(enum) & PROMPTFOO_ONLY
+    assert set(enum) | PROMPTFOO_ONLY | PLUGIN_EVAL_ONLY == {kind.value for kind in CheckKind}
+    assert not set(enum) & (PROMPTFOO_ONLY | PLUGIN_EVAL_ONLY)
 
 
 def test_the_dialect_vocabulary_is_the_schema_enum() -> None:

@@ -52,6 +52,8 @@ class CheckKind(str, enum.Enum):
     NOT_EQUALS = "not_equals"
     NOT_STARTS_WITH = "not_starts_with"
     NOT_IS_JSON = "not_is_json"
+    # A plugin eval regex grader's `match: count:N` (see vocabulary.py).
+    REGEX_COUNT = "regex_count"
 
 
 class Check(NamedTuple):
