@@ -19,10 +19,11 @@ from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs import agree, report
 from ..runs import criteria as counting
+from ..runs import plugin_results as plugin
 from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
-from ..runs.decision import checked
+from ..runs.decision import Decide, checked
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -39,8 +40,8 @@ class Gate(str, enum.Enum):
 @commands.command("score")
 def score_command(
     *,
-    scores: Path = typer.Argument(
-        ..., help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
+    scores: Path | None = typer.Argument(
+        None, help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
     ),
     checks: Checks = None,
     key: Key = None,
@@ -81,11 +82,32 @@ def score_command(
         options.max_drop("--gate paired: correctness or safety confidently down more than this is worse."),
     ] = 0.1,
     seed: Annotated[int, options.seed("Seed of the bootstrap's resamples (stated in the output).")] = 0,
+    plugin_eval_results: Path | None = typer.Option(
+        None,
+        "--plugin-eval-results",
+        help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
+    ),
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
 
     decide = checked(gate.value, min_effect, max_drop, seed)
+    if plugin_eval_results is not None:
+        if scores is not None or checks is not None or key is not None or criteria is not None:
+            raise UsageError(
+                "--plugin-eval-results is the run's scores and checks: pass no SCORES, --checks, --key or --criteria"
+            )
+        return _plugin_eval(
+            plugin_eval_results,
+            gate,
+            decide,
+            as_json=as_json,
+            allow_unwritten=allow_unwritten,
+            min_trials=min_trials,
+            weights=weights,
+        )
+    if scores is None:
+        raise UsageError("score needs SCORES (a score rows file) or --plugin-eval-results FILE")
     rows = scoring.read_rows(scores)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
@@ -102,6 +124,54 @@ def score_command(
     print(scoring.dumps(summary) if as_json else "\n".join(scoring.table(summary)))
     if criteria is not None and not as_json:
         print("\n".join(counting.table(summary["criteria"])))
+    return _exit(gate, summary)
+
+
+def _plugin_eval(
+    path: Path,
+    gate: Gate,
+    decide: Decide,
+    *,
+    as_json: bool,
+    allow_unwritten: bool,
+    min_trials: int | None,
+    weights: str | None,
+) -> int:
+    """score --plugin-eval-results: plugin eval's figures recomputed, then the paired analysis of
+    its two arms; a run with one arm gets its figures and the reason nothing is compared."""
+    results = plugin.read_results(path)
+    found = plugin.section(results)
+    if not found["two_arms"]:
+        said = plugin.lines(found) + [plugin.NO_COMPARISON]
+        print(
+            json.dumps(
+                {
+                    "plugin_eval": found,
+                    "decision": {"verdict": "inconclusive", "reasons": [plugin.NO_COMPARISON]},
+                },
+                indent=2,
+            )
+            if as_json
+            else "\n".join(said)
+        )
+        return exitcodes.INCONCLUSIVE
+    score_rows, check_rows = plugin.rows(results)
+    summary = scoring.summarize(
+        score_rows,
+        scoring.parse_weights(weights),
+        check_rows,
+        allow_unwritten=allow_unwritten,
+        min_trials=min_trials,
+        decide=decide,
+    )
+    if as_json:
+        print(json.dumps({"plugin_eval": found, **json.loads(scoring.dumps(summary))}, indent=2))
+    else:
+        print("\n".join([*plugin.lines(found), "", *scoring.table(summary)]))
+    return _exit(gate, summary)
+
+
+def _exit(gate: Gate, summary: Any) -> int:
     if gate is Gate.PAIRED:
         verdict = summary["decision"]["verdict"]
         return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
