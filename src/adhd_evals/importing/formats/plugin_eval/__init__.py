@@ -272,8 +272,13 @@ def _setting(origin: Origin, key: str, value: Any, label: str) -> None:
     field = ".".join(str(s) for s in at)
     problem = _setting_problem(key, value)
     if problem is not None:
+        bad = _bad_env_name(value) if key == "env" and isinstance(value, dict) else None
         raise source.refuse(
-            case=label, field_path=field, at=at, expected=problem, actual=describe(jsonable(value))
+            case=label,
+            field_path=field if bad is None else f"{field}.{bad}",
+            at=at if bad is None else (*at, bad),
+            expected=problem,
+            actual=describe(jsonable(value)) if bad is None else f"the name {bad!r}",
         )
 
 
@@ -291,14 +296,17 @@ def _setting_problem(key: str, value: Any) -> str | None:
     if key == "env":
         if not isinstance(value, dict):
             return "a mapping of EVAL_* names to values"
-        bad = next((k for k in value if not (isinstance(k, str) and _ENV_KEY.fullmatch(k))), None)
-        return None if bad is None else f"env names matching EVAL_[A-Z0-9_]* (not {bad!r})"
+        return None if _bad_env_name(value) is None else "env names matching EVAL_[A-Z0-9_]*"
     if key in ("tags", "plugins", "allowed_tools"):
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         return None if ok else "a list of strings"
     if key == "name":
         return text_problem(value)
     return None if isinstance(value, str) else "a string"
+
+
+def _bad_env_name(env: dict[Any, Any]) -> str | None:
+    return next((str(k) for k in env if not (isinstance(k, str) and _ENV_KEY.fullmatch(k))), None)
 
 
 def _prompt(prompt_md: Source | None, case_yaml: Source | None, folder: Path, shown: str, label: str) -> str:
@@ -373,8 +381,8 @@ def graders_of(case_yaml: Source | None, folder: Path, shown: str, label: str) -
         source = _markdown(path, _join(shown, f"graders/{path.name}"), label)
         assert source is not None
         grader = {"name": path.stem, **jsonable(source.data)}
-        if source.body is not None and source.body.strip():
-            grader["body"] = source.body
+        if source.body is not None and source.body.strip():  # a pattern or rubric: its text, trimmed
+            grader["body"] = source.body.strip()
         found.append(Grader(_grader(grader, source, (), f"graders/{path.name}", label, names), source, ()))
     return found
 
@@ -385,7 +393,11 @@ def _grader(
     name = grader.get("name")
     if text_problem(name) is not None:
         raise source.refuse(
-            case=label, field_path=f"{field}.name", at=at, expected="the grader's name", actual=describe(name)
+            case=label,
+            field_path=f"{field}.name",
+            at=at,
+            expected="the grader's name",
+            actual=describe(name) if "name" in grader else "missing",
         )
     if name in names:
         raise source.refuse(
