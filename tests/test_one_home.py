@@ -60,13 +60,13 @@ def test_cli_choices_are_the_core_constants(
 
 def test_constants_are_what_the_rules_say() -> None:
     """Worked from the catalog's rules: five fields in line order, three of them text, three
-    risks with medium the default; four formats import reads, lint reading those plus the
-    catalog and check module they become (six); three conditions."""
+    risks with medium the default; five formats import reads, lint reading those plus the
+    catalog and check module they become (seven); three conditions."""
     assert schema.FIELDS == ("id", "category", "prompt", "risk", "criteria")
     assert schema.TEXT_FIELDS == ("id", "category", "prompt")
     assert schema.RISKS == ("low", "medium", "high") and schema.DEFAULT_RISK in schema.RISKS
     assert set(schema.LINT_FORMATS) == {*schema.IMPORT_FORMATS, "catalog", "module"}
-    assert len(schema.LINT_FORMATS) == 6
+    assert len(schema.LINT_FORMATS) == 7
     assert schema.CONDITIONS == ("baseline", "candidate", "comparator")
 
 

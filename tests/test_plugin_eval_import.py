@@ -216,8 +216,8 @@ def test_each_refusal_names_file_case_field_and_position(folder: Path) -> None:
 
 def test_lint_s_reader_collects_every_refused_case(tmp_path: Path) -> None:
     """Two bad cases and a good one: two refusals, three cases counted, the good one's id."""
-    from adhd_evals.importing.formats.plugin_eval import problems
     from adhd_evals.importing.formats._common import ReadOptions
+    from adhd_evals.importing.formats.plugin_eval import problems
 
     for name, runs in (("a", 0), ("b", 1), ("c", 99)):
         (tmp_path / name).mkdir()
