@@ -126,7 +126,7 @@ def test_llm_graders_are_prose_criteria_their_rubric_verbatim() -> None:
         "type": "llm",
         "focus": "trace",
         "weight": 3,
-        "body": explains.criterion,
+        "criteria": explains.criterion,
     }
 
 

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
 from ...sourcetext import decode_utf8, read_bytes
 from .._common import ReadOptions, Refuser, collecting, jsonable, note, strict, text_problem
-from .graders import GraderProblem, check_of, validate
+from .graders import BODY_KEYS, GraderProblem, check_of, validate
 
 NAME = "plugin-eval"
 NOT_CASE = "is not a plugin eval case"
@@ -380,11 +380,27 @@ def graders_of(case_yaml: Source | None, folder: Path, shown: str, label: str) -
     for path in files:
         source = _markdown(path, _join(shown, f"graders/{path.name}"), label)
         assert source is not None
-        grader = {"name": path.stem, **jsonable(source.data)}
-        if source.body is not None and source.body.strip():  # a pattern or rubric: its text, trimmed
-            grader["body"] = source.body.strip()
+        grader = _with_body({"name": path.stem, **jsonable(source.data)}, source, label, path.name)
         found.append(Grader(_grader(grader, source, (), f"graders/{path.name}", label, names), source, ()))
     return found
+
+
+def _with_body(grader: dict[str, Any], source: Source, label: str, name: str) -> dict[str, Any]:
+    """A grader file's body, trimmed, as the key its type reads text from (a regex's pattern, an
+    llm's or baseline's criteria); kept as `body` for a type that reads none."""
+    body = (source.body or "").strip()
+    if not body:
+        return grader
+    key = BODY_KEYS.get(grader.get("type"), "body")  # type: ignore[arg-type]
+    if key in grader:
+        raise source.refuse(
+            case=label,
+            field_path=f"graders/{name}.{key}",
+            at=(key,),
+            expected=f"the {key} in the front matter or the body, not both",
+            actual="both",
+        )
+    return {**grader, key: body}
 
 
 def _grader(

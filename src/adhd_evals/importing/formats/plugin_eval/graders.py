@@ -3,7 +3,7 @@
 | grader | criterion | check |
 | --- | --- | --- |
 | regex on the final message (`target: last_message`, the default) | `NAME: /P/F is found in the final message` | regex / not_regex / regex_count, the pattern translated with JavaScript's meaning |
-| llm | its rubric (`criteria` or the body), verbatim | prose: a placeholder a person or an admitted judge decides |
+| llm | its rubric (`criteria`, or a grader file's body trimmed), verbatim | prose: a placeholder a person or an admitted judge decides |
 | tool_used, tool_order, file_exists, baseline, regex on trace/files/a file/mock_calls | `NAME: TYPE {settings} (needs ...)` | a placeholder saying what it needs |
 
 Every placeholder's argument carries the grader itself (`plugin-eval grader: {...}`), so
@@ -72,7 +72,7 @@ def check_of(grader: dict[str, Any]) -> Check:
 
 
 def rubric(grader: dict[str, Any]) -> str:
-    found: str = grader["criteria"] if "criteria" in grader else grader["body"]
+    found: str = grader["criteria"]
     return found
 
 
@@ -110,7 +110,7 @@ def _extras(grader: dict[str, Any]) -> str:
 
 
 def pattern_of(grader: dict[str, Any]) -> str:
-    found: str = grader["pattern"] if "pattern" in grader else grader["body"]
+    found: str = grader["pattern"]
     return found
 
 
@@ -188,15 +188,12 @@ def _text(grader: dict[str, Any], key: str, expected: str = "a non-empty string"
         raise GraderProblem(key, expected, _shown(grader, key))
 
 
-def _one_of(grader: dict[str, Any], keys: tuple[str, str], what: str) -> None:
-    """The text held in exactly one of two places (`pattern` or the body, say)."""
-    if keys[0] in grader and keys[1] in grader:
-        raise GraderProblem(keys[0], f"{what} in {keys[0]} or the body, not both", "both")
-    _text(grader, keys[0] if keys[0] in grader or keys[1] not in grader else keys[1], what)
+# A grader file's body, for the types whose text it holds: read as that key (graders_of).
+BODY_KEYS = {"regex": "pattern", "llm": "criteria", "baseline": "criteria"}
 
 
 def _regex(grader: dict[str, Any]) -> None:
-    _one_of(grader, ("pattern", "body"), "the pattern")
+    _text(grader, "pattern", "the pattern (pattern, or a grader file's body)")
     flags = grader.get("flags", "")
     if not isinstance(flags, str):
         raise GraderProblem("flags", "a string of flags such as i or m", _shown(grader, "flags"))
@@ -256,7 +253,7 @@ def _file_exists(grader: dict[str, Any]) -> None:
 
 
 def _llm(grader: dict[str, Any]) -> None:
-    _one_of(grader, ("criteria", "body"), "the rubric")
+    _text(grader, "criteria", "the rubric (criteria, or a grader file's body)")
 
 
 def _baseline(grader: dict[str, Any]) -> None:
