@@ -182,9 +182,12 @@ def _shown(grader: dict[str, Any], key: str) -> str:
     return compact(grader[key]) if key in grader else "missing"
 
 
-def _text(grader: dict[str, Any], key: str, expected: str = "a non-empty string") -> None:
+def _text(
+    grader: dict[str, Any], key: str, expected: str = "a non-empty string", *, blank: bool = False
+) -> None:
+    """A text the grader needs; `blank`: spaces alone are text (a pattern of one space matches one)."""
     value = grader.get(key)
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not (value if blank else value.strip()):
         raise GraderProblem(key, expected, _shown(grader, key))
 
 
@@ -193,7 +196,7 @@ BODY_KEYS = {"regex": "pattern", "llm": "criteria", "baseline": "criteria"}
 
 
 def _regex(grader: dict[str, Any]) -> None:
-    _text(grader, "pattern", "the pattern (pattern, or a grader file's body)")
+    _text(grader, "pattern", "the pattern (pattern, or a grader file's body)", blank=True)
     flags = grader.get("flags", "")
     if not isinstance(flags, str):
         raise GraderProblem("flags", "a string of flags such as i or m", _shown(grader, "flags"))
