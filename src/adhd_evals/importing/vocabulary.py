@@ -178,8 +178,9 @@ def not_regex(answer: str, pattern: str, *, ignore_case: bool) -> bool:
 
 
 def regex_count(answer: str, pattern: str, count: int) -> bool:
-    """The pattern matches exactly `count` times, counted as JavaScript's `match` with the g
-    flag counts: left to right, never overlapping, an empty match moving one character on."""
+    """The pattern matches exactly `count` times, counted as JavaScript's `match`
+    with the g flag counts them: left to right, never overlapping, an empty match
+    moving one character on."""
     compiled, found, at = re.compile(pattern), 0, 0
     while at <= len(answer) and (match := compiled.search(answer, at)) is not None:
         found += 1

@@ -110,6 +110,14 @@ def _join(shown: str, name: str) -> str:
 def case_folders(source: Path, display: str) -> tuple[Path, list[Path]]:
     """The suite's root and its case folders, sorted; a case file or folder is a suite of one."""
     if source.is_file():
+        if source.name not in CASE_FILES:
+            raise Refusal(
+                RefusalCode.NOT_PLUGIN_EVAL,
+                display,
+                NOT_CASE,
+                expected="a suite folder, a case folder, or a case's prompt.md or case.yaml",
+                actual=f"a file named {source.name}",
+            )
         return source.parent.parent, [source.parent]
     if not source.is_dir():
         raise Refusal(
