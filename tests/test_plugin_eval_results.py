@@ -241,6 +241,36 @@ def test_single_arm_results_give_figures_and_why_nothing_is_compared(
             "arms.without: Expected a list of runs",
             id="without-not-list",
         ),
+        pytest.param(
+            '{"schemaVersion": 1, "cases": [{"name": "c", "graders": {}, "arms": {"with": []}}]}',
+            "cases[0] (c).graders: Expected a list",
+            id="case-graders-not-list",
+        ),
+        pytest.param(
+            '{"schemaVersion": 1, "cases": [{"name": "c", "arms": []}]}',
+            "cases[0] (c).arms: Expected {with",
+            id="arms-not-object",
+        ),
+        pytest.param(
+            '{"schemaVersion": 1, "cases": [{"name": "c", "arms": {"with": [3]}}]}',
+            "arms.with[0]: Expected a run object",
+            id="run-not-object",
+        ),
+        pytest.param(
+            '{"schemaVersion": 1, "cases": [{"name": "c", "arms": {"with": [{"score": 0, "error": 5}]}}]}',
+            "arms.with[0].error: Expected null or the error's text",
+            id="error-not-text",
+        ),
+        pytest.param(
+            '{"schemaVersion": 1, "cases": [{"name": "c", "arms": {"with": [{"score": 0, "graders": {}}]}}]}',
+            "arms.with[0].graders: Expected a list of grader results",
+            id="run-graders-not-list",
+        ),
+        pytest.param(
+            '{"schemaVersion": 1, "cases": [{"name": "c", "arms": {"with": [{"score": 0, "graders": [{}]}]}}]}',
+            "arms.with[0].graders[0].name: Expected the grader's name",
+            id="grader-without-name",
+        ),
     ],
 )
 def test_a_file_that_is_not_plugin_eval_results_is_refused(
@@ -270,3 +300,37 @@ def test_scores_and_plugin_eval_results_are_one_or_the_other(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(argv) == exitcodes.USAGE
+
+
+def test_a_recorded_case_figure_its_runs_do_not_give_is_named(tmp_path: Path) -> None:
+    """A case recording score 0.5 whose one with run passed its one grader (score 1)."""
+    run = {"score": 1, "graders": [{"name": "g", "passed": True, "weight": 1, "scored": True}]}
+    data = {
+        "schemaVersion": 1,
+        "cases": [{"name": "c", "aggregates": {"score": 0.5}, "arms": {"with": [run]}}],
+    }
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    assert plugin.section(plugin.read_results(path))["disagreements"] == [
+        "case c: recorded score 0.5 but its runs give 1.0"
+    ]
+
+
+def test_a_grader_a_run_never_ran_is_unwritten_not_failed(tmp_path: Path) -> None:
+    """Run 1 of the with arm has no result for `judge` (a paid grader skipped)."""
+    graders = [{"name": "judge", "type": "llm", "weight": 1, "config": {}}]
+    ran = {"score": 1, "graders": [{"name": "judge", "passed": True, "weight": 1, "scored": True}]}
+    skipped = {"score": 0, "skippedPaidGraders": True, "graders": []}
+    case = {"name": "c", "graders": graders, "arms": {"with": [skipped], "without": [ran]}}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "cases": [case]}))
+    _, checks = plugin.rows(plugin.read_results(path))
+    assert [(c["condition"], c["status"]) for c in checks] == [
+        ("candidate", "unwritten"),
+        ("baseline", "pass"),
+    ]
+
+
+def test_a_partial_run_is_stated(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["score", "--plugin-eval-results", str(RESULTS / "partial.json"), "--gate", "paired"])
+    assert "A partial run (cost_ceiling): cases may lack runs." in capsys.readouterr().out

@@ -122,9 +122,7 @@ def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
         raise NotTranslatable("a pattern ending in a backslash")
     ch = pattern[i + 1]
     if ch in _OUTSIDE:
-        if in_class:
-            if ch not in _CLASS_ESCAPES:
-                raise NotTranslatable(f"\\{ch} inside a character class")
+        if in_class:  # \D, \W and \S in a class never come here (_char_class)
             return _CLASS_ESCAPES[ch], i + 2, False
         return _OUTSIDE[ch], i + 2, False
     if ch in "bB":
