@@ -179,3 +179,15 @@ def test_a_case_id_of_no_safe_letters_makes_a_case_folder() -> None:
     case = Case("日本", "c", "Hi", "low", ())
     files, _ = exporting.suite_files([{**case._asdict(), "criteria": ["x"]}], {})
     assert "1-case/prompt.md" in files
+
+
+def test_a_fallback_name_skips_every_name_taken() -> None:
+    """Carried graders named criterion-2 and criterion-2-1; the prose second criterion's
+    fallback name criterion-2 moves on to criterion-2-2."""
+    first = check_of({"name": "criterion-2", "type": "tool_used", "tool": "Bash"})
+    third = check_of({"name": "criterion-2-1", "type": "tool_used", "tool": "Read"})
+    calls: dict[tuple[str, str], Any] = {
+        ("a", check.criterion): ("unwritten", check.args, {}) for check in (first, third)
+    }
+    files, _ = exporting.suite_files(_rows(first.criterion, "Prose.", third.criterion), calls)
+    assert "name: criterion-2-2\n" in files["1-a/case.yaml"]
