@@ -157,3 +157,9 @@ def test_the_hook_s_entry_on_a_case(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert main(["lint", str(path)]) == 1
     assert "case.yaml:1:7: CaseFileNotPluginEvalSuite" in capsys.readouterr().out
+
+
+def test_survey_does_not_read_plugin_eval(capsys: pytest.CaptureFixture[str]) -> None:
+    """plugin eval defines its grader types: nothing for a dialect to say."""
+    assert main(["survey", "--format", "plugin-eval", str(SUITE)]) == 2
+    assert "plugin-eval's shape is fixed by plugin-eval" in capsys.readouterr().err
