@@ -168,6 +168,7 @@ def test_a_recorded_figure_its_runs_do_not_give_is_named() -> None:
         (0.334, 1 / 3, False),
         (None, None, True),
         (0.5, None, False),
+        (10**400, 0.5, False),  # past a float
     ],
 )
 def test_a_figure_agrees_to_its_last_printed_digit(

@@ -191,3 +191,9 @@ def test_a_fallback_name_skips_every_name_taken() -> None:
     }
     files, _ = exporting.suite_files(_rows(first.criterion, "Prose.", third.criterion), calls)
     assert "name: criterion-2-2\n" in files["1-a/case.yaml"]
+
+
+def test_a_grader_file_whose_type_is_not_text_is_refused_at_type(tmp_path: Path) -> None:
+    """`type: []` with a body: the body is kept aside, the type refused."""
+    refusal = _refusal(tmp_path, {"prompt.md": "Hi\n", "graders/g.md": "---\ntype: []\n---\nrubric\n"})
+    assert refusal.field_path == "graders/g.md.type"

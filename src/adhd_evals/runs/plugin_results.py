@@ -81,7 +81,7 @@ class Results(NamedTuple):
 def read_results(path: Path) -> Results:
     """The results file, every field score needs checked; a wrong one refused naming it."""
     try:
-        data = json.loads(read_limited(path))
+        data = json.loads(read_limited(path), parse_constant=_not_json)
     except OSError as exc:
         raise NotPluginEvalResults(f"{path} cannot be read: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
@@ -107,6 +107,10 @@ def read_results(path: Path) -> Results:
 def _object(value: Any) -> dict[str, Any]:
     """A JSON object, or nothing where the file holds something else (only added fields vary)."""
     return value if isinstance(value, dict) else {}
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity; JSON has neither
 
 
 class _Refuser:
@@ -291,10 +295,13 @@ def agrees(recorded: Any, recomputed: float | None) -> bool:
     """Whether a recorded figure is the recomputed one to its last printed digit."""
     if recomputed is None or not _number(recorded):
         return recorded is None and recomputed is None
-    if float(recorded) == recomputed:
-        return True
-    printed = Decimal(repr(recorded))
-    return Decimal(recomputed).quantize(printed) == printed
+    try:
+        if float(recorded) == recomputed:
+            return True
+        printed = Decimal(repr(recorded))
+        return Decimal(recomputed).quantize(printed) == printed
+    except (OverflowError, ArithmeticError):  # a figure too large for a float, or for its digits
+        return False
 
 
 def disagreements(results: Results, cases: list[CaseFigures]) -> list[str]:

@@ -399,7 +399,8 @@ def _with_body(grader: dict[str, Any], source: Source, label: str, name: str) ->
     body = (source.body or "").strip()
     if not body:
         return grader
-    key = BODY_KEYS.get(grader.get("type"), "body")  # type: ignore[arg-type]
+    kind = grader.get("type")
+    key = BODY_KEYS.get(kind, "body") if isinstance(kind, str) else "body"  # a wrong type: refused later
     if key in grader:
         raise source.refuse(
             case=label,
