@@ -335,3 +335,17 @@ def test_a_grader_a_run_never_ran_is_unwritten_not_failed(tmp_path: Path) -> Non
 def test_a_partial_run_is_stated(capsys: pytest.CaptureFixture[str]) -> None:
     main(["score", "--plugin-eval-results", str(RESULTS / "partial.json"), "--gate", "paired"])
     assert "A partial run (cost_ceiling): cases may lack runs." in capsys.readouterr().out
+
+
+def test_a_run_s_with_only_flag_marks_the_grader_when_its_case_does_not() -> None:
+    """The case's graders carry no arm; the runs' results say withOnly for `note`."""
+    run = plugin.Run(
+        1.0,
+        None,
+        (
+            plugin.GraderResult("note", True, 1.0, False, True),
+            plugin.GraderResult("outcome", True, 1.0, True),
+        ),
+    )
+    case = plugin.CaseResult("c", {}, {"with": [run], "without": [run]}, {})
+    assert plugin.excluded(case, two_arms=True) == {"note"}

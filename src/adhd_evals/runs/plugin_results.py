@@ -51,6 +51,7 @@ class GraderResult(NamedTuple):
     passed: bool
     weight: float
     scored: bool  # as recorded
+    with_only: bool = False  # the run's own `withOnly` flag
 
 
 class Run(NamedTuple):
@@ -185,10 +186,17 @@ def _grader(refuse: _Refuser, grader: Any, where: str) -> GraderResult:
         ("passed", isinstance(grader.get("passed"), bool), "true or false"),
         ("weight", _number(grader.get("weight")), "a number"),
         ("scored", isinstance(grader.get("scored", True), bool), "true or false"),
+        ("withOnly", isinstance(grader.get("withOnly", False), bool), "true or false"),
     ):
         if not ok:
             raise refuse(f"{where}.{key}", expected, grader.get(key, "missing"))
-    return GraderResult(grader["name"], grader["passed"], float(grader["weight"]), grader.get("scored", True))
+    return GraderResult(
+        grader["name"],
+        grader["passed"],
+        float(grader["weight"]),
+        grader.get("scored", True),
+        grader.get("withOnly", False),
+    )
 
 
 # --- plugin eval's rules ------------------------------------------------------------------------
@@ -219,11 +227,19 @@ def excluded(case: CaseResult, *, two_arms: bool) -> set[str]:
             continue
         if (
             grader.get("arm") == "with-only"
+            or _marked_with_only(case, name)
             or (grader.get("type") == "tool_used" and grader.get("tool") == "Skill")
             or (_on_mock_calls(grader) and not _recorded_scored(case, name))
         ):
             out.add(name)
     return set() if out == set(names) else out
+
+
+def _marked_with_only(case: CaseResult, name: str) -> bool:
+    """A run's results say `withOnly` for the grader (its case's graders may not carry `arm`)."""
+    return any(
+        g.with_only for runs in case.runs.values() for run in runs for g in run.graders if g.name == name
+    )
 
 
 def _grader_names(case: CaseResult) -> list[str]:
