@@ -169,7 +169,7 @@ RESULT_CASE = st.fixed_dictionaries(
         ),
         "aggregates": st.dictionaries(
             st.sampled_from(["score", "delta", "scoreWithout"]),
-            st.none() | st.floats(allow_nan=False) | st.integers(-(10**400), 10**400),
+            st.none() | st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(10**400), 10**400),
         ),
     },
 )
