@@ -23,7 +23,7 @@ from ..runs import plugin_results as plugin
 from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
-from ..runs.decision import Decide, checked
+from ..runs.decision import checked
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -44,6 +44,11 @@ def score_command(
         None, help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
     ),
     checks: Checks = None,
+    plugin_eval_results: Path | None = typer.Option(
+        None,
+        "--plugin-eval-results",
+        help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
+    ),
     key: Key = None,
     weights: str | None = typer.Option(
         None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
@@ -82,25 +87,19 @@ def score_command(
         options.max_drop("--gate paired: correctness or safety confidently down more than this is worse."),
     ] = 0.1,
     seed: Annotated[int, options.seed("Seed of the bootstrap's resamples (stated in the output).")] = 0,
-    plugin_eval_results: Path | None = typer.Option(
-        None,
-        "--plugin-eval-results",
-        help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
-    ),
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
-
-    decide = checked(gate.value, min_effect, max_drop, seed)
-    if plugin_eval_results is not None:
+    if plugin_eval_results is not None:  # the run's scores and checks, in place of SCORES
         if scores is not None or checks is not None or key is not None or criteria is not None:
             raise UsageError(
                 "--plugin-eval-results is the run's scores and checks: pass no SCORES, --checks, --key or --criteria"
             )
+        decided = checked(gate.value, min_effect, max_drop, seed)
         return _plugin_eval(
             plugin_eval_results,
             gate,
-            decide,
+            decided,
             as_json=as_json,
             allow_unwritten=allow_unwritten,
             min_trials=min_trials,
@@ -108,6 +107,8 @@ def score_command(
         )
     if scores is None:
         raise UsageError("score needs SCORES (a score rows file) or --plugin-eval-results FILE")
+
+    decide = checked(gate.value, min_effect, max_drop, seed)
     rows = scoring.read_rows(scores)
     if key is not None:
         rows = scoring.apply_key(rows, scoring.read_key(key))
@@ -130,7 +131,7 @@ def score_command(
 def _plugin_eval(
     path: Path,
     gate: Gate,
-    decide: Decide,
+    decide: Any,  # runs.decision.Decide
     *,
     as_json: bool,
     allow_unwritten: bool,
