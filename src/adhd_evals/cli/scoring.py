@@ -44,11 +44,6 @@ def score_command(
         None, help="Score rows (case_id, trial, condition, five metrics 1-5, blocker, notes)."
     ),
     checks: Checks = None,
-    plugin_eval_results: Path | None = typer.Option(
-        None,
-        "--plugin-eval-results",
-        help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
-    ),
     key: Key = None,
     weights: str | None = typer.Option(
         None, "--weights", help="correctness=0.35,autonomy=0.25,actionability=0.2,safety=0.1,concision=0.1"
@@ -71,6 +66,11 @@ def score_command(
         options.certificate("With --criteria: the judge's certificate; without it no judge verdict counts."),
     ] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    plugin_eval_results: Path | None = typer.Option(
+        None,
+        "--plugin-eval-results",
+        help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
+    ),
     gate: Annotated[
         Gate,
         options.gate(
