@@ -45,7 +45,7 @@ def test_help_of_each_command_is_unchanged(name: str, capsys: pytest.CaptureFixt
         ["import"],
         ["import", "--format", "nope", "x"],
         ["plan", "--trials", "0"],
-        ["score", "--bogus"],
+        ["score", "--gate", "nope"],  # SCORES may be absent now (--plugin-eval-results)
         ["check", "--json", "--json"],
     ],
 )

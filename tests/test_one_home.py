@@ -60,8 +60,8 @@ def test_cli_choices_are_the_core_constants(
 
 def test_constants_are_what_the_rules_say() -> None:
     """Worked from the catalog's rules: five fields in line order, three of them text, three
-    risks with medium the default; four formats import reads, lint reading those plus the
-    catalog and check module they become (six); three conditions."""
+    risks with medium the default; five formats import reads, lint reading those plus the
+    catalog and check module they become (seven); three conditions."""
     assert schema.FIELDS == ("id", "category", "prompt", "risk", "criteria")
     assert schema.TEXT_FIELDS == ("id", "category", "prompt")
     assert schema.RISKS == ("low", "medium", "high") and schema.DEFAULT_RISK in schema.RISKS
@@ -135,6 +135,8 @@ def test_the_published_dialect_schema_is_the_package_one() -> None:
 PROMPTFOO_ONLY = {"not_contains_all", "not_equals", "not_starts_with", "not_is_json"}
 # tool_order takes two steps, which no one-needle dialect rule can give: only code writes it.
 TRACE_ONLY = {"tool_order"}
+# Check kinds only the plugin eval reader makes: a regex grader's `match: count:N`.
+PLUGIN_EVAL_ONLY = {"regex_count"}
 # vocabulary.py's public callables that are not checks: the decorator, and the word counter
 # min_words/max_words share.
 NOT_CHECKS = {"check", "words"}
@@ -153,12 +155,12 @@ def test_vocabulary_functions_are_the_check_kinds() -> None:
 
 def test_dialect_schema_check_enum_is_the_check_kinds() -> None:
     """The dialect schema's check enum is every kind but promptfoo's own: CheckKind counted by
-    hand is 5 (the import's own) + 11 (the vocabulary's rest) + 4 (promptfoo's) = 20 kinds,
-    so 16 a dialect can name."""
+    hand is 5 (the import's own) + 11 (the vocabulary's rest) + 4 (promptfoo's) + 1 (plugin
+    eval's count) = 21 kinds, so 16 a dialect can name."""
     enum = json.loads(PACKAGE_SCHEMA.read_text(encoding="utf-8"))["$defs"]["check"]["enum"]
     assert len(enum) == len(set(enum)) == 18
-    assert set(enum) | PROMPTFOO_ONLY | TRACE_ONLY == {kind.value for kind in CheckKind}
-    assert not set(enum) & PROMPTFOO_ONLY
+    assert set(enum) | PROMPTFOO_ONLY | TRACE_ONLY | PLUGIN_EVAL_ONLY == {kind.value for kind in CheckKind}
+    assert not set(enum) & (PROMPTFOO_ONLY | PLUGIN_EVAL_ONLY)
 
 
 def test_the_dialect_vocabulary_is_the_schema_enum() -> None:

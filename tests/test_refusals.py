@@ -62,8 +62,11 @@ def test_refused_import_leaves_existing_output_untouched(
 
 def test_every_refusal_code_has_a_fixture_or_a_test() -> None:
     covered = {BY_CODE[f.meta["code"]] for f in fixtures("bad")}
-    # A directory that cannot be listed has no on-disk fixture (see below).
-    assert covered | {RefusalCode.DIRECTORY_UNREADABLE} == set(RefusalCode)
+    # A directory that cannot be listed has no on-disk fixture (see below); a plugin eval results
+    # file is refused by score, not import (tests/test_plugin_eval_results.py).
+    assert covered | {RefusalCode.DIRECTORY_UNREADABLE, RefusalCode.NOT_PLUGIN_EVAL_RESULTS} == set(
+        RefusalCode
+    )
 
 
 def test_unlistable_directory_is_refused(

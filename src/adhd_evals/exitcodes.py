@@ -51,6 +51,10 @@ class RefusalCode(str, enum.Enum):
     PROMPTFOO_TEMPLATE = ("PromptfooTemplateNotRenderable", 21)
     PROMPTFOO_REFERENCE = ("PromptfooReferenceUnreadable", 22)
     PROMPTFOO_CODE = ("PromptfooCodeNotRun", 23)
+    # `claude plugin eval` suites and results (issue 32): a case plugin eval would not load; a
+    # results file that is not an aggregate-result.json plugin eval writes
+    NOT_PLUGIN_EVAL = ("CaseFileNotPluginEvalSuite", 24)
+    NOT_PLUGIN_EVAL_RESULTS = ("NotPluginEvalResults", 25)
     # trigger lists (issue 33): neither skill-creator's [{query, should_trigger}] nor two lists
     NOT_TRIGGER_LIST = ("CaseFileNotTriggerList", 27)
 

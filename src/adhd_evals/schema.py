@@ -23,10 +23,21 @@ DEFAULT_RISK: Risk = "medium"
 DEFAULT_CATALOG = PurePath("evals/cases.jsonl")
 DEFAULT_MODULE = PurePath("evals/checks.py")  # the check module beside it
 
-ImportFormat = Literal["evals-json", "yaml", "evalflow", "promptfoo", "trigger-list"]  # what `import` reads
+ImportFormat = Literal[
+    "evals-json", "yaml", "evalflow", "promptfoo", "plugin-eval", "trigger-list"
+]  # what `import` reads
 IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
 # what lint reads: the imported formats, and the catalog and check module they become
-LINT_FORMATS = ("catalog", "evals-json", "evalflow", "yaml", "module", "promptfoo", "trigger-list")
+LINT_FORMATS = (
+    "catalog",
+    "evals-json",
+    "evalflow",
+    "yaml",
+    "module",
+    "promptfoo",
+    "plugin-eval",
+    "trigger-list",
+)
 
 Condition = Literal["baseline", "candidate", "comparator"]  # what a run compares
 CONDITIONS: tuple[Condition, ...] = get_args(Condition)

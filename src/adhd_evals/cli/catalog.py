@@ -71,25 +71,42 @@ def _other_format(path: Path) -> str | None:
 class ExportTarget(str, enum.Enum):
     PROMPTFOO = "promptfoo"
     EVALS_JSON = "evals-json"
+    PLUGIN_EVAL = "plugin-eval"
 
 
 @commands.command("export")
 def export_command(
     *,
-    to: ExportTarget = typer.Option(..., "--to", help="promptfoo (a config) or evals-json (skill-creator)."),
+    to: ExportTarget = typer.Option(
+        ..., "--to", help="promptfoo (a config), evals-json (skill-creator) or plugin-eval (a suite folder)."
+    ),
     cases: Annotated[Path, options.cases("The catalog to export.")] = Path(DEFAULT_CATALOG),
-    suite: Annotated[Path, options.suite("Its check module (promptfoo only).")] = Path(DEFAULT_MODULE),
-    out: Annotated[Path, options.out("The file to write (promptfoo: .json writes JSON, else YAML).")],
+    suite: Annotated[Path, options.suite("Its check module (promptfoo and plugin-eval).")] = Path(
+        DEFAULT_MODULE
+    ),
+    out: Annotated[
+        Path,
+        options.out(
+            "The file to write (promptfoo: .json writes JSON, else YAML); plugin-eval: a new folder."
+        ),
+    ],
 ) -> int:
     """Export the catalog to a promptfoo config or a skill-creator evals.json; says what did not survive."""
     # Imported here: the promptfoo writer brings jinja2 and PyYAML, which validate never needs
     # (tests/test_cli_startup.py).
-    from ..importing.export import export
+    if to is ExportTarget.PLUGIN_EVAL:
+        from ..importing.formats.plugin_eval.export import export_suite, write_suite
 
-    result = export(to.value, cases, suite, as_json=out.suffix.lower() == ".json")
-    write_all_atomically({out: result.text})
-    lines = [f"Wrote {out} ({plural(result.cases, 'case')}, {to.value})."]
-    if result.lost:
-        lines += ["Did not survive the export:", *(f"  {line}" for line in result.lost)]
+        files, count, lost = export_suite(cases, suite)
+        write_suite(out, files)
+    else:
+        from ..importing.export import export
+
+        result = export(to.value, cases, suite, as_json=out.suffix.lower() == ".json")
+        write_all_atomically({out: result.text})
+        count, lost = result.cases, result.lost
+    lines = [f"Wrote {out} ({plural(count, 'case')}, {to.value})."]
+    if lost:
+        lines += ["Did not survive the export:", *(f"  {line}" for line in lost)]
     print("\n".join(lines), file=sys.stderr)
     return exitcodes.OK

@@ -143,8 +143,8 @@ def survey_command(
     """List every shape your case files use, and draft a dialect that says what they mean."""
     set_max_bytes(max_bytes)
 
-    if format == "evalflow":
-        raise UsageError("survey reads evals-json or yaml; evalflow's shape is fixed by evalflow")
+    if format in ("evalflow", "plugin-eval"):
+        raise UsageError(f"survey reads evals-json or yaml; {format}'s shape is fixed by {format}")
     if format == "promptfoo":  # promptfoo's meaning is its own: counted, no dialect drafted
         if out is not None:
             raise UsageError(

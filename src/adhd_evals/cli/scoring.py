@@ -19,6 +19,7 @@ from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs import admission, agree, report, triggers
 from ..runs import criteria as counting
+from ..runs import plugin_results as plugin
 from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
@@ -93,6 +94,11 @@ def score_command(
         options.certificate("With --criteria: the judge's certificate; without it no judge verdict counts."),
     ] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
+    plugin_eval_results: Path | None = typer.Option(
+        None,
+        "--plugin-eval-results",
+        help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
+    ),
     gate: Annotated[
         Gate,
         options.gate(
@@ -114,6 +120,23 @@ def score_command(
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
+    if plugin_eval_results is not None:  # the run's scores and checks, in place of SCORES
+        if scores is not None or checks is not None or key is not None or criteria is not None:
+            raise UsageError(
+                "--plugin-eval-results is the run's scores and checks: pass no SCORES, --checks, --key or --criteria"
+            )
+        decided = checked(gate.value, min_effect, max_drop, seed)
+        return _plugin_eval(
+            plugin_eval_results,
+            gate,
+            decided,
+            as_json=as_json,
+            allow_unwritten=allow_unwritten,
+            min_trials=min_trials,
+            weights=weights,
+        )
+    if scores is None:
+        raise UsageError("score needs SCORES (a score rows file) or --plugin-eval-results FILE")
 
     decide = checked(gate.value, min_effect, max_drop, seed)
     if scores is None:
@@ -172,6 +195,54 @@ def score_command(
         print(_quarantine_line(summary["quarantine"]))
     if criteria is not None and not as_json:
         print("\n".join(counting.table(summary["criteria"])))
+    return _exit(gate, summary)
+
+
+def _plugin_eval(
+    path: Path,
+    gate: Gate,
+    decide: Any,  # runs.decision.Decide
+    *,
+    as_json: bool,
+    allow_unwritten: bool,
+    min_trials: int | None,
+    weights: str | None,
+) -> int:
+    """score --plugin-eval-results: plugin eval's figures recomputed, then the paired analysis of
+    its two arms; a run with one arm gets its figures and the reason nothing is compared."""
+    results = plugin.read_results(path)
+    found = plugin.section(results)
+    if not found["two_arms"]:
+        said = plugin.lines(found) + [plugin.NO_COMPARISON]
+        print(
+            json.dumps(
+                {
+                    "plugin_eval": found,
+                    "decision": {"verdict": "inconclusive", "reasons": [plugin.NO_COMPARISON]},
+                },
+                indent=2,
+            )
+            if as_json
+            else "\n".join(said)
+        )
+        return exitcodes.INCONCLUSIVE
+    score_rows, check_rows = plugin.rows(results)
+    summary = scoring.summarize(
+        score_rows,
+        scoring.parse_weights(weights),
+        check_rows,
+        allow_unwritten=allow_unwritten,
+        min_trials=min_trials,
+        decide=decide,
+    )
+    if as_json:
+        print(json.dumps({"plugin_eval": found, **json.loads(scoring.dumps(summary))}, indent=2))
+    else:
+        print("\n".join([*plugin.lines(found), "", *scoring.table(summary)]))
+    return _exit(gate, summary)
+
+
+def _exit(gate: Gate, summary: Any) -> int:
     if gate is Gate.PAIRED:
         verdict = summary["decision"]["verdict"]
         return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)

@@ -32,7 +32,10 @@ def _below_docstring(name: str) -> str:
 # type-checked and tested to agree with vocabulary.py), its text copied into every such module.
 HELPERS = _below_docstring("checkhelpers.py")
 
-VOCABULARY_FORMATS = ("promptfoo",)  # formats whose modules carry vocabulary.py as their helpers
+VOCABULARY_FORMATS = (
+    "promptfoo",
+    "plugin-eval",
+)  # formats whose modules carry vocabulary.py as their helpers
 RULE = "# " + "-" * 76
 MARKER = "# adhd-evals: "  # begins every marker line; nothing else may begin so
 

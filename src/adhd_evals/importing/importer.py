@@ -135,6 +135,7 @@ _LOOKS = {
     "catalog": "a five-field catalog (JSONL)",
     "module": "a check module",
     "promptfoo": "a promptfoo config",
+    "plugin-eval": "a claude plugin eval case",
     "trigger-list": "a trigger list",
 }
 
@@ -238,6 +239,7 @@ _NOT_CODE = {
     "yaml": RefusalCode.NOT_YAML_CASE,
     "evalflow": RefusalCode.NOT_EVALFLOW,
     "promptfoo": RefusalCode.NOT_PROMPTFOO,
+    "plugin-eval": RefusalCode.NOT_PLUGIN_EVAL,
     "trigger-list": RefusalCode.NOT_TRIGGER_LIST,
 }
 

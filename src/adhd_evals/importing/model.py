@@ -52,6 +52,8 @@ class CheckKind(str, enum.Enum):
     NOT_EQUALS = "not_equals"
     NOT_STARTS_WITH = "not_starts_with"
     NOT_IS_JSON = "not_is_json"
+    # A plugin eval regex grader's `match: count:N` (see vocabulary.py).
+    REGEX_COUNT = "regex_count"
     # Checks over what the model did (tracehelpers.py): they read the row's trace, not the answer.
     TOOL_USED = "tool_used"
     TOOL_ORDER = "tool_order"

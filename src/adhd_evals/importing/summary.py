@@ -111,6 +111,7 @@ def _dialect_lines(result: ImportResult) -> list[str]:
     if by_type:
         listed = ", ".join(f"{kind} {count}" for kind, count in by_type)
         lines.append(f"promptfoo assertions kept as placeholders, by type: {listed}.")
+    lines += _plugin_eval_lines(made)
     shapes = [(via, count) for via, count in made.most_common() if via.startswith("{")]
     if shapes:
         listed = ", ".join(f"{via} {count}" for via, count in shapes)
@@ -120,6 +121,18 @@ def _dialect_lines(result: ImportResult) -> list[str]:
             "drafts a dialect that says what they mean."
         )
     return lines
+
+
+def _plugin_eval_lines(made: Counter[str]) -> list[str]:
+    """plugin eval's graders by type, as the suite's files hold them (one criterion each)."""
+    by_type = [
+        (via.removeprefix("plugin-eval "), n)
+        for via, n in made.most_common()
+        if via.startswith("plugin-eval ")
+    ]
+    if not by_type:
+        return []
+    return [f"plugin eval graders, by type: {', '.join(f'{kind} {n}' for kind, n in by_type)}."]
 
 
 def outcome_lines(outcome: ImportOutcome, *, dry_run: bool = False) -> list[str]:

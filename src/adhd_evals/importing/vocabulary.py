@@ -177,6 +177,17 @@ def not_regex(answer: str, pattern: str, *, ignore_case: bool) -> bool:
     return not regex(answer, pattern, ignore_case=ignore_case)
 
 
+def regex_count(answer: str, pattern: str, count: int) -> bool:
+    """The pattern matches exactly `count` times, counted as JavaScript's `match`
+    with the g flag counts them: left to right, never overlapping, an empty match
+    moving one character on."""
+    compiled, found, at = re.compile(pattern), 0, 0
+    while at <= len(answer) and (match := compiled.search(answer, at)) is not None:
+        found += 1
+        at = match.end() + (match.end() == match.start())
+    return found == count
+
+
 def min_chars(answer: str, count: int) -> bool:
     """The answer has at least `count` characters (Unicode code points,
     whitespace included, nothing stripped)."""

@@ -31,6 +31,8 @@ FORMATS = LINT_FORMATS  # defined once, in the core
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
 _PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptfoo config's top-level keys
+# a plugin eval case.yaml's top-level keys
+_PLUGIN_EVAL = re.compile(rb"^(graders|execution|schema_version)\s*:", re.MULTILINE)
 
 
 class LintReport:
@@ -94,6 +96,10 @@ def format_of(path: Path, *, explicit: bool) -> str | None:
         return "catalog"
     if name.endswith(".py"):
         return "module" if explicit or _has_marker(path) else None
+    if name in ("case.yaml", "prompt.md"):
+        found = _plugin_eval_case(path, explicit=explicit)
+        if found is not None or name == "prompt.md":
+            return found
     if name.endswith((".yaml", ".yml")):
         if _PROMPTFOO.search(_head(path)):
             return "promptfoo"
@@ -105,6 +111,20 @@ def format_of(path: Path, *, explicit: bool) -> str | None:
     if name.endswith(".json"):
         return _json_shape(path) if explicit else None
     return None
+
+
+def _plugin_eval_case(path: Path, *, explicit: bool) -> str | None:
+    """A plugin eval case is linted once, by its case.yaml (by its prompt.md when it has none):
+    a case.yaml by its keys, a prompt.md beside a graders/ folder, or named on the command line."""
+    if path.name.lower() == "case.yaml":
+        return "plugin-eval" if _PLUGIN_EVAL.search(_head(path)) else None
+    if explicit:
+        return "plugin-eval"
+    return (
+        None
+        if (path.parent / "case.yaml").is_file() or not (path.parent / "graders").is_dir()
+        else "plugin-eval"
+    )
 
 
 def _json_shape(path: Path) -> str:
@@ -243,6 +263,8 @@ def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, l
     problems = [
         Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r))
         if r.file == path.name
+        else Problem(r.line or 1, r.column or 1, r.code.value, _with_hint(r), path=str(path.parent / r.file))
+        if kind == "plugin-eval"  # a case's other files: each problem at its place in its own file
         # a file the config names: its position is in the message
         else Problem(1, 1, r.code.value, f"{r.message}" + (f" (hint: {r.hint})" if r.hint else ""))
         for r in refusals
@@ -253,6 +275,10 @@ def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, l
         problems += [
             Problem(line, col, code, message, WARNING) for line, col, code, message in lint_warnings(path)
         ]
+    if kind == "plugin-eval":  # what plugin eval loads, but likely not as meant
+        from ..importing.formats import plugin_eval_warnings
+
+        problems += plugin_eval_warnings(path)
     return cases, problems, ids
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from ...problem import Problem
 from ..model import Case
 from ._common import ReadOptions, SourceProblems
 
@@ -21,6 +22,7 @@ MODULES = {
     "yaml": "yaml_cases",
     "evalflow": "evalflow",
     "promptfoo": "promptfoo",
+    "plugin-eval": "plugin_eval",
     "trigger-list": "trigger_list",
 }
 
@@ -60,5 +62,13 @@ class _Registry(Mapping[str, T], Generic[T]):
 READERS: Mapping[str, Reader] = _Registry("read")
 # For lint: every refusal a source holds, not only the first.
 PROBLEMS: Mapping[str, ProblemFinder] = _Registry("problems")
+
+
+def plugin_eval_warnings(path: Path) -> list[Problem]:
+    """lint's warnings on a plugin eval case (what plugin eval loads, but likely not as meant)."""
+    from .plugin_eval.lint import lint_warnings
+
+    return lint_warnings(path)
+
 
 __all__ = ["MODULES", "PROBLEMS", "READERS", "ProblemFinder", "ReadOptions", "Reader"]

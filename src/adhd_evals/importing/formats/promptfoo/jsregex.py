@@ -35,8 +35,19 @@ _SAME = set("bB^$.|?*+()[]{}\\/-nrtfv0123456789")
 _GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
 
 
-def translate(pattern: str) -> str:
-    """The Python pattern that matches exactly where the JavaScript one does."""
+_TERMINATORS = "\n\r\u2028\u2029"  # JavaScript's line terminators: `.`, `^` and `$` (m) stop at each
+# The flags `new RegExp(pattern, flags)` takes whose meaning Python reproduces; g and d change
+# what a match returns, not where one is found. u, v and y change the syntax or anchor the search.
+FLAGS = frozenset("gimsd")
+
+
+def translate(pattern: str, flags: str = "") -> str:
+    """The Python pattern that matches exactly where the JavaScript one does (with `flags`, the
+    `new RegExp(pattern, flags)` it is): i folds ASCII letters only (JavaScript's non-Unicode
+    case folding keeps non-ASCII letters from matching ASCII ones, which Python's does not, so a
+    non-ASCII letter under i is refused), m makes `^` and `$` stop at every line terminator,
+    s lets `.` match them."""
+    _check_flags(pattern, flags)
     out: list[str] = []
     i, n = 0, len(pattern)
     needs_ascii = False
@@ -65,9 +76,11 @@ def translate(pattern: str) -> str:
             i += len(opener)
             continue
         if ch == ".":
-            out.append(_DOT)
+            out.append(r"[\s\S]" if "s" in flags else _DOT)
         elif ch == "$":
-            out.append(r"\Z")
+            out.append(f"(?=[{_TERMINATORS}]|\\Z)" if "m" in flags else r"\Z")
+        elif ch == "^" and "m" in flags:
+            out.append(f"(?:\\A|(?<=[{_TERMINATORS}]))")
         elif ch == "{" and (quantifier := _QUANTIFIER.match(pattern, i)):
             out.append(quantifier.group())  # {n}, {n,} and {n,m} repeat, as in Python
             i, quantified = quantifier.end(), True
@@ -82,7 +95,24 @@ def translate(pattern: str) -> str:
         re.compile(translated)
     except re.error as exc:
         raise NotTranslatable(f"a pattern Python cannot compile once translated ({exc})") from None
+    if "i" in flags:
+        return "(?ai)" + translated
     return ("(?a)" if needs_ascii else "") + translated
+
+
+def _check_flags(pattern: str, flags: str) -> None:
+    unknown = sorted(set(flags) - FLAGS)
+    if unknown or len(set(flags)) != len(flags):
+        what = f"the flag {unknown[0]!r}" if unknown else "a flag given twice"
+        raise NotTranslatable(f"{what} (flags {flags!r}; Python reproduces g, i, m, s and d)")
+    if "i" in flags and _NON_ASCII_LETTER.search(pattern):
+        raise NotTranslatable(
+            "a non-ASCII letter under the i flag (JavaScript and Python fold its letter case differently)"
+        )
+
+
+# A cased letter outside ASCII, written or escaped (\u00e9, \xe9): under i, JavaScript's folding differs.
+_NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]|\\u(?!00[0-7])[0-9a-fA-F]{4}|\\x[89a-fA-F][0-9a-fA-F]")
 
 
 _QUANTIFIER = re.compile(r"\{\d+(,\d*)?\}")
@@ -93,9 +123,7 @@ def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
         raise NotTranslatable("a pattern ending in a backslash")
     ch = pattern[i + 1]
     if ch in _OUTSIDE:
-        if in_class:
-            if ch not in _CLASS_ESCAPES:
-                raise NotTranslatable(f"\\{ch} inside a character class")
+        if in_class:  # \D, \W and \S in a class never come here (_char_class)
             return _CLASS_ESCAPES[ch], i + 2, False
         return _OUTSIDE[ch], i + 2, False
     if ch in "bB":
@@ -119,28 +147,40 @@ def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
     return "\\" + ch if not ch.isalnum() else ch, i + 2, False
 
 
+_NEGATED_IN_CLASS = {"D": "0-9", "W": "A-Za-z0-9_", "S": JS_SPACE}  # what \\D, \\W, \\S leave out
+
+
 def _char_class(pattern: str, i: int) -> tuple[str, int]:
+    """A class as Python reads it alike; one holding \\D, \\W or \\S (Python's own differ, and a
+    negated set cannot sit inside a set) becomes a group: a member of the rest or of each."""
     j = i + 1
-    out = ["["]
-    if j < len(pattern) and pattern[j] == "^":
-        out.append("^")
-        j += 1
+    negated = j < len(pattern) and pattern[j] == "^"
+    j += negated
     if j < len(pattern) and pattern[j] == "]":
         raise NotTranslatable("an empty character class [] or [^]")
+    members: list[str] = []
+    outside: list[str] = []  # the sets a \\D, \\W or \\S in the class stands outside of
     while j < len(pattern) and pattern[j] != "]":
+        if pattern[j : j + 2] in ("\\D", "\\W", "\\S"):
+            outside.append(_NEGATED_IN_CLASS[pattern[j + 1]])
+            j += 2
+            continue
         if pattern[j] == "\\":
             piece, j, _ = _escape(pattern, j, in_class=True)
-            out.append(piece)
+            members.append(piece)
             continue
-        if pattern[j] == "[":
-            out.append("\\[")  # literal in JavaScript; Python warns of nested sets
-        else:
-            out.append(pattern[j])
+        members.append("\\[" if pattern[j] == "[" else pattern[j])  # literal in JavaScript
         j += 1
     if j >= len(pattern):
         raise NotTranslatable("an unterminated character class")
-    out.append("]")
-    return "".join(out), j + 1
+    rest = "".join(members)
+    if not outside:
+        return ("[^" if negated else "[") + rest + "]", j + 1
+    if not negated:  # in the rest, or outside any one of the sets
+        return "(?:" + "|".join([f"[{rest}]"] * bool(rest) + [f"[^{o}]" for o in outside]) + ")", j + 1
+    # in none of the rest, and inside every one of the sets
+    ahead = f"(?![{rest}])" * bool(rest) + "".join(f"(?=[{o}])" for o in outside[:-1])
+    return f"(?:{ahead}[{outside[-1]}])", j + 1
 
 
 # What translate() writes for a JavaScript token, and the token: read backwards by
