@@ -88,5 +88,5 @@ def test_a_usage_error_with_choices_is_one_readable_line(capsys: pytest.CaptureF
     first = capsys.readouterr().err.splitlines()[0]
     assert (
         first
-        == "adhd-evals: Missing option '--format' / '-f'. Choose from: evals-json, yaml, evalflow, promptfoo, trigger-list"
+        == "adhd-evals: Missing option '--format' / '-f'. Choose from: evals-json, yaml, evalflow, promptfoo, plugin-eval, trigger-list"
     )

@@ -60,13 +60,14 @@ def test_cli_choices_are_the_core_constants(
 
 def test_constants_are_what_the_rules_say() -> None:
     """Worked from the catalog's rules: five fields in line order, three of them text, three
-    risks with medium the default; five formats import reads, lint reading those plus the
-    catalog and check module they become (seven); three conditions."""
+    risks with medium the default; six formats import reads (evals-json, yaml, evalflow,
+    promptfoo, plugin-eval, trigger-list), lint reading those plus the catalog and check module
+    they become (eight); three conditions."""
     assert schema.FIELDS == ("id", "category", "prompt", "risk", "criteria")
     assert schema.TEXT_FIELDS == ("id", "category", "prompt")
     assert schema.RISKS == ("low", "medium", "high") and schema.DEFAULT_RISK in schema.RISKS
     assert set(schema.LINT_FORMATS) == {*schema.IMPORT_FORMATS, "catalog", "module"}
-    assert len(schema.LINT_FORMATS) == 7
+    assert len(schema.LINT_FORMATS) == 8
     assert schema.CONDITIONS == ("baseline", "candidate", "comparator")
 
 

@@ -135,9 +135,6 @@ def score_command(
             min_trials=min_trials,
             weights=weights,
         )
-    if scores is None:
-        raise UsageError("score needs SCORES (a score rows file) or --plugin-eval-results FILE")
-
     decide = checked(gate.value, min_effect, max_drop, seed)
     if scores is None:
         given = {
@@ -296,7 +293,10 @@ def _checks_only(
 ) -> int:
     """score --checks CHECKS without a scores file: what the checks decided, nothing compared."""
     if checks is None:
-        raise UsageError("score needs a scores file, or --checks CHECKS for a run with only checks")
+        raise UsageError(
+            "score needs a scores file, --checks CHECKS for a run with only checks, "
+            "or --plugin-eval-results FILE"
+        )
     needing = [flag for flag, value in given.items() if value is not None]
     needing += ["--gate paired"] if gate is Gate.PAIRED else []
     if needing:
