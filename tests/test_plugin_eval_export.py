@@ -4,7 +4,7 @@ made written back as that grader.
 
 Random catalogs: ids, categories, prompts and criteria of awkward text (quotes, backslashes,
 newlines, CR, U+2028, non-ASCII, YAML's own words), each criterion prose, a regex grader on the
-final message, a carried tool_used grader, or a mechanical check plugin eval cannot state (it
+final message, a tool_used grader (a trace check), or a mechanical check plugin eval cannot state (it
 goes as an llm grader, listed lost). ADHD_EVALS_FUZZ raises the number of examples.
 """
 
