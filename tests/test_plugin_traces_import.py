@@ -152,9 +152,10 @@ def test_file_exists_stays_a_placeholder(grader: dict[str, Any]) -> None:
 def test_the_indicator_rule_still_reads_the_grader() -> None:
     """tool_used of Skill is an indicator (unscored in both arms) unless `arm: both`; the
     converted check keeps the arm in its criterion, so the export writes it back."""
-    skill = {"name": "s", "type": "tool_used", "tool": "Skill"}
-    assert is_indicator(skill) and not is_indicator({**skill, "arm": "both"})
-    assert check_of({**skill, "arm": "both"}).criterion.endswith(" (arm: both)")
+    skill: dict[str, object] = {"name": "s", "type": "tool_used", "tool": "Skill"}
+    both: dict[str, object] = {**skill, "arm": "both"}
+    assert is_indicator(skill) and not is_indicator(both)
+    assert check_of(both).criterion.endswith(" (arm: both)")
 
 
 STEP = st.sampled_from(["Read", "Edit", "mcp__docs__search"]) | st.fixed_dictionaries(
