@@ -25,7 +25,12 @@ from hypothesis import strategies as st
 
 from adhd_evals.importing import checkgen
 from adhd_evals.importing.formats.plugin_eval.export import export_suite, write_suite
-from adhd_evals.importing.formats.plugin_eval.graders import carried_grader, check_of, validate
+from adhd_evals.importing.formats.plugin_eval.graders import (
+    carried_grader,
+    check_of,
+    trace_grader_of,
+    validate,
+)
 from adhd_evals.importing.formats.plugin_eval.lint import is_indicator
 from adhd_evals.importing.importer import read_source
 from adhd_evals.importing.model import Case, Check, CheckKind, ImportResult
@@ -254,3 +259,31 @@ def test_every_corpus_tool_used_grader_is_a_trace_check(suite: str, tool_used: i
     assert kinds == Counter({CheckKind.TOOL_USED: tool_used})
     vias = Counter(check.via.removeprefix("plugin-eval ") for case in cases for check in case.checks)
     assert vias == Counter(g["type"] for g in graders)
+
+
+@pytest.mark.parametrize(
+    "criterion",
+    [
+        "n: tool_used {not json}",
+        'n: tool_used {"tool": "Bash"} (weight two)',
+        "n: file_exists {}",
+        "Calls Bash.",
+    ],
+    ids=["settings-not-json", "weight-not-json", "not-a-trace-type", "prose"],
+)
+def test_a_criterion_this_import_does_not_write_is_no_trace_grader(criterion: str) -> None:
+    """The export reads a grader back only from `NAME: tool_used|tool_order {JSON}` with an
+    optional JSON weight and arm; anything else goes as an llm grader."""
+    assert trace_grader_of(criterion) is None
+
+
+def test_a_trace_criterion_reads_back_with_its_weight_and_arm() -> None:
+    criterion = 'n: tool_order {"before": "Read", "after": "Edit"} (weight 0.5) (arm: both)'
+    assert trace_grader_of(criterion) == {
+        "name": "n",
+        "type": "tool_order",
+        "before": "Read",
+        "after": "Edit",
+        "weight": 0.5,
+        "arm": "both",
+    }

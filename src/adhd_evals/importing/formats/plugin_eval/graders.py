@@ -196,9 +196,7 @@ def trace_grader_of(criterion: str) -> dict[str, Any] | None:
         weight = None if found["weight"] is None else json.loads(found["weight"])
     except ValueError:
         return None
-    if not isinstance(settings, dict):
-        return None
-    grader: dict[str, Any] = {"name": found["name"], "type": found["type"], **settings}
+    grader: dict[str, Any] = {"name": found["name"], "type": found["type"], **settings}  # {...}: a dict
     if weight is not None:
         grader["weight"] = weight
     if found["arm"] is not None:
