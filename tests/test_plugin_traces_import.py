@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.importing import checkgen
+from adhd_evals.importing.export import Mechanical, suite_checks
 from adhd_evals.importing.formats.plugin_eval.export import export_suite, write_suite
 from adhd_evals.importing.formats.plugin_eval.graders import (
     carried_grader,
@@ -287,3 +288,23 @@ def test_a_trace_criterion_reads_back_with_its_weight_and_arm() -> None:
         "weight": 0.5,
         "arm": "both",
     }
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ('tool_used("Skill", min=0)', Mechanical("tool_used", ("Skill",), {"min": 0})),
+        ('tool_order("Read", ["Edit", "x"])', Mechanical("tool_order", ("Read", ["Edit", "x"]), {})),
+        ('contains(answer, "hi")', Mechanical("contains", ("hi",), {})),
+        ('contains("hi", answer)', None),
+        ("checks.contains(answer)", None),
+    ],
+    ids=["trace-no-answer", "trace-step-list", "text-check", "text-check-without-answer-first", "not-a-name"],
+)
+def test_the_export_reads_a_trace_call_without_an_answer_argument(
+    body: str, expected: Mechanical | None
+) -> None:
+    """A trace check reads the row's trace, so its call's arguments start at the first; a text
+    check's first argument is the answer, and a call of any other shape is a person's."""
+    module = f'@check("a", "c")\ndef check_a(answer: str) -> bool:\n    return {body}\n'
+    assert suite_checks(module) == {("a", "c"): expected}
