@@ -47,6 +47,7 @@ def test_the_imported_trace_graders_pass_and_fail_from_the_trace(
 ) -> None:
     command = [sys.executable, FAKE, "--skill", "pdf-tools", "--trigger-on", "pdf", "--cost", "0.001"]
     rows = _checked(tmp_path, {"command": command, "response_format": "claude-stream-json"})
+    assert "4 checks read the run's trace (tool calls): run them with a runner" in capsys.readouterr().err
     found = {(row["case_id"], row["criterion"].split(":")[0]): row["status"] for row in rows}
     assert found == {
         ("merge-pdfs", "skill-fired"): "pass",
