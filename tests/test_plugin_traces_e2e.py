@@ -22,6 +22,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from adhd_evals.lint import lint_paths
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "plugin-eval" / "traces" / "evals"
 FAKE = str(Path(__file__).parent / "fakes" / "trace_cli.py")
@@ -67,3 +68,17 @@ def test_a_runner_without_traces_makes_every_trace_grader_an_error(
     rows = _checked(tmp_path, runner, "--allow-unmetered")
     assert [row["status"] for row in rows] == ["error"] * 4
     assert all("this runner records no tool calls" in row["error"] for row in rows)
+
+
+def test_lint_leaves_the_trace_checks_alone_and_flags_what_stayed_a_placeholder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The project's good suite imports tool_used a-skill-fired and b-never-pushed and
+    tool_order c-read-before-edit as trace checks: lint's unwritten-check warning (W203) no
+    longer names them, and still names both file_exists graders, which stay placeholders."""
+    suite = FIXTURE.parent.parent / "good" / "suite" / "evals"
+    assert main(["import", "--format", "plugin-eval", str(suite), "--out", str(tmp_path / "out")]) == 0
+    report = lint_paths([tmp_path / "out"])
+    unwritten = {p.message.split(": ")[1] for p in report.problems if p.code == "W203"}
+    assert {"a-skill-fired", "b-never-pushed", "c-read-before-edit"}.isdisjoint(unwritten)
+    assert {"d-config-created", "e-no-lockfile"} <= unwritten
