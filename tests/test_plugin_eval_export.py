@@ -4,7 +4,7 @@ made written back as that grader.
 
 Random catalogs: ids, categories, prompts and criteria of awkward text (quotes, backslashes,
 newlines, CR, U+2028, non-ASCII, YAML's own words), each criterion prose, a regex grader on the
-final message, a carried tool_used grader, or a mechanical check plugin eval cannot state (it
+final message, a tool_used grader (a trace check), or a mechanical check plugin eval cannot state (it
 goes as an llm grader, listed lost). ADHD_EVALS_FUZZ raises the number of examples.
 """
 
@@ -148,11 +148,11 @@ def test_without_a_module_every_criterion_is_an_llm_grader(tmp_path: Path) -> No
 
 def test_an_edited_criterion_no_longer_matching_its_grader_goes_as_its_text(tmp_path: Path) -> None:
     """The carried grader would import to another criterion: written as an llm grader instead."""
-    check = check_of({"name": "t", "type": "tool_used", "tool": "Bash"})
-    edited = Check("Runs bash.", CheckKind.UNWRITTEN, check.args)
+    check = check_of({"name": "t", "type": "file_exists", "path": "out.md"})
+    edited = Check("Writes out.md.", CheckKind.UNWRITTEN, check.args)
     _catalog(tmp_path, [Case("a", "c", "Hi", "low", (edited,))])
     files, _, _ = export_suite(tmp_path / "cases.jsonl", tmp_path / "checks.py")
-    assert 'criteria: "Runs bash."' in files["1-a/case.yaml"]
+    assert 'criteria: "Writes out.md."' in files["1-a/case.yaml"]
 
 
 def test_the_cli_writes_a_new_folder_and_never_over_one(

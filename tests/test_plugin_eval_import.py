@@ -86,16 +86,15 @@ def test_regex_graders_on_the_final_message_are_checks_with_javascript_s_meaning
 
 
 def test_graders_needing_more_than_the_message_are_placeholders_carrying_the_grader() -> None:
-    """trace, files, a file and mock_calls targets; tool_used, tool_order, file_exists and
-    baseline: each says what it needs, and its argument holds the grader as written."""
+    """trace, files, a file and mock_calls targets; file_exists and baseline: each says what it
+    needs, and its argument holds the grader as written (tool_used and tool_order become trace
+    checks: tests/test_plugin_traces_import.py)."""
     cases = _cases()
     wanted = {
         "tool-output": "needs the run's trace",
         "report-written": "needs the files the run wrote",
         "changelog-entry": "needs a file the run wrote",
         "mock-called": "needs the run's mocked MCP calls",
-        "a-skill-fired": "needs the run's tool calls",
-        "c-read-before-edit": "needs the run's tool calls",
         "d-config-created": "needs the files the run created",
         "f-as-good-as-reference": "needs a reference transcript and a judge",
     }

@@ -106,7 +106,10 @@ def test_tool_order_takes_a_tool_with_input_match() -> None:
 
 def test_a_grader_file_body_a_type_reads_no_text_from_is_kept() -> None:
     check = check_of({"name": "g", "type": "tool_used", "tool": "Bash", "body": "why"})
-    assert check.criterion == 'g: tool_used {"tool": "Bash", "body": "why"} (needs the run\'s tool calls)'
+    assert (
+        check.criterion
+        == 'g: tool_used {"tool": "Bash", "body": "why"} (no trace check says the same: tool_used has no body)'
+    )
 
 
 @pytest.mark.parametrize(
@@ -147,7 +150,7 @@ def test_a_carried_grader_that_no_longer_validates_goes_as_its_text() -> None:
 
 
 def test_a_fallback_name_another_grader_has_is_numbered_on() -> None:
-    carried = check_of({"name": "criterion-2", "type": "tool_used", "tool": "Bash"})
+    carried = check_of({"name": "criterion-2", "type": "file_exists", "path": "a.md"})
     calls: dict[tuple[str, str], Any] = {("a", carried.criterion): ("unwritten", carried.args, {})}
     files, _ = exporting.suite_files(_rows("first", carried.criterion), calls)
     rows = _rows("Prose.", carried.criterion)
@@ -184,8 +187,8 @@ def test_a_case_id_of_no_safe_letters_makes_a_case_folder() -> None:
 def test_a_fallback_name_skips_every_name_taken() -> None:
     """Carried graders named criterion-2 and criterion-2-1; the prose second criterion's
     fallback name criterion-2 moves on to criterion-2-2."""
-    first = check_of({"name": "criterion-2", "type": "tool_used", "tool": "Bash"})
-    third = check_of({"name": "criterion-2-1", "type": "tool_used", "tool": "Read"})
+    first = check_of({"name": "criterion-2", "type": "file_exists", "path": "a.md"})
+    third = check_of({"name": "criterion-2-1", "type": "file_exists", "path": "b.md"})
     calls: dict[tuple[str, str], Any] = {
         ("a", check.criterion): ("unwritten", check.args, {}) for check in (first, third)
     }

@@ -30,11 +30,15 @@ from typing import Any, NamedTuple
 from ..errors import UsageError
 from .formats.promptfoo.asserts import KNOWN, SPECIAL
 from .formats.promptfoo.jsregex import javascript_for
+from .model import TRACE_KINDS
 from .registrations import registration
 
 TARGETS = ("promptfoo", "evals-json")
 PROMPT_TEMPLATE = "{{prompt}}"
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
+
+
+_TRACED = frozenset(kind.value for kind in TRACE_KINDS)
 
 
 class Mechanical(NamedTuple):
@@ -85,10 +89,13 @@ def _call(node: ast.FunctionDef) -> Mechanical | None:
         held = call.args[0] if call.args else None
         text = held.value if isinstance(held, ast.Constant) and isinstance(held.value, str) else None
         return Mechanical("unwritten", () if text is None else (text,), {})
-    if not isinstance(call.func, ast.Name) or not call.args or not isinstance(call.args[0], ast.Name):
+    if not isinstance(call.func, ast.Name):
+        return None
+    traced = call.func.id in _TRACED  # a trace check reads the row's trace: no answer comes first
+    if not traced and (not call.args or not isinstance(call.args[0], ast.Name)):
         return None
     try:
-        args = tuple(ast.literal_eval(a) for a in call.args[1:])
+        args = tuple(ast.literal_eval(a) for a in call.args[0 if traced else 1 :])
         keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
     except ValueError:
         return None

@@ -111,7 +111,7 @@ def _dialect_lines(result: ImportResult) -> list[str]:
     if by_type:
         listed = ", ".join(f"{kind} {count}" for kind, count in by_type)
         lines.append(f"promptfoo assertions kept as placeholders, by type: {listed}.")
-    lines += _plugin_eval_lines(made)
+    lines += _plugin_eval_lines(made) + _trace_lines(result)
     shapes = [(via, count) for via, count in made.most_common() if via.startswith("{")]
     if shapes:
         listed = ", ".join(f"{via} {count}" for via, count in shapes)
@@ -121,6 +121,18 @@ def _dialect_lines(result: ImportResult) -> list[str]:
             "drafts a dialect that says what they mean."
         )
     return lines
+
+
+def _trace_lines(result: ImportResult) -> list[str]:
+    """How to run the trace checks an import made (trigger cases say it in their own line)."""
+    traced = sum(c.kind.traced and c.via != "trigger" for case in result.cases for c in case.checks)
+    if not traced:
+        return []
+    return [
+        f"{plural(traced, 'check')} read the run's trace (tool calls): run them with a runner that "
+        "records tool calls (response_format claude-stream-json, codex-jsonl or trace-jsonl; "
+        "docs/traces.md); with any other runner they are errors, never passes or fails."
+    ]
 
 
 def _plugin_eval_lines(made: Counter[str]) -> list[str]:

@@ -8,8 +8,8 @@ and every grader's name exactly; graders/*.md files would be read back sorted by
 Folders are numbered in the catalog's order (`01-<id>`): plugin eval reads them sorted.
 
 - a placeholder that carries a plugin eval grader (an imported `tool_used`, say) is that grader;
-- a regex check whose criterion is one this format's import writes, and whose call is what that
-  grader imports to, is that regex grader;
+- a regex or trace check (tool_used, tool_order) whose criterion is one this format's import
+  writes, and whose call is what that grader imports to, is that grader;
 - every other criterion is an `llm` grader with the criterion as its rubric; a generated or
   hand-written check that goes so is listed as lost, by case and criterion.
 
@@ -31,7 +31,15 @@ import yaml
 from ....errors import OutputError, UsageError
 from ...model import Check
 from ..promptfoo.jsregex import NotTranslatable
-from .graders import CARRIED, GraderProblem, carried_grader, check_of, regex_grader_of, validate
+from .graders import (
+    CARRIED,
+    GraderProblem,
+    carried_grader,
+    check_of,
+    regex_grader_of,
+    trace_grader_of,
+    validate,
+)
 
 Call = tuple[str, tuple[Any, ...], dict[str, Any]]  # a generated check's helper, arguments, keywords
 
@@ -123,7 +131,7 @@ def grader_for(
     """The grader a criterion is written as, and what was lost doing so."""
     key = (case_id, criterion)
     call = calls.get(key)
-    found = _carried(call) if call is not None and call[0] == "unwritten" else _regex(criterion, call)
+    found = _carried(call) if call is not None and call[0] == "unwritten" else _mechanical(criterion, call)
     if found is not None and _imports_to(found, criterion, call):
         return found, []
     rubric = {"name": f"criterion-{index + 1}", "type": "llm", "criteria": criterion}
@@ -141,8 +149,11 @@ def _carried(call: Call) -> dict[str, Any] | None:
     return carried_grader(argument) if isinstance(argument, str) and CARRIED in argument else None
 
 
-def _regex(criterion: str, call: Call | None) -> dict[str, Any] | None:
-    return regex_grader_of(criterion) if call is not None else None
+def _mechanical(criterion: str, call: Call | None) -> dict[str, Any] | None:
+    """The regex or trace grader a mechanical check's criterion says (checked by _imports_to)."""
+    if call is None:
+        return None
+    return regex_grader_of(criterion) or trace_grader_of(criterion)
 
 
 def _imports_to(grader: dict[str, Any], criterion: str, call: Call | None) -> bool:

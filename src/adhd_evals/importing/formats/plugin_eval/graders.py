@@ -4,12 +4,14 @@
 | --- | --- | --- |
 | regex on the final message (`target: last_message`, the default) | `NAME: /P/F is found in the final message` | regex / not_regex / regex_count, the pattern translated with JavaScript's meaning |
 | llm | its rubric (`criteria`, or a grader file's body trimmed), verbatim | prose: a placeholder a person or an admitted judge decides |
-| tool_used, tool_order, file_exists, baseline, regex on trace/files/a file/mock_calls | `NAME: TYPE {settings} (needs ...)` | a placeholder saying what it needs |
+| tool_used, tool_order | `NAME: TYPE {settings}` | tool_used / tool_order over the run's trace (tracehelpers.py) |
+| file_exists, baseline, regex on trace/files/a file/mock_calls | `NAME: TYPE {settings} (needs ...)` | a placeholder saying what it needs |
+| tool_used, tool_order with a key or pattern no trace check reads the same | `NAME: TYPE {settings} (no trace check says the same: ...)` | a placeholder saying why |
 
 Every placeholder's argument carries the grader itself (`plugin-eval grader: {...}`), so
 `export --to plugin-eval` writes it back as it was; a regex check's criterion says everything
-its grader said, so the export reads the grader back from it (and checks it would import to
-the same check). `weight` and `arm` ride in the criterion (`(weight 2)`, `(arm: with-only)`).
+its grader said, and so does a trace check's (its settings as written), so the export reads
+the grader back from it (and checks it would import to the same check). `weight` and `arm` ride in the criterion (`(weight 2)`, `(arm: with-only)`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 from typing import Any
 
 from ...model import Check, CheckKind
+from ...tracehelpers import _js_regex as js_regex
 from .._common import compact
 from ..promptfoo.jsregex import NotTranslatable, translate
 
@@ -37,13 +40,16 @@ class GraderProblem(ValueError):
 
 
 def needs(grader: dict[str, Any]) -> str | None:
-    """What a grader needs that a final message does not hold; None when the message is enough.
+    """What a grader needs that neither the final message nor a trace check gives; None when one
+    of them is enough.
 
-    The one place that decides which graders stay placeholders: when trace checks
-    (tool_used, tool_order, file_created) join the vocabulary, these convert here."""
+    The one place that decides which graders stay placeholders. file_exists stays one: plugin
+    eval does not say how it reads `path` (from which folder, whether `*` crosses `/`), and
+    file_created matches any trailing part of a created file's path, `*` crossing `/`."""
     kind = grader["type"]
-    if kind in ("tool_used", "tool_order"):
-        return "needs the run's tool calls"
+    if kind in _TRACE_CHECKS:
+        why = untraced(grader)
+        return None if why is None else f"no trace check says the same: {why}"
     if kind == "file_exists":
         return "needs the files the run created"
     if kind == "baseline":
@@ -68,6 +74,8 @@ def check_of(grader: dict[str, Any]) -> Check:
     if missing is not None:
         criterion = placeholder_criterion(grader, missing)
         return Check(criterion, CheckKind.UNWRITTEN, (carried(criterion, grader),), via=via)
+    if kind in _TRACE_CHECKS:
+        return trace_check(grader)._replace(via=via)
     return regex_check(grader)._replace(via=via)
 
 
@@ -97,10 +105,103 @@ _SHOWN = ("name", "type", "weight", "arm", "body")
 
 
 def placeholder_criterion(grader: dict[str, Any], missing: str) -> str:
+    return f"{_settings_criterion(grader)} ({missing})"
+
+
+def _settings_criterion(grader: dict[str, Any]) -> str:
+    """`NAME: TYPE {settings}` with its weight and arm: every key the grader has, as written."""
     settings = {k: v for k, v in grader.items() if k not in _SHOWN}
     if "body" in grader:
         settings["body"] = grader["body"]
-    return f"{grader['name']}: {grader['type']} {compact(settings)}{_extras(grader)} ({missing})"
+    return f"{grader['name']}: {grader['type']} {compact(settings)}{_extras(grader)}"
+
+
+# The graders a trace check (tracehelpers.py) says the same as, its check, and the keys it reads
+# besides name, type, weight and arm: a grader with any other key stays a placeholder.
+_TRACE_CHECKS = {
+    "tool_used": (CheckKind.TOOL_USED, ("tool", "input_match", "min", "max")),
+    "tool_order": (CheckKind.TOOL_ORDER, ("before", "after")),
+}
+_STEP_KEYS = ("tool", "input_match")  # a tool_order step written as a mapping
+
+
+def untraced(grader: dict[str, Any]) -> str | None:
+    """Why a tool_used or tool_order grader has no trace check meaning the same; None when it has."""
+    kind, read = _TRACE_CHECKS[grader["type"]]
+    extra = [key for key in grader if key not in ("name", "type", "weight", "arm", *read)]
+    if extra:
+        return f"{kind.value} has no {extra[0]}"
+    if grader["type"] == "tool_used":
+        return _pattern_problem(grader.get("input_match"), "input_match")
+    for key in ("before", "after"):
+        step = grader[key]
+        if isinstance(step, dict):
+            extra = [inner for inner in step if inner not in _STEP_KEYS]
+            if extra:
+                return f"tool_order has no {key}.{extra[0]}"
+            why = _pattern_problem(step.get("input_match"), f"{key}.input_match")
+            if why is not None:
+                return why
+    return None
+
+
+def _pattern_problem(pattern: Any, key: str) -> str | None:
+    """Why an input_match cannot be read with JavaScript's meaning (see tracehelpers._js_regex,
+    which reads it at check time, and jsregex.translate, which refuses what JavaScript does)."""
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str) or not pattern:
+        return f"its {key} {compact(pattern)} is not a regex"
+    try:
+        translate(pattern, "")
+        js_regex(pattern)
+    except (NotTranslatable, re.error) as exc:
+        return f"its {key} /{pattern}/ reads otherwise in Python ({exc})"
+    return None
+
+
+def trace_check(grader: dict[str, Any]) -> Check:
+    """A tool_used or tool_order grader `untraced` passes, as its trace check: the arguments as
+    written (tool_used's min and max only when given; both default as plugin eval's do)."""
+    kind = _TRACE_CHECKS[grader["type"]][0]
+    criterion = _settings_criterion(grader)
+    if kind is CheckKind.TOOL_ORDER:
+        return Check(criterion, kind, (_step(grader["before"]), _step(grader["after"])))
+    options = tuple((key, grader[key]) for key in ("input_match", "min", "max") if key in grader)
+    return Check(criterion, kind, (grader["tool"],), options)
+
+
+def _step(step: str | dict[str, Any]) -> str | list[str]:
+    """A tool_order step as tool_order reads it: a name, or [name, input_match]."""
+    if isinstance(step, str):
+        return step
+    return [step["tool"], step["input_match"]] if "input_match" in step else step["tool"]
+
+
+_TRACE_CRITERION = re.compile(
+    r"(?P<name>[^\n]+?): (?P<type>tool_used|tool_order) (?P<settings>\{.*\})"
+    r"(?: \(weight (?P<weight>[^)]+)\))?(?: \(arm: (?P<arm>with-only|both)\))?",
+    re.DOTALL,
+)
+
+
+def trace_grader_of(criterion: str) -> dict[str, Any] | None:
+    """The tool_used or tool_order grader a trace check's criterion was made from (the export
+    checks it imports back to the same criterion and call)."""
+    found = _TRACE_CRITERION.fullmatch(criterion)
+    if found is None:
+        return None
+    try:
+        settings = json.loads(found["settings"])
+        weight = None if found["weight"] is None else json.loads(found["weight"])
+    except ValueError:
+        return None
+    grader: dict[str, Any] = {"name": found["name"], "type": found["type"], **settings}  # {...}: a dict
+    if weight is not None:
+        grader["weight"] = weight
+    if found["arm"] is not None:
+        grader["arm"] = found["arm"]
+    return grader
 
 
 def _extras(grader: dict[str, Any]) -> str:
