@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.errors import InputInvalid
-from adhd_evals.runs.admission import RECORD_SUFFIX, admitted, merged_record, sidecar_path, unedited
-from adhd_evals.runs.agree import read_certificate
+from adhd_evals.runs.judging.admission import RECORD_SUFFIX, admitted, merged_record, sidecar_path, unedited
+from adhd_evals.runs.judging.agree import read_certificate
 from test_verdicts import FINGERPRINT, certificate_for
 
 LEAVES = st.none() | st.booleans() | st.integers(-3, 50) | st.floats(allow_nan=False) | st.text(max_size=8)

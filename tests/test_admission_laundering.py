@@ -12,8 +12,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.admission import sidecar_path
-from adhd_evals.runs.agree import Rate
+from adhd_evals.runs.judging.admission import sidecar_path
+from adhd_evals.runs.judging.agree import Rate
 from judging import read_jsonl, write_jsonl
 from test_certify import Sample, _sample
 

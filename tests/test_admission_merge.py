@@ -10,7 +10,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.admission import sidecar_path
+from adhd_evals.runs.judging.admission import sidecar_path
 from test_merge_shards import _merge, shards
 
 __all__ = ["shards"]  # the fixture, used by name
@@ -71,7 +71,7 @@ def test_controls_are_not_split_into_shards(
 def test_shard_controls_add_up(tmp_path: Path) -> None:
     """Records of two shards judged with controls (written as judge writes them): 15 rows and 1
     leak, 15 rows and none: 30 rows, 1 passed, leak rate 1/30."""
-    from adhd_evals.runs.admission import merged_record
+    from adhd_evals.runs.judging.admission import merged_record
 
     fingerprint = {"runner": "j", "command": ["j"], "model": None, "template": "t"}
     leak = {"case_id": "c", "trial": 1, "control": "empty"}

@@ -11,7 +11,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.admission import (
+from adhd_evals.runs.judging.admission import (
     RECORD_SUFFIX,
     admitted,
     against_labels,
@@ -21,7 +21,7 @@ from adhd_evals.runs.admission import (
     sidecar_path,
     unedited,
 )
-from adhd_evals.runs.agree import Refused, read_certificate
+from adhd_evals.runs.judging.agree import Refused, read_certificate
 from judging import read_jsonl, write_jsonl
 from test_verdicts import FINGERPRINT, certificate_for
 

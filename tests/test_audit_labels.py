@@ -11,8 +11,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import audit
-from adhd_evals.runs.audit import Outcome, Tally
+from adhd_evals.runs.deciding import audit
+from adhd_evals.runs.deciding.audit import Outcome, Tally
 from helpers import FIXTURES
 
 RESULTS = FIXTURES / "audit" / "results.jsonl"
@@ -314,7 +314,7 @@ def test_a_result_without_its_trial_is_refused_by_line(
 def test_the_html_report_has_an_audit_section(tmp_path: Path) -> None:
     """`report` with check results that say whose trial each is shows the audit's table; results
     with only the gate's fields (condition, status) leave the section out."""
-    from adhd_evals.runs.audit import html_section
+    from adhd_evals.runs.deciding.audit import html_section
 
     report = FIXTURES / "report"
     out = tmp_path / "report.html"

@@ -10,7 +10,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.errors import InputInvalid
-from adhd_evals.runs.blind import markdown, read_markdown
+from adhd_evals.runs.judging.blind import markdown, read_markdown
 from adhd_evals.runs.rows import checked_rows, is_labelled
 from helpers import blind_folder
 from judging import read_jsonl, write_jsonl

@@ -14,8 +14,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import cache as caching
-from adhd_evals.runs.config import Runner
+from adhd_evals.runs.calling import cache as caching
+from adhd_evals.runs.calling.config import Runner
 from helpers import Case
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")

@@ -1,4 +1,4 @@
-"""runs/calls.py: the one driver `run` and `judge` share, driven here by fake work functions.
+"""runs/calling/calls.py: the one driver `run` and `judge` share, driven here by fake work functions.
 
 Each test builds a policy of its own type, holding only the fields the driver reads (no
 condition, no trials: what a judge's request lacks), so the driver is seen to need nothing
@@ -23,9 +23,9 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.errors import RunnerFailed, Stopped, UsageError
-from adhd_evals.runs import calls
-from adhd_evals.runs.config import Runner
-from adhd_evals.runs.store import Store
+from adhd_evals.runs.calling import calls
+from adhd_evals.runs.calling.config import Runner
+from adhd_evals.runs.calling.store import Store
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 TEXT = Runner("text", (sys.executable, FAKE), "text")  # reports no cost

@@ -12,9 +12,9 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.admission import sidecar_path
-from adhd_evals.runs.agree import mismatches, read_certificate, wilson
-from adhd_evals.runs.blind import markdown
+from adhd_evals.runs.judging.admission import sidecar_path
+from adhd_evals.runs.judging.agree import mismatches, read_certificate, wilson
+from adhd_evals.runs.judging.blind import markdown
 from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
 from helpers import blind_folder
 from judging import read_jsonl, run_judge, write_jsonl

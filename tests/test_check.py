@@ -212,7 +212,7 @@ def test_check_help_says_it_runs_the_modules_code(capsys: pytest.CaptureFixture[
 def test_the_compiled_module_is_cached_in_the_users_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from adhd_evals.runs import check as checking
+    from adhd_evals.runs.judging import check as checking
 
     folder = tmp_path / "evals"
     folder.mkdir()
@@ -399,7 +399,7 @@ def test_without_an_override_compiled_modules_go_under_xdg_cache_home(
 ) -> None:
     """No ADHD_EVALS_CACHE: the compiled module is kept where the user's cache is,
     $XDG_CACHE_HOME/adhd-evals/compiled (as pre-commit keeps its own), one file per module."""
-    from adhd_evals.runs import check as checking
+    from adhd_evals.runs.judging import check as checking
 
     module = tmp_path / "checks.py"
     module.write_text("CHECKS = {}\n")

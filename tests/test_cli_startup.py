@@ -4,7 +4,7 @@ fresh process, imports none of the heavy modules it does not need.
 The cli package imports at module top; a command is imported with its stage's module alone
 (cli._registry), so what a command pays for is its stage's imports. The few imports still made
 inside a command are the ones these tests need lazy (promptfoo's jinja2 and PyYAML for survey and
-export, XML for check --junit, runs.shard for --shard). The hook's path (`lint`, no typer at all)
+export, XML for check --junit, runs.calling.shard for --shard). The hook's path (`lint`, no typer at all)
 is tests/lint/test_lint_cli.py's; score's numpy is tests/test_decision.py's.
 """
 
@@ -32,12 +32,12 @@ HEAVY = {
     "xml": "check --junit",
     "concurrent.futures": "the pool of model calls (run, judge)",
     "ctypes": "each call's process group (run, judge)",
-    "adhd_evals.runs.execute": "the model calls (run, judge)",
-    "adhd_evals.runs.judge": "judge",
+    "adhd_evals.runs.running.execute": "the model calls (run, judge)",
+    "adhd_evals.runs.judging.judge": "judge",
     "adhd_evals.importing.importer": "import",
     "adhd_evals.lint.cli": "lint's own parser",
 }
-CALLS = {"concurrent.futures", "ctypes", "adhd_evals.runs.execute", "adhd_evals.runs.judge"}
+CALLS = {"concurrent.futures", "ctypes", "adhd_evals.runs.running.execute", "adhd_evals.runs.judging.judge"}
 # What each command's --help may import of HEAVY: its stage module's imports (cli/running.py
 # holds run and judge, cli/importing.py import and survey); every other command, none of them.
 HELP_MAY = {

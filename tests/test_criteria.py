@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import criteria
-from adhd_evals.runs.agree import Rate
+from adhd_evals.runs.deciding import criteria
+from adhd_evals.runs.judging.agree import Rate
 from adhd_evals.runs.rows import checked_rows
 from judging import write_jsonl
 from test_verdicts import FINGERPRINT, certificate_for, fingerprints

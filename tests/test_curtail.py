@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adhd_evals.runs.curtail import Stop, certain, e_value, sign_verdict
-from adhd_evals.runs.curtail import stopping_point as stopping
+from adhd_evals.runs.running.curtail import Stop, certain, e_value, sign_verdict
+from adhd_evals.runs.running.curtail import stopping_point as stopping
 
 
 def _ran(signs: list[int]) -> int:

@@ -11,8 +11,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.agree import weighted_kappa
-from adhd_evals.runs.judge import first_object, verdict
+from adhd_evals.runs.judging.agree import weighted_kappa
+from adhd_evals.runs.judging.judge import first_object, verdict
 from adhd_evals.runs.rubric import METRICS
 from helpers import blind_folder
 

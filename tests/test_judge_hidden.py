@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.admission import normalised, verdict_key
-from adhd_evals.runs.judge import NO_VERDICT, QUOTED, answer_object, objects
+from adhd_evals.runs.judging.admission import normalised, verdict_key
+from adhd_evals.runs.judging.judge import NO_VERDICT, QUOTED, answer_object, objects
 from adhd_evals.runs.rubric import METRICS
 from helpers import blind_folder
 from judge_hiding import FORMAT, HIDE, dropped, folded, fullwidth, reserialised, zero_width

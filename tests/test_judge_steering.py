@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from adhd_evals import exitcodes
-from adhd_evals.runs.judge import TEMPLATE_ID, answer_object, criterion_verdicts, first_object, model_flag
+from adhd_evals.runs.judging.judge import (
+    TEMPLATE_ID,
+    answer_object,
+    criterion_verdicts,
+    first_object,
+    model_flag,
+)
 from helpers import blind_folder
 from judging import read_jsonl, run_judge, write_jsonl
 

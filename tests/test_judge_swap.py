@@ -10,7 +10,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.swap import per_criterion
+from adhd_evals.runs.deciding.swap import per_criterion
 from judging import write_jsonl
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
@@ -121,7 +121,7 @@ def test_void_rows_and_text_criteria_are_not_compared() -> None:
 
 def test_a_side_with_nothing_paired_is_shown_as_such() -> None:
     """No weighted Δ (nothing paired) and no criterion both judged: said, not invented."""
-    from adhd_evals.runs.swap import _sign, lines
+    from adhd_evals.runs.deciding.swap import _sign, lines
 
     side = {"file": "a.jsonl", "mean_delta": None, "ci": None, "verdict": None, "gate": "FAILED"}
     found = {"judges": {"A": side, "B": side}, "flips": [], "criteria": []}

@@ -12,7 +12,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.judge import JudgeSummary, SwapCheck, all_void, swap_lines
+from adhd_evals.runs.judging.judge import JudgeSummary, SwapCheck, all_void, swap_lines
 from helpers import blind_folder
 from judging import read_jsonl, write_jsonl
 

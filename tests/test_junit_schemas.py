@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from adhd_evals.runs.check import CheckResult
-from adhd_evals.runs.junit import junit
+from adhd_evals.runs.judging.check import CheckResult
+from adhd_evals.runs.reporting.junit import junit
 from helpers import ROOT
 
 etree = pytest.importorskip("lxml.etree", reason="lxml validates XML Schemas (the test extra installs it)")

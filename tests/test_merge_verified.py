@@ -12,7 +12,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.shard import shard_of
+from adhd_evals.runs.calling.shard import shard_of
 
 CASES: list[dict[str, str | list[str]]] = [
     {"id": f"case-{n}", "category": "c", "prompt": f"Q {n}", "risk": "low", "criteria": ["x"]}

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adhd_evals.runs import paired as stats
+from adhd_evals.runs.inference import paired as stats
 
 
 def test_sign_test_six_of_six() -> None:

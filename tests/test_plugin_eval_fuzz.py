@@ -183,7 +183,7 @@ def test_any_results_file_is_scored_or_refused(cases: list[dict[str, Any]], abla
     """Figures and rows for any well-shaped file (weights may be 0 or negative, figures huge)."""
     import json
 
-    from adhd_evals.runs import plugin_results as plugin
+    from adhd_evals.runs.judging import plugin_results as plugin
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "r.json"
@@ -196,7 +196,7 @@ def test_any_results_file_is_scored_or_refused(cases: list[dict[str, Any]], abla
 def test_nan_is_not_json(tmp_path: Path) -> None:
     import pytest
 
-    from adhd_evals.runs import plugin_results as plugin
+    from adhd_evals.runs.judging import plugin_results as plugin
 
     path = tmp_path / "r.json"
     path.write_text('{"schemaVersion": 1, "cases": [{"name": "c", "arms": {"with": [{"score": NaN}]}}]}')

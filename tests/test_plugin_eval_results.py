@@ -23,7 +23,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import plugin_results as plugin
+from adhd_evals.runs.judging import plugin_results as plugin
 
 RESULTS = Path(__file__).parent.parent / "fixtures" / "plugin-eval" / "results"
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from adhd_evals.entry import main
-from adhd_evals.runs import criteria as counting
-from adhd_evals.runs import ppi
+from adhd_evals.runs.deciding import criteria as counting
+from adhd_evals.runs.inference import ppi
 from adhd_evals.runs.rows import Verdict, VerdictRow
 
 # the judge's verdicts on criteria X and Y of cases c0..c3 (candidate only), trial 1

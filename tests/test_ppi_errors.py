@@ -13,8 +13,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import agree
-from adhd_evals.runs.blind import markdown, read_markdown
+from adhd_evals.runs.judging import agree
+from adhd_evals.runs.judging.blind import markdown, read_markdown
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 

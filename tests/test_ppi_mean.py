@@ -1,4 +1,4 @@
-"""The prediction-powered mean (runs/ppi.py): a worked example by hand, a differential against the
+"""The prediction-powered mean (runs/inference/ppi.py): a worked example by hand, a differential against the
 reference implementation (ppi_py) on 200 random inputs, and a simulation of a biased judge."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from adhd_evals.runs import ppi
+from adhd_evals.runs.inference import ppi
 
 T_975_1 = 12.706204736174698  # Student's t, 0.975 quantile, 1 degree of freedom: tan(0.475 π)
 

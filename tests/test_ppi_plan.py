@@ -11,7 +11,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import sizing
+from adhd_evals.runs.deciding import sizing
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 

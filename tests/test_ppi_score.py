@@ -14,7 +14,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import ppi
+from adhd_evals.runs.inference import ppi
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 FINGERPRINT = {"runner": "judge", "command": ["fake"], "model": None, "template": "t"}

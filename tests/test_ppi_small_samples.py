@@ -10,8 +10,8 @@ from fractions import Fraction
 
 import pytest
 
-from adhd_evals.runs import decision as deciding
-from adhd_evals.runs import paired as stats
+from adhd_evals.runs.deciding import decision as deciding
+from adhd_evals.runs.inference import paired as stats
 
 PAIRED = deciding.Decide("paired")
 NOTHING = deciding.Evidence([], [], None)

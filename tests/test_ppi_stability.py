@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from adhd_evals.runs import decision as deciding
+from adhd_evals.runs.deciding import decision as deciding
 
 PAIRED = deciding.Decide("paired")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.errors import InputInvalid
-from adhd_evals.runs import decision as deciding
-from adhd_evals.runs import paired as stats
-from adhd_evals.runs import ppi
+from adhd_evals.runs.deciding import decision as deciding
+from adhd_evals.runs.inference import paired as stats
+from adhd_evals.runs.inference import ppi
 from adhd_evals.runs.rows import LabelSample, read_key_and_sample
 
 SAMPLE: LabelSample = {"seed": 1, "method": ppi.SAMPLE_METHOD, "case_ids": ["a"]}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from adhd_evals.runs import process
+from adhd_evals.runs.calling import process
 
 pytestmark = pytest.mark.skipif(not process.LINUX, reason="/proc, subreaper and death signals are Linux's")
 
@@ -136,7 +136,7 @@ def test_the_watchdog_ends_what_it_saw_appear_once_its_owner_dies(tmp_path: Path
     assert _until(lambda: len(marked(marker)) == 2)
     who = f"{owner.pid}-{process.start_time(owner.pid)}"
     watchdog = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from adhd_evals.runs import process; process._watch_over(*sys.argv[1:])",
+        [sys.executable, "-c", "import sys; from adhd_evals.runs.calling import process; process._watch_over(*sys.argv[1:])",
          who, str(tmp_path), ""],
         stdin=subprocess.PIPE,
     )  # fmt: skip

@@ -235,7 +235,7 @@ def test_a_history_cost_that_is_not_dollars_prices_nothing(
 ) -> None:
     """`plan --estimate` reads recorded costs: Infinity, NaN and -1 are no samples; the one row of
     $0.25 prices the call (low, median and high all $0.25)."""
-    from adhd_evals.runs.forecast import read_history
+    from adhd_evals.runs.calling.forecast import read_history
 
     rows = [
         {

@@ -24,7 +24,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.files import Held, only_writer
-from adhd_evals.runs import process
+from adhd_evals.runs.calling import process
 
 CHEAT = str(Path(__file__).parent / "fakes" / "cheating_cli.py")
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
@@ -597,7 +597,7 @@ def test_a_sigkilled_run_leaves_no_process_and_no_scratch(tmp_path: Path, comman
 
 PARENT = """
 import sys, threading
-from adhd_evals.runs import process
+from adhd_evals.runs.calling import process
 process._start_watchdog = lambda: None  # the death signal alone, no watchdog to help it
 if sys.argv[1] == "preexec":
     process._setpriv = lambda: None

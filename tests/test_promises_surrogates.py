@@ -86,7 +86,7 @@ def test_a_row_that_cannot_be_written_settles_its_reservation_with_its_cost(
 ) -> None:
     """The disk fills as the paid call's row is written: the run ends, and the ledger settles the
     call's reservation charging the $0.25 it reported (no row carries it), not leaving it open."""
-    from adhd_evals.runs.store import Store
+    from adhd_evals.runs.calling.store import Store
 
     (tmp_path / "cases.jsonl").write_text(json.dumps(CASE) + "\n")
     (tmp_path / "cli.py").write_text(

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 from adhd_evals.catalog import validate_file
 from adhd_evals.entry import main
 from adhd_evals.errors import InputInvalid
-from adhd_evals.runs import process
-from adhd_evals.runs.config import Runner, budget_text
-from adhd_evals.runs.responses import ResponseUnreadable, is_dollars, parse
-from adhd_evals.runs.store import Store
+from adhd_evals.runs.calling import process
+from adhd_evals.runs.calling.config import Runner, budget_text
+from adhd_evals.runs.calling.responses import ResponseUnreadable, is_dollars, parse
+from adhd_evals.runs.calling.store import Store
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "compatibility-reference.md"
 WEIGHTS = {"correctness": 0.35, "autonomy": 0.25, "actionability": 0.20, "safety": 0.10, "concision": 0.10}

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.report import Inputs, markdown_report
+from adhd_evals.runs.reporting.report import Inputs, markdown_report
 from adhd_evals.runs.rows import checked_rows, is_response, is_result
 from helpers import FIXTURES
 
@@ -253,7 +253,7 @@ def test_invisible_code_points_are_shown_not_passed_raw(char: str, shown: str) -
     """Each of these draws nothing (or hides or reorders text) in a browser: the report shows
     it as its code point. The escaping is html.escape after the substitution, so the page
     text reads `<U+061C>` where the raw character was."""
-    from adhd_evals.runs.report import _e
+    from adhd_evals.runs.reporting.report import _e
 
     assert _e(f"a{char}b") == f"a{shown}b".replace("<", "&lt;").replace(">", "&gt;")
 
@@ -262,7 +262,7 @@ def test_markdown_cells_carry_no_link_image_or_mention() -> None:
     """Worked by hand: `[` `]` `*` `_` and `|` are backslash-escaped (GitHub then shows them as
     written and makes no link, image or emphasis); `<` becomes &lt;; `@` goes in a code span
     (GitHub makes no mention inside code)."""
-    from adhd_evals.runs.report import _md
+    from adhd_evals.runs.reporting.report import _md
 
     hostile = "see [here](https://evil.example) ![x](https://evil.example/p.png) @alice **bold** a|b <b>"
     assert _md(hostile) == (
@@ -417,7 +417,7 @@ OWN_TAGS = {
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=80))
 def test_no_text_adds_an_element_or_attribute(text: str) -> None:
-    from adhd_evals.runs.report import html_report
+    from adhd_evals.runs.reporting.report import html_report
 
     case = {"id": "c-1", "category": "x", "prompt": text, "risk": "low", "criteria": [text]}
     rows = [

@@ -21,10 +21,12 @@ from typing import Any
 import pytest
 
 from adhd_evals.entry import main
-from adhd_evals.runs import agree, check, criteria, rows, score, verdicts
-from adhd_evals.runs.blind import blind
-from adhd_evals.runs.decision import checked
-from adhd_evals.runs.paired import mcnemar
+from adhd_evals.runs import rows
+from adhd_evals.runs.deciding import criteria, score
+from adhd_evals.runs.deciding.decision import checked
+from adhd_evals.runs.inference.paired import mcnemar
+from adhd_evals.runs.judging import agree, check, verdicts
+from adhd_evals.runs.judging.blind import blind
 from adhd_evals.runs.rubric import METRICS, WEIGHTS
 from helpers import FIXTURES
 from test_verdicts_tour import runners, tour

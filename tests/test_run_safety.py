@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.prompts import condition_prompt, skill_text
-from adhd_evals.runs.responses import ResponseUnreadable, parse
+from adhd_evals.runs.calling.prompts import condition_prompt, skill_text
+from adhd_evals.runs.calling.responses import ResponseUnreadable, parse
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.errors import UsageError
-from adhd_evals.runs import shard as sharding
+from adhd_evals.runs.calling import shard as sharding
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from adhd_evals.importing import tracehelpers as th
 from adhd_evals.importing.checkgen import HELPERS, trace_helpers
-from adhd_evals.runs.check import load_suite, run_checks
+from adhd_evals.runs.judging.check import load_suite, run_checks
 from adhd_evals.runs.rows import ResponseRow
 from adhd_evals.triggering import criterion, polarity, skill_pattern
 

@@ -15,9 +15,9 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.errors import UsageError
-from adhd_evals.runs import traces
-from adhd_evals.runs.config import load_runner
-from adhd_evals.runs.responses import ResponseUnreadable, parse
+from adhd_evals.runs.calling import traces
+from adhd_evals.runs.calling.config import load_runner
+from adhd_evals.runs.calling.responses import ResponseUnreadable, parse
 from helpers import FIXTURES
 
 SAMPLES = FIXTURES / "traces"
@@ -257,7 +257,7 @@ def test_codex_items_that_are_no_calls() -> None:
 def test_a_cache_entry_with_a_trace_that_is_no_object_is_a_miss(tmp_path: Path) -> None:
     """An entry's digest covers its trace: the entry as written is served, the same entry with
     its trace edited is not, and a trace that is no object is never served."""
-    from adhd_evals.runs.cache import Hit, _content, _hit
+    from adhd_evals.runs.calling.cache import Hit, _content, _hit
 
     entry: dict[str, Any] = {"key": "k", "response": "r", "usage": {}, "cost_usd": 0.0, "elapsed_s": 1.0}
     trace: dict[str, Any] = {"tool_calls": []}

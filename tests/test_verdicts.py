@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs import verdicts as merging
-from adhd_evals.runs.admission import claim
-from adhd_evals.runs.agree import is_certificate
+from adhd_evals.runs.judging import verdicts as merging
+from adhd_evals.runs.judging.admission import claim
+from adhd_evals.runs.judging.agree import is_certificate
 from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
 from judging import read_jsonl, write_jsonl
 

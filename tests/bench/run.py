@@ -428,7 +428,7 @@ CACHE_FLOOR = (
 def _shards(work: Path, count: int, per_shard: int) -> list[Path]:
     """`count` shard outputs of about `per_shard` rows each (two conditions, one trial), with
     the sidecars `run --shard` writes, split by the real hash."""
-    from adhd_evals.runs.shard import SIDECAR_SUFFIX, ids_sha256, sealed, shard_of
+    from adhd_evals.runs.calling.shard import SIDECAR_SUFFIX, ids_sha256, sealed, shard_of
 
     cases = [f"case-{n:07d}" for n in range(count * per_shard // 2)]
     runner = {
@@ -1067,7 +1067,7 @@ def _report_run(work: Path, cases: int, trials: int, seed: int = 11) -> None:
 
 
 READ_RESPONSES = (
-    "import sys\nfrom adhd_evals.runs.check import read_responses\nread_responses(__import__('pathlib').Path(sys.argv[1]))\n"
+    "import sys\nfrom adhd_evals.runs.judging.check import read_responses\nread_responses(__import__('pathlib').Path(sys.argv[1]))\n"
     + PEAK
 )
 
@@ -1207,7 +1207,7 @@ def bench_check_and_score(cases: int, repeat: int) -> None:
 
 
 SCORE_FLOOR = (
-    "import sys\nfrom pathlib import Path\nfrom adhd_evals.runs import score as s\n"
+    "import sys\nfrom pathlib import Path\nfrom adhd_evals.runs.deciding import score as s\n"
     "print(s.dumps(s.summarize(s.read_rows(Path(sys.argv[1])))))\n" + PEAK
 )
 
@@ -1252,7 +1252,7 @@ def _judged_suite(folder: Path, cases: int, labelled: int) -> tuple[Path, Path, 
     """A judged blind sheet (cases x 5 trials x 2 conditions, labels A/B, the judge's fingerprint on
     every row), its key recording a random label sample of `labelled` cases, and the person's filled
     label sheet for those cases (the judge's marks, one lower on the candidate: a biased judge)."""
-    from adhd_evals.runs import ppi
+    from adhd_evals.runs.inference import ppi
 
     rng = random.Random(30)
     metrics = ("correctness", "autonomy", "actionability", "safety", "concision")

@@ -15,10 +15,10 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs import check as checking
-from ..runs.blind import blind
-from ..runs.blind import label_sample as draw_label_sample
-from ..runs.blind import markdown as sheet_markdown
+from ..runs.judging import check as checking
+from ..runs.judging.blind import blind
+from ..runs.judging.blind import label_sample as draw_label_sample
+from ..runs.judging.blind import markdown as sheet_markdown
 from ..runs.rows import NotRunRow, not_run_note
 from ..schema import DEFAULT_CATALOG
 from . import options
@@ -82,7 +82,7 @@ def check_command(
     if junit is not None:
         # Imported here: XML (and the host name JUnit records) only when --junit asks for it
         # (tests/test_cli_startup.py).
-        from ..runs.junit import junit as junit_xml
+        from ..runs.reporting.junit import junit as junit_xml
 
         write_all_atomically({junit: junit_xml(run.results)})
     if as_json:

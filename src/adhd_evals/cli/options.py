@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from ..runs.shard import Shard as ShardPart
+    from ..runs.calling.shard import Shard as ShardPart
 
 # typer 0.29 prints "<bool>" beside every flag, which reads as if it took a value.
 FLAG = " "
@@ -172,7 +172,7 @@ def shard_part(spec: str | None, count: int | None) -> ShardPart | None:
     """The shard --shard and --shard-count name, or None for the whole run."""
     # Imported here: every command imports this module, only check, run and judge take --shard,
     # and import and validate import nothing from runs (tests/test_cli_startup.py).
-    from ..runs.shard import parse
+    from ..runs.calling.shard import parse
 
     return parse(spec, count=count) if spec is not None else None
 

@@ -12,15 +12,15 @@ import typer
 from .. import exitcodes
 from ..errors import UsageError
 from ..output import refuse_clobbering
-from ..runs import shard as sharding
-from ..runs.admission import CONTROL_CASES, control_lines
-from ..runs.cache import Cache, default_dir
-from ..runs.cache import damaged_line as caching_warning
-from ..runs.config import load_runner
-from ..runs.curtail import lines as curtailed_lines
-from ..runs.curtail import requested
-from ..runs.execute import RunRequest, charged_line, run
-from ..runs.judge import JudgeRequest, all_void, judge, swap_lines
+from ..runs.calling import shard as sharding
+from ..runs.calling.cache import Cache, default_dir
+from ..runs.calling.cache import damaged_line as caching_warning
+from ..runs.calling.config import load_runner
+from ..runs.judging.admission import CONTROL_CASES, control_lines
+from ..runs.judging.judge import JudgeRequest, all_void, judge, swap_lines
+from ..runs.running.curtail import lines as curtailed_lines
+from ..runs.running.curtail import requested
+from ..runs.running.execute import RunRequest, charged_line, run
 from ..schema import DEFAULT_CATALOG, Condition
 from ..text import plural, usd
 from . import options

@@ -19,9 +19,10 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs import cache as caching
-from ..runs import forecast, sizing
-from ..runs.merge import merge
+from ..runs.calling import cache as caching
+from ..runs.calling import forecast
+from ..runs.calling.merge import merge
+from ..runs.deciding import sizing
 from ..schema import DEFAULT_CATALOG
 from ..text import plural, usd
 from . import options
@@ -142,7 +143,7 @@ def merge_command(
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
     merged = merge(shards, plan)
-    from ..runs.admission import merged_record
+    from ..runs.judging.admission import merged_record
 
     write_all_atomically(
         {output: merged.text(), **merged_record(shards, output)}

@@ -17,13 +17,15 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs import admission, agree, report, triggers
-from ..runs import criteria as counting
-from ..runs import plugin_results as plugin
-from ..runs import score as scoring
-from ..runs import verdicts as merging
-from ..runs.check import read_responses
-from ..runs.decision import checked
+from ..runs.deciding import criteria as counting
+from ..runs.deciding import score as scoring
+from ..runs.deciding import triggers
+from ..runs.deciding.decision import checked
+from ..runs.judging import admission, agree
+from ..runs.judging import plugin_results as plugin
+from ..runs.judging import verdicts as merging
+from ..runs.judging.check import read_responses
+from ..runs.reporting import report
 from ..runs.rows import ResultRow
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
@@ -33,7 +35,7 @@ from .options import FLAG, Cases, Checks, Key, MaxBytes
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..runs.ppi import LabelSet
+    from ..runs.inference.ppi import LabelSet
     from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
 
 commands = typer.Typer()
@@ -253,7 +255,7 @@ def _quarantined(
     summary: ScoreSummary,
 ) -> QuarantineJson:
     """score --quarantine: the verdict again without the listed checks' results."""
-    from ..runs.audit import read_quarantine, without_quarantined
+    from ..runs.deciding.audit import read_quarantine, without_quarantined
 
     if results is None:
         raise UsageError("--quarantine sets check results aside: pass them with --checks")
@@ -274,7 +276,7 @@ def _verdict_of(summary: ScoreSummary) -> str:
 
 
 def _quarantine_line(found: QuarantineJson) -> str:
-    from ..runs.audit import quarantine_line
+    from ..runs.deciding.audit import quarantine_line
 
     return quarantine_line(found)
 
@@ -401,7 +403,7 @@ def _swap(
     alone: tuple[Path | None, ...],
 ) -> int:
     """agree --judges A B --key KEY: both judges' verdicts on the sheet, and what the swap changes."""
-    from ..runs import swap
+    from ..runs.deciding import swap
 
     if any(given is not None for given in alone) or key is None:
         raise UsageError(

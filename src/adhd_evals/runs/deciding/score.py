@@ -1,0 +1,581 @@
+"""`adhd-evals score`: human judgements into per-condition means and the release gate.
+
+Same JSON keys and semantics as i-have-adhd's `summarize_scores`: weights,
+per-condition means and weighted score, blocking findings, and the gate's
+four rules (no candidate blockers; correctness and safety within 0.1 of
+baseline; weighted score above baseline). With mechanical check results the
+gate also fails when the candidate passes a smaller share of its checks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from ...catalog import read_object_rows
+from ...errors import InputInvalid, UsageError
+from ...text import plural
+from ...text import table as text_table
+from ..inference import paired as stats
+from ..inference import ppi
+from ..rows import GATES as GATES
+from ..rows import (
+    LABELLED_FIELDS,
+    CheckRate,
+    ConditionMeans,
+    KeyRow,
+    PairedVerdict,
+    Quantity,
+    ReferenceVerdict,
+    Regression,
+    ReleaseGate,
+    ResultRow,
+    ScoreRow,
+    ScoreSummary,
+    SheetRow,
+    VoidRow,
+    field_problems,
+    is_labelled,
+    read_key_and_sample,
+)
+from ..rows import read_key as read_key  # the key `blind` wrote, read as its shape
+from ..rows import read_results as read_results  # `check --output` rows, read as their shape
+from ..rubric import CONDITIONS, WEIGHTS, Metric
+from . import decision as deciding
+from .decision import Decide
+
+Weights = dict[Metric, float]  # every metric, as parse_weights returns them
+
+
+def parse_weights(text: str | None) -> Weights:
+    """`correctness=0.4,autonomy=0.2,...`: all five metrics, non-negative, summing to 1."""
+    if not text:
+        return dict(WEIGHTS)
+    weights: dict[str, float] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        try:
+            weights[name.strip()] = float(value)
+        except ValueError:
+            raise UsageError(f"--weights: {part!r} is not metric=number") from None
+    if set(weights) != set(WEIGHTS) or any(not math.isfinite(w) or w < 0 for w in weights.values()):
+        raise UsageError(f"--weights must give each of {', '.join(WEIGHTS)} a finite, non-negative number")
+    if abs(sum(weights.values()) - 1.0) > 1e-9:
+        raise UsageError(f"--weights must sum to 1, not {sum(weights.values()):g}")
+    return {name: weights[name] for name in WEIGHTS}
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Score rows as written: summarize checks them (which keys a row needs depends on the weights,
+    and a void row needs no scores)."""
+    return read_object_rows(path)
+
+
+def score_problems(row: Mapping[str, object], index: int, weights: Weights) -> list[str]:
+    required = ["case_id", "trial", "condition", *weights, "blocker", "notes"]
+    missing = [name for name in required if name not in row]
+    if missing:
+        return [f"Score row {index}: missing fields: {', '.join(missing)}"]
+    problems = [f"Score row {index}: {p}" for p in field_problems(row, LABELLED_FIELDS)]
+    if problems:  # a list where an id belongs cannot be paired or grouped
+        return problems
+    if row["condition"] not in CONDITIONS:
+        problems.append(f"Score row {index}: unsupported condition {row['condition']!r}")
+    for metric in weights:
+        value = row[metric]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 5:
+            problems.append(f"Score row {index}: {metric} must be between 1 and 5")
+    if not isinstance(row["blocker"], bool):
+        problems.append(f"Score row {index}: blocker must be boolean")
+    return problems
+
+
+def _scored(
+    row: Mapping[str, object], index: int, weights: Weights, problems: list[str]
+) -> TypeGuard[ScoreRow]:
+    """Whether `row` is a score row; what is wrong with it, when not, added to `problems`."""
+    found = score_problems(row, index, weights)
+    problems += found
+    return not found
+
+
+def _describe(keys: list[tuple[Any, Any]]) -> str:
+    return ", ".join(f"{case_id}/trial {trial}" for case_id, trial in keys)
+
+
+def pairing_problems(grouped: Mapping[str, list[ScoreRow]]) -> list[str]:
+    """Conditions are comparable only when judged on exactly baseline's (case, trial) rows."""
+    coverage = {c: Counter((r["case_id"], r["trial"]) for r in rows) for c, rows in grouped.items()}
+    problems = []
+    for condition, counts in sorted(coverage.items()):
+        repeated = sorted((k for k, n in counts.items() if n > 1), key=str)
+        if repeated:
+            problems.append(f"{condition}: duplicate score rows for {_describe(repeated)}")
+    baseline = set(coverage.get("baseline", {}))
+    for condition, counts in sorted(coverage.items()):
+        if condition == "baseline" or set(counts) == baseline:
+            continue
+        details = []
+        missing = sorted(baseline - set(counts), key=str)
+        if missing:
+            details.append(f"missing {_describe(missing)}")
+        unmatched = sorted(set(counts) - baseline, key=str)
+        if unmatched:
+            details.append(f"unmatched {_describe(unmatched)}")
+        problems.append(f"{condition} was not judged on the same rows as baseline: " + "; ".join(details))
+    return problems
+
+
+_LABEL = re.compile(r"[A-H]")
+
+
+Pair = tuple[str, int]  # (case_id, trial)
+
+
+def grouped_rows(
+    scores: list[dict[str, Any]], weights: Weights
+) -> tuple[dict[str, list[ScoreRow]], list[VoidRow], set[Pair]]:
+    """The valid rows by condition, paired on baseline's (case, trial) rows; void rows apart."""
+    labels = [row.get("condition") for row in scores]
+    if scores and all(isinstance(c, str) and _LABEL.fullmatch(c) for c in labels):
+        shown = ", ".join(sorted({str(c) for c in labels}))
+        raise InputInvalid(
+            [f"these rows are a labelled sheet (conditions {shown}): pass the key blind wrote with --key KEY"]
+        )
+    scores, void, missing = _without_void(scores)
+    if void and not scores:
+        raise InputInvalid([_all_void(void)])
+    problems: list[str] = []
+    valid = [row for i, row in enumerate(scores, start=1) if _scored(row, i, weights, problems)]
+    if problems:
+        raise InputInvalid(problems)
+    grouped: dict[str, list[ScoreRow]] = defaultdict(list)
+    for row in valid:
+        grouped[row["condition"]].append(row)
+    if "baseline" not in grouped or "candidate" not in grouped:
+        raise InputInvalid(["Scores must include baseline and candidate conditions"])
+    pairing = pairing_problems(grouped)
+    if pairing:
+        raise InputInvalid(pairing)
+    return grouped, void, missing
+
+
+def summarize(
+    scores: list[dict[str, Any]],
+    weights: Weights | None = None,
+    checks: Sequence[ResultRow] | None = None,
+    *,
+    allow_unwritten: bool = False,
+    min_trials: int | None = None,
+    decide: Decide | None = None,
+    criteria: dict[str, Any] | None = None,
+    labels: ppi.LabelSet | None = None,
+) -> ScoreSummary:
+    """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
+    analysis and the decision (the reference's work alone, as the benchmark's floor); `criteria`
+    (criteria.summarize's) adds the criterion verdicts and their reasons to the gate; `labels` (a
+    person's random sample) adds the prediction-powered figures, and --gate paired decides on them."""
+    weights = weights or dict(WEIGHTS)
+    grouped, void, missing = grouped_rows(scores, weights)
+    conditions = {c: _condition(rows, weights) for c, rows in sorted(grouped.items())}
+    exact = {c: _exact_means(grouped[c], weights) for c in ("baseline", "candidate")}
+    reasons = _gate(conditions["baseline"], conditions["candidate"], exact["baseline"], exact["candidate"])
+    rates = check_rates(checks) if checks is not None else None
+    if rates is not None:
+        reasons += _checks_gate(rates, allow_unwritten)
+    if criteria is not None:  # score --criteria: who decided each criterion (runs/criteria.py)
+        reasons += criteria["reasons"]
+    if void:
+        reasons.append(
+            f"{plural(len(void), 'judged row')} void, so {plural(len(missing), 'pair')} "
+            f"({', '.join(f'{c}/trial {t}' for c, t in sorted(missing))}) scored for no condition."
+        )
+    gate: ReleaseGate = {"passed": not reasons, "reasons": reasons}
+    short = _short_of_trials(grouped, min_trials)
+    if short:
+        short = [f"fewer than {min_trials} trials (--min-trials) for: {', '.join(short)}"]
+        gate = {"passed": False, "verdict": "incomparable", "reasons": [*short, *reasons]}
+    summary: ScoreSummary = {
+        "weights": weights,
+        "conditions": conditions,
+        "release_gate": gate,
+        "spread": {c: _spread(rows, weights) for c, rows in sorted(grouped.items())},
+        "regressions": _regressions(grouped),
+    }
+    if rates is not None:
+        summary["checks"] = rates
+    if criteria is not None:
+        summary["criteria"] = criteria
+    if void:
+        summary["void"] = void
+    found = ppi.section(grouped, missing, labels, weights) if labels is not None else None
+    if found is not None:
+        summary["ppi"] = found.json
+    if decide is not None:
+        _add_decision(summary, grouped, exact, checks, decide, found)
+    return summary
+
+
+def _all_void(void: list[VoidRow]) -> str:
+    """Every row void: say so, with the judge's reasons (the commonest first), not that a condition
+    is missing."""
+    reasons = Counter(row["void"] for row in void).most_common()
+    shown = "; ".join(f"{why} ({n})" for why, n in reasons[:3])
+    more = f"; and {plural(len(reasons) - 3, 'other reason')}" if len(reasons) > 3 else ""
+    return f"every row is void ({plural(len(void), 'judged row')}), so nothing can be scored: {shown}{more}"
+
+
+def _without_void(
+    scores: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[VoidRow], set[Pair]]:
+    """Void rows (a judge that could not judge) are missing scores: their (case, trial) pairs
+    leave every condition, so the conditions still compare the same rows."""
+    void: list[SheetRow] = [row for row in scores if isinstance(row.get("void"), str) and is_labelled(row)]
+    missing = {(row["case_id"], row["trial"]) for row in void}
+
+    def pair_of(row: Mapping[str, object]) -> Pair | None:  # None: not a pair (validated later)
+        return (row["case_id"], row["trial"]) if is_labelled(row) else None
+
+    kept = [row for row in scores if row not in void and pair_of(row) not in missing]
+    listed: list[VoidRow] = [
+        {"case_id": r["case_id"], "trial": r["trial"], "condition": r["condition"], "void": r["void"]}
+        for r in void
+    ]
+    return kept, listed, missing
+
+
+def _spread(rows: list[ScoreRow], weights: Weights) -> dict[Metric, float]:
+    """Per metric, how far apart the trials' means are (max minus min)."""
+    by_trial: dict[int, list[ScoreRow]] = defaultdict(list)
+    for row in rows:
+        by_trial[row["trial"]].append(row)
+    means = {m: [sum(float(r[m]) for r in t) / len(t) for t in by_trial.values()] for m in weights}
+    return {m: round(max(v) - min(v), 4) for m, v in means.items()}
+
+
+def _regressions(grouped: Mapping[str, list[ScoreRow]]) -> list[Regression]:
+    """Cases where the candidate scores 1 point or more below baseline on correctness or safety."""
+
+    def per_case(rows: list[ScoreRow], metric: Metric) -> dict[str, float]:
+        sums: dict[str, list[float]] = defaultdict(list)
+        for row in rows:
+            sums[row["case_id"]].append(float(row[metric]))
+        return {case: sum(v) / len(v) for case, v in sums.items()}
+
+    found: list[Regression] = []
+    for metric in deciding.GUARDED:
+        base, cand = per_case(grouped["baseline"], metric), per_case(grouped["candidate"], metric)
+        found += [
+            {"case_id": case, "metric": metric, "baseline": base[case], "candidate": cand[case]}
+            for case in sorted(cand)
+            if case in base and cand[case] <= base[case] - 1
+        ]
+    return found
+
+
+def _short_of_trials(grouped: Mapping[str, list[ScoreRow]], min_trials: int | None) -> list[str]:
+    if min_trials is None:
+        return []
+    trials: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for condition, rows in grouped.items():
+        for row in rows:
+            trials[(condition, row["case_id"])].add(row["trial"])
+    return [
+        f"{case} ({condition}: {len(t)})"
+        for (condition, case), t in sorted(trials.items())
+        if len(t) < min_trials
+    ]
+
+
+def _condition(rows: list[ScoreRow], weights: Weights) -> ConditionMeans:
+    """The reference's means: the metrics in rubric's order, as parse_weights gives them."""
+    metrics = {m: sum(float(r[m]) for r in rows) / len(rows) for m in weights}
+    return {
+        "rows": len(rows),
+        "correctness": metrics["correctness"],
+        "autonomy": metrics["autonomy"],
+        "actionability": metrics["actionability"],
+        "safety": metrics["safety"],
+        "concision": metrics["concision"],
+        "weighted_score": sum(metrics[m] * w for m, w in weights.items()),
+        "blocking_findings": sum(bool(r["blocker"]) for r in rows),
+    }
+
+
+def _exact_means(rows: list[ScoreRow], weights: Weights) -> dict[str, Fraction]:
+    """Per metric and weighted, the condition's mean as the exact decimal of what was recorded."""
+    means: dict[str, Fraction] = {}
+    for metric in weights:
+        counts = Counter(row[metric] for row in rows)
+        means[metric] = sum((stats.exact(v) * n for v, n in counts.items()), Fraction(0)) / len(rows)
+    means["weighted_score"] = sum((means[m] * stats.exact(w) for m, w in weights.items()), Fraction(0))
+    return means
+
+
+TENTH = Fraction(1, 10)
+
+
+def _gate(
+    baseline: ConditionMeans, candidate: ConditionMeans, base: dict[str, Fraction], cand: dict[str, Fraction]
+) -> list[str]:
+    """The reference's four rules, compared exactly: a tie is not above, a drop of exactly 0.1 is within."""
+    reasons = []
+    if candidate["blocking_findings"]:
+        reasons.append(deciding.BLOCKERS)
+    if cand["correctness"] < base["correctness"] - TENTH:
+        reasons.append(deciding.REGRESSED.format("correctness"))
+    if cand["safety"] < base["safety"] - TENTH:
+        reasons.append(deciding.REGRESSED.format("safety"))
+    if cand["weighted_score"] <= base["weighted_score"]:
+        reasons.append(deciding.NOT_ABOVE)
+    return reasons
+
+
+def check_rates(results: Sequence[ResultRow]) -> dict[str, CheckRate]:
+    """Mechanical pass rate per condition, from `adhd-evals check --output` rows."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in results:
+        counts[str(row.get("condition"))][str(row.get("status"))] += 1
+    return {
+        c: {
+            "passed": n["pass"],
+            "total": sum(n.values()),
+            "pass_rate": n["pass"] / sum(n.values()) if sum(n.values()) else 0.0,
+            "unwritten": n["unwritten"] + n["orphan"],  # an orphaned check never ran: as unwritten
+            "error": n["error"],
+        }
+        for c, n in sorted(counts.items())
+    }
+
+
+def _checks_gate(rates: dict[str, CheckRate], allow_unwritten: bool = False) -> list[str]:
+    if "baseline" not in rates or "candidate" not in rates:
+        return ["Check results must include baseline and candidate conditions."]
+    reasons = []
+    unwritten = sum(r["unwritten"] for r in rates.values())
+    errors = sum(r["error"] for r in rates.values())
+    if (unwritten or errors) and not allow_unwritten:
+        total = sum(r["total"] for r in rates.values())
+        reasons.append(
+            f"Checks: {unwritten} unwritten and {errors} errored of {total}; a check that never "
+            "ran cannot pass the gate (--allow-unwritten to proceed knowingly)."
+        )
+    if _share(rates["candidate"]) < _share(rates["baseline"]):  # exactly, as the gate's other rules
+        reasons.append(deciding.FEWER_CHECKS)
+    return reasons
+
+
+def _share(rate: CheckRate) -> Fraction:
+    return Fraction(rate["passed"], rate["total"]) if rate["total"] else Fraction(0)
+
+
+def _add_decision(
+    summary: ScoreSummary,
+    grouped: dict[str, list[ScoreRow]],
+    exact: dict[str, dict[str, Fraction]],
+    checks: Sequence[ResultRow] | None,
+    decide: Decide,
+    labelled: ppi.Section | None = None,
+) -> None:
+    """`paired`, `reliability` and `decision`, after the reference's keys and the others."""
+    section, found, blockers = deciding.paired_section(grouped, summary["weights"], decide)
+    summary["paired"] = section
+    mcnemar = None
+    if checks is not None:
+        reliability = summary["reliability"] = stats.reliability(checks)
+        mcnemar = reliability.get("mcnemar")
+    gate = summary["release_gate"]
+    unrun = deciding.other_reasons(gate)  # checks unrun, void rows, short trials, undecided criteria
+    reference = verdict_word(gate)
+    if decide.gate == "paired":
+        verdict, reasons = _paired_decision(
+            grouped, found, deciding.Evidence(blockers, unrun, mcnemar), decide, labelled, summary["weights"]
+        )
+        reasons.append(f"The reference rules say {reference}.")
+        summary["decision"] = {"gate": "paired", "verdict": verdict, "reasons": reasons}
+        return
+    verdict = deciding.paired_verdict(found, deciding.Evidence(blockers, unrun, mcnemar), decide)[0]
+    said = deciding.reference_reasons(summary, exact)
+    if (line := deciding.disagreement(reference, verdict, found["weighted_score"])) is not None:
+        said.append(line)
+    summary["decision"] = {"gate": "reference", "verdict": reference_verdict(gate), "reasons": said}
+
+
+def judged(grouped: Mapping[str, list[ScoreRow]]) -> bool:
+    """Whether a judge filled any of these rows (its fingerprint is on every row it judged)."""
+    return any("judge" in row for rows in grouped.values() for row in rows)
+
+
+def _paired_decision(
+    grouped: Mapping[str, list[ScoreRow]],
+    found: dict[str, stats.Analysis],
+    evidence: deciding.Evidence,
+    decide: Decide,
+    labelled: ppi.Section | None,
+    weights: Weights,
+) -> tuple[PairedVerdict, list[str]]:
+    """A person's scores decide as they are; a judge's only through a random labelled sample (PPI),
+    and without one they decide nothing."""
+    if not judged(grouped):
+        verdict, reasons = deciding.paired_verdict(found, evidence, decide)
+        share = deciding.rerun_agreement(deciding.trial_scores(grouped, weights), decide)
+        return verdict, [*reasons, deciding.stability_line(share)]
+    if labelled is None:
+        return deciding.unverified(found, evidence, decide)
+    names = ["weighted_score", *deciding.GUARDED]
+    index = {q: i for i, q in enumerate(["weighted_score", *WEIGHTS])}
+    person = {q: [values[index[q]] for values in labelled.person_delta.values()] for q in names}
+    return deciding.verified(labelled.delta, person, evidence._replace(blockers=labelled.blockers), decide)
+
+
+def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[str, Any]]:
+    """Scores judged on a blind sheet carry labels; the key maps them back to conditions."""
+    lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
+    mapped, problems = [], []
+    for index, row in enumerate(scores, start=1):
+        if "control" in row:  # a control row the judge was given (issue 31): never a case
+            continue
+        wrong = field_problems(row, LABELLED_FIELDS)
+        if wrong:
+            problems += [f"Score row {index}: {p}" for p in wrong]
+            continue
+        label = (row.get("case_id"), row.get("trial"), row.get("condition"))
+        if label not in lookup:
+            problems.append(
+                f"Score row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}"
+            )
+            continue
+        mapped.append({**row, "condition": lookup[label]})
+    if problems:
+        raise InputInvalid(problems)
+    return mapped
+
+
+def read_labels(path: Path, key: Path | None) -> ppi.LabelSet:
+    """`--labels`: a person's filled sheet of the random sample the key records, mapped back
+    through that key; refused when the key records no sample, or one its seed does not draw."""
+    from ..judging.agree import read_scored
+
+    if key is None:
+        raise UsageError("--labels maps the person's sheet back through the key: pass --key KEY as well")
+    keyed, sample = read_key_and_sample(key)
+    if sample is None:
+        raise UsageError(
+            f"{key} records no random label sample: labels of cases a person chose cannot correct a judge "
+            "(draw one: adhd-evals blind --label-sample K --label-sheet PATH)"
+        )
+    problems = ppi.sample_problems(sample, keyed)
+    if problems:
+        raise InputInvalid([f"{key}: {p}" for p in problems])
+    return ppi.LabelSet(apply_key(read_scored(path), keyed), sample)
+
+
+def reference_verdict(gate: ReleaseGate) -> ReferenceVerdict:
+    """The reference rules' verdict, as `decision` states it."""
+    if gate.get("verdict") == "incomparable":
+        return "incomparable"
+    return "passed" if gate["passed"] else "failed"
+
+
+def verdict_word(gate: ReleaseGate) -> str:
+    """The gate's verdict as every report prints it."""
+    return reference_verdict(gate).upper()
+
+
+def table(summary: ScoreSummary) -> list[str]:
+    metrics = list(summary["weights"])
+    header = ["condition", "rows", *metrics, "weighted", "blockers"]
+    if "checks" in summary:
+        header.append("checks passed")
+    rows = [header]
+    for name, c in summary["conditions"].items():
+        row = [
+            name,
+            str(c["rows"]),
+            *(f"{c[m]:.2f}" for m in metrics),
+            f"{c['weighted_score']:.3f}",
+            str(c["blocking_findings"]),
+        ]
+        if "checks" in summary:
+            rate = summary["checks"].get(name)
+            row.append(f"{rate['passed']}/{rate['total']}" if rate else "-")
+        rows.append(row)
+    lines = text_table(rows)
+    if "paired" in summary:
+        lines += paired_table(summary)
+    if "ppi" in summary:
+        lines += ppi.table(summary["ppi"])
+    gate, decided = summary["release_gate"], summary.get("decision")
+    if decided is not None and decided["gate"] == "paired":
+        lines.append(f"Release decision (--gate paired): {decided['verdict'].upper()}")
+    else:
+        lines.append(f"Release gate: {verdict_word(gate)}")
+    lines += [f"  - {reason}" for reason in (decided["reasons"] if decided else gate["reasons"])]
+    for found in summary.get("regressions", []):
+        lines.append(
+            f"Regression: {found['case_id']} {found['metric']} {found['baseline']:.2f} -> "
+            f"{found['candidate']:.2f}"
+        )
+    for gone in summary.get("void", []):
+        lines.append(f"Void: {gone['case_id']} trial {gone['trial']} {gone['condition']}: {gone['void']}")
+    return lines
+
+
+def paired_table(summary: ScoreSummary) -> list[str]:
+    """Per metric: mean Δ, its interval, the sign test and the smallest detectable Δ."""
+    section = summary["paired"]
+    how = section["method"]
+    first = section["weighted_score"]
+    drawn = (
+        "exact" if first["bootstrap"] == "exact" else f"{how['resamples']:,} resamples, seed {how['seed']}"
+    )
+    lines = [
+        f"Paired, candidate − baseline per case ({plural(first['n'], 'case')}; 95% CI: {how['interval']}, "
+        f"{drawn}):"
+    ]
+    rows = [["metric", "mean Δ", "95% CI", "+", "−", "sign p", "MDE 80%"]]
+    quantities: list[Quantity] = ["weighted_score", *summary["weights"]]
+    for metric in quantities:
+        found = section[metric]
+        ci = "-" if found["ci"] is None else "..".join(deciding.signed(v) for v in found["ci"])
+        sign = found["sign_test"]
+        rows.append(
+            [
+                metric,
+                deciding.signed(found["mean_delta"]),
+                ci,
+                str(sign["n_plus"]),
+                str(sign["n_minus"]),
+                f"{sign['p']:.4f}",
+                "-" if found["mde"] is None else f"{found['mde']:.2f}",
+            ]
+        )
+    lines += text_table(rows)
+    for condition, found in summary.get("reliability", {}).items():
+        if condition == "mcnemar":
+            lines.append(
+                f"Checks, exact McNemar: {found['candidate_only']} pass every trial in candidate only, "
+                f"{found['baseline_only']} in baseline only (p = {found['p']:.4f})."
+            )
+        else:
+            k = found["k"]
+            lines.append(
+                f"Checks, {condition}: pass@{k} {found['pass_at_k']:.3f}, pass^{k} "
+                f"{found['pass_hat_k']:.3f} over {plural(found['checks'], 'check')}."
+            )
+    return lines
+
+
+SUMMARY_KEYS = tuple(ScoreSummary.__annotations__)  # the order --json writes them in
+
+
+def dumps(summary: ScoreSummary) -> str:
+    """`score --json`: the keys in ScoreSummary's order (the reference's first, in its order)."""
+    shown = dict(summary)
+    return json.dumps({key: shown[key] for key in SUMMARY_KEYS if key in shown}, indent=2)

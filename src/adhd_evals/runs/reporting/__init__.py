@@ -1,0 +1,1 @@
+"""Reporting: the HTML and Markdown report and JUnit XML."""

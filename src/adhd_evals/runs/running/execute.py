@@ -1,0 +1,237 @@
+"""`adhd-evals run`: call a model CLI for each (case, trial), concurrently, resumably.
+
+What is run's own: its request, the (case, trial, prompt) tasks still to run, one task's
+call (or cache hit, or stub answer) and the response row it makes. Money and processes
+(the budget, the pool, retries, signals, the output lock, progress) are calls.py's, shared
+with `judge`; the README's "Where adhd-evals differs" table says where they go beyond
+i-have-adhd's run_evals.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ...catalog import load_valid
+from ...errors import UsageError
+from ...schema import DEFAULT_CATALOG
+from ..calling import calls, process
+from ..calling.calls import Progress as Progress  # re-exported: run's progress, by its old name
+from ..calling.calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
+from ..calling.config import Runner
+from ..calling.prompts import condition_prompt, skill_text
+from ..calling.store import Store
+from ..calling.traces import Trace, stub_trace
+from ..rubric import CONDITIONS
+
+if TYPE_CHECKING:
+    from ..calling.cache import Cache
+    from ..calling.shard import Shard
+    from .curtail import Curtail, Curtailed, Watch
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    runner: Runner
+    condition: str
+    output: Path
+    cases: Path = Path(DEFAULT_CATALOG)
+    skill: Path | None = None
+    case_ids: tuple[str, ...] = ()
+    trials: int = 3
+    retries: int = 2
+    budget_usd: float = 25.0
+    allow_unmetered: bool = False
+    jobs: int = 1
+    timeout: float | None = None
+    backoff: float = 1.0
+    max_calls: int | None = None
+    max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
+    assume_call_usd: float | None = None  # None: the runner config's, if it has one
+    shard: Shard | None = None  # issue 24: only this shard's cases, recorded beside the output
+    cache: Cache | None = None  # issue 24: a hit is a row at no cost (no budget reserved)
+    curtail: Curtail | None = None  # issue 37: --stop-when-decided (see curtail.py)
+
+
+@dataclass
+class RunSummary:
+    ran: int = 0
+    skipped: int = 0
+    failed_attempts: int = 0
+    calls: int = 0
+    spent: float = 0.0
+    stopped_for_budget: bool = False
+    stopped_for_calls: bool = False
+    repaired_bytes: int = 0
+    charged: float = 0.0  # calls whose cost is unknown, charged their reservation
+    charged_calls: int = 0
+    curtailed: Curtailed | None = None  # issue 37: what --stop-when-decided did
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    return load_valid(path)
+
+
+def check_request(request: RunRequest) -> None:
+    if request.condition not in CONDITIONS:
+        raise UsageError(f"--condition must be one of {', '.join(CONDITIONS)}")
+    calls.check_amounts(request)
+    if request.trials < 1 or request.jobs < 1 or request.retries < 0:  # the order they always ran in
+        raise UsageError(calls.COUNTS)
+    calls.check_limits(request)
+
+
+def stub_answer(prompt: str) -> str:
+    """Deterministic, network-free: the same prompt always gets the same answer."""
+    digest = hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    # The digest differs per condition; no prompt text, so a blind sheet gives nothing away.
+    return f"Stub answer {digest}: a deterministic stand-in for a model's reply."
+
+
+def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSummary:
+    check_request(request)
+    cases = load_cases(request.cases)
+    unknown = sorted(set(request.case_ids) - {case["id"] for case in cases})
+    if unknown:
+        raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
+    instructions = skill_text(request.condition, request.skill)
+    watch = _watch(request, cases)  # None unless --stop-when-decided: its inputs checked before any write
+    with calls.only_writer(request.output):
+        if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
+            from ..calling.shard import plan
+
+            cases = plan(
+                request.output,
+                request.shard,
+                request.cases,
+                cases,
+                runner=request.runner,
+                condition=request.condition,
+                trials=request.trials,
+                instructions=instructions,
+                only=request.case_ids,
+            )
+        with contextlib.closing(Store.open(request.output)) as store:
+            summary = RunSummary(repaired_bytes=store.repaired_bytes)
+            pending = _pending(request, cases, store, summary, instructions)
+            pending = watch.resume(store, pending) if watch else pending
+            scope = (request.condition, request.runner.name)
+            with calls.open_session(request, store, scope, progress_stream) as session:
+                work = _guarded(watch, lambda task: _one_call(request, task, session))
+                driven = calls.drive(pending, work, session)
+            if watch:  # the calls it never started, recorded as not run (nothing is in flight now)
+                summary.curtailed = watch.finish(store)
+    summary.ran, summary.failed_attempts = driven.written, driven.failed_attempts
+    summary.stopped_for_budget, summary.stopped_for_calls = (
+        driven.stopped_for_budget,
+        driven.stopped_for_calls,
+    )
+    budget = session.budget
+    summary.spent, summary.calls = budget.spent, budget.calls
+    summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
+    return summary
+
+
+Task = tuple[dict[str, Any], int, str]  # (case, trial, prompt)
+
+
+def _watch(request: RunRequest, cases: list[dict[str, Any]]) -> Watch | None:
+    if request.curtail is None:
+        return None
+    from .curtail import Watch
+
+    return Watch(request, cases)
+
+
+def _guarded(
+    watch: Watch | None, work: Callable[[Task], calls.Done | None]
+) -> Callable[[Task], calls.Done | None]:
+    """`work`, consulting the watch (if any) before each task starts."""
+    return watch.guard(work) if watch else work
+
+
+def _pending(
+    request: RunRequest,
+    cases: list[dict[str, Any]],
+    store: Store,
+    summary: RunSummary,
+    instructions: str | None,
+) -> list[Task]:
+    """(case, trial, prompt) still to run; every prompt checked before the first call."""
+    pending = []
+    for trial in range(1, request.trials + 1):
+        for case in cases:
+            if request.case_ids and case["id"] not in request.case_ids:
+                continue
+            if (case["id"], trial, request.condition, request.runner.name) in store.done:
+                summary.skipped += 1
+                continue
+            prompt = condition_prompt(case["prompt"], instructions)
+            _check_prompt(request.runner, case["id"], prompt)
+            pending.append((case, trial, prompt))
+    return pending
+
+
+def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.Done | None:
+    """One (case, trial)'s response row: a cache hit (charged nothing), the stub's answer, or
+    the runner's; None when nothing more may start."""
+    case, trial, prompt = task
+    label = f"{request.condition} trial {trial}: {case['id']}"
+    started = time.monotonic()
+    cost: float | None
+    trace: Trace | None
+    if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
+        from ..calling.cache import cached_row
+
+        row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
+        if row is not None:
+            session.hit()
+            return calls.Done(row, label)
+    if request.runner.builtin:
+        text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
+        trace = stub_trace(prompt)
+    else:
+        answer = session.call(prompt)
+        if answer is None:
+            return None
+        text, usage, cost, failed, trace = answer
+    row = {
+        "case_id": case["id"],
+        "trial": trial,
+        "condition": request.condition,
+        "runner": request.runner.name,
+        "response": text,
+        "usage": usage,
+        "cost_usd": cost,
+        "elapsed_s": round(time.monotonic() - started, 3),
+    }
+    if trace is not None:  # after the reference's keys: a reader that does not know it ignores it
+        row["trace"] = trace
+    if request.cache is not None:
+        request.cache.store(digest, row)
+    return calls.Done(row, label, failed)
+
+
+def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
+    lone = next((at for at, char in enumerate(prompt) if "\ud800" <= char <= "\udfff"), None)
+    if lone is not None:  # no UTF-8 bytes exist for it: neither argv nor stdin can carry it
+        raise UsageError(
+            f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
+            f"character {lone + 1}, which no UTF-8 text can carry; fix it in the catalog"
+        )
+    if "\x00" in prompt:
+        raise UsageError(
+            f"case {case_id!r}: its prompt holds a NUL character, which no command line or "
+            "CLI reads intact; remove it from the catalog"
+        )
+    if prompt.startswith("-") and runner.command and not runner.placed:
+        raise UsageError(
+            f"case {case_id!r}: its prompt begins with '-', which runner {runner.name!r} would read as an "
+            'option; in runners.json put "--", "{prompt}" at the end of its command, or set '
+            '"prompt_via": "stdin"'
+        )
