@@ -12,15 +12,24 @@ page whose content is untrusted text.
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from typing import Any
 
 from ...text import plural
-from ..deciding.audit import html_section
 from ..rows import ResultRow, ScoreSummary
 from ..rubric import CONDITIONS, METRICS
 from .escape import html_text as _e
-from .view import CaseView, Inputs, case_views, criteria_header, criteria_rows
+from .view import (
+    CaseView,
+    Inputs,
+    Selection,
+    case_views,
+    criteria_header,
+    criteria_rows,
+    selection,
+    selection_note,
+)
 from .view import interval_rows as _interval_rows
 from .view import outside_note as _outside_note
 from .view import signed as _signed
@@ -207,6 +216,7 @@ tr.detail td{border-bottom:2px solid #ccc}pre{white-space:pre-wrap;word-break:br
 
 def html_report(inputs: Inputs) -> str:
     views = case_views(inputs)
+    chosen = selection(views, full=inputs.full)
     parts = [
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
@@ -217,69 +227,122 @@ def html_report(inputs: Inputs) -> str:
     if note := _outside_note(inputs):
         parts.append(f'<p class="warning">{_e(note)}</p>')
     if inputs.scores:
-        parts += [
-            "<h2>Scores per metric</h2>",
-            "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
-            _metric_chart(inputs.scores),
-        ]
-        if inputs.summary is not None:
-            weighted = {c: v["weighted_score"] for c, v in inputs.summary["conditions"].items()}
-            parts += ["<h2>Weighted score</h2>", _bars(weighted, 5.0, "Weighted score per condition")]
-        if inputs.summary is not None and "paired" in inputs.summary:
-            how = inputs.summary["paired"]["method"]
-            n = inputs.summary["paired"]["weighted_score"]["n"]
-            exact = inputs.summary["paired"]["weighted_score"]["bootstrap"] == "exact"
-            drawn = (
-                "every resample counted exactly"
-                if exact
-                else f"{how['resamples']:,} resamples, seed {how['seed']}"
-            )
-            parts += [
-                "<h2>Paired differences (candidate − baseline, per case)</h2>",
-                f"<p>Dots are the mean difference over {plural(n, 'case')}; whiskers its 95% interval "
-                f"({_e(how['interval'])}, {drawn}). "
-                "An interval crossing the dashed zero line cannot tell the conditions apart.</p>",
-                _interval_chart(inputs.summary),
-            ]
-        # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set
-        judges = {
-            (str(r["judge"].get("runner")), str(r["judge"].get("template")))
-            for r in inputs.scores
-            if isinstance(r.get("judge"), dict)
-        }
-        if judges:
-            listed = ", ".join(
-                f"{_e(runner)} (prompt template {_e(template)})" for runner, template in sorted(judges)
-            )
-            parts.append(f"<h2>Judge</h2><p>Scores came from judge {listed}.</p>")
-        if inputs.summary is not None and inputs.summary.get("void"):
-            rows = "".join(
-                f"<li>{_e(v['case_id'])} trial {_e(v['trial'])} {_e(v['condition'])}: {_e(v['void'])}</li>"
-                for v in inputs.summary["void"]
-            )
-            parts.append(f"<h2>Void rows</h2><ul>{rows}</ul>")
+        parts += _score_sections(inputs.scores, inputs.summary)
     if inputs.checks:
         parts += [
             "<h2>Checks</h2><p>Unwritten checks (placeholders) are shown apart from failed ones.</p>",
             _check_chart(inputs.checks),
         ]
-        parts.append(_audit_html(inputs.checks))
+        parts.append(
+            _audit_html(inputs.checks, None if chosen is None else {v.case["id"] for v in chosen.shown})
+        )
     if inputs.criteria is not None:
         parts.append(_criteria_html(inputs.criteria))
+    parts += _cases_section(views, chosen)
+    return "".join(parts)
+
+
+def _score_sections(scores: list[dict[str, Any]], summary: ScoreSummary | None) -> list[str]:
+    """The charts of the scores, who judged them, and the void rows."""
+    parts = [
+        "<h2>Scores per metric</h2>",
+        "<p>Bars are means; whiskers span the lowest to the highest trial mean.</p>",
+        _metric_chart(scores),
+    ]
+    if summary is not None:
+        weighted = {c: v["weighted_score"] for c, v in summary["conditions"].items()}
+        parts += ["<h2>Weighted score</h2>", _bars(weighted, 5.0, "Weighted score per condition")]
+    if summary is not None and "paired" in summary:
+        parts += _paired_section(summary)
+    parts += _judge_section(scores)
+    if summary is not None and summary.get("void"):
+        rows = "".join(
+            f"<li>{_e(v['case_id'])} trial {_e(v['trial'])} {_e(v['condition'])}: {_e(v['void'])}</li>"
+            for v in summary["void"]
+        )
+        parts.append(f"<h2>Void rows</h2><ul>{rows}</ul>")
+    return parts
+
+
+def _paired_section(summary: ScoreSummary) -> list[str]:
+    how = summary["paired"]["method"]
+    n = summary["paired"]["weighted_score"]["n"]
+    exact = summary["paired"]["weighted_score"]["bootstrap"] == "exact"
+    drawn = (
+        "every resample counted exactly" if exact else f"{how['resamples']:,} resamples, seed {how['seed']}"
+    )
+    return [
+        "<h2>Paired differences (candidate − baseline, per case)</h2>",
+        f"<p>Dots are the mean difference over {plural(n, 'case')}; whiskers its 95% interval "
+        f"({_e(how['interval'])}, {drawn}). "
+        "An interval crossing the dashed zero line cannot tell the conditions apart.</p>",
+        _interval_chart(summary),
+    ]
+
+
+def _judge_section(scores: list[dict[str, Any]]) -> list[str]:
+    # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set
+    judges = {
+        (str(r["judge"].get("runner")), str(r["judge"].get("template")))
+        for r in scores
+        if isinstance(r.get("judge"), dict)
+    }
+    if not judges:
+        return []
+    listed = ", ".join(
+        f"{_e(runner)} (prompt template {_e(template)})" for runner, template in sorted(judges)
+    )
+    return [f"<h2>Judge</h2><p>Scores came from judge {listed}.</p>"]
+
+
+def _cases_section(views: list[CaseView], chosen: Selection | None) -> list[str]:
+    """The table of cases: every case, or a large run's selection and what it left out."""
+    parts = ["<h2>Cases, worst regression first</h2>"]
+    if chosen is not None:
+        views = chosen.shown
+        parts.append(f'<p class="warning" id="sampled">{_e(selection_note(chosen))}</p>')
     parts.append(
-        "<h2>Cases, worst regression first</h2><table><thead><tr><th>case</th><th>weighted Δ</th>"
+        "<table><thead><tr><th>case</th><th>weighted Δ</th>"
         "<th>Δ per metric (candidate − baseline)</th><th>blockers</th><th>failing checks</th>"
         "<th>unwritten</th></tr></thead><tbody>"
     )
     parts += [_case_html(view) for view in views]
     parts.append("</tbody></table></body></html>\n")
-    return "".join(parts)
+    return parts
 
 
-def _audit_html(checks: list[ResultRow]) -> str:
-    """The audit of the checks (issue 37): each check's label, rates and flip rate."""
+def _audit_html(checks: list[ResultRow], shown: set[str] | None) -> str:
+    """The audit of the checks (issue 37): each check's label, rates and flip rate, and the suite's
+    lines; empty when no result says whose trial it is (a file a person made with the gate's
+    fields alone). On a large run's page (`shown`: the ids its table of cases holds) the table
+    keeps those cases' rows alone; the labels and the suite's lines still count every case."""
+    # imported here, not at the top: audit alone took 83-113 ms beside 0.84-1.5 s for all of
+    # cli.scoring (python -X importtime, loaded 2-core machine, 2026-12-02), paid by every scoring command
+    from ..deciding.audit import audit, check_outcomes, is_placed_result, item_rows, suite_lines
 
-    return html_section(checks)
+    placed = [row for row in checks if is_placed_result(row)]
+    if not placed:
+        return ""
+    found = audit(check_outcomes(placed))
+    header, *body = item_rows(found)
+    kept = body if shown is None else [row for row in body if row[0] in shown]
+    said = (
+        ""
+        if shown is None
+        else f"<p>The rows of {plural(len(kept), 'check')} of {len(body)}: those of the cases in the "
+        "table of cases below (<code>adhd-evals audit</code> lists every one).</p>"
+    )
+    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in kept
+    )
+    lines = "".join(f"<li>{html.escape(line)}</li>" for line in suite_lines(found))
+    return (
+        '<h2 id="audit">Suite audit</h2><p>Each check labelled by how it behaves over the trials: '
+        "saturated and floor checks cannot show a difference, flaky ones flip within a case (see "
+        "<code>adhd-evals audit</code>).</p>"
+        f"{said}<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table><ul>{lines}</ul>"
+    )
 
 
 def _criteria_html(found: dict[str, Any]) -> str:

@@ -36,10 +36,16 @@ __all__ = [
     "markdown_report",
     "outside_catalog",
     "render",
+    "size_text",
 ]
 
 # the report's formats by the name `report --format` takes
 RENDERERS: dict[str, Callable[[Inputs], str]] = {"html": html_report, "markdown": markdown_report}
+
+
+def size_text(text: str) -> str:
+    """A written report's size in megabytes, as `report --full` states it."""
+    return f"{len(text.encode('utf-8')) / 1_000_000:.1f} MB"
 
 
 def render(name: str, inputs: Inputs) -> str:

@@ -3,6 +3,7 @@ any renderer draws it (the HTML page and the Markdown summary read the same view
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ class Inputs:
     scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
     summary: ScoreSummary | None = None  # score.summarize's, when there are scores
     criteria: dict[str, Any] | None = None  # criteria.summarize's (score --criteria), when given
+    full: bool = False  # report --full: every case in full, however large the run
 
 
 @dataclass
@@ -43,6 +45,65 @@ def case_views(inputs: Inputs) -> list[CaseView]:
     _add_checks(views, inputs.checks or [])
     _add_scores(views, inputs.scores or [])
     return sorted(views.values(), key=lambda v: (v.weighted_delta, -v.blockers, v.case["id"]))
+
+
+# A large run's HTML page holds the cases that regressed or failed (the worst FLAGGED_CAP of them,
+# worst first) and a seeded sample of the rest: a page with every response of 10,000 cases x 3
+# trials x 2 conditions is tens of megabytes and takes a browser many seconds to open (issue 38).
+# Up to LARGE_RUN cases, every case is in.
+LARGE_RUN = 200
+FLAGGED_CAP = 200
+SAMPLE_SIZE = 100
+SAMPLE_SEED = 0
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The cases a large run's page shows, and the counts its statement gives."""
+
+    shown: list[CaseView]  # in the table's order
+    total: int
+    flagged: int  # regressed or failing
+    flagged_shown: int  # the worst of them, up to FLAGGED_CAP
+    others: int  # the cases neither regressed nor failing
+    sampled: int  # drawn from the others
+
+
+def flagged(view: CaseView) -> bool:
+    """Regressed (weighted Δ below 0), a candidate blocker, or a check failing or erroring."""
+    return view.weighted_delta < 0 or view.blockers > 0 or bool(view.failing)
+
+
+def selection(views: list[CaseView], *, full: bool) -> Selection | None:
+    """The cases a page shows when it cannot show them all; None when every case is shown (a run
+    of at most LARGE_RUN cases, or --full). `views` are in the table's order, worst regression
+    first: the first FLAGGED_CAP flagged ones are kept, and Python's random.Random(SAMPLE_SEED)
+    draws SAMPLE_SIZE positions among the others, so the same rows give the same page."""
+    if full or len(views) <= LARGE_RUN:
+        return None
+    worst = [view for view in views if flagged(view)]
+    rest = [view for view in views if not flagged(view)]
+    drawn = random.Random(SAMPLE_SEED).sample(range(len(rest)), min(SAMPLE_SIZE, len(rest)))
+    picked = {id(view) for view in worst[:FLAGGED_CAP]} | {id(rest[i]) for i in drawn}
+    shown = [view for view in views if id(view) in picked]
+    return Selection(shown, len(views), len(worst), min(len(worst), FLAGGED_CAP), len(rest), len(drawn))
+
+
+def selection_note(chosen: Selection) -> str:
+    """What the page holds and how the sample was drawn, said where the table begins."""
+    left_out = chosen.total - len(chosen.shown)
+    which = (
+        f"every case that regressed or failed ({chosen.flagged})"
+        if chosen.flagged == chosen.flagged_shown
+        else f"the worst {chosen.flagged_shown} of the {chosen.flagged} cases that regressed or failed"
+    )
+    return (
+        f"This run has {plural(chosen.total, 'case')}, too many for one page a browser opens quickly. "
+        f"The table holds {which} (weighted Δ below 0, a candidate blocker, or a check failing or "
+        f"erroring) and {chosen.sampled} of the other {chosen.others}, drawn at random (seed "
+        f"{SAMPLE_SEED}); {plural(left_out, 'case')} {'is' if left_out == 1 else 'are'} left out. "
+        "The charts, the audit and the verdict count every case; report --full writes every case."
+    )
 
 
 def _add_checks(views: dict[str, CaseView], checks: list[ResultRow]) -> None:
