@@ -580,7 +580,7 @@ def report_command(
             criteria=inputs.criteria,
             labels=scoring.read_labels(labels, key) if labels is not None else None,
         )
-    text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
+    text = report.render(fmt.value, inputs)
     write_all_atomically({out: text})
     size = f", {report.size_text(text)}" if full else ""  # --full: how big every case makes it
     print(
