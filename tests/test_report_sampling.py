@@ -121,8 +121,8 @@ def test_a_large_run_shows_every_flagged_case_and_a_seeded_sample() -> None:
     assert set(shown) == set(ids[:12]) | drawn
     assert len(shown) == 112
     statement = (
-        "This run has 201 cases, too many for one page a browser opens quickly. The table holds every "
-        "case that regressed or failed (12) (weighted Δ below 0, a candidate blocker, or a check "
+        "This run has 201 cases, too many for one page a browser opens quickly. The table holds the 12 "
+        "cases that regressed or failed (weighted Δ below 0, a candidate blocker, or a check "
         "failing or erroring) and 100 of the other 189, drawn at random (seed 0); 89 cases are left "
         "out. The charts, the audit and the verdict count every case; report --full writes every case."
     )

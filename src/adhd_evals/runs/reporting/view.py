@@ -93,7 +93,7 @@ def selection_note(chosen: Selection) -> str:
     """What the page holds and how the sample was drawn, said where the table begins."""
     left_out = chosen.total - len(chosen.shown)
     which = (
-        f"every case that regressed or failed ({chosen.flagged})"
+        f"the {plural(chosen.flagged, 'case')} that regressed or failed"
         if chosen.flagged == chosen.flagged_shown
         else f"the worst {chosen.flagged_shown} of the {chosen.flagged} cases that regressed or failed"
     )
