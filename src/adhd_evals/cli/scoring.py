@@ -528,6 +528,12 @@ def report_command(
     max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
     labels: Annotated[Path | None, options.labels("As 'score --labels'.")] = None,
     allow_leaky_judge: AllowLeaky = False,
+    full: bool = typer.Option(
+        False,
+        "--full",
+        help="Every case in full in the HTML, however large the run (past 200 cases the page holds "
+        "the regressed and failing ones and a seeded sample of the rest).",
+    ),
 ) -> int:
     """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
     set_max_bytes(max_bytes)
@@ -551,7 +557,7 @@ def report_command(
     if labels is not None and scores is None:
         raise UsageError("--labels corrects a judge's scores: pass them with --scores (and --key)")
     not_run: list[NotRunRow] = []
-    inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run))
+    inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run), full=full)
     if not_run:  # a curtailed run's rows: skipped, and said
         from ..runs.rows import not_run_note
 
@@ -574,7 +580,10 @@ def report_command(
             criteria=inputs.criteria,
             labels=scoring.read_labels(labels, key) if labels is not None else None,
         )
-    text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
+    text = report.render(fmt.value, inputs)
     write_all_atomically({out: text})
-    print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")
+    size = f", {report.size_text(text)}" if full else ""  # --full: how big every case makes it
+    print(
+        f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')}{size})"
+    )
     return exitcodes.OK
