@@ -42,4 +42,5 @@ LINT_FORMATS = (
 )
 
 Condition = Literal["baseline", "candidate", "comparator"]  # what a run compares
+ExportFormat = Literal["promptfoo", "evals-json", "plugin-eval"]  # what `export --to` writes
 CONDITIONS: tuple[Condition, ...] = get_args(Condition)

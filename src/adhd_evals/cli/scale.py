@@ -7,7 +7,6 @@ imports no thread pool nor process machinery (tests/test_cli_startup.py).
 
 from __future__ import annotations
 
-import enum
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +20,7 @@ from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs import cache as caching
 from ..runs import forecast, sizing
+from ..runs.cache import CacheAction
 from ..runs.merge import merge
 from ..schema import DEFAULT_CATALOG
 from ..text import plural, usd
@@ -156,11 +156,6 @@ def merge_command(
     return exitcodes.OK
 
 
-class CacheAction(str, enum.Enum):
-    STATS = "stats"
-    PRUNE = "prune"
-
-
 @commands.command("cache")
 def cache_command(
     *,
@@ -175,7 +170,7 @@ def cache_command(
 ) -> int:
     """The response cache: what it holds, and pruning what is old."""
     root = cache if cache is not None else caching.default_dir()
-    if action is CacheAction.PRUNE:
+    if action == "prune":
         if older_than is None:
             raise UsageError("cache prune needs --older-than AGE (for example 30d)")
         removed, freed = caching.prune(root, caching.parse_age(older_than))

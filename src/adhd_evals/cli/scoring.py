@@ -4,7 +4,6 @@ certify it), `verdicts` (who decided each criterion) and `report` (all of it in 
 from __future__ import annotations
 
 import datetime
-import enum
 import json
 import sys
 from pathlib import Path
@@ -22,6 +21,8 @@ from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
 from ..runs.decision import checked
+from ..runs.report import ReportFormat
+from ..runs.rows import GateName
 from ..runs.scoring_request import ScoreRequest, criteria_summary, score, settled
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
@@ -46,11 +47,6 @@ LABELS_HELP = (
     "A person's filled label sheet (JSONL or Markdown) of the random sample 'blind --label-sample' drew "
     "(with --key): the judge's figures corrected by it (prediction-powered), and --gate paired decides on them."
 )
-
-
-class Gate(str, enum.Enum):
-    REFERENCE = "reference"
-    PAIRED = "paired"
 
 
 @commands.command("score")
@@ -95,12 +91,12 @@ def score_command(
         help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
     ),
     gate: Annotated[
-        Gate,
+        GateName,
         options.gate(
             "reference: the reference's four rules (exit 1 when they fail); paired: better (0), worse (1) "
             "or inconclusive (8) from the per-case differences."
         ),
-    ] = Gate.REFERENCE,
+    ] = "reference",
     min_effect: Annotated[
         float,
         options.min_effect("--gate paired: better only when the weighted Δ's 95% interval lies above this."),
@@ -127,7 +123,7 @@ def score_command(
         criteria=criteria,
         certificate=certificate,
         plugin_eval_results=plugin_eval_results,
-        gate=gate.value,
+        gate=gate,
         min_effect=min_effect,
         max_drop=max_drop,
         seed=seed,
@@ -308,11 +304,6 @@ def verdicts_command(
     return exitcodes.OK
 
 
-class ReportFormat(str, enum.Enum):
-    HTML = "html"
-    MARKDOWN = "markdown"
-
-
 @commands.command("report")
 def report_command(
     *,
@@ -324,9 +315,9 @@ def report_command(
         Path | None, options.key("The key 'adhd-evals blind' wrote, for a labelled sheet.")
     ] = None,
     out: Annotated[Path, options.out("Where to write the report (written whole, or not at all).")],
-    fmt: ReportFormat = typer.Option(
-        ReportFormat.HTML, "--format", help="html (one offline file) or markdown."
-    ),
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", help="html (one offline file) or markdown.")
+    ] = "html",
     criteria: Annotated[
         Path | None,
         options.criteria("Criterion verdicts from 'adhd-evals verdicts': who decided, per condition."),
@@ -335,7 +326,7 @@ def report_command(
         Path | None, options.certificate("With --criteria: the judge's certificate (as score takes it).")
     ] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
-    gate: Annotated[Gate, options.gate("The verdict shown: as 'score --gate'.")] = Gate.REFERENCE,
+    gate: Annotated[GateName, options.gate("The verdict shown: as 'score --gate'.")] = "reference",
     min_effect: Annotated[float, options.min_effect("As 'score --min-effect' (--gate paired).")] = 0.0,
     max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
     labels: Annotated[Path | None, options.labels("As 'score --labels'.")] = None,
@@ -346,7 +337,7 @@ def report_command(
 
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
-    decide = checked(gate.value, min_effect, max_drop)
+    decide = checked(gate, min_effect, max_drop)
     refuse_clobbering(
         {"--out": out},
         {
@@ -386,7 +377,7 @@ def report_command(
             criteria=inputs.criteria,
             labels=scoring.read_labels(labels, key) if labels is not None else None,
         )
-    text = report.html_report(inputs) if fmt is ReportFormat.HTML else report.markdown_report(inputs)
+    text = report.html_report(inputs) if fmt == "html" else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")
     return exitcodes.OK

@@ -16,7 +16,7 @@ import html
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..text import plural
 from .rows import Quantity, ResponseRow, ResultRow, ScoreSummary
@@ -32,6 +32,7 @@ STATUS_COLOURS = {
     "unwritten": "#c9c9c9",
     "orphan": "#8a6d3b",
 }
+ReportFormat = Literal["html", "markdown"]  # report --format
 MARKDOWN_LIMIT = 65_000
 
 
