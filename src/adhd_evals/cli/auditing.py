@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -78,7 +78,7 @@ def audit_command(
     if checks is not None or criteria is not None:
         found = _audit(checks, responses, criteria, quarantine_out, flaky_above, effect)
     if as_json:  # one JSON document, whichever passes ran
-        shown: dict[str, Any] = {} if found is None else audit.as_json(found)
+        shown: dict[str, object] = {} if found is None else audit.as_json(found)  # only dumped as JSON
         if echoed is not None:
             shown["prompt_only"] = [echo.json() for echo in echoed]
         print(json.dumps(shown, ensure_ascii=False, indent=2))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -83,16 +83,18 @@ def plan_command(
     loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
     if estimate:
-        choices = {
-            "history": history or [],
-            "runners": runner or [],
-            "config": runner_config,
-            "skill": condition_skill,
-            "cache": cache,
-            "jobs": jobs,
-            "as_json": as_json,
-        }
-        return _estimate(loaded, trials, conditions, choices)
+        lines = forecast.forecast(
+            loaded,
+            trials,
+            conditions,
+            history=history or [],
+            runners=runner or [],
+            config=runner_config,
+            skill=condition_skill,
+            cache=cache,
+        )
+        print(_forecast(lines, jobs, as_json=as_json))
+        return exitcodes.OK
     for trial in range(1, trials + 1):
         for case in loaded:
             for condition in conditions:
@@ -105,26 +107,14 @@ def plan_command(
     return exitcodes.OK
 
 
-def _estimate(
-    cases: list[dict[str, Any]], trials: int, conditions: list[str], choices: dict[str, Any]
-) -> int:
-    jobs = choices.pop("jobs")
-    as_json = choices.pop("as_json")
-    lines = forecast.forecast(cases, trials, conditions, **choices)
-    if as_json:
-        print(
-            json.dumps(
-                {
-                    "jobs": jobs,
-                    "lines": [line.as_json(jobs) for line in lines],
-                    "total": forecast.total(lines).as_json(jobs),
-                },
-                indent=2,
-            )
-        )
-    else:
-        print("\n".join(forecast.report(lines, jobs)))
-    return exitcodes.OK
+def _forecast(lines: list[forecast.Line], jobs: int, *, as_json: bool) -> str:
+    """plan --estimate's forecast: a table, or JSON."""
+    if not as_json:
+        return "\n".join(forecast.report(lines, jobs))
+    total = forecast.total(lines).as_json(jobs)
+    return json.dumps(
+        {"jobs": jobs, "lines": [line.as_json(jobs) for line in lines], "total": total}, indent=2
+    )
 
 
 @commands.command("merge")

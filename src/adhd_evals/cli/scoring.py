@@ -7,7 +7,7 @@ import datetime
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,7 +30,7 @@ from . import options
 from .options import FLAG, Cases, Checks, Key, MaxBytes
 
 if TYPE_CHECKING:
-    from ..runs.rows import NotRunRow
+    from ..runs.rows import Certificate, NotRunRow
 
 commands = typer.Typer()
 AllowLeaky = Annotated[
@@ -198,7 +198,10 @@ def agree_command(
             )
             return exitcodes.FAILED
     if out is not None:
-        _certify(found, judged_rows, min_lower, out, controls)
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        _certify(
+            out, agree.certificate(found, judged_rows, min_lower, now, controls), found["sample"]["rows"]
+        )
     return exitcodes.OK
 
 
@@ -230,19 +233,12 @@ def _swap(
     return exitcodes.JUDGE_SWAP if found["flips"] else exitcodes.OK
 
 
-def _certify(
-    found: dict[str, Any],
-    judged: list[dict[str, Any]],
-    min_lower: float,
-    out: Path,
-    controls: dict[str, Any] | None,
-) -> None:
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    written = agree.certificate(found, judged, min_lower, now, controls)
+def _certify(out: Path, written: Certificate, rows: int) -> None:
+    """Write the certificate `agree --certify` made, and say whose it is."""
     write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
     print(
         f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
-        f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).",
+        f"{written['fingerprint']['template']}, on {rows} labelled rows).",
         file=sys.stderr,
     )
 
