@@ -20,7 +20,7 @@ from ..runs.config import load_runner
 from ..runs.curtail import lines as curtailed_lines
 from ..runs.curtail import requested
 from ..runs.execute import RunRequest, RunSummary, charged_line, run
-from ..runs.judge import JudgeRequest, all_void, judge, swap_lines
+from ..runs.judge import JudgeRequest, JudgeSummary, all_void, judge, swap_lines
 from ..schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG, Condition
 from ..text import plural, usd
 from . import options
@@ -117,16 +117,8 @@ def run_command(
     ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
-    refuse_clobbering(
-        {"--output": output},
-        {
-            "catalog": cases,
-            "runner config": runner_config,
-            "condition skill": condition_skill,
-            "baseline": baseline,
-            "check module": suite,
-        },
-    )
+    inputs = {"catalog": cases, "runner config": runner_config, "condition skill": condition_skill}
+    refuse_clobbering({"--output": output}, inputs | {"baseline": baseline, "check module": suite})
     part = options.shard_part(shard, shard_count)
     curtail = requested(
         stop_when_decided=stop_when_decided,
@@ -277,19 +269,7 @@ def judge_command(
         control_cases=control_cases,
     )
     summary = judge(request)
-    print(
-        f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
-        f"{output}; spent {usd(summary.spent)}.",
-        file=sys.stderr,
-    )
-    if summary.charged_calls:
-        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
-    if summary.swap is not None:
-        print("\n".join(swap_lines(summary.swap)), file=sys.stderr)
-    if summary.controls is not None:
-        print("\n".join(control_lines(summary.controls, output)), file=sys.stderr)
-    if runner == "stub" and runner_config is None:
-        print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
+    _judged(summary, output, stub=runner == "stub" and runner_config is None)
     if summary.stopped_for_budget:
         print(
             "Budget spent: stopped before every row was judged. Rerun with a larger --budget-usd.",
@@ -301,3 +281,20 @@ def judge_command(
         print(f"adhd-evals: {never}.", file=sys.stderr)
         return exitcodes.JUDGE_VOID
     return exitcodes.OK
+
+
+def _judged(summary: JudgeSummary, output: Path, *, stub: bool) -> None:
+    """Say on stderr what the judge did: rows, spend, and what --swap-check and --controls found."""
+    said = [
+        f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
+        f"{output}; spent {usd(summary.spent)}."
+    ]
+    if summary.charged_calls:
+        said.append(charged_line(summary.charged, summary.charged_calls))
+    if summary.swap is not None:
+        said += swap_lines(summary.swap)
+    if summary.controls is not None:
+        said += control_lines(summary.controls, output)
+    if stub:
+        said.append("The stub judge is a toy for trying the pipeline: its scores judge nothing.")
+    print("\n".join(said), file=sys.stderr)

@@ -20,7 +20,7 @@ from ..runs import admission, agree, report
 from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
-from ..runs.decision import checked
+from ..runs.decision import Decide, checked
 from ..runs.report import ReportFormat
 from ..runs.rows import GateName
 from ..runs.scoring_request import ScoreRequest, criteria_summary, score, settled
@@ -360,20 +360,32 @@ def report_command(
     )
     inputs.criteria = criteria_summary(criteria, certificate)
     if scores is not None:
-        rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
-        if leaky:
-            print("\n".join(leaky), file=sys.stderr)
-        inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
-        # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(
-            inputs.scores,
-            None,
-            inputs.checks,
-            decide=decide,
-            criteria=inputs.criteria,
-            labels=scoring.read_labels(labels, key) if labels is not None else None,
-        )
+        _add_scores(inputs, scores, key=key, labels=labels, decide=decide, allow_leaky=allow_leaky_judge)
     text = report.html_report(inputs) if fmt == "html" else report.markdown_report(inputs)
     write_all_atomically({out: text})
     print(f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')})")
     return exitcodes.OK
+
+
+def _add_scores(
+    inputs: report.Inputs,
+    scores: Path,
+    *,
+    key: Path | None,
+    labels: Path | None,
+    decide: Decide,
+    allow_leaky: bool,
+) -> None:
+    """report --scores: the rows, and the verdict score gives them (the same rows refused the same way)."""
+    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky)
+    if leaky:
+        print("\n".join(leaky), file=sys.stderr)
+    inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
+    inputs.summary = scoring.summarize(
+        inputs.scores,
+        None,
+        inputs.checks,
+        decide=decide,
+        criteria=inputs.criteria,
+        labels=scoring.read_labels(labels, key) if labels is not None else None,
+    )
