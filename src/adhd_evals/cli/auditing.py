@@ -10,10 +10,13 @@ from typing import Annotated
 import typer
 
 from .. import exitcodes, jsonl
+from ..catalog import load_valid
 from ..errors import UsageError
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs import audit
+from ..runs import check as checking
 from ..runs.audit import Audit, Echo
+from ..runs.rows import NotRunRow, read_responses
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -95,8 +98,9 @@ def _audit(
     flaky_above: float,
     effect: float,
 ) -> Audit:
+    # Imported here: criterion verdicts (and what they import, ~10 ms) only when audit reads them
+    # or its checks, never for --prompt-only alone.
     from ..runs.criteria import read_verdicts
-    from ..runs.rows import NotRunRow, read_responses
 
     outcomes = [] if checks is None else audit.check_outcomes(audit.read_results(checks))
     if criteria is not None:
@@ -123,8 +127,6 @@ def _audit(
 
 def _prompt_only(suite: Path | None, cases: Path) -> list[Echo]:
     """The prompt-only pass: the checks that passed without a real answer, each said on stderr."""
-    from ..catalog import load_valid
-    from ..runs import check as checking
 
     module = suite if suite is not None else checking.default_suite()
     found = audit.echoes(checking.load_suite(module), load_valid(cases), checking.DEFAULT_CHECK_TIMEOUT)

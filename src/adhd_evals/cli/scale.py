@@ -132,6 +132,8 @@ def merge_command(
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
     merged = merge(shards, plan)
+    # Imported here: admission brings the judge's modules (~25 ms), which plan and cache, in this
+    # stage too, never need (tests/test_cli_startup.py).
     from ..runs.admission import merged_record
 
     write_all_atomically(

@@ -16,13 +16,13 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs import admission, agree, report
+from ..runs import admission, agree, report, swap
 from ..runs import score as scoring
 from ..runs import verdicts as merging
 from ..runs.check import read_responses
 from ..runs.decision import Decide, checked
 from ..runs.report import ReportFormat
-from ..runs.rows import GateName
+from ..runs.rows import GateName, not_run_note
 from ..runs.scoring_request import ScoreRequest, criteria_summary, score, settled
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
@@ -214,8 +214,6 @@ def _swap(
     alone: tuple[Path | None, ...],
 ) -> int:
     """agree --judges A B --key KEY: both judges' verdicts on the sheet, and what the swap changes."""
-    from ..runs import swap
-
     if any(given is not None for given in alone) or key is None:
         raise UsageError(
             "--judges A B compares two judges on their own: pass --key KEY, and no JUDGED, HUMAN or --out"
@@ -352,8 +350,6 @@ def report_command(
     not_run: list[NotRunRow] = []
     inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run))
     if not_run:  # a curtailed run's rows: skipped, and said
-        from ..runs.rows import not_run_note
-
         print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
     inputs.checks = (
         settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
