@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import adhd_evals
 from adhd_evals import cli, exitcodes
 from adhd_evals.entry import main
 from helpers import unmeasured_environment
@@ -89,9 +90,18 @@ def test_each_commands_help_imports_only_its_stage(tmp_path: Path, name: str) ->
 
 
 def test_the_version_imports_no_stage(tmp_path: Path) -> None:
-    """--version prints one line: no command's stage, nothing heavy."""
+    """--version prints one line: no command's stage, nothing heavy, and (dispatched before the
+    parser, as lint is) not typer, nor the pydantic and rich typer 0.29 brings."""
     modules = _imported(tmp_path, "--version")
     assert not _heavy(modules) and not modules & STAGES
+    assert not {m.partition(".")[0] for m in modules} & {"typer", "click", "pydantic", "rich"}
+
+
+def test_the_version_beside_a_command_is_typers_eager_option(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--version import`: not the bare call entry answers, so typer's eager --version prints the
+    same one line and nothing of the command runs."""
+    assert main(["--version", "import"]) == exitcodes.OK
+    assert capsys.readouterr().out == f"adhd-evals {adhd_evals.__version__}\n"
 
 
 def test_the_listing_imports_no_heavy_library(tmp_path: Path) -> None:

@@ -21,6 +21,15 @@ TERMINATED = 143  # SIGTERM (128 + 15)
 BROKEN_PIPE = 141  # the reader of stdout went away (`lint | head`): 128 + SIGPIPE, as a tool killed by it
 
 
+def of_verdict(gate: str, verdict: str) -> int:
+    """The exit code of the gate's deciding verdict (score, report): the paired analysis's better
+    (OK), worse (GATE) or anything short of a decision (INCONCLUSIVE); the reference rules' passed
+    (OK) or not (GATE)."""
+    if gate == "paired":
+        return {"better": OK, "worse": GATE}.get(verdict, INCONCLUSIVE)
+    return OK if verdict == "passed" else GATE
+
+
 class RefusalCode(str, enum.Enum):
     """Why a source was refused whole: the value is the stable code, `exit_code` the process's
     exit code, one per refusal so scripts can tell them apart. Both are written on the member,

@@ -22,6 +22,8 @@ DEFAULT_RISK: Risk = "medium"
 # callers wrap it in Path where they touch the file system.
 DEFAULT_CATALOG = PurePath("evals/cases.jsonl")
 DEFAULT_MODULE = PurePath("evals/checks.py")  # the check module beside it
+# what run and judge may spend when no --budget-usd is given (each is a request's default)
+DEFAULT_BUDGET_USD = 25.0
 
 ImportFormat = Literal[
     "evals-json", "yaml", "evalflow", "promptfoo", "plugin-eval", "trigger-list"
@@ -40,4 +42,5 @@ LINT_FORMATS = (
 )
 
 Condition = Literal["baseline", "candidate", "comparator"]  # what a run compares
+ExportFormat = Literal["promptfoo", "evals-json", "plugin-eval"]  # what `export --to` writes
 CONDITIONS: tuple[Condition, ...] = get_args(Condition)

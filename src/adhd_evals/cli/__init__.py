@@ -15,7 +15,7 @@ import importlib
 import typer
 from typer.models import CommandInfo
 
-from .. import exitcodes
+from .. import exitcodes, version_line
 from ..errors import UsageError
 from . import options
 from .options import FLAG
@@ -46,9 +46,7 @@ COMMANDS = {
 
 def _version(value: bool) -> None:
     if value:
-        from .. import __version__  # pyproject reads its version from there too
-
-        print(f"adhd-evals {__version__}")
+        print(version_line())
         raise typer.Exit(exitcodes.OK)
 
 
@@ -64,8 +62,6 @@ def main(argv: list[str]) -> int:
     """Run one typer command; errors propagate to the boundary in entry.main."""
     argv = options.bare_cache(argv)
     try:
-        if argv == ["--version"]:  # one line, the same as the whole app's: not worth importing every stage
-            _version(True)
         result = _registry(argv)(args=argv, prog_name="adhd-evals", standalone_mode=False)
     except typer.Exit as exc:  # --help, --version
         return int(exc.exit_code)

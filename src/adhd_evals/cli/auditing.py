@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from .. import exitcodes, jsonl
+from ..catalog import load_valid
 from ..errors import UsageError
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs.deciding import audit
 from ..runs.deciding.audit import Audit, Echo
+from ..runs.judging import check as checking
+from ..runs.rows import NotRunRow, read_responses
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
@@ -78,7 +81,7 @@ def audit_command(
     if checks is not None or criteria is not None:
         found = _audit(checks, responses, criteria, quarantine_out, flaky_above, effect)
     if as_json:  # one JSON document, whichever passes ran
-        shown: dict[str, Any] = {} if found is None else audit.as_json(found)
+        shown: dict[str, object] = {} if found is None else audit.as_json(found)  # only dumped as JSON
         if echoed is not None:
             shown["prompt_only"] = [echo.json() for echo in echoed]
         print(json.dumps(shown, ensure_ascii=False, indent=2))
@@ -95,8 +98,9 @@ def _audit(
     flaky_above: float,
     effect: float,
 ) -> Audit:
+    # Imported here: criterion verdicts (and what they import, ~10 ms) only when audit reads them
+    # or its checks, never for --prompt-only alone.
     from ..runs.deciding.criteria import read_verdicts
-    from ..runs.rows import NotRunRow, read_responses
 
     outcomes = [] if checks is None else audit.check_outcomes(audit.read_results(checks))
     if criteria is not None:
@@ -123,8 +127,6 @@ def _audit(
 
 def _prompt_only(suite: Path | None, cases: Path) -> list[Echo]:
     """The prompt-only pass: the checks that passed without a real answer, each said on stderr."""
-    from ..catalog import load_valid
-    from ..runs.judging import check as checking
 
     module = suite if suite is not None else checking.default_suite()
     found = audit.echoes(checking.load_suite(module), load_valid(cases), checking.DEFAULT_CHECK_TIMEOUT)

@@ -3,7 +3,6 @@ tool's format)."""
 
 from __future__ import annotations
 
-import enum
 import json
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from ..errors import CatalogInvalid
 from ..files import DEFAULT_MAX_BYTES, read_limited, set_max_bytes
 from ..lint import format_of
 from ..output import write_all_atomically
-from ..schema import DEFAULT_CATALOG, DEFAULT_MODULE
+from ..schema import DEFAULT_CATALOG, DEFAULT_MODULE, ExportFormat
 from ..text import plural
 from . import options
 from .options import MaxBytes
@@ -68,16 +67,10 @@ def _other_format(path: Path) -> str | None:
     return f"{path} is not a five-field catalog (JSONL, one case per line): it looks like {what}; use {use}"
 
 
-class ExportTarget(str, enum.Enum):
-    PROMPTFOO = "promptfoo"
-    EVALS_JSON = "evals-json"
-    PLUGIN_EVAL = "plugin-eval"
-
-
 @commands.command("export")
 def export_command(
     *,
-    to: ExportTarget = typer.Option(
+    to: ExportFormat = typer.Option(
         ..., "--to", help="promptfoo (a config), evals-json (skill-creator) or plugin-eval (a suite folder)."
     ),
     cases: Annotated[Path, options.cases("The catalog to export.")] = Path(DEFAULT_CATALOG),
@@ -94,7 +87,7 @@ def export_command(
     """Export the catalog to a promptfoo config or a skill-creator evals.json; says what did not survive."""
     # Imported here: the promptfoo writer brings jinja2 and PyYAML, which validate never needs
     # (tests/test_cli_startup.py).
-    if to is ExportTarget.PLUGIN_EVAL:
+    if to == "plugin-eval":
         from ..importing.formats.plugin_eval.export import export_suite, write_suite
 
         files, count, lost = export_suite(cases, suite)
@@ -102,10 +95,10 @@ def export_command(
     else:
         from ..importing.export import export
 
-        result = export(to.value, cases, suite, as_json=out.suffix.lower() == ".json")
+        result = export(to, cases, suite, as_json=out.suffix.lower() == ".json")
         write_all_atomically({out: result.text})
         count, lost = result.cases, result.lost
-    lines = [f"Wrote {out} ({plural(count, 'case')}, {to.value})."]
+    lines = [f"Wrote {out} ({plural(count, 'case')}, {to})."]
     if lost:
         lines += ["Did not survive the export:", *(f"  {line}" for line in lost)]
     print("\n".join(lines), file=sys.stderr)

@@ -94,6 +94,13 @@ def check_command(
     return exitcodes.OK if run.clean else exitcodes.FAILED
 
 
+def _no_catalog(catalog: Path) -> None:
+    """No --cases and no default catalog: the sheet goes without prompts and criteria, and says so."""
+    print(
+        f"No catalog at {catalog}: the sheet carries no prompts or criteria (pass --cases).", file=sys.stderr
+    )
+
+
 @commands.command("blind")
 def blind_command(
     *,
@@ -143,26 +150,21 @@ def blind_command(
         },
         {"responses file": responses, "catalog": catalog},
     )
+    not_run: list[NotRunRow] = []
     known = None
     if cases is not None or catalog.exists():
         known = {case["id"]: case for case in load_valid(catalog)}
     else:
-        print(
-            f"No catalog at {catalog}: the sheet carries no prompts or criteria (pass --cases).",
-            file=sys.stderr,
-        )
-    not_run: list[NotRunRow] = []
+        _no_catalog(catalog)
     rows, keyed = blind(checking.read_responses(responses, not_run), seed, known)
     if not_run:
         print(not_run_note(len(not_run), "not on the sheet"), file=sys.stderr)
     files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}
     if markdown is not None:
         files[markdown] = sheet_markdown(rows)
-    if label_sample is not None:
-        assert label_sheet is not None  # refused above without it
+    if label_sample is not None and label_sheet is not None:  # one without the other is refused above
         labelled, record = draw_label_sample(rows, label_sample, seed)
-        files[key] = jsonl.text([*keyed, record])
-        files[label_sheet] = jsonl.text(labelled)
+        files |= {key: jsonl.text([*keyed, record]), label_sheet: jsonl.text(labelled)}
         if label_markdown is not None:
             files[label_markdown] = sheet_markdown(labelled)
         print(

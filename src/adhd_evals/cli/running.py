@@ -17,11 +17,11 @@ from ..runs.calling.cache import Cache, default_dir
 from ..runs.calling.cache import damaged_line as caching_warning
 from ..runs.calling.config import load_runner
 from ..runs.judging.admission import CONTROL_CASES, control_lines
-from ..runs.judging.judge import JudgeRequest, all_void, judge, swap_lines
+from ..runs.judging.judge import JudgeRequest, JudgeSummary, all_void, judge, swap_lines
 from ..runs.running.curtail import lines as curtailed_lines
 from ..runs.running.curtail import requested
-from ..runs.running.execute import RunRequest, charged_line, run
-from ..schema import DEFAULT_CATALOG, Condition
+from ..runs.running.execute import RunRequest, RunSummary, charged_line, run
+from ..schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG, Condition
 from ..text import plural, usd
 from . import options
 from .options import CACHE_HELP, FLAG, Cases, Jobs, Retries, Shard, ShardCount
@@ -54,7 +54,7 @@ def run_command(
         float | None,
         options.budget_usd(
             "Stop once this much is spent (counting earlier runs into the same file; per shard with "
-            "--shard). Default 25."
+            f"--shard). Default {DEFAULT_BUDGET_USD:g}."
         ),
     ] = None,
     allow_unmetered: Annotated[
@@ -117,17 +117,8 @@ def run_command(
     ),
 ) -> int:
     """Run one condition through a model CLI, resumably and concurrently."""
-
-    refuse_clobbering(
-        {"--output": output},
-        {
-            "catalog": cases,
-            "runner config": runner_config,
-            "condition skill": condition_skill,
-            "baseline": baseline,
-            "check module": suite,
-        },
-    )
+    inputs = {"catalog": cases, "runner config": runner_config, "condition skill": condition_skill}
+    refuse_clobbering({"--output": output}, inputs | {"baseline": baseline, "check module": suite})
     part = options.shard_part(shard, shard_count)
     curtail = requested(
         stop_when_decided=stop_when_decided,
@@ -138,72 +129,71 @@ def run_command(
         sharded=part is not None,
         anytime=anytime,
     )
-    budget_usd = sharding.budget(budget_usd, shard_budget_total, part, 25.0)
-    responses = _cache(cache, refresh)
     request = RunRequest(
-        load_runner(runner, runner_config),
-        condition,
-        output,
-        cases,
-        condition_skill,
-        tuple(case or ()),
-        trials,
-        retries,
-        budget_usd,
-        allow_unmetered,
-        jobs,
-        timeout,
-        backoff,
-        max_calls,
-        max_output_bytes,
-        assume_call_usd,
+        runner=load_runner(runner, runner_config),
+        condition=condition,
+        output=output,
+        cases=cases,
+        skill=condition_skill,
+        case_ids=tuple(case or ()),
+        trials=trials,
+        retries=retries,
+        budget_usd=sharding.budget(budget_usd, shard_budget_total, part, DEFAULT_BUDGET_USD),
+        allow_unmetered=allow_unmetered,
+        jobs=jobs,
+        timeout=timeout,
+        backoff=backoff,
+        max_calls=max_calls,
+        max_output_bytes=max_output_bytes,
+        assume_call_usd=assume_call_usd,
         shard=part,
-        cache=responses,
+        cache=_cache(cache, refresh),
         curtail=curtail,
     )
-    summary = run(request)
+    return _ran(request, run(request))
+
+
+def _ran(request: RunRequest, summary: RunSummary) -> int:
+    """Say what the run did on stderr; BUDGET when it stopped before every row ran."""
+    said = []
     if summary.repaired_bytes:
-        print(
-            f"Repaired {output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
-            "interrupted run; its case ran again.",
-            file=sys.stderr,
+        said.append(
+            f"Repaired {request.output}: cut a torn last line ({summary.repaired_bytes} bytes) left by an "
+            "interrupted run; its case ran again."
         )
-    print(
+    part = request.shard
+    said.append(
         f"Ran {plural(summary.ran, 'case')} ({plural(summary.calls, 'call')}), skipped {summary.skipped} "
-        f"already in {output}; spent {usd(summary.spent)} of {usd(budget_usd)}"
-        + (f" (the budget of shard {part} alone)." if part else "."),
-        file=sys.stderr,
+        f"already in {request.output}; spent {usd(summary.spent)} of {usd(request.budget_usd)}"
+        + (f" (the budget of shard {part} alone)." if part else ".")
     )
-    if responses is not None:
-        print(
-            f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
-            f"cost {usd(responses.hit_cost)}).",
-            file=sys.stderr,
-        )
-        if responses.damaged:
-            print(caching_warning(responses.damaged), file=sys.stderr)
+    said += _cached(request.cache)
     if summary.charged_calls:
-        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
+        said.append(charged_line(summary.charged, summary.charged_calls))
     if summary.curtailed is not None:
-        print("\n".join(curtailed_lines(summary.curtailed)), file=sys.stderr)
-    if allow_unmetered:
-        cap = f"--max-calls {max_calls}" if max_calls is not None else "no --max-calls cap"
-        print(
-            f"Unmetered: the CLI reports no cost, so the budget cannot stop this run; {cap}.", file=sys.stderr
-        )
+        said.append("\n".join(curtailed_lines(summary.curtailed)))
+    if request.allow_unmetered:
+        cap = f"--max-calls {request.max_calls}" if request.max_calls is not None else "no --max-calls cap"
+        said.append(f"Unmetered: the CLI reports no cost, so the budget cannot stop this run; {cap}.")
     if summary.stopped_for_calls:
-        print(
-            "Call cap reached: stopped before every row ran. Rerun with a larger --max-calls to finish.",
-            file=sys.stderr,
+        said.append(
+            "Call cap reached: stopped before every row ran. Rerun with a larger --max-calls to finish."
         )
-        return exitcodes.BUDGET
-    if summary.stopped_for_budget:
-        print(
-            "Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.",
-            file=sys.stderr,
-        )
-        return exitcodes.BUDGET
-    return exitcodes.OK
+    elif summary.stopped_for_budget:
+        said.append("Budget spent: stopped before every row ran. Rerun with a larger --budget-usd to finish.")
+    print("\n".join(said), file=sys.stderr)
+    return exitcodes.BUDGET if summary.stopped_for_calls or summary.stopped_for_budget else exitcodes.OK
+
+
+def _cached(responses: Cache | None) -> list[str]:
+    """What the response cache gave: answers not charged, and any damaged entry."""
+    if responses is None:
+        return []
+    said = [
+        f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
+        f"cost {usd(responses.hit_cost)})."
+    ]
+    return said + ([caching_warning(responses.damaged)] if responses.damaged else [])
 
 
 def _cache(where: str | None, refresh: bool) -> Cache | None:
@@ -224,7 +214,9 @@ def judge_command(
     cases: Cases = Path(DEFAULT_CATALOG),
     output: Annotated[Path, options.output("The judged sheet (JSONL; rerun to resume).")],
     jobs: Jobs = 1,
-    budget_usd: Annotated[float, options.budget_usd("Stop once the judge has spent this much.")] = 25.0,
+    budget_usd: Annotated[
+        float, options.budget_usd("Stop once the judge has spent this much.")
+    ] = DEFAULT_BUDGET_USD,
     allow_unmetered: Annotated[
         bool, options.allow_unmetered("Allow a judge whose format reports no cost.")
     ] = False,
@@ -260,14 +252,14 @@ def judge_command(
     )
 
     request = JudgeRequest(
-        load_runner(runner, runner_config),
-        sheet,
-        output,
-        cases,
-        jobs,
-        budget_usd,
-        allow_unmetered,
-        retries,
+        runner=load_runner(runner, runner_config),
+        sheet=sheet,
+        output=output,
+        cases=cases,
+        jobs=jobs,
+        budget_usd=budget_usd,
+        allow_unmetered=allow_unmetered,
+        retries=retries,
         timeout=timeout,
         assume_call_usd=assume_call_usd,
         swap_check=swap_check,
@@ -277,19 +269,7 @@ def judge_command(
         control_cases=control_cases,
     )
     summary = judge(request)
-    print(
-        f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
-        f"{output}; spent {usd(summary.spent)}.",
-        file=sys.stderr,
-    )
-    if summary.charged_calls:
-        print(charged_line(summary.charged, summary.charged_calls), file=sys.stderr)
-    if summary.swap is not None:
-        print("\n".join(swap_lines(summary.swap)), file=sys.stderr)
-    if summary.controls is not None:
-        print("\n".join(control_lines(summary.controls, output)), file=sys.stderr)
-    if runner == "stub" and runner_config is None:
-        print("The stub judge is a toy for trying the pipeline: its scores judge nothing.", file=sys.stderr)
+    _judged(summary, output, stub=runner == "stub" and runner_config is None)
     if summary.stopped_for_budget:
         print(
             "Budget spent: stopped before every row was judged. Rerun with a larger --budget-usd.",
@@ -301,3 +281,20 @@ def judge_command(
         print(f"adhd-evals: {never}.", file=sys.stderr)
         return exitcodes.JUDGE_VOID
     return exitcodes.OK
+
+
+def _judged(summary: JudgeSummary, output: Path, *, stub: bool) -> None:
+    """Say on stderr what the judge did: rows, spend, and what --swap-check and --controls found."""
+    said = [
+        f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "
+        f"{output}; spent {usd(summary.spent)}."
+    ]
+    if summary.charged_calls:
+        said.append(charged_line(summary.charged, summary.charged_calls))
+    if summary.swap is not None:
+        said += swap_lines(summary.swap)
+    if summary.controls is not None:
+        said += control_lines(summary.controls, output)
+    if stub:
+        said.append("The stub judge is a toy for trying the pipeline: its scores judge nothing.")
+    print("\n".join(said), file=sys.stderr)

@@ -7,10 +7,9 @@ imports no thread pool nor process machinery (tests/test_cli_startup.py).
 
 from __future__ import annotations
 
-import enum
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -21,6 +20,7 @@ from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs.calling import cache as caching
 from ..runs.calling import forecast
+from ..runs.calling.cache import CacheAction
 from ..runs.calling.merge import merge
 from ..runs.deciding import sizing
 from ..schema import DEFAULT_CATALOG
@@ -84,16 +84,18 @@ def plan_command(
     loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
     if estimate:
-        choices = {
-            "history": history or [],
-            "runners": runner or [],
-            "config": runner_config,
-            "skill": condition_skill,
-            "cache": cache,
-            "jobs": jobs,
-            "as_json": as_json,
-        }
-        return _estimate(loaded, trials, conditions, choices)
+        lines = forecast.forecast(
+            loaded,
+            trials,
+            conditions,
+            history=history or [],
+            runners=runner or [],
+            config=runner_config,
+            skill=condition_skill,
+            cache=cache,
+        )
+        print(_forecast(lines, jobs, as_json=as_json))
+        return exitcodes.OK
     for trial in range(1, trials + 1):
         for case in loaded:
             for condition in conditions:
@@ -106,26 +108,14 @@ def plan_command(
     return exitcodes.OK
 
 
-def _estimate(
-    cases: list[dict[str, Any]], trials: int, conditions: list[str], choices: dict[str, Any]
-) -> int:
-    jobs = choices.pop("jobs")
-    as_json = choices.pop("as_json")
-    lines = forecast.forecast(cases, trials, conditions, **choices)
-    if as_json:
-        print(
-            json.dumps(
-                {
-                    "jobs": jobs,
-                    "lines": [line.as_json(jobs) for line in lines],
-                    "total": forecast.total(lines).as_json(jobs),
-                },
-                indent=2,
-            )
-        )
-    else:
-        print("\n".join(forecast.report(lines, jobs)))
-    return exitcodes.OK
+def _forecast(lines: list[forecast.Line], jobs: int, *, as_json: bool) -> str:
+    """plan --estimate's forecast: a table, or JSON."""
+    if not as_json:
+        return "\n".join(forecast.report(lines, jobs))
+    total = forecast.total(lines).as_json(jobs)
+    return json.dumps(
+        {"jobs": jobs, "lines": [line.as_json(jobs) for line in lines], "total": total}, indent=2
+    )
 
 
 @commands.command("merge")
@@ -143,6 +133,8 @@ def merge_command(
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
     merged = merge(shards, plan)
+    # Imported here: admission brings the judge's modules (~25 ms), which plan and cache, in this
+    # stage too, never need (tests/test_cli_startup.py).
     from ..runs.judging.admission import merged_record
 
     write_all_atomically(
@@ -155,11 +147,6 @@ def merge_command(
         f"Total spend {usd(merged.spent)}" + (cached if merged.cached else "") + unmetered + "."
     )
     return exitcodes.OK
-
-
-class CacheAction(str, enum.Enum):
-    STATS = "stats"
-    PRUNE = "prune"
 
 
 @commands.command("cache")
@@ -176,7 +163,7 @@ def cache_command(
 ) -> int:
     """The response cache: what it holds, and pruning what is old."""
     root = cache if cache is not None else caching.default_dir()
-    if action is CacheAction.PRUNE:
+    if action == "prune":
         if older_than is None:
             raise UsageError("cache prune needs --older-than AGE (for example 30d)")
         removed, freed = caching.prune(root, caching.parse_age(older_than))

@@ -4,11 +4,10 @@ certify it), `verdicts` (who decided each criterion) and `report` (all of it in 
 from __future__ import annotations
 
 import datetime
-import enum
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,26 +16,23 @@ from ..catalog import load_valid
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
-from ..runs.deciding import criteria as counting
 from ..runs.deciding import score as scoring
-from ..runs.deciding import triggers
-from ..runs.deciding.decision import checked
+from ..runs.deciding import swap
+from ..runs.deciding.decision import Decide, checked
+from ..runs.deciding.scoring_request import ScoreRequest, criteria_summary, score, settled
 from ..runs.judging import admission, agree
-from ..runs.judging import plugin_results as plugin
 from ..runs.judging import verdicts as merging
 from ..runs.judging.check import read_responses
 from ..runs.reporting import report
-from ..runs.rows import ResultRow
+from ..runs.reporting.report import ReportFormat
+from ..runs.rows import GateName, not_run_note
 from ..schema import DEFAULT_CATALOG
 from ..text import plural
 from . import options
 from .options import FLAG, Cases, Checks, Key, MaxBytes
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ..runs.inference.ppi import LabelSet
-    from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
+    from ..runs.rows import Certificate, NotRunRow
 
 commands = typer.Typer()
 AllowLeaky = Annotated[
@@ -53,11 +49,6 @@ LABELS_HELP = (
     "A person's filled label sheet (JSONL or Markdown) of the random sample 'blind --label-sample' drew "
     "(with --key): the judge's figures corrected by it (prediction-powered), and --gate paired decides on them."
 )
-
-
-class Gate(str, enum.Enum):
-    REFERENCE = "reference"
-    PAIRED = "paired"
 
 
 @commands.command("score")
@@ -102,12 +93,12 @@ def score_command(
         help="A claude plugin eval aggregate-result.json instead of SCORES: with = candidate, without = baseline.",
     ),
     gate: Annotated[
-        Gate,
+        GateName,
         options.gate(
             "reference: the reference's four rules (exit 1 when they fail); paired: better (0), worse (1) "
             "or inconclusive (8) from the per-case differences."
         ),
-    ] = Gate.REFERENCE,
+    ] = "reference",
     min_effect: Annotated[
         float,
         options.min_effect("--gate paired: better only when the weighted Δ's 95% interval lies above this."),
@@ -122,209 +113,28 @@ def score_command(
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
     set_max_bytes(max_bytes)
-    if plugin_eval_results is not None:  # the run's scores and checks, in place of SCORES
-        if scores is not None or checks is not None or key is not None or criteria is not None:
-            raise UsageError(
-                "--plugin-eval-results is the run's scores and checks: pass no SCORES, --checks, --key or --criteria"
-            )
-        decided = checked(gate.value, min_effect, max_drop, seed)
-        return _plugin_eval(
-            plugin_eval_results,
-            gate,
-            decided,
-            as_json=as_json,
-            allow_unwritten=allow_unwritten,
-            min_trials=min_trials,
-            weights=weights,
-        )
-    decide = checked(gate.value, min_effect, max_drop, seed)
-    if scores is None:
-        given = {
-            "--key": key,
-            "--weights": weights,
-            "--criteria": criteria,
-            "--certificate": certificate,
-            "--labels": labels,
-            "--quarantine": quarantine,
-            "--min-trials": min_trials,
-        }
-        return _checks_only(checks, given, gate, as_json=as_json, allow_unwritten=allow_unwritten)
-    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
-    if key is not None:
-        rows = scoring.apply_key(rows, scoring.read_key(key))
-    sample = scoring.read_labels(labels, key) if labels is not None else None
-    results = _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
-    found = triggers.confusion(results) if results is not None else {}
-    if found:  # plugin eval's rule: only the skill can pass a trigger check, so it never joins the gate
-        results = triggers.without(results or []) or None
-    summary = scoring.summarize(
-        rows,
-        scoring.parse_weights(weights),
-        results,
+    request = ScoreRequest(
+        scores=scores,
+        checks=checks,
+        quarantine=quarantine,
+        key=key,
+        weights=weights,
+        as_json=as_json,
         allow_unwritten=allow_unwritten,
         min_trials=min_trials,
-        decide=decide,
-        criteria=_criteria(criteria, certificate, sample),
-        labels=sample,
+        criteria=criteria,
+        certificate=certificate,
+        plugin_eval_results=plugin_eval_results,
+        gate=gate,
+        min_effect=min_effect,
+        max_drop=max_drop,
+        seed=seed,
+        labels=labels,
+        allow_leaky_judge=allow_leaky_judge,
     )
-    if quarantine is not None:  # issue 37: informs; the verdict with the checks is the one that decides
-        summary["quarantine"] = _quarantined(
-            quarantine,
-            results,
-            lambda kept: scoring.summarize(
-                rows,
-                scoring.parse_weights(weights),
-                kept,
-                allow_unwritten=allow_unwritten,
-                min_trials=min_trials,
-                decide=decide,
-                criteria=_criteria(criteria, certificate, sample),
-                labels=sample,
-            ),
-            summary,
-        )
-    if leaky:
-        summary["leaky_judge"] = leaky
-    if found:  # trigger cases among the checks: their precision, recall and accuracy
-        summary["triggers"] = triggers.as_json(found)
-    print(scoring.dumps(summary) if as_json else "\n".join([*leaky, *scoring.table(summary)]))
-    if found and not as_json:
-        print("\n".join([*triggers.table(found), triggers.INDICATOR]))
-    if quarantine is not None and not as_json:
-        print(_quarantine_line(summary["quarantine"]))
-    if criteria is not None and not as_json:
-        print("\n".join(counting.table(summary["criteria"])))
-    return _exit(gate, summary)
-
-
-def _plugin_eval(
-    path: Path,
-    gate: Gate,
-    decide: Any,  # runs.decision.Decide
-    *,
-    as_json: bool,
-    allow_unwritten: bool,
-    min_trials: int | None,
-    weights: str | None,
-) -> int:
-    """score --plugin-eval-results: plugin eval's figures recomputed, then the paired analysis of
-    its two arms; a run with one arm gets its figures and the reason nothing is compared."""
-    results = plugin.read_results(path)
-    found = plugin.section(results)
-    if not found["two_arms"]:
-        said = plugin.lines(found) + [plugin.NO_COMPARISON]
-        print(
-            json.dumps(
-                {
-                    "plugin_eval": found,
-                    "decision": {"verdict": "inconclusive", "reasons": [plugin.NO_COMPARISON]},
-                },
-                indent=2,
-            )
-            if as_json
-            else "\n".join(said)
-        )
-        return exitcodes.INCONCLUSIVE
-    score_rows, check_rows = plugin.rows(results)
-    summary = scoring.summarize(
-        score_rows,
-        scoring.parse_weights(weights),
-        check_rows,
-        allow_unwritten=allow_unwritten,
-        min_trials=min_trials,
-        decide=decide,
-    )
-    if as_json:
-        print(json.dumps({"plugin_eval": found, **json.loads(scoring.dumps(summary))}, indent=2))
-    else:
-        print("\n".join([*plugin.lines(found), "", *scoring.table(summary)]))
-    return _exit(gate, summary)
-
-
-def _exit(gate: Gate, summary: Any) -> int:
-    if gate is Gate.PAIRED:
-        verdict = summary["decision"]["verdict"]
-        return {"better": exitcodes.OK, "worse": exitcodes.GATE}.get(verdict, exitcodes.INCONCLUSIVE)
-    return exitcodes.OK if summary["release_gate"]["passed"] else exitcodes.GATE
-
-
-def _quarantined(
-    path: Path,
-    results: list[ResultRow] | None,
-    summarize: Callable[[list[ResultRow]], ScoreSummary],
-    summary: ScoreSummary,
-) -> QuarantineJson:
-    """score --quarantine: the verdict again without the listed checks' results."""
-    from ..runs.deciding.audit import read_quarantine, without_quarantined
-
-    if results is None:
-        raise UsageError("--quarantine sets check results aside: pass them with --checks")
-    listed = read_quarantine(path)
-    kept, set_aside = without_quarantined(results, listed)
-    return {
-        "listed": len(listed),
-        "results": set_aside,
-        "with_them": _verdict_of(summary),
-        "without_them": _verdict_of(summarize(kept)),
-    }
-
-
-def _verdict_of(summary: ScoreSummary) -> str:
-    if "decision" in summary and summary["decision"]["gate"] == "paired":
-        return summary["decision"]["verdict"]
-    return "passed" if summary["release_gate"]["passed"] else "failed"
-
-
-def _quarantine_line(found: QuarantineJson) -> str:
-    from ..runs.deciding.audit import quarantine_line
-
-    return quarantine_line(found)
-
-
-def _settled(results: list[ResultRow], criteria: Path | None, certificate: Path | None) -> list[ResultRow]:
-    """With --criteria, an unwritten check whose criterion a person or a counted judge decided is
-    not a check that never ran."""
-    if criteria is None:
-        return results
-    certified = agree.read_certificate(certificate) if certificate is not None else None
-    return counting.settled(results, counting.read_verdicts(criteria), certified)
-
-
-def _checks_only(
-    checks: Path | None, given: dict[str, Any], gate: Gate, *, as_json: bool, allow_unwritten: bool
-) -> int:
-    """score --checks CHECKS without a scores file: what the checks decided, nothing compared."""
-    if checks is None:
-        raise UsageError(
-            "score needs a scores file, --checks CHECKS for a run with only checks, "
-            "or --plugin-eval-results FILE"
-        )
-    needing = [flag for flag, value in given.items() if value is not None]
-    needing += ["--gate paired"] if gate is Gate.PAIRED else []
-    if needing:
-        raise UsageError(f"{', '.join(needing)} need a scores file: score SCORES --checks CHECKS")
-    results = scoring.read_results(checks)
-    summary = triggers.checks_only(results, allow_unwritten=allow_unwritten)
-    if as_json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print("\n".join(triggers.checks_only_table(summary, triggers.confusion(results))))
-    return exitcodes.OK if summary["passed"] else exitcodes.GATE
-
-
-def _criteria(
-    criteria: Path | None, certificate: Path | None, labels: LabelSet | None = None
-) -> dict[str, Any] | None:
-    """score --criteria: who decided each criterion (its reasons join the gate's, so the gate
-    fails while any is undecided and the paired decision counts them too)."""
-    if criteria is None:
-        if certificate is not None:
-            raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
-        return None
-    certified = agree.read_certificate(certificate) if certificate is not None else None
-    admission.unedited(criteria)
-    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified, labels)
-    return found
+    text, code = score(request)
+    print(text)
+    return code
 
 
 @commands.command("agree")
@@ -390,7 +200,10 @@ def agree_command(
             )
             return exitcodes.FAILED
     if out is not None:
-        _certify(found, judged_rows, min_lower, out, controls)
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        _certify(
+            out, agree.certificate(found, judged_rows, min_lower, now, controls), found["sample"]["rows"]
+        )
     return exitcodes.OK
 
 
@@ -403,8 +216,6 @@ def _swap(
     alone: tuple[Path | None, ...],
 ) -> int:
     """agree --judges A B --key KEY: both judges' verdicts on the sheet, and what the swap changes."""
-    from ..runs.deciding import swap
-
     if any(given is not None for given in alone) or key is None:
         raise UsageError(
             "--judges A B compares two judges on their own: pass --key KEY, and no JUDGED, HUMAN or --out"
@@ -422,19 +233,12 @@ def _swap(
     return exitcodes.JUDGE_SWAP if found["flips"] else exitcodes.OK
 
 
-def _certify(
-    found: dict[str, Any],
-    judged: list[dict[str, Any]],
-    min_lower: float,
-    out: Path,
-    controls: dict[str, Any] | None,
-) -> None:
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    written = agree.certificate(found, judged, min_lower, now, controls)
+def _certify(out: Path, written: Certificate, rows: int) -> None:
+    """Write the certificate `agree --certify` made, and say whose it is."""
     write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
     print(
         f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
-        f"{written['fingerprint']['template']}, on {found['sample']['rows']} labelled rows).",
+        f"{written['fingerprint']['template']}, on {rows} labelled rows).",
         file=sys.stderr,
     )
 
@@ -496,11 +300,6 @@ def verdicts_command(
     return exitcodes.OK
 
 
-class ReportFormat(str, enum.Enum):
-    HTML = "html"
-    MARKDOWN = "markdown"
-
-
 @commands.command("report")
 def report_command(
     *,
@@ -512,9 +311,9 @@ def report_command(
         Path | None, options.key("The key 'adhd-evals blind' wrote, for a labelled sheet.")
     ] = None,
     out: Annotated[Path, options.out("Where to write the report (written whole, or not at all).")],
-    fmt: ReportFormat = typer.Option(
-        ReportFormat.HTML, "--format", help="html (one offline file) or markdown."
-    ),
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", help="html (one offline file) or markdown.")
+    ] = "html",
     criteria: Annotated[
         Path | None,
         options.criteria("Criterion verdicts from 'adhd-evals verdicts': who decided, per condition."),
@@ -523,7 +322,7 @@ def report_command(
         Path | None, options.certificate("With --criteria: the judge's certificate (as score takes it).")
     ] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
-    gate: Annotated[Gate, options.gate("The verdict shown: as 'score --gate'.")] = Gate.REFERENCE,
+    gate: Annotated[GateName, options.gate("The verdict shown: as 'score --gate'.")] = "reference",
     min_effect: Annotated[float, options.min_effect("As 'score --min-effect' (--gate paired).")] = 0.0,
     max_drop: Annotated[float, options.max_drop("As 'score --max-drop' (--gate paired).")] = 0.1,
     labels: Annotated[Path | None, options.labels("As 'score --labels'.")] = None,
@@ -540,7 +339,7 @@ def report_command(
 
     if key is not None and scores is None:
         raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
-    decide = checked(gate.value, min_effect, max_drop)
+    decide = checked(gate, min_effect, max_drop)
     refuse_clobbering(
         {"--out": out},
         {
@@ -559,31 +358,41 @@ def report_command(
     not_run: list[NotRunRow] = []
     inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run), full=full)
     if not_run:  # a curtailed run's rows: skipped, and said
-        from ..runs.rows import not_run_note
-
         print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
     inputs.checks = (
-        _settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
+        settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
     )
-    inputs.criteria = _criteria(criteria, certificate)
+    inputs.criteria = criteria_summary(criteria, certificate)
     if scores is not None:
-        rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky_judge)
-        if leaky:
-            print("\n".join(leaky), file=sys.stderr)
-        inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
-        # the verdict is score's own: the same rows refused the same way
-        inputs.summary = scoring.summarize(
-            inputs.scores,
-            None,
-            inputs.checks,
-            decide=decide,
-            criteria=inputs.criteria,
-            labels=scoring.read_labels(labels, key) if labels is not None else None,
-        )
-    text = report.render(fmt.value, inputs)
+        _add_scores(inputs, scores, key=key, labels=labels, decide=decide, allow_leaky=allow_leaky_judge)
+    text = report.render(fmt, inputs)
     write_all_atomically({out: text})
     size = f", {report.size_text(text)}" if full else ""  # --full: how big every case makes it
     print(
         f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')}{size})"
     )
     return exitcodes.OK
+
+
+def _add_scores(
+    inputs: report.Inputs,
+    scores: Path,
+    *,
+    key: Path | None,
+    labels: Path | None,
+    decide: Decide,
+    allow_leaky: bool,
+) -> None:
+    """report --scores: the rows, and the verdict score gives them (the same rows refused the same way)."""
+    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky)
+    if leaky:
+        print("\n".join(leaky), file=sys.stderr)
+    inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
+    inputs.summary = scoring.summarize(
+        inputs.scores,
+        None,
+        inputs.checks,
+        decide=decide,
+        criteria=inputs.criteria,
+        labels=scoring.read_labels(labels, key) if labels is not None else None,
+    )

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ... import exitcodes
 from ...errors import ScaleRefused
@@ -36,6 +36,7 @@ from ...files import read_limited
 from .config import Runner
 from .responses import is_dollars
 
+CacheAction = Literal["stats", "prune"]  # what the cache command does
 LAYOUT = "v2"  # v2: the case id in the key, a digest of each entry's content
 TEMP_MARK = ".tmp-"
 _KILL_AT = "ADHD_EVALS_TEST_KILL_AT"  # tests kill a writer halfway through an entry

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...catalog import load_valid, read_object_rows
 from ...errors import InputInvalid, RunnerFailed, UsageError
-from ...schema import DEFAULT_CATALOG
+from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import plural
 from ..calling import calls, process
 from ..calling.calls import Unmetered
@@ -127,14 +127,14 @@ def fingerprint(runner: Runner) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JudgeRequest:
     runner: Runner
     sheet: Path
     output: Path
     cases: Path = Path(DEFAULT_CATALOG)
     jobs: int = 1
-    budget_usd: float = 25.0
+    budget_usd: float = DEFAULT_BUDGET_USD
     allow_unmetered: bool = False
     retries: int = 2
     backoff: float = 1.0

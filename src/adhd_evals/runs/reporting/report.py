@@ -16,6 +16,7 @@ page whose content is untrusted text.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from .escape import html_text as _e
 from .escape import md_text as _md
@@ -39,8 +40,8 @@ __all__ = [
     "size_text",
 ]
 
-# the report's formats by the name `report --format` takes
-RENDERERS: dict[str, Callable[[Inputs], str]] = {"html": html_report, "markdown": markdown_report}
+ReportFormat = Literal["html", "markdown"]  # report --format: the names of RENDERERS
+RENDERERS: dict[ReportFormat, Callable[[Inputs], str]] = {"html": html_report, "markdown": markdown_report}
 
 
 def size_text(text: str) -> str:
@@ -48,6 +49,6 @@ def size_text(text: str) -> str:
     return f"{len(text.encode('utf-8')) / 1_000_000:.1f} MB"
 
 
-def render(name: str, inputs: Inputs) -> str:
+def render(name: ReportFormat, inputs: Inputs) -> str:
     """The report in the format named (a key of RENDERERS)."""
     return RENDERERS[name](inputs)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ...catalog import load_valid
 from ...errors import UsageError
-from ...schema import DEFAULT_CATALOG
+from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ..calling import calls, process
 from ..calling.calls import Progress as Progress  # re-exported: run's progress, by its old name
 from ..calling.calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .curtail import Curtail, Curtailed, Watch
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunRequest:
     runner: Runner
     condition: str
@@ -45,7 +45,7 @@ class RunRequest:
     case_ids: tuple[str, ...] = ()
     trials: int = 3
     retries: int = 2
-    budget_usd: float = 25.0
+    budget_usd: float = DEFAULT_BUDGET_USD
     allow_unmetered: bool = False
     jobs: int = 1
     timeout: float | None = None
