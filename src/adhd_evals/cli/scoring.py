@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..runs.ppi import LabelSet
     from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
+    from ..runs.summaries import CriteriaSummary
 
 commands = typer.Typer()
 AllowLeaky = Annotated[
@@ -312,7 +313,7 @@ def _checks_only(
 
 def _criteria(
     criteria: Path | None, certificate: Path | None, labels: LabelSet | None = None
-) -> dict[str, Any] | None:
+) -> CriteriaSummary | None:
     """score --criteria: who decided each criterion (its reasons join the gate's, so the gate
     fails while any is undecided and the paired decision counts them too)."""
     if criteria is None:
@@ -321,7 +322,7 @@ def _criteria(
         return None
     certified = agree.read_certificate(certificate) if certificate is not None else None
     admission.unedited(criteria)
-    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified, labels)
+    found: CriteriaSummary = counting.summarize(counting.read_verdicts(criteria), certified, labels)
     return found
 
 

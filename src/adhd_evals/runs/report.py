@@ -22,6 +22,7 @@ from ..text import plural
 from .rows import Quantity, ResponseRow, ResultRow, ScoreSummary
 from .rubric import CONDITIONS, METRICS, WEIGHTS
 from .score import verdict_word
+from .summaries import CriteriaSummary
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
 # in the order the stacked bars draw them: passing first, never-run last
@@ -42,7 +43,7 @@ class Inputs:
     checks: list[ResultRow] | None = None
     scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
     summary: ScoreSummary | None = None  # score.summarize's, when there are scores
-    criteria: dict[str, Any] | None = None  # criteria.summarize's (score --criteria), when given
+    criteria: CriteriaSummary | None = None  # criteria.summarize's (score --criteria), when given
 
 
 @dataclass
@@ -432,7 +433,7 @@ def _audit_html(checks: list[ResultRow]) -> str:
     return html_section(checks)
 
 
-def _criteria_html(found: dict[str, Any]) -> str:
+def _criteria_html(found: CriteriaSummary) -> str:
     """Per condition, the criteria passed by who decided them, and what stayed undecided."""
     head = "".join(f"<th>{_e(h)}</th>" for h in criteria_header())
     body = "".join(
@@ -458,7 +459,7 @@ def criteria_header() -> list[str]:
     ]
 
 
-def criteria_rows(found: dict[str, Any]) -> list[list[str]]:
+def criteria_rows(found: CriteriaSummary) -> list[list[str]]:
     """One row per condition: passed/decided by each decider, undecided by kind, the judge's rate."""
     rows = []
     for name, c in found["conditions"].items():

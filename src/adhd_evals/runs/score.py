@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
@@ -49,6 +49,7 @@ from .rows import (
 from .rows import read_key as read_key  # the key `blind` wrote, read as its shape
 from .rows import read_results as read_results  # `check --output` rows, read as their shape
 from .rubric import CONDITIONS, WEIGHTS, Metric
+from .summaries import CriteriaSummary
 
 Weights = dict[Metric, float]  # every metric, as parse_weights returns them
 
@@ -71,7 +72,7 @@ def parse_weights(text: str | None) -> Weights:
     return {name: weights[name] for name in WEIGHTS}
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[dict[str, object]]:
     """Score rows as written: summarize checks them (which keys a row needs depends on the weights,
     and a void row needs no scores)."""
     return read_object_rows(path)
@@ -105,7 +106,7 @@ def _scored(
     return not found
 
 
-def _describe(keys: list[tuple[Any, Any]]) -> str:
+def _describe(keys: list[Pair]) -> str:
     return ", ".join(f"{case_id}/trial {trial}" for case_id, trial in keys)
 
 
@@ -139,7 +140,7 @@ Pair = tuple[str, int]  # (case_id, trial)
 
 
 def grouped_rows(
-    scores: list[dict[str, Any]], weights: Weights
+    scores: Sequence[Mapping[str, object]], weights: Weights
 ) -> tuple[dict[str, list[ScoreRow]], list[VoidRow], set[Pair]]:
     """The valid rows by condition, paired on baseline's (case, trial) rows; void rows apart."""
     labels = [row.get("condition") for row in scores]
@@ -167,14 +168,14 @@ def grouped_rows(
 
 
 def summarize(
-    scores: list[dict[str, Any]],
+    scores: Sequence[Mapping[str, object]],
     weights: Weights | None = None,
     checks: Sequence[ResultRow] | None = None,
     *,
     allow_unwritten: bool = False,
     min_trials: int | None = None,
     decide: Decide | None = None,
-    criteria: dict[str, Any] | None = None,
+    criteria: CriteriaSummary | None = None,
     labels: ppi.LabelSet | None = None,
 ) -> ScoreSummary:
     """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
@@ -232,8 +233,8 @@ def _all_void(void: list[VoidRow]) -> str:
 
 
 def _without_void(
-    scores: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[VoidRow], set[Pair]]:
+    scores: Sequence[Mapping[str, object]],
+) -> tuple[list[Mapping[str, object]], list[VoidRow], set[Pair]]:
     """Void rows (a judge that could not judge) are missing scores: their (case, trial) pairs
     leave every condition, so the conditions still compare the same rows."""
     void: list[SheetRow] = [row for row in scores if isinstance(row.get("void"), str) and is_labelled(row)]
@@ -389,7 +390,7 @@ def _add_decision(
     mcnemar = None
     if checks is not None:
         reliability = summary["reliability"] = stats.reliability(checks)
-        mcnemar = reliability.get("mcnemar")
+        mcnemar = stats.reliability_parts(reliability)[1]
     gate = summary["release_gate"]
     unrun = deciding.other_reasons(gate)  # checks unrun, void rows, short trials, undecided criteria
     reference = verdict_word(gate)
@@ -434,7 +435,7 @@ def _paired_decision(
     return deciding.verified(labelled.delta, person, evidence._replace(blockers=labelled.blockers), decide)
 
 
-def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[str, Any]]:
+def apply_key(scores: Sequence[Mapping[str, object]], key: Sequence[KeyRow]) -> list[dict[str, object]]:
     """Scores judged on a blind sheet carry labels; the key maps them back to conditions."""
     lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
     mapped, problems = [], []
@@ -557,18 +558,18 @@ def paired_table(summary: ScoreSummary) -> list[str]:
             ]
         )
     lines += text_table(rows)
-    for condition, found in summary.get("reliability", {}).items():
-        if condition == "mcnemar":
-            lines.append(
-                f"Checks, exact McNemar: {found['candidate_only']} pass every trial in candidate only, "
-                f"{found['baseline_only']} in baseline only (p = {found['p']:.4f})."
-            )
-        else:
-            k = found["k"]
-            lines.append(
-                f"Checks, {condition}: pass@{k} {found['pass_at_k']:.3f}, pass^{k} "
-                f"{found['pass_hat_k']:.3f} over {plural(found['checks'], 'check')}."
-            )
+    conditions, test = stats.reliability_parts(summary.get("reliability", {}))
+    for condition, figures in conditions.items():
+        k = figures["k"]
+        lines.append(
+            f"Checks, {condition}: pass@{k} {figures['pass_at_k']:.3f}, pass^{k} "
+            f"{figures['pass_hat_k']:.3f} over {plural(figures['checks'], 'check')}."
+        )
+    if test is not None:
+        lines.append(
+            f"Checks, exact McNemar: {test['candidate_only']} pass every trial in candidate only, "
+            f"{test['baseline_only']} in baseline only (p = {test['p']:.4f})."
+        )
     return lines
 
 
