@@ -33,6 +33,7 @@ from .options import FLAG, Cases, Checks, Key, MaxBytes
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..runs.controls import ControlsSummary
     from ..runs.ppi import LabelSet
     from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
     from ..runs.summaries import CriteriaSummary
@@ -426,7 +427,7 @@ def _certify(
     judged: list[dict[str, Any]],
     min_lower: float,
     out: Path,
-    controls: dict[str, Any] | None,
+    controls: ControlsSummary | None,
 ) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     written = agree.certificate(found, judged, min_lower, now, controls)

@@ -33,6 +33,7 @@ from typing import Any, TypeGuard
 from .. import exitcodes
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
+from .controls import ControlsSummary
 from .rows import LABELLED_FIELDS, Certificate, JudgeFingerprint, RateJson, SampleDigest, field_problems
 from .rubric import METRICS
 
@@ -337,10 +338,10 @@ def certificate(
     judged: list[dict[str, Any]],
     min_lower: float,
     date: str,
-    controls: dict[str, Any] | None = None,
+    controls: ControlsSummary | None = None,
 ) -> Certificate:
     """The certificate, or NotCertified with every reason: the bar is at least MIN_BAR, the judge
-    reaches it, and it failed the controls it was given (`controls`: admission.controls_summary
+    reaches it, and it failed the controls it was given (`controls`: controls.controls_summary
     of its judged file; a judge given none is not certified)."""
     if not MIN_BAR <= min_lower <= 1:
         from ..errors import UsageError

@@ -46,6 +46,7 @@ from . import admission, calls, process
 from .admission import looks_like_verdict, normalised, verdict_key
 from .calls import Unmetered
 from .config import Runner
+from .controls import ControlsSummary
 from .rows import LABELLED_FIELDS, field_problems
 from .rubric import METRICS, WEIGHTS
 from .store import Store
@@ -364,7 +365,7 @@ class JudgeSummary:
     charged: float = 0.0  # calls whose cost is unknown, charged their reservation
     charged_calls: int = 0
     reasons: Counter[str] = field(default_factory=Counter)  # why rows were void, and how often
-    controls: dict[str, Any] | None = None  # how the judge did on the controls (admission)
+    controls: ControlsSummary | None = None  # how the judge did on the controls
 
 
 def all_void(summary: JudgeSummary) -> str | None:

@@ -30,6 +30,7 @@ from ..errors import InputInvalid
 from ..jsonl import escape_surrogates
 from ..schema import Condition as Condition  # defined once, in the core
 from ..text import plural
+from .controls import ControlsSummary
 from .rubric import METRICS
 
 # score's summary and the words the rows use have their own homes (summaries.py, types.py); their
@@ -198,7 +199,7 @@ class Certificate(TypedDict):
     figures: dict[str, dict[str, RateJson]]  # criteria | blocker -> tpr | tnr
     sample: SampleDigest  # required since issue 31: a certificate names what it was measured on
     void: NotRequired[int]  # labelled rows the judge left void
-    controls: dict[str, Any]  # how the judge did on its controls (admission.controls_summary)
+    controls: ControlsSummary  # how the judge did on its controls (controls.controls_summary)
     date: NotRequired[str]
 
 
