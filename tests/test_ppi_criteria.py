@@ -77,6 +77,16 @@ def test_the_table_shows_the_corrected_rate() -> None:
     assert "(2 labelled cases of 4): judge 0.625 [" in line and "labels only 0.250 [" in line
 
 
+def test_the_table_shows_no_corrected_rate_without_a_labelled_case() -> None:
+    """The sample draws c9, a case nobody judged or labelled: the judge's figure stands alone
+    (PPI and the labels have no case), so no prediction-powered line is printed."""
+    found = counting.summarize(_rows(), None, _labels(["c9"]))
+    three = found["conditions"]["candidate"]["judge_ppi"]
+    assert (three["ppi"], three["labels"]) == (None, None)
+    lines = counting.table(found)
+    assert not [text for text in lines if text.startswith("Judge pass rate")]
+
+
 def test_judge_said_reads_the_judge_whoever_decided() -> None:
     """A person decided, the judge said fail under `others`; a check decided and the judge said nothing."""
     person: VerdictRow = {"case_id": "c", "trial": 1, "condition": "baseline", "criterion": "X",
