@@ -51,6 +51,7 @@ from .summaries import ReleaseGate as ReleaseGate
 from .summaries import ScoreSummary as ScoreSummary
 from .summaries import SignTestJson as SignTestJson
 from .summaries import VoidRow as VoidRow
+from .traces import Trace
 from .types import GATES as GATES
 from .types import STATUSES as STATUSES
 from .types import VERDICTS as VERDICTS
@@ -126,7 +127,7 @@ class ResponseRow(TypedDict):
     cost_usd: NotRequired[float | None]  # None: the CLI did not say
     elapsed_s: NotRequired[float]
     cached: NotRequired[bool]  # true on a cache hit: paid for by an earlier run
-    trace: NotRequired[dict[str, Any]]  # tool calls and files created, when the runner records them
+    trace: NotRequired[Trace]  # tool calls and files created, when the runner records them
 
 
 class NotRunRow(TypedDict):
