@@ -33,10 +33,9 @@ from .options import FLAG, Cases, Checks, Key, MaxBytes
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..runs.controls import ControlsSummary
     from ..runs.ppi import LabelSet
     from ..runs.rows import NotRunRow, QuarantineJson, ResultRow, ScoreSummary
-    from ..runs.summaries import CriteriaSummary
+    from ..runs.summaries import ControlsSummary, CriteriaSummary
 
 commands = typer.Typer()
 AllowLeaky = Annotated[

@@ -37,14 +37,15 @@ from ..files import read_limited
 from ..output import write_all_atomically
 from .agree import FINGERPRINT, Refused, agreement, mismatches, read_certificate, read_scored
 from .controls import CONTROL_CASES as CONTROL_CASES  # judge's default, and the CLI's
-from .controls import ControlsSummary, controls_summary, is_summary
 from .controls import control_rows as control_rows  # judge adds them to its sheet
+from .controls import controls_summary, is_summary
 from .controls import leak_lines as leak_lines  # score names a leaky judge's leak
 from .records import RECORD_SUFFIX as RECORD_SUFFIX  # the verdicts record: records.py
 from .records import unedited as unedited
 from .records import verdicts_record as verdicts_record
 from .rows import Certificate, JudgeFingerprint, VerdictRow
 from .rubric import METRICS
+from .summaries import ControlsSummary
 
 
 def normalised(text: str) -> str:

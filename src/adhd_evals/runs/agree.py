@@ -40,7 +40,6 @@ from .certificates import is_certificate as is_certificate
 from .certificates import mismatches as mismatches
 from .certificates import read_certificate as read_certificate
 from .certificates import shortfalls as shortfalls
-from .controls import ControlsSummary
 from .rates import CLASSES as CLASSES  # the rates and their intervals: rates.py
 from .rates import MIN_CLASS as MIN_CLASS
 from .rates import Rate as Rate
@@ -49,6 +48,7 @@ from .rates import rates_of as rates_of
 from .rates import wilson as wilson
 from .rows import LABELLED_FIELDS, Certificate, JudgeFingerprint, SampleDigest, field_problems
 from .rubric import METRICS
+from .summaries import ControlsSummary
 
 CATEGORIES = (1, 2, 3, 4, 5)
 

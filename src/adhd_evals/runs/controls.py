@@ -11,29 +11,10 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, TypedDict, TypeGuard
+from typing import Any, TypeGuard
 
 from .rubric import METRICS
-
-
-class Leak(TypedDict):
-    """A control the judge passed."""
-
-    case_id: str
-    trial: int
-    control: str
-
-
-class ControlsSummary(TypedDict):
-    """How a judge did on its controls: a judge's record and its certificate keep it."""
-
-    rows: int
-    void: int
-    passed: int
-    leak_rate: float
-    kinds: dict[str, int]  # kind -> control rows of it
-    leaks: list[Leak]
-
+from .summaries import ControlsSummary
 
 CONTROL_CASES = 3  # cases sampled for controls: each gets one row of every kind
 

@@ -51,10 +51,10 @@ from .answers import objects as objects
 from .answers import verdict as verdict  # the judged fields, or why the row is void
 from .calls import Unmetered
 from .config import Runner
-from .controls import ControlsSummary
 from .rows import LABELLED_FIELDS, JudgeFingerprint, field_problems
 from .rubric import METRICS, WEIGHTS
 from .store import Store
+from .summaries import ControlsSummary
 
 if TYPE_CHECKING:
     from .shard import Shard

@@ -30,7 +30,6 @@ from ..errors import InputInvalid
 from ..jsonl import escape_surrogates
 from ..schema import Condition as Condition  # defined once, in the core
 from ..text import plural
-from .controls import ControlsSummary
 from .rubric import METRICS
 
 # score's summary and the words the rows use have their own homes (summaries.py, types.py); their
@@ -40,6 +39,7 @@ from .summaries import CaseDelta as CaseDelta
 from .summaries import CheckRate as CheckRate
 from .summaries import CheckSummary as CheckSummary
 from .summaries import ConditionMeans as ConditionMeans
+from .summaries import ControlsSummary
 from .summaries import Decision as Decision
 from .summaries import McNemarTest as McNemarTest
 from .summaries import Method as Method
@@ -51,7 +51,6 @@ from .summaries import ReleaseGate as ReleaseGate
 from .summaries import ScoreSummary as ScoreSummary
 from .summaries import SignTestJson as SignTestJson
 from .summaries import VoidRow as VoidRow
-from .traces import Trace
 from .types import GATES as GATES
 from .types import STATUSES as STATUSES
 from .types import VERDICTS as VERDICTS
@@ -113,6 +112,21 @@ def result_problems(row: Mapping[str, object]) -> list[str]:
 
 
 # ---- the rows ----------------------------------------------------------------------------
+
+
+class ToolCall(TypedDict):
+    """One tool call, as the CLI reported it."""
+
+    name: str
+    input: Any  # the call's JSON input as the CLI gave it: any JSON value
+    status: NotRequired[str]  # "ok" or "error", when the CLI reports how the call ended
+
+
+class Trace(TypedDict):
+    """A response row's `trace`: what the model did (traces.py reads it from the CLI's events)."""
+
+    tool_calls: list[ToolCall]
+    files_created: list[str]
 
 
 class ResponseRow(TypedDict):

@@ -15,7 +15,6 @@ from ..catalog import read_object_rows
 from ..errors import InputInvalid, UsageError
 from ..text import plural
 from . import ppi
-from .agree import read_scored
 from .rows import (
     LABELLED_FIELDS,
     KeyRow,
@@ -180,6 +179,10 @@ def apply_key(scores: Sequence[Mapping[str, object]], key: Sequence[KeyRow]) -> 
 def read_labels(path: Path, key: Path | None) -> ppi.LabelSet:
     """`--labels`: a person's filled sheet of the random sample the key records, mapped back
     through that key; refused when the key records no sample, or one its seed does not draw."""
+
+    # agree (its rates' dataclasses pull in inspect, ast, dis) only with --labels: at module top
+    # it adds about 30 modules to every `score` (python -X importtime, measured for issue 36)
+    from .agree import read_scored
 
     if key is None:
         raise UsageError("--labels maps the person's sheet back through the key: pass --key KEY as well")

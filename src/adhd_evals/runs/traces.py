@@ -16,32 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any
 
 from .responses import universal_newlines
-
-if sys.version_info >= (3, 11):
-    from typing import NotRequired
-elif TYPE_CHECKING:  # Python 3.10: only the type checker reads it (annotations stay strings here)
-    from typing_extensions import NotRequired
+from .rows import ToolCall
+from .rows import Trace as Trace  # a trace is a row's field: its shape is rows.py's
 
 TRACED = ("claude-stream-json", "codex-jsonl", "trace-jsonl")  # the formats that carry a trace
-
-
-class ToolCall(TypedDict):
-    """One tool call, as the CLI reported it."""
-
-    name: str
-    input: Any  # the call's JSON input as the CLI gave it: any JSON value
-    status: NotRequired[str]  # "ok" or "error", when the CLI reports how the call ended
-
-
-class Trace(TypedDict):
-    """A response row's `trace`."""
-
-    tool_calls: list[ToolCall]
-    files_created: list[str]
 
 
 def read(output: str, response_format: str) -> Trace | None:
