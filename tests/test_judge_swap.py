@@ -10,6 +10,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from adhd_evals.runs.summaries import SwapJson, SwapSide
 from adhd_evals.runs.swap import per_criterion
 from judging import write_jsonl
 
@@ -123,8 +124,16 @@ def test_a_side_with_nothing_paired_is_shown_as_such() -> None:
     """No weighted Δ (nothing paired) and no criterion both judged: said, not invented."""
     from adhd_evals.runs.swap import _sign, lines
 
-    side = {"file": "a.jsonl", "mean_delta": None, "ci": None, "verdict": None, "gate": "FAILED"}
-    found = {"judges": {"A": side, "B": side}, "flips": [], "criteria": []}
+    side: SwapSide = {
+        "file": "a.jsonl",
+        "judge": None,
+        "mean_delta": None,
+        "ci": None,
+        "sign": "none",
+        "verdict": None,
+        "gate": "FAILED",
+    }
+    found: SwapJson = {"judges": {"A": side, "B": side}, "flips": [], "criteria": []}
     assert _sign(None) == "none"
     assert lines(found) == [
         "Judge A (a.jsonl): weighted Δ -; paired verdict None; reference gate FAILED.",

@@ -330,6 +330,38 @@ class PpiSection(TypedDict):
     delta: dict[str, ThreeJson]  # quantity -> figures
 
 
+# ---- agree --judges A B: swap.swap ------------------------------------------------------
+
+
+class SwapSide(TypedDict):
+    """One judge's verdict on the sheet, as `score --gate paired` reaches it."""
+
+    file: str
+    judge: object  # the fingerprint as its rows carry it (None: they carry none)
+    mean_delta: float | None
+    ci: list[float] | None
+    sign: Literal["+", "-", "0", "none"]
+    verdict: PairedVerdict | ReferenceVerdict | None
+    gate: Literal["PASSED", "FAILED"]
+
+
+class CriterionAgreement(TypedDict):
+    """How often two judges agree on one criterion, on the rows both judged."""
+
+    criterion: str
+    pairs: int
+    agree: int
+    rate: float
+
+
+class SwapJson(TypedDict):
+    """`agree --judges --json`: both judges, what changes between them, and their agreement."""
+
+    judges: dict[str, SwapSide]  # "A", "B"
+    flips: list[str]
+    criteria: list[CriterionAgreement]
+
+
 # ---- trigger cases: triggers.as_json -----------------------------------------------------
 
 
