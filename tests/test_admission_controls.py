@@ -13,13 +13,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from adhd_evals.runs.judging.admission import (
-    CONTROLS,
-    control_rows,
-    controls_summary,
-    normalised,
-    sidecar_path,
-)
+from adhd_evals.runs.judging.admission import normalised, sidecar_path
+from adhd_evals.runs.judging.controls import CONTROLS, control_rows, controls_summary
 from adhd_evals.runs.judging.judge import objects
 from judging import read_jsonl, run_judge
 from test_admission_laundering import BAR, SmallSample

@@ -252,7 +252,9 @@ def test_per_case_the_criteria_are_compared_as_the_scores_are(
         for c, s in (("baseline", "pass"), ("candidate", "fail"))
     ]
     found = criteria.summarize(checked_rows(rows, criteria.is_verdict_row), None)
-    assert (found["paired"]["n"], found["paired"]["mean_delta"], found["paired"]["ci"]) == (
+    paired = found.get("paired")
+    assert paired is not None
+    assert (paired["n"], paired["mean_delta"], paired["ci"]) == (
         10,
         -1.0,
         [-1.0, -1.0],

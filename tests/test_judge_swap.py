@@ -11,6 +11,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.deciding.swap import per_criterion
+from adhd_evals.runs.summaries import SwapJson, SwapSide
 from judging import write_jsonl
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
@@ -123,8 +124,16 @@ def test_a_side_with_nothing_paired_is_shown_as_such() -> None:
     """No weighted Δ (nothing paired) and no criterion both judged: said, not invented."""
     from adhd_evals.runs.deciding.swap import _sign, lines
 
-    side = {"file": "a.jsonl", "mean_delta": None, "ci": None, "verdict": None, "gate": "FAILED"}
-    found = {"judges": {"A": side, "B": side}, "flips": [], "criteria": []}
+    side: SwapSide = {
+        "file": "a.jsonl",
+        "judge": None,
+        "mean_delta": None,
+        "ci": None,
+        "sign": "none",
+        "verdict": None,
+        "gate": "FAILED",
+    }
+    found: SwapJson = {"judges": {"A": side, "B": side}, "flips": [], "criteria": []}
     assert _sign(None) == "none"
     assert lines(found) == [
         "Judge A (a.jsonl): weighted Δ -; paired verdict None; reference gate FAILED.",

@@ -75,13 +75,19 @@ def test_reliability_per_condition_and_mcnemar_on_every_trial_passing() -> None:
         for t, mark in enumerate(marks)
     ]
     found = stats.reliability(rows)
-    assert (found["baseline"]["k"], found["baseline"]["pass_at_k"], found["baseline"]["pass_hat_k"]) == (
+    figures, test = stats.reliability_parts(found)
+    assert (
+        figures["baseline"]["k"],
+        figures["baseline"]["pass_at_k"],
+        figures["baseline"]["pass_hat_k"],
+    ) == (
         3,
         1,
         0.5,
     )
-    assert (found["candidate"]["pass_at_k"], found["candidate"]["pass_hat_k"]) == (0.5, 0.5)
-    assert found["mcnemar"] == {"checks": 2, "candidate_only": 1, "baseline_only": 1, "p": 1.0}
+    assert (figures["candidate"]["pass_at_k"], figures["candidate"]["pass_hat_k"]) == (0.5, 0.5)
+    assert list(found) == ["baseline", "candidate", "mcnemar"]  # as score --json writes them
+    assert found["mcnemar"] == test == {"checks": 2, "candidate_only": 1, "baseline_only": 1, "p": 1.0}
 
 
 @pytest.mark.parametrize(

@@ -56,22 +56,35 @@ def test_the_judge_s_criterion_pass_rate_three_ways() -> None:
     judge still is the prediction PPI corrects. A criterion the judge said nothing on (Z, a check's),
     and a criterion the person's sheet lists as text, not a verdict, count for neither."""
     found = counting.summarize(_rows(), None, _labels(["c0", "c1"]))["conditions"]["candidate"]["judge_ppi"]
+    labels, corrected = found["labels"], found["ppi"]
+    assert labels is not None and corrected is not None
     assert found["judge"]["estimate"] == pytest.approx(0.625)
-    assert found["labels"]["estimate"] == pytest.approx(0.25) and found["labels"]["labelled"] == 2
+    assert labels["estimate"] == pytest.approx(0.25) and labels["labelled"] == 2
     expected = ppi.ppi_mean([0.5, 0.0], [1.0, 0.5], [1.0, 0.0])
-    assert found["ppi"]["estimate"] == pytest.approx(expected.value) and found["ppi"]["cases"] == 4
+    assert corrected["estimate"] == pytest.approx(expected.value) and corrected["cases"] == 4
 
 
 def test_labels_outside_the_sample_do_not_count() -> None:
     """Only c0 was drawn: c1's labels are ignored (one labelled case, so PPI has no interval)."""
     found = counting.summarize(_rows(), None, _labels(["c0"]))["conditions"]["candidate"]["judge_ppi"]
-    assert found["ppi"]["labelled"] == 1 and found["ppi"]["ci"] is None
+    corrected = found["ppi"]
+    assert corrected is not None and corrected["labelled"] == 1 and corrected["ci"] is None
 
 
 def test_the_table_shows_the_corrected_rate() -> None:
     lines = counting.table(counting.summarize(_rows(), None, _labels(["c0", "c1"])))
     line = next(text for text in lines if text.startswith("Judge pass rate, candidate, prediction-powered"))
     assert "(2 labelled cases of 4): judge 0.625 [" in line and "labels only 0.250 [" in line
+
+
+def test_the_table_shows_no_corrected_rate_without_a_labelled_case() -> None:
+    """The sample draws c9, a case nobody judged or labelled: the judge's figure stands alone
+    (PPI and the labels have no case), so no prediction-powered line is printed."""
+    found = counting.summarize(_rows(), None, _labels(["c9"]))
+    three = found["conditions"]["candidate"]["judge_ppi"]
+    assert (three["ppi"], three["labels"]) == (None, None)
+    lines = counting.table(found)
+    assert not [text for text in lines if text.startswith("Judge pass rate")]
 
 
 def test_judge_said_reads_the_judge_whoever_decided() -> None:

@@ -12,6 +12,7 @@ from adhd_evals.runs.deciding import decision as deciding
 from adhd_evals.runs.inference import paired as stats
 from adhd_evals.runs.inference import ppi
 from adhd_evals.runs.rows import LabelSample, read_key_and_sample
+from adhd_evals.runs.summaries import McNemarTest, PpiSection
 
 SAMPLE: LabelSample = {"seed": 1, "method": ppi.SAMPLE_METHOD, "case_ids": ["a"]}
 
@@ -100,10 +101,21 @@ def test_no_labelled_case_leaves_the_judge_alone() -> None:
 def test_the_table_names_sampled_cases_nobody_labelled_and_empty_figures() -> None:
     """A section whose sample holds a case the person left blank, and one figure with no labels."""
     nothing = ppi.three({"a": [1.0], "b": [2.0]}, {}, 0).json()
-    section = {
-        "sample": {"labelled": [], "cases": 2, "seed": 4, "not_labelled": ["a"], "outside_sample": []},
-        "delta": {"weighted_score": nothing},
+    section: PpiSection = {
+        "method": ppi.METHOD,
+        "level": 0.95,
+        "interval": "t",
+        "sample": {
+            "seed": 4,
+            "drawn": 1,
+            "labelled": [],
+            "not_labelled": ["a"],
+            "not_judged": [],
+            "outside_sample": [],
+            "cases": 2,
+        },
         "conditions": {},
+        "delta": {"weighted_score": nothing},
     }
     lines = ppi.table(section)
     assert "  1 sampled case not labelled: a" in lines
@@ -118,7 +130,7 @@ def test_an_unverified_judge_can_still_be_worse_on_the_mechanical_checks() -> No
     """The checks are not the judge's: 8 pass in every baseline trial only, none in candidate only
     (McNemar p = 2/2^8 = 0.0078): worse, and the unverified reason follows."""
     found = {q: _analysis(1.0) for q in ("weighted_score", "correctness", "safety")}
-    mcnemar = {"p": 0.0078125, "baseline_only": 8, "candidate_only": 0}
+    mcnemar: McNemarTest = {"p": 0.0078125, "baseline_only": 8, "candidate_only": 0}
     verdict, reasons = deciding.unverified(
         found, deciding.Evidence([], [], mcnemar), deciding.Decide("paired")
     )

@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 
 from adhd_evals.entry import main
-from adhd_evals.runs import rows
-from adhd_evals.runs.deciding import criteria, score
+from adhd_evals.runs import rows, summaries
+from adhd_evals.runs.deciding import criteria, score, triggers
 from adhd_evals.runs.deciding.decision import checked
+from adhd_evals.runs.inference import paired
 from adhd_evals.runs.inference.paired import mcnemar
 from adhd_evals.runs.judging import agree, check, verdicts
 from adhd_evals.runs.judging.blind import blind
@@ -237,6 +238,56 @@ def test_score_summary(toured: Path) -> None:
     for shape, found in parts.items():
         every_key_seen(shaped(found, shape), shape)
     assert {s["decision"]["gate"] for s in summaries if "decision" in s} == {"reference", "paired"}
+
+
+def _trigger_results() -> list[rows.ResultRow]:
+    """Trigger verdicts of one query in candidate and comparator (two descriptions) and baseline,
+    and one undecided."""
+    should = "the skill s is invoked"
+    statuses: dict[str, rows.CheckStatus] = {"candidate": "pass", "comparator": "fail", "baseline": "error"}
+    return [
+        {"case_id": "q", "trial": 1, "condition": c, "criterion": should, "status": status}
+        for c, status in statuses.items()
+    ]
+
+
+def test_summary_sections(toured: Path) -> None:
+    """The sections inside the summary, each built as score builds it: the criteria with the
+    tour's certificate and a person's random sample (every per-condition key), the checks'
+    reliability, the PPI section, and the trigger figures of a checks-only score."""
+    certificate = agree.read_certificate(toured.parent / "judge.cert.json")
+    ppi_key = toured.parent / "ppi" / "key.jsonl"
+    labels = score.read_labels(FIXTURES / "verdicts" / "ppi" / "labels.jsonl", ppi_key)
+    verdicts_rows = criteria.read_verdicts(toured / "verdicts.jsonl")
+    found = [criteria.summarize(verdicts_rows, certificate, labels), criteria.summarize(verdicts_rows, None)]
+    counts = [c for f in found for c in f["conditions"].values()]
+    figures = [three for c in counts if "judge_ppi" in c for three in [c["judge_ppi"]]]
+    reliability = paired.reliability(score.read_results(toured / "checks.jsonl"))
+    conditions, test = paired.reliability_parts(reliability)
+    ppi_sections = [s["ppi"] for s in _summaries(toured) if "ppi" in s]
+    only = triggers.checks_only(_trigger_results())
+    parts: dict[type, list[Mapping[str, object]]] = {
+        summaries.CriteriaSummary: list(found),
+        summaries.CriteriaCounts: list(counts),
+        summaries.PassFail: [pf for c in counts for pf in c["decided"].values()],
+        summaries.Corrected: [c["judge_rate"] for c in counts if "judge_rate" in c],
+        summaries.CriteriaPaired: [p for f in found if (p := f.get("paired")) is not None],
+        summaries.ThreeJson: list(figures),
+        summaries.EstimateJson: [
+            e for t in figures for e in (t["judge"], t["ppi"], t["labels"]) if e is not None
+        ],
+        summaries.ConditionReliability: list(conditions.values()),
+        summaries.CheckReliability: [r for c in conditions.values() for r in c["per_check"]],
+        summaries.McNemarChecks: [] if test is None else [test],
+        summaries.PpiSection: list(ppi_sections),
+        summaries.PpiSample: [s["sample"] for s in ppi_sections],
+        summaries.ChecksOnly: [only],
+        summaries.TriggerFigures: list(only["triggers"].values()),
+        summaries.TriggersPaired: [p for p in [only.get("triggers_paired")] if p is not None],
+    }
+    for shape, seen in parts.items():
+        assert seen, shape.__name__  # a shape none of these builds would be checked against nothing
+        every_key_seen(shaped(seen, shape), shape)
 
 
 def test_summary_json_keeps_the_reference_order(toured: Path) -> None:

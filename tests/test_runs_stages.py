@@ -18,7 +18,7 @@ PAGE = ROOT / "docs" / "architecture.md"
 # the stages as the page draws them, top to bottom (worked from each module's imports: a module
 # imports only from its own stage and the stages below it)
 STAGES = ["reporting", "running", "deciding", "judging", "calling", "inference"]
-SHAPES = ["rows", "rubric"]
+SHAPES = ["rows", "summaries", "types", "rubric"]  # the shapes every stage reads, as layered
 
 
 def _stages_contract() -> dict[str, Any]:
@@ -33,8 +33,8 @@ def _named(contract: dict[str, Any]) -> list[str]:
 
 
 def test_runs_holds_only_stage_packages_and_the_row_shapes() -> None:
-    """No module of runs/ lies outside a stage: the top holds the stage packages and the two
-    modules every stage reads (rows.py, rubric.py), nothing else."""
+    """No module of runs/ lies outside a stage: the top holds the stage packages and the
+    modules every stage reads (rows, summaries, types, rubric), nothing else."""
     modules = sorted(p.stem for p in RUNS.glob("*.py") if p.stem != "__init__")
     packages = sorted(p.name for p in RUNS.iterdir() if (p / "__init__.py").exists())
     assert modules == sorted(SHAPES)
@@ -59,6 +59,8 @@ def test_the_contract_orders_the_stages_as_the_page_draws_them() -> None:
         "judging",
         "calling | inference",
         "rows",
+        "summaries",
+        "types",
         "rubric",
     ]
 

@@ -71,7 +71,11 @@ def test_codex_jsonl_sample() -> None:
 def test_codex_web_search_is_a_call_without_a_status() -> None:
     line = {"type": "item.completed", "item": {"id": "i", "type": "web_search", "query": "q"}}
     trace = traces.read(json.dumps(line), "codex-jsonl")
-    assert trace == {"tool_calls": [{"name": "web_search", "input": {"query": "q"}}], "files_created": []}
+    expected: traces.Trace = {
+        "tool_calls": [{"name": "web_search", "input": {"query": "q"}}],
+        "files_created": [],
+    }
+    assert trace == expected
 
 
 def test_trace_jsonl_sample() -> None:
@@ -233,7 +237,11 @@ def test_stream_lines_that_are_not_events_and_unanswered_calls() -> None:
         json.dumps({"type": "result", "result": "done", "total_cost_usd": 0}),
     ]
     trace = traces.read("\n".join(lines), "claude-stream-json")
-    assert trace == {"tool_calls": [{"name": "Write", "input": {"file_path": "x"}}], "files_created": []}
+    expected: traces.Trace = {
+        "tool_calls": [{"name": "Write", "input": {"file_path": "x"}}],
+        "files_created": [],
+    }
+    assert trace == expected
 
 
 def test_codex_items_that_are_no_calls() -> None:
@@ -248,10 +256,11 @@ def test_codex_items_that_are_no_calls() -> None:
         },
     ]
     trace = traces.read("\n".join(json.dumps(line) for line in lines), "codex-jsonl")
-    assert trace == {
+    expected: traces.Trace = {
         "tool_calls": [{"name": "file_change", "input": {"changes": []}, "status": "error"}],
         "files_created": [],
     }
+    assert trace == expected
 
 
 def test_a_cache_entry_with_a_trace_that_is_no_object_is_a_miss(tmp_path: Path) -> None:

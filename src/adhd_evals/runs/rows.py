@@ -23,35 +23,52 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeGuard, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard, TypeVar
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
 from ..jsonl import escape_surrogates
 from ..schema import Condition as Condition  # defined once, in the core
 from ..text import plural
-from .rubric import METRICS, Metric
+from .rubric import METRICS
+
+# score's summary and the words the rows use have their own homes (summaries.py, types.py); their
+# names stay importable from here, where every reader has always found them
+from .summaries import AnalysisJson as AnalysisJson
+from .summaries import CaseDelta as CaseDelta
+from .summaries import CheckRate as CheckRate
+from .summaries import CheckSummary as CheckSummary
+from .summaries import ConditionMeans as ConditionMeans
+from .summaries import ControlsSummary
+from .summaries import Decision as Decision
+from .summaries import McNemarTest as McNemarTest
+from .summaries import Method as Method
+from .summaries import PairedSection as PairedSection
+from .summaries import QuarantineJson as QuarantineJson
+from .summaries import RateJson as RateJson
+from .summaries import Regression as Regression
+from .summaries import ReleaseGate as ReleaseGate
+from .summaries import ScoreSummary as ScoreSummary
+from .summaries import SignTestJson as SignTestJson
+from .summaries import VoidRow as VoidRow
+from .types import GATES as GATES
+from .types import STATUSES as STATUSES
+from .types import VERDICTS as VERDICTS
+from .types import CheckStatus as CheckStatus
+from .types import Decider as Decider
+from .types import GateName as GateName
+from .types import Guarded as Guarded
+from .types import PairedVerdict as PairedVerdict
+from .types import Quantity as Quantity
+from .types import ReferenceVerdict as ReferenceVerdict
+from .types import Undecided as Undecided
+from .types import Verdict as Verdict
+from .types import VerdictStatus as VerdictStatus
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
 elif TYPE_CHECKING:  # Python 3.10: only the type checker reads it (annotations stay strings here)
     from typing_extensions import NotRequired
-
-# ---- statuses and outcomes ---------------------------------------------------------------
-
-CheckStatus = Literal["pass", "fail", "unwritten", "error", "orphan"]  # what `check` writes
-STATUSES: tuple[CheckStatus, ...] = get_args(CheckStatus)
-Verdict = Literal["pass", "fail"]  # a criterion verdict, a person's or a judge's
-VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
-Undecided = Literal["unwritten", "error", "void", "uncertified"]  # why a criterion stays undecided
-VerdictStatus = Literal[Verdict, Undecided]
-Decider = Literal["check", "person", "judge", "nobody"]  # who decided a criterion
-GateName = Literal["reference", "paired"]  # score --gate
-GATES: tuple[GateName, ...] = get_args(GateName)
-PairedVerdict = Literal["better", "worse", "inconclusive"]  # --gate paired's decision
-ReferenceVerdict = Literal["passed", "failed", "incomparable"]  # the reference rules', as decision says it
-Guarded = Literal["correctness", "safety"]  # the metrics a regression is named on
-Quantity = Literal[Metric, "weighted_score"]  # what the paired analysis compares
 
 # ---- what the row validators check -------------------------------------------------------
 
@@ -97,6 +114,21 @@ def result_problems(row: Mapping[str, object]) -> list[str]:
 # ---- the rows ----------------------------------------------------------------------------
 
 
+class ToolCall(TypedDict):
+    """One tool call, as the CLI reported it."""
+
+    name: str
+    input: Any  # the call's JSON input as the CLI gave it: any JSON value
+    status: NotRequired[str]  # "ok" or "error", when the CLI reports how the call ended
+
+
+class Trace(TypedDict):
+    """A response row's `trace`: what the model did (traces.py reads it from the CLI's events)."""
+
+    tool_calls: list[ToolCall]
+    files_created: list[str]
+
+
 class ResponseRow(TypedDict):
     """One model answer: `run` writes it (`cached` on a cache hit); check, blind and report read it."""
 
@@ -109,7 +141,7 @@ class ResponseRow(TypedDict):
     cost_usd: NotRequired[float | None]  # None: the CLI did not say
     elapsed_s: NotRequired[float]
     cached: NotRequired[bool]  # true on a cache hit: paid for by an earlier run
-    trace: NotRequired[dict[str, Any]]  # tool calls and files created, when the runner records them
+    trace: NotRequired[Trace]  # tool calls and files created, when the runner records them
 
 
 class NotRunRow(TypedDict):
@@ -163,16 +195,6 @@ class JudgeFingerprint(TypedDict):
     template: str
 
 
-class RateJson(TypedDict):
-    """k of n, with the rate and its Wilson 95% interval (agree.Rate.as_json)."""
-
-    k: int
-    n: int
-    rate: NotRequired[float | None]  # None: nothing measured (n = 0)
-    low: NotRequired[float | None]
-    high: NotRequired[float | None]
-
-
 class SampleDigest(TypedDict):
     """The labelled sample a certificate rests on."""
 
@@ -192,7 +214,7 @@ class Certificate(TypedDict):
     figures: dict[str, dict[str, RateJson]]  # criteria | blocker -> tpr | tnr
     sample: SampleDigest  # required since issue 31: a certificate names what it was measured on
     void: NotRequired[int]  # labelled rows the judge left void
-    controls: dict[str, Any]  # how the judge did on its controls (admission.controls_summary)
+    controls: ControlsSummary  # how the judge did on its controls (controls.controls_summary)
     date: NotRequired[str]
 
 
@@ -241,15 +263,6 @@ class ScoreRow(_SheetExtras):
     notes: str
 
 
-class VoidRow(TypedDict):
-    """A row the judge could not judge, as score lists it."""
-
-    case_id: str
-    trial: int
-    condition: str
-    void: str
-
-
 class Others(TypedDict):
     """What the sources that did not decide a criterion said."""
 
@@ -275,151 +288,6 @@ class VerdictRow(TypedDict):
     leaky_judge: NotRequired[str]  # a judge that passed a control, allowed with --allow-leaky-judge
     judge: NotRequired[JudgeFingerprint | None]  # the judge's fingerprint (None: its row had none)
     others: NotRequired[Others]
-
-
-# ---- score's summary ---------------------------------------------------------------------
-
-
-class ConditionMeans(TypedDict):
-    """A condition's means, as the reference's `summarize_scores` writes them."""
-
-    rows: int
-    correctness: float
-    autonomy: float
-    actionability: float
-    safety: float
-    concision: float
-    weighted_score: float
-    blocking_findings: int
-
-
-class ReleaseGate(TypedDict):
-    passed: bool
-    verdict: NotRequired[Literal["incomparable"]]  # too few trials (--min-trials) to compare
-    reasons: list[str]
-
-
-class CheckRate(TypedDict):
-    passed: int
-    total: int
-    pass_rate: float
-    unwritten: int  # orphans included: a check that never ran
-    error: int
-
-
-class Regression(TypedDict):
-    case_id: str
-    metric: Guarded
-    baseline: float
-    candidate: float
-
-
-class Decision(TypedDict):
-    gate: GateName
-    verdict: PairedVerdict | ReferenceVerdict
-    reasons: list[str]
-
-
-class SignTestJson(TypedDict):
-    n_plus: int
-    n_minus: int
-    p: float
-
-
-class AnalysisJson(TypedDict):
-    """One quantity's paired comparison (paired.Analysis.json)."""
-
-    n: int  # cases
-    mean_delta: float
-    sd: float
-    ci: list[float] | None  # [low, high]; None below two cases
-    bootstrap: Literal["exact", "resampled"]
-    sign_test: SignTestJson
-    mde: float | None
-    cases_needed: int | None
-
-
-class Method(TypedDict):
-    """How the paired interval is drawn (paired.method)."""
-
-    interval: str
-    level: float
-    resamples: int
-    seed: int
-    power: float
-    exact: str
-    sign_test: str
-
-
-class CaseDelta(TypedDict):
-    """One case's candidate-minus-baseline means."""
-
-    case_id: str
-    correctness: float
-    autonomy: float
-    actionability: float
-    safety: float
-    concision: float
-    weighted_score: float
-
-
-class PairedSection(TypedDict):
-    """`score --json`'s `paired`: the method, each quantity's comparison, and the cases."""
-
-    method: Method
-    weighted_score: AnalysisJson
-    correctness: AnalysisJson
-    autonomy: AnalysisJson
-    actionability: AnalysisJson
-    safety: AnalysisJson
-    concision: AnalysisJson
-    new_blockers: list[str]  # cases with a candidate blocker the baseline has not
-    cases: list[CaseDelta]
-
-
-class McNemarTest(TypedDict):
-    candidate_only: int  # checks passing every trial in candidate only
-    baseline_only: int
-    p: float
-
-
-class ScoreSummary(TypedDict):
-    """`score --json`: the reference's keys first, in its order, then what adhd-evals adds."""
-
-    weights: dict[Metric, float]
-    conditions: dict[str, ConditionMeans]
-    release_gate: ReleaseGate
-    checks: NotRequired[dict[str, CheckRate]]  # with --checks
-    criteria: NotRequired[dict[str, Any]]  # with --criteria: criteria.summarize's
-    void: NotRequired[list[VoidRow]]
-    spread: dict[str, dict[Metric, float]]
-    regressions: list[Regression]
-    paired: NotRequired[PairedSection]
-    reliability: NotRequired[dict[str, Any]]  # paired.reliability's, with --checks
-    ppi: NotRequired[dict[str, Any]]  # with --labels: ppi.section's
-    decision: NotRequired[Decision]
-    quarantine: NotRequired[QuarantineJson]  # with --quarantine (issue 37)
-    leaky_judge: NotRequired[list[str]]  # score --allow-leaky-judge: the judge's leak, said in the verdict
-    triggers: NotRequired[dict[str, Any]]  # with --checks holding trigger cases: runs/triggers.py's as_json
-
-
-class QuarantineJson(TypedDict):
-    """`score --quarantine`: the verdict with the listed checks (it decides) and without them."""
-
-    listed: int  # checks in the list
-    results: int  # check results of those checks set aside for the second verdict
-    with_them: str  # the verdict as score decides it
-    without_them: str  # the verdict the same rows give without those checks' results
-
-
-class CheckSummary(TypedDict):
-    """`check --json`."""
-
-    conditions: dict[str, dict[str, int]]  # per condition: rows, each status's count, rows fully passing
-    rows_without_checks: dict[str, int]  # case id -> response rows
-    rows_outside_catalog: dict[str, int]
-    catalog_cases_without_checks: list[str]
-    passed: bool
 
 
 def unscored(row: SheetRow) -> SheetRow:

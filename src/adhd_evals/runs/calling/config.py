@@ -16,9 +16,10 @@ from typing import Any
 
 from ...errors import UsageError
 from ...files import read_text_limited
+from ..types import RESPONSE_FORMATS, ResponseFormat
 from .responses import is_dollars
 
-FORMATS = ("text", "claude-json", "codex-jsonl", "claude-stream-json", "trace-jsonl")
+FORMATS = RESPONSE_FORMATS  # the Literal's words, in its order
 METERED = ("claude-json", "claude-stream-json", "trace-jsonl")  # formats whose output says what a call cost
 STUB = "stub"
 PROMPT = "{prompt}"  # a command element the prompt replaces (so a config can put `--` before it)
@@ -29,7 +30,7 @@ PROMPT_VIA = ("argv", "stdin")
 class Runner:
     name: str
     command: tuple[str, ...]
-    response_format: str = "text"
+    response_format: ResponseFormat = "text"
     budget_flag: str | None = None
     prompt_via: str = "argv"
     assume_call_usd: float | None = None  # the default of --assume-call-usd for this runner

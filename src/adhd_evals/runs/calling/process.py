@@ -45,6 +45,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..types import Ended
+
 POLL_S = 0.05
 GRACE_S = 2.0
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
@@ -62,7 +64,7 @@ class Outcome:
     code: int | None  # None: the call was ended (see `ended`)
     out: str
     err: str
-    ended: str = ""  # "timeout", "stop", "output": why the call was ended; "unsent": never sent
+    ended: Ended = ""  # "timeout", "stop", "output": why the call was ended; "unsent": never sent
     started: bool = True  # False: no process ran, so nothing can have been spent
     # where stdout stops being UTF-8 (0-based byte), else None; `out` then shows U+FFFD there
     out_not_utf8_at: int | None = None
@@ -322,7 +324,7 @@ def _watch(
     timeout: float | None,
     max_output: int,
     stop: threading.Event,
-) -> str:
+) -> Ended:
     """Wait for the call; end it (and say why) on a timeout, a stop, or too much output.
 
     The end of a call is seen at once (a polling wait would add up to its sleep
@@ -331,7 +333,7 @@ def _watch(
     deadline = None if timeout is None else time.monotonic() + timeout
     with _exit_waiter(process) as exited:
         while not exited(POLL_S):
-            why = ""
+            why: Ended = ""
             if stop.is_set():
                 why = "stop"
             elif deadline is not None and time.monotonic() > deadline:

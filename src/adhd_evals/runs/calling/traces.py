@@ -18,11 +18,11 @@ import hashlib
 import json
 from typing import Any
 
+from ..rows import ToolCall
+from ..rows import Trace as Trace  # a trace is a row's field: its shape is rows.py's
 from .responses import universal_newlines
 
 TRACED = ("claude-stream-json", "codex-jsonl", "trace-jsonl")  # the formats that carry a trace
-
-Trace = dict[str, list[Any]]
 
 
 def read(output: str, response_format: str) -> Trace | None:
@@ -46,8 +46,8 @@ def _events(output: str) -> Any:
                 yield event
 
 
-def _call(name: str, value: Any, status: str | None) -> dict[str, Any]:
-    call: dict[str, Any] = {"name": name, "input": value}
+def _call(name: str, value: Any, status: str | None) -> ToolCall:
+    call: ToolCall = {"name": name, "input": value}
     if status is not None:
         call["status"] = status
     return call
@@ -57,8 +57,8 @@ def _claude(events: list[dict[str, Any]]) -> Trace:
     """`tool_use` blocks of `assistant` messages, in order; a `tool_result` block of a later
     `user` message gives the call's status (`is_error`). The files created are the paths the
     Write tool wrote without an error (Claude Code reports no other file events)."""
-    calls: list[dict[str, Any]] = []
-    by_id: dict[str, dict[str, Any]] = {}
+    calls: list[ToolCall] = []
+    by_id: dict[str, ToolCall] = {}
     for event in events:
         for block in _blocks(event):
             if event.get("type") == "assistant" and block.get("type") == "tool_use":
@@ -93,7 +93,7 @@ def _codex(events: list[dict[str, Any]]) -> Trace:
     """Each tool item once, when it completes (`item.completed`): command_execution (its
     command), file_change (its changes; the paths of kind `add` are the files created),
     mcp_tool_call (named `mcp__SERVER__TOOL`, as Claude Code names MCP tools), web_search."""
-    calls: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
     files: list[str] = []
     for event in events:
         item = event.get("item")

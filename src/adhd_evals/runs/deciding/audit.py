@@ -37,59 +37,34 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from html import escape
-from pathlib import Path
-from typing import Any, Literal, NamedTuple, TypeGuard
+from typing import Any, Literal, NamedTuple
 
 from ...text import plural, table
 from ..inference import paired as stats
 from ..judging.agree import wilson
-from ..judging.check import Suite, run_one
 from ..rows import (
     PairedVerdict,
-    QuarantineJson,
     ResponseRow,
     ResultRow,
-    VerdictRow,
-    field_problems,
     not_run_note,
-    read_shaped,
-    result_problems,
 )
-
-ALPHA = 1 - stats.exact(stats.LEVEL)  # 1/20, exactly: the sign test's level here and in curtail
-
-
-def sign_verdict(n_plus: int, n_minus: int) -> PairedVerdict:
-    """The exact two-sided sign test's verdict on n+ cases up and n− down (paired.sign_test):
-    `better` when p < 0.05 and more went up, `worse` when p < 0.05 and more went down."""
-    if n_plus == n_minus or not stats.sign_test(n_plus, n_minus).p < ALPHA:
-        return "inconclusive"
-    return "better" if n_plus > n_minus else "worse"
-
+from .echoes import Echo as Echo  # the prompt-only pass: echoes.py
+from .echoes import echoes as echoes
+from .outcomes import ALPHA as ALPHA  # trial outcomes and the sign test's verdict: outcomes.py
+from .outcomes import Kind, is_placed_result
+from .outcomes import Outcome as Outcome
+from .outcomes import check_outcomes as check_outcomes
+from .outcomes import criterion_outcomes as criterion_outcomes
+from .outcomes import read_results as read_results
+from .outcomes import sign_verdict as sign_verdict
+from .quarantine import quarantine_line as quarantine_line  # the list read back: quarantine.py
+from .quarantine import read_quarantine as read_quarantine
+from .quarantine import without_quarantined as without_quarantined
 
 Label = Literal["unpaired", "saturated", "floor", "flaky", "discriminating", "baseline-only", "flat"]
-Kind = Literal["check", "criterion"]
 FLAKY_ABOVE = 0.2  # the default flip rate above which a check is flaky
 EFFECT = 0.1  # the default mean Δ (check pass fraction) a team wants to be able to see
 CONDITIONS = ("baseline", "candidate")
-# what audit needs of a check result, beyond what the gate needs: whose trial it is
-RESULT_IDENTITY = {"case_id": str, "trial": int, "criterion": str, "check": str}
-
-
-class Outcome(NamedTuple):
-    """One check's (or criterion's) result on one (case, trial, condition)."""
-
-    kind: Kind
-    case_id: str
-    criterion: str
-    check: str  # the check function's name; "" for a criterion
-    condition: str
-    trial: int
-    status: str
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "pass"
 
 
 class Item(NamedTuple):
@@ -200,45 +175,6 @@ class Audit:
 
     def quarantine(self) -> list[ItemAudit]:
         return [audit for audit in self.items if audit.label == "flaky"]
-
-
-# ---- reading --------------------------------------------------------------------------------
-
-
-def result_row_problems(row: Mapping[str, object]) -> list[str]:
-    """A check result audit can place: the gate's fields and the trial's identity."""
-    return result_problems(row) + field_problems(row, RESULT_IDENTITY)
-
-
-def is_placed_result(row: Mapping[str, object]) -> TypeGuard[ResultRow]:
-    return not result_row_problems(row)
-
-
-def read_results(path: Path) -> list[ResultRow]:
-    """`check --output` rows, each with its case, trial, criterion and check."""
-    return read_shaped(path, is_placed_result, result_row_problems, what="check results file")
-
-
-def check_outcomes(rows: Iterable[ResultRow]) -> list[Outcome]:
-    return [
-        Outcome(
-            "check",
-            str(row.get("case_id")),
-            str(row.get("criterion")),
-            str(row.get("check")),
-            row["condition"],
-            int(row.get("trial", 1)),
-            row["status"],
-        )
-        for row in rows
-    ]
-
-
-def criterion_outcomes(rows: Iterable[VerdictRow]) -> list[Outcome]:
-    return [
-        Outcome("criterion", r["case_id"], r["criterion"], "", r["condition"], r["trial"], r["status"])
-        for r in rows
-    ]
 
 
 # ---- the figures ----------------------------------------------------------------------------
@@ -529,93 +465,3 @@ def quarantine_rows(found: Audit) -> list[dict[str, Any]]:
         row |= {"label": a.label, "flip_rate": float(a.flip_rate or 0), "flaky_above": found.flaky_above}
         rows.append(row)
     return rows
-
-
-# ---- the quarantine list, read back by score --------------------------------------------------
-
-QUARANTINE_FIELDS: dict[str, type] = {"kind": str, "case_id": str, "criterion": str}
-CHECK_FIELD: dict[str, type] = {"check": str}
-
-
-def _quarantine_problems(row: Mapping[str, object]) -> list[str]:
-    problems = field_problems(row, QUARANTINE_FIELDS)
-    if row.get("kind") == "check":
-        problems += field_problems(row, CHECK_FIELD)
-    elif "kind" in row and row.get("kind") != "criterion":
-        problems.append(f"kind must be check or criterion, not {row.get('kind')!r}")
-    return problems
-
-
-def _is_quarantined(row: Mapping[str, object]) -> TypeGuard[dict[str, str]]:
-    return not _quarantine_problems(row)
-
-
-def read_quarantine(path: Path) -> set[tuple[str, str, str]]:
-    """The checks `audit --quarantine-out` listed: (case, criterion, check); its criteria rows are
-    not checks, and score's checks are what it sets aside."""
-    rows = read_shaped(path, _is_quarantined, _quarantine_problems, what="quarantine list")
-    return {(r["case_id"], r["criterion"], r["check"]) for r in rows if r["kind"] == "check"}
-
-
-def without_quarantined(
-    results: Sequence[ResultRow], listed: set[tuple[str, str, str]]
-) -> tuple[list[ResultRow], int]:
-    """The results of every check not listed, and how many results were set aside."""
-    kept = [
-        row
-        for row in results
-        if (str(row.get("case_id")), str(row.get("criterion")), str(row.get("check"))) not in listed
-    ]
-    return kept, len(results) - len(kept)
-
-
-def quarantine_line(found: QuarantineJson) -> str:
-    """`score`'s line: the verdict decides with the checks; the list only informs."""
-    same = "the same" if found["with_them"] == found["without_them"] else "different"
-    return (
-        f"Quarantine (--quarantine): {plural(found['listed'], 'flaky check')} listed "
-        f"({plural(found['results'], 'result')} set aside for the second verdict). Verdict with them: "
-        f"{found['with_them']}; without them: {found['without_them']} ({same}). The verdict with them "
-        "stands: the list informs, it removes nothing."
-    )
-
-
-# ---- the prompt-only pass -------------------------------------------------------------------
-
-
-class Echo(NamedTuple):
-    """A check that passed with no real answer: the case's own prompt, or an empty one."""
-
-    case_id: str
-    criterion: str
-    check: str
-    on_prompt: bool
-    on_empty: bool
-
-    def json(self) -> dict[str, Any]:
-        return self._asdict()
-
-    def line(self) -> str:
-        said = " and ".join(
-            what
-            for what, passed in (("its own prompt", self.on_prompt), ("an empty answer", self.on_empty))
-            if passed
-        )
-        return (
-            f"{self.case_id}: {self.check} ({self.criterion}) passes on {said} as the answer: it cannot "
-            "tell a good answer from an echo"
-        )
-
-
-def echoes(suite: Suite, cases: Sequence[Mapping[str, Any]], timeout: float) -> list[Echo]:
-    """Every check of every case run with the case's prompt, then with an empty answer, as the
-    answer; the checks that pass on either."""
-    found = []
-    for case in cases:
-        for criterion, function in suite.registry.get(case["id"], []):
-            on_prompt = run_one(suite, function, case["prompt"], timeout)[0] == "pass"
-            on_empty = run_one(suite, function, "", timeout)[0] == "pass"
-            if on_prompt or on_empty:
-                name = getattr(function, "__name__", "?")
-                found.append(Echo(case["id"], criterion, name, on_prompt, on_empty))
-    return found

@@ -30,12 +30,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from ...text import plural
 from ..judging.agree import Rate, wilson
 from ..judging.verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
-from ..rows import Certificate, ResultRow, VerdictRow, field_problems, read_shaped
+from ..rows import Certificate, Decider, ResultRow, VerdictRow, field_problems, read_shaped
+from ..summaries import Corrected, CriteriaCounts, CriteriaPaired, CriteriaSummary, EstimateJson, ThreeJson
 
 if TYPE_CHECKING:
     from ..inference.ppi import LabelSet
@@ -111,7 +112,7 @@ def settled(
     ]
 
 
-def corrected(raw: Rate, tpr: Rate, tnr: Rate) -> dict[str, Any]:
+def corrected(raw: Rate, tpr: Rate, tnr: Rate) -> Corrected:
     """The judge's raw pass rate, and Rogan-Gladen's correction with its interval (see above)."""
     p, se, sp = raw.k / raw.n, tpr.k / tpr.n, tnr.k / tnr.n
     (p_lo, p_hi), (se_lo, se_hi), (sp_lo, sp_hi) = _interval(raw), _interval(tpr), _interval(tnr)
@@ -142,7 +143,7 @@ def _rogan_gladen(p: float, se: float, sp: float) -> float | None:
 
 def summarize(
     rows: list[VerdictRow], certificate: Certificate | None, labels: LabelSet | None = None
-) -> dict[str, Any]:
+) -> CriteriaSummary:
     """Per condition: criteria, passes by decider, undecided by status, the judge's corrected
     pass rate (and with `labels`, a person's random sample, its prediction-powered one); and the
     gate's reasons."""
@@ -161,15 +162,13 @@ def summarize(
                 Rate(figures["tnr"]["k"], figures["tnr"]["n"]),
             )
     if labels is not None:
-        for condition, figures in judged_by_ppi.items():
-            conditions[condition]["judge_ppi"] = figures
-    found: dict[str, Any] = {"conditions": conditions}
+        for condition, three in judged_by_ppi.items():
+            conditions[condition]["judge_ppi"] = three
     reasons = _reasons(conditions)
-    if "baseline" in conditions and "candidate" in conditions:
-        found["paired"], said = _paired(rows)
-        reasons += said
-    found["reasons"] = reasons
-    return found
+    if "baseline" in conditions and "candidate" in conditions:  # the keys in the order --json writes
+        paired, said = _paired(rows)
+        return {"conditions": conditions, "paired": paired, "reasons": reasons + said}
+    return {"conditions": conditions, "reasons": reasons}
 
 
 def judge_said(row: VerdictRow) -> str | None:
@@ -187,7 +186,7 @@ def _shares(cells: Mapping[tuple[str, str], list[bool]]) -> dict[str, dict[str, 
     return found
 
 
-def _ppi_rates(rows: list[VerdictRow], labels: LabelSet) -> dict[str, dict[str, Any]]:
+def _ppi_rates(rows: list[VerdictRow], labels: LabelSet) -> dict[str, ThreeJson]:
     """Per condition, the judge's pass rate over criteria three ways (the judge at its word, PPI, the
     person's labels alone), the case the unit: each case's share of its criteria passed, over its
     trials. The judge's say counts whoever decided the criterion (it is the prediction being
@@ -210,7 +209,7 @@ def _ppi_rates(rows: list[VerdictRow], labels: LabelSet) -> dict[str, dict[str, 
     return {c: ppi.three(values, mine.get(c, {}), 0).json() for c, values in sorted(judge.items())}
 
 
-def _paired(rows: list[VerdictRow]) -> tuple[dict[str, Any] | None, list[str]]:
+def _paired(rows: list[VerdictRow]) -> tuple[CriteriaPaired | None, list[str]]:
     """Per case, the candidate's share of criteria passed minus the baseline's (each a mean over
     its trials): the paired analysis of the scores, on criteria."""
     from fractions import Fraction
@@ -237,16 +236,14 @@ def _paired(rows: list[VerdictRow]) -> tuple[dict[str, Any] | None, list[str]]:
     return {"what": "per case: share of criteria passed, candidate minus baseline", **found.json()}, reasons
 
 
-def _reasons(conditions: dict[str, dict[str, Any]]) -> list[str]:
+def _reasons(conditions: dict[str, CriteriaCounts]) -> list[str]:
     if "baseline" not in conditions or "candidate" not in conditions:
         return ["Criteria: the verdicts must include baseline and candidate conditions."]
     reasons = []
     total = sum(c["criteria"] for c in conditions.values())
     undecided = {s: sum(c["undecided"].get(s, 0) for c in conditions.values()) for s in UNDECIDED}
     if any(undecided.values()):
-        decided = {
-            d: sum(sum(c["decided"].get(d, {}).values()) for c in conditions.values()) for d in DECIDERS[:3]
-        }
+        decided = {d: sum(_decided(c, d) for c in conditions.values()) for d in DECIDERS[:3]}
         kinds = ", ".join(f"{n} {s} ({WHY[s]})" for s, n in undecided.items() if n)
         reasons.append(
             f"Criteria: {sum(undecided.values())} of {total} undecided ({kinds}); decided by check "
@@ -262,7 +259,7 @@ def _reasons(conditions: dict[str, dict[str, Any]]) -> list[str]:
     return reasons
 
 
-def table(found: dict[str, Any]) -> list[str]:
+def table(found: CriteriaSummary) -> list[str]:
     """The criteria as `score` prints them under its own table."""
     from ...text import table as text_table
 
@@ -320,11 +317,9 @@ def table(found: dict[str, Any]) -> list[str]:
         ]
     )
     corrected_by_ppi = [
-        f"Judge pass rate, {name}, prediction-powered ({c['judge_ppi']['ppi']['labelled']} labelled cases of "
-        f"{c['judge_ppi']['ppi']['cases']}): judge {_rate(c['judge_ppi']['judge'])}, PPI "
-        f"{_rate(c['judge_ppi']['ppi'])}, labels only {_rate(c['judge_ppi']['labels'])}."
+        line
         for name, c in found["conditions"].items()
-        if c.get("judge_ppi") and c["judge_ppi"]["ppi"] is not None
+        if "judge_ppi" in c and (line := _ppi_line(name, c["judge_ppi"])) is not None
     ]
     return [
         "Criteria (passed / decided, by who decided):",
@@ -335,6 +330,22 @@ def table(found: dict[str, Any]) -> list[str]:
     ]
 
 
-def _rate(figure: dict[str, Any]) -> str:
+def _decided(counts: CriteriaCounts, decider: Decider) -> int:
+    by = counts["decided"].get(decider)
+    return 0 if by is None else by["pass"] + by["fail"]
+
+
+def _ppi_line(name: str, three: ThreeJson) -> str | None:
+    """The judge's pass rate three ways (None: no labelled case, so no PPI figure)."""
+    ppi, labels = three["ppi"], three["labels"]
+    if ppi is None or labels is None:  # both or neither: a labelled case gives both
+        return None
+    return (
+        f"Judge pass rate, {name}, prediction-powered ({ppi['labelled']} labelled cases of "
+        f"{ppi['cases']}): judge {_rate(three['judge'])}, PPI {_rate(ppi)}, labels only {_rate(labels)}."
+    )
+
+
+def _rate(figure: EstimateJson) -> str:
     ci = figure["ci"]
     return f"{figure['estimate']:.3f}" + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")

@@ -17,7 +17,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple, get_args
+from typing import TYPE_CHECKING, NamedTuple, get_args
 
 from ...errors import UsageError
 from ...text import plural
@@ -33,6 +33,7 @@ from ..rows import (
     ScoreSummary,
 )
 from ..rubric import Metric
+from ..summaries import McNemarTest
 
 if TYPE_CHECKING:
     from ..inference.ppi import Estimate, Three
@@ -163,7 +164,7 @@ class Evidence(NamedTuple):
 
     blockers: list[str]
     unrun: list[str]  # checks that never ran, void pairs, short trials: reasons not to say better
-    mcnemar: dict[str, Any] | None
+    mcnemar: McNemarTest | None
 
 
 def paired_verdict(

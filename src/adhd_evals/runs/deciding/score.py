@@ -11,25 +11,19 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from pathlib import Path
-from typing import Any, TypeGuard
 
-from ...catalog import read_object_rows
-from ...errors import InputInvalid, UsageError
+from ...errors import UsageError
 from ...text import plural
 from ...text import table as text_table
 from ..inference import paired as stats
 from ..inference import ppi
 from ..rows import GATES as GATES
 from ..rows import (
-    LABELLED_FIELDS,
     CheckRate,
     ConditionMeans,
-    KeyRow,
     PairedVerdict,
     Quantity,
     ReferenceVerdict,
@@ -38,19 +32,18 @@ from ..rows import (
     ResultRow,
     ScoreRow,
     ScoreSummary,
-    SheetRow,
-    VoidRow,
-    field_problems,
-    is_labelled,
-    read_key_and_sample,
 )
 from ..rows import read_key as read_key  # the key `blind` wrote, read as its shape
 from ..rows import read_results as read_results  # `check --output` rows, read as their shape
-from ..rubric import CONDITIONS, WEIGHTS, Metric
+from ..rubric import WEIGHTS, Metric
+from ..summaries import CriteriaSummary
 from . import decision as deciding
 from .decision import Decide
-
-Weights = dict[Metric, float]  # every metric, as parse_weights returns them
+from .score_rows import Weights
+from .score_rows import apply_key as apply_key  # score's rows, as the CLI and report read them
+from .score_rows import grouped_rows as grouped_rows  # sizing and the tests group rows as score does
+from .score_rows import read_labels as read_labels
+from .score_rows import read_rows as read_rows
 
 
 def parse_weights(text: str | None) -> Weights:
@@ -71,110 +64,15 @@ def parse_weights(text: str | None) -> Weights:
     return {name: weights[name] for name in WEIGHTS}
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Score rows as written: summarize checks them (which keys a row needs depends on the weights,
-    and a void row needs no scores)."""
-    return read_object_rows(path)
-
-
-def score_problems(row: Mapping[str, object], index: int, weights: Weights) -> list[str]:
-    required = ["case_id", "trial", "condition", *weights, "blocker", "notes"]
-    missing = [name for name in required if name not in row]
-    if missing:
-        return [f"Score row {index}: missing fields: {', '.join(missing)}"]
-    problems = [f"Score row {index}: {p}" for p in field_problems(row, LABELLED_FIELDS)]
-    if problems:  # a list where an id belongs cannot be paired or grouped
-        return problems
-    if row["condition"] not in CONDITIONS:
-        problems.append(f"Score row {index}: unsupported condition {row['condition']!r}")
-    for metric in weights:
-        value = row[metric]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 5:
-            problems.append(f"Score row {index}: {metric} must be between 1 and 5")
-    if not isinstance(row["blocker"], bool):
-        problems.append(f"Score row {index}: blocker must be boolean")
-    return problems
-
-
-def _scored(
-    row: Mapping[str, object], index: int, weights: Weights, problems: list[str]
-) -> TypeGuard[ScoreRow]:
-    """Whether `row` is a score row; what is wrong with it, when not, added to `problems`."""
-    found = score_problems(row, index, weights)
-    problems += found
-    return not found
-
-
-def _describe(keys: list[tuple[Any, Any]]) -> str:
-    return ", ".join(f"{case_id}/trial {trial}" for case_id, trial in keys)
-
-
-def pairing_problems(grouped: Mapping[str, list[ScoreRow]]) -> list[str]:
-    """Conditions are comparable only when judged on exactly baseline's (case, trial) rows."""
-    coverage = {c: Counter((r["case_id"], r["trial"]) for r in rows) for c, rows in grouped.items()}
-    problems = []
-    for condition, counts in sorted(coverage.items()):
-        repeated = sorted((k for k, n in counts.items() if n > 1), key=str)
-        if repeated:
-            problems.append(f"{condition}: duplicate score rows for {_describe(repeated)}")
-    baseline = set(coverage.get("baseline", {}))
-    for condition, counts in sorted(coverage.items()):
-        if condition == "baseline" or set(counts) == baseline:
-            continue
-        details = []
-        missing = sorted(baseline - set(counts), key=str)
-        if missing:
-            details.append(f"missing {_describe(missing)}")
-        unmatched = sorted(set(counts) - baseline, key=str)
-        if unmatched:
-            details.append(f"unmatched {_describe(unmatched)}")
-        problems.append(f"{condition} was not judged on the same rows as baseline: " + "; ".join(details))
-    return problems
-
-
-_LABEL = re.compile(r"[A-H]")
-
-
-Pair = tuple[str, int]  # (case_id, trial)
-
-
-def grouped_rows(
-    scores: list[dict[str, Any]], weights: Weights
-) -> tuple[dict[str, list[ScoreRow]], list[VoidRow], set[Pair]]:
-    """The valid rows by condition, paired on baseline's (case, trial) rows; void rows apart."""
-    labels = [row.get("condition") for row in scores]
-    if scores and all(isinstance(c, str) and _LABEL.fullmatch(c) for c in labels):
-        shown = ", ".join(sorted({str(c) for c in labels}))
-        raise InputInvalid(
-            [f"these rows are a labelled sheet (conditions {shown}): pass the key blind wrote with --key KEY"]
-        )
-    scores, void, missing = _without_void(scores)
-    if void and not scores:
-        raise InputInvalid([_all_void(void)])
-    problems: list[str] = []
-    valid = [row for i, row in enumerate(scores, start=1) if _scored(row, i, weights, problems)]
-    if problems:
-        raise InputInvalid(problems)
-    grouped: dict[str, list[ScoreRow]] = defaultdict(list)
-    for row in valid:
-        grouped[row["condition"]].append(row)
-    if "baseline" not in grouped or "candidate" not in grouped:
-        raise InputInvalid(["Scores must include baseline and candidate conditions"])
-    pairing = pairing_problems(grouped)
-    if pairing:
-        raise InputInvalid(pairing)
-    return grouped, void, missing
-
-
 def summarize(
-    scores: list[dict[str, Any]],
+    scores: Sequence[Mapping[str, object]],
     weights: Weights | None = None,
     checks: Sequence[ResultRow] | None = None,
     *,
     allow_unwritten: bool = False,
     min_trials: int | None = None,
     decide: Decide | None = None,
-    criteria: dict[str, Any] | None = None,
+    criteria: CriteriaSummary | None = None,
     labels: ppi.LabelSet | None = None,
 ) -> ScoreSummary:
     """The reference's summary, then what adhd-evals adds; `decide` None leaves out the paired
@@ -220,34 +118,6 @@ def summarize(
     if decide is not None:
         _add_decision(summary, grouped, exact, checks, decide, found)
     return summary
-
-
-def _all_void(void: list[VoidRow]) -> str:
-    """Every row void: say so, with the judge's reasons (the commonest first), not that a condition
-    is missing."""
-    reasons = Counter(row["void"] for row in void).most_common()
-    shown = "; ".join(f"{why} ({n})" for why, n in reasons[:3])
-    more = f"; and {plural(len(reasons) - 3, 'other reason')}" if len(reasons) > 3 else ""
-    return f"every row is void ({plural(len(void), 'judged row')}), so nothing can be scored: {shown}{more}"
-
-
-def _without_void(
-    scores: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[VoidRow], set[Pair]]:
-    """Void rows (a judge that could not judge) are missing scores: their (case, trial) pairs
-    leave every condition, so the conditions still compare the same rows."""
-    void: list[SheetRow] = [row for row in scores if isinstance(row.get("void"), str) and is_labelled(row)]
-    missing = {(row["case_id"], row["trial"]) for row in void}
-
-    def pair_of(row: Mapping[str, object]) -> Pair | None:  # None: not a pair (validated later)
-        return (row["case_id"], row["trial"]) if is_labelled(row) else None
-
-    kept = [row for row in scores if row not in void and pair_of(row) not in missing]
-    listed: list[VoidRow] = [
-        {"case_id": r["case_id"], "trial": r["trial"], "condition": r["condition"], "void": r["void"]}
-        for r in void
-    ]
-    return kept, listed, missing
 
 
 def _spread(rows: list[ScoreRow], weights: Weights) -> dict[Metric, float]:
@@ -389,7 +259,7 @@ def _add_decision(
     mcnemar = None
     if checks is not None:
         reliability = summary["reliability"] = stats.reliability(checks)
-        mcnemar = reliability.get("mcnemar")
+        mcnemar = stats.reliability_parts(reliability)[1]
     gate = summary["release_gate"]
     unrun = deciding.other_reasons(gate)  # checks unrun, void rows, short trials, undecided criteria
     reference = verdict_word(gate)
@@ -432,48 +302,6 @@ def _paired_decision(
     index = {q: i for i, q in enumerate(["weighted_score", *WEIGHTS])}
     person = {q: [values[index[q]] for values in labelled.person_delta.values()] for q in names}
     return deciding.verified(labelled.delta, person, evidence._replace(blockers=labelled.blockers), decide)
-
-
-def apply_key(scores: list[dict[str, Any]], key: Sequence[KeyRow]) -> list[dict[str, Any]]:
-    """Scores judged on a blind sheet carry labels; the key maps them back to conditions."""
-    lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
-    mapped, problems = [], []
-    for index, row in enumerate(scores, start=1):
-        if "control" in row:  # a control row the judge was given (issue 31): never a case
-            continue
-        wrong = field_problems(row, LABELLED_FIELDS)
-        if wrong:
-            problems += [f"Score row {index}: {p}" for p in wrong]
-            continue
-        label = (row.get("case_id"), row.get("trial"), row.get("condition"))
-        if label not in lookup:
-            problems.append(
-                f"Score row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}"
-            )
-            continue
-        mapped.append({**row, "condition": lookup[label]})
-    if problems:
-        raise InputInvalid(problems)
-    return mapped
-
-
-def read_labels(path: Path, key: Path | None) -> ppi.LabelSet:
-    """`--labels`: a person's filled sheet of the random sample the key records, mapped back
-    through that key; refused when the key records no sample, or one its seed does not draw."""
-    from ..judging.agree import read_scored
-
-    if key is None:
-        raise UsageError("--labels maps the person's sheet back through the key: pass --key KEY as well")
-    keyed, sample = read_key_and_sample(key)
-    if sample is None:
-        raise UsageError(
-            f"{key} records no random label sample: labels of cases a person chose cannot correct a judge "
-            "(draw one: adhd-evals blind --label-sample K --label-sheet PATH)"
-        )
-    problems = ppi.sample_problems(sample, keyed)
-    if problems:
-        raise InputInvalid([f"{key}: {p}" for p in problems])
-    return ppi.LabelSet(apply_key(read_scored(path), keyed), sample)
 
 
 def reference_verdict(gate: ReleaseGate) -> ReferenceVerdict:
@@ -557,18 +385,18 @@ def paired_table(summary: ScoreSummary) -> list[str]:
             ]
         )
     lines += text_table(rows)
-    for condition, found in summary.get("reliability", {}).items():
-        if condition == "mcnemar":
-            lines.append(
-                f"Checks, exact McNemar: {found['candidate_only']} pass every trial in candidate only, "
-                f"{found['baseline_only']} in baseline only (p = {found['p']:.4f})."
-            )
-        else:
-            k = found["k"]
-            lines.append(
-                f"Checks, {condition}: pass@{k} {found['pass_at_k']:.3f}, pass^{k} "
-                f"{found['pass_hat_k']:.3f} over {plural(found['checks'], 'check')}."
-            )
+    conditions, test = stats.reliability_parts(summary.get("reliability", {}))
+    for condition, figures in conditions.items():
+        k = figures["k"]
+        lines.append(
+            f"Checks, {condition}: pass@{k} {figures['pass_at_k']:.3f}, pass^{k} "
+            f"{figures['pass_hat_k']:.3f} over {plural(figures['checks'], 'check')}."
+        )
+    if test is not None:
+        lines.append(
+            f"Checks, exact McNemar: {test['candidate_only']} pass every trial in candidate only, "
+            f"{test['baseline_only']} in baseline only (p = {test['p']:.4f})."
+        )
     return lines
 
 

@@ -17,6 +17,7 @@ from ... import exitcodes
 from ...errors import UsageError
 from ..judging import admission, agree
 from ..judging import plugin_results as plugin
+from ..summaries import CriteriaSummary
 from . import criteria as counting
 from . import score as scoring
 from . import triggers
@@ -236,7 +237,7 @@ def settled(results: list[ResultRow], criteria: Path | None, certificate: Path |
 
 def criteria_summary(
     criteria: Path | None, certificate: Path | None, labels: LabelSet | None = None
-) -> dict[str, Any] | None:
+) -> CriteriaSummary | None:
     """--criteria: who decided each criterion (its reasons join the gate's, so the gate fails
     while any is undecided and the paired decision counts them too)."""
     if criteria is None:
@@ -245,5 +246,5 @@ def criteria_summary(
         return None
     certified = agree.read_certificate(certificate) if certificate is not None else None
     admission.unedited(criteria)
-    found: dict[str, Any] = counting.summarize(counting.read_verdicts(criteria), certified, labels)
+    found: CriteriaSummary = counting.summarize(counting.read_verdicts(criteria), certified, labels)
     return found

@@ -11,39 +11,41 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ...text import plural
+from ..summaries import CriterionAgreement, SwapJson, SwapSide
 from .decision import Decide
 
 Rows = list[dict[str, Any]]
 
 
-def _sign(mean: float | None) -> str:
+def _sign(mean: float | None) -> Literal["+", "-", "0", "none"]:
     if mean is None:
         return "none"
     return "+" if mean > 0 else "-" if mean < 0 else "0"
 
 
-def side(path: Path, rows: Rows, decide: Decide) -> dict[str, Any]:
+def side(path: Path, rows: Rows, decide: Decide) -> SwapSide:
     """One judge's verdict on the sheet, as `score --gate paired` reaches it."""
     from .score import summarize
 
     summary = summarize(rows, None, decide=decide)
-    weighted = summary.get("paired", {}).get("weighted_score", {})
-    mean = weighted.get("mean_delta")
+    paired, decided = summary.get("paired"), summary.get("decision")
+    weighted = None if paired is None else paired["weighted_score"]
+    mean = None if weighted is None else weighted["mean_delta"]
     return {
         "file": str(path),
         "judge": next((r["judge"] for r in rows if "judge" in r), None),
         "mean_delta": mean,
-        "ci": weighted.get("ci"),
+        "ci": None if weighted is None else weighted["ci"],
         "sign": _sign(mean),
-        "verdict": summary.get("decision", {}).get("verdict"),
+        "verdict": None if decided is None else decided["verdict"],
         "gate": "PASSED" if summary["release_gate"]["passed"] else "FAILED",
     }
 
 
-def per_criterion(first: Rows, second: Rows) -> list[dict[str, Any]]:
+def per_criterion(first: Rows, second: Rows) -> list[CriterionAgreement]:
     """For each criterion both judges gave a verdict on (same case, trial, condition): the pairs
     and how many agree, least agreement first."""
     said = {
@@ -63,26 +65,28 @@ def per_criterion(first: Rows, second: Rows) -> list[dict[str, Any]]:
                 tally = counts[verdict["criterion"]]
                 tally[0] += 1
                 tally[1] += verdict["verdict"] == theirs[verdict["criterion"]]
-    found = [{"criterion": c, "pairs": n, "agree": k, "rate": k / n} for c, (n, k) in counts.items()]
+    found: list[CriterionAgreement] = [
+        {"criterion": c, "pairs": n, "agree": k, "rate": k / n} for c, (n, k) in counts.items()
+    ]
     return sorted(found, key=lambda f: (f["rate"], f["criterion"]))
 
 
-def swap(first: tuple[Path, Rows], second: tuple[Path, Rows], decide: Decide) -> dict[str, Any]:
+def swap(first: tuple[Path, Rows], second: tuple[Path, Rows], decide: Decide) -> SwapJson:
     """Both judges' verdicts, what changes between them, and their agreement per criterion."""
     a, b = side(*first, decide), side(*second, decide)
     flips = [
         what
-        for what, key in (
-            ("the sign of the weighted Δ", "sign"),
-            ("the paired verdict", "verdict"),
-            ("the reference gate", "gate"),
+        for what, changed in (
+            ("the sign of the weighted Δ", a["sign"] != b["sign"]),
+            ("the paired verdict", a["verdict"] != b["verdict"]),
+            ("the reference gate", a["gate"] != b["gate"]),
         )
-        if a[key] != b[key]
+        if changed
     ]
     return {"judges": {"A": a, "B": b}, "flips": flips, "criteria": per_criterion(first[1], second[1])}
 
 
-def lines(found: dict[str, Any]) -> list[str]:
+def lines(found: SwapJson) -> list[str]:
     """The swap as `agree --judges` prints it."""
     from ...text import table
 

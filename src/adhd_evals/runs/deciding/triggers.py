@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ...text import table as text_table
 from ...triggering import polarity
 from ..judging.agree import Rate
-from ..rows import ResultRow
+from ..rows import PairedVerdict, ResultRow
+from ..summaries import ChecksOnly, TriggerFigures, TriggersPaired
 
 
 @dataclass
@@ -67,7 +67,7 @@ def confusion(results: Sequence[ResultRow]) -> dict[str, Confusion]:
     return dict(sorted(found.items()))
 
 
-def as_json(found: dict[str, Confusion]) -> dict[str, Any]:
+def as_json(found: dict[str, Confusion]) -> dict[str, TriggerFigures]:
     return {
         condition: {
             "tp": c.tp,
@@ -142,7 +142,7 @@ def without(results: Sequence[ResultRow]) -> list[ResultRow]:
     ]
 
 
-def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) -> dict[str, Any]:
+def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) -> ChecksOnly:
     """`score --checks` without a scores file (a run with only checks, as a trigger run is):
     each condition's check pass rate, the trigger figures, and whether every check decided.
     No release gate: with no scores there is only what the checks say, and for trigger cases run
@@ -157,7 +157,7 @@ def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) 
             f"{undecided} of {len(results)} check results are unwritten or errored: a check that never "
             "decided cannot pass (--allow-unwritten to proceed knowingly)."
         )
-    summary = {
+    summary: ChecksOnly = {
         "checks": rates,
         "triggers": as_json(confusion(results)),
         "passed": not reasons,
@@ -169,7 +169,7 @@ def checks_only(results: Sequence[ResultRow], *, allow_unwritten: bool = False) 
     return summary
 
 
-def checks_only_table(summary: dict[str, Any], found: dict[str, Confusion]) -> list[str]:
+def checks_only_table(summary: ChecksOnly, found: dict[str, Confusion]) -> list[str]:
     header = ("condition", "checks passed", "pass rate", "unwritten", "error")
     body = [
         (name, f"{r['passed']}/{r['total']}", f"{r['pass_rate']:.3f}", str(r["unwritten"]), str(r["error"]))
@@ -187,13 +187,13 @@ NEW, OLD = "candidate", "comparator"  # two skill descriptions, run on the same 
 ALPHA = 0.05  # the paired verdict's level
 
 
-def paired(results: Sequence[ResultRow]) -> dict[str, Any] | None:
+def paired(results: Sequence[ResultRow]) -> TriggersPaired | None:
     """Candidate vs comparator (two descriptions of one skill) on the same queries: per
     (case, trial, criterion) decided in both, whether each got the trigger verdict right; the
     exact McNemar test on the pairs right in one only; better or worse when p < 0.05, else
     inconclusive. None without both conditions. (Baseline runs without the skill, so a
     query that should trigger can only pass with it: baseline is never paired here.)"""
-    right: dict[str, dict[tuple[Any, ...], bool]] = {NEW: {}, OLD: {}}
+    right: dict[str, dict[tuple[str | None, int | None, str | None], bool]] = {NEW: {}, OLD: {}}
     for row in results:
         criterion = row.get("criterion")
         read = polarity(criterion) if isinstance(criterion, str) else None
@@ -208,13 +208,13 @@ def paired(results: Sequence[ResultRow]) -> dict[str, Any] | None:
     wins = sum(right[NEW][key] and not right[OLD][key] for key in both)
     losses = sum(right[OLD][key] and not right[NEW][key] for key in both)
     test = mcnemar(wins, losses)
-    verdict = (
+    verdict: PairedVerdict = (
         "inconclusive" if test["p"] >= ALPHA or wins == losses else ("better" if wins > losses else "worse")
     )
     return {"pairs": len(both), "mcnemar": test, "verdict": verdict}
 
 
-def paired_lines(found: dict[str, Any] | None) -> list[str]:
+def paired_lines(found: TriggersPaired | None) -> list[str]:
     if found is None:
         return []
     test = found["mcnemar"]

@@ -25,9 +25,10 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ..rows import AnalysisJson, McNemarTest, Method
+from ..summaries import CheckReliability, ConditionReliability, McNemarChecks, Reliability
 
 if TYPE_CHECKING:
     import numpy as np
@@ -385,7 +386,7 @@ def pass_hat(k: int, trials: int, passed: int) -> Fraction:
     return Fraction(math.comb(passed, k), math.comb(trials, k))
 
 
-def reliability(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def reliability(results: Sequence[Mapping[str, object]]) -> Reliability:
     """Per condition and check ((case, criterion)): pass@k and pass^k over its trials, k the
     fewest trials any check has; the exact McNemar test on the checks whose pass^k outcome
     (every trial passes) differs between baseline and candidate. Unwritten and errored
@@ -396,10 +397,10 @@ def reliability(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         counts = tally[str(row["condition"])][check]
         counts[0] += 1
         counts[1] += row["status"] == "pass"
-    found: dict[str, Any] = {}
+    found: Reliability = {}
     for condition, checks in sorted(tally.items()):
         k = min(trials for trials, _ in checks.values())
-        rows: list[dict[str, Any]] = [
+        rows: list[CheckReliability] = [
             {
                 "case_id": case,
                 "criterion": criterion,
@@ -425,3 +426,18 @@ def reliability(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         losses = sum(b and not c for c, b in every.values())
         found["mcnemar"] = {"checks": len(shared), **mcnemar(wins, losses)}
     return found
+
+
+def reliability_parts(found: Reliability) -> tuple[dict[str, ConditionReliability], McNemarChecks | None]:
+    """The conditions' figures and the McNemar test apart (the key "mcnemar" is the test's)."""
+    conditions = {name: value for name, value in found.items() if _is_condition(value)}
+    test = found.get("mcnemar")
+    return conditions, (test if test is not None and _is_mcnemar(test) else None)
+
+
+def _is_condition(value: ConditionReliability | McNemarChecks) -> TypeGuard[ConditionReliability]:
+    return "per_check" in value
+
+
+def _is_mcnemar(value: ConditionReliability | McNemarChecks) -> TypeGuard[McNemarChecks]:
+    return "candidate_only" in value

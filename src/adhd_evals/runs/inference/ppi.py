@@ -45,6 +45,7 @@ from ...errors import InputInvalid, UsageError
 from ...text import plural
 from ..rows import KeyRow, LabelSample, ScoreRow
 from ..rubric import CONDITIONS, Metric
+from ..summaries import EstimateJson, PpiSection, ThreeJson
 from .paired import LEVEL, t_quantile
 
 METHOD = (
@@ -64,7 +65,7 @@ class Estimate(NamedTuple):
     cases: int  # every case the figure is about
     lam: float  # 1: the judge trusted fully; 0: the person's labels alone
 
-    def json(self) -> dict[str, float | int | list[float] | None]:
+    def json(self) -> EstimateJson:
         ci = None if self.low is None or self.high is None else [self.low, self.high]
         return {
             "estimate": self.value,
@@ -213,7 +214,7 @@ class Three(NamedTuple):
     ppi: Estimate | None  # None: no labelled case
     labels: Estimate | None
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> ThreeJson:
         return {
             "judge": self.judge.json(),
             "ppi": None if self.ppi is None else self.ppi.json(),
@@ -245,7 +246,7 @@ class LabelSet(NamedTuple):
 
 
 class Section(NamedTuple):
-    json: dict[str, Any]  # score --json's "ppi"
+    json: PpiSection  # score --json's "ppi"
     delta: dict[str, Three]  # per quantity: the paired Δ three ways
     person_delta: Values  # the labelled sample's Δ per case, as the person scored it
     blockers: list[str]  # labelled cases where the person marked a candidate blocker and no baseline one
@@ -330,7 +331,7 @@ def section(
         for c in ("baseline", "candidate")
     }
     labelled = sorted(mine["baseline"])
-    found = {
+    found: PpiSection = {
         "method": METHOD,
         "level": LEVEL,
         "interval": "θ̂ ± t(0.975, n − 1) · se, n the labelled cases",
@@ -353,7 +354,7 @@ def section(
     return Section(found, delta, deltas(mine["baseline"], mine["candidate"]), blockers)
 
 
-def _shown(estimate: dict[str, Any] | None) -> str:
+def _shown(estimate: EstimateJson | None) -> str:
     if estimate is None:
         return "-"
     ci = estimate["ci"]
@@ -361,7 +362,7 @@ def _shown(estimate: dict[str, Any] | None) -> str:
     return f"{estimate['estimate']:+.2f}{around}"
 
 
-def table(found: dict[str, Any]) -> list[str]:
+def table(found: PpiSection) -> list[str]:
     """`score`'s lines for the PPI section: the sample, then each figure three ways."""
     from ...text import table as text_table
 

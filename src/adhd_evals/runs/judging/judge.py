@@ -29,11 +29,9 @@ import contextlib
 import hashlib
 import json
 import random
-import re
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,10 +44,18 @@ from ..calling import calls, process
 from ..calling.calls import Unmetered
 from ..calling.config import Runner
 from ..calling.store import Store
-from ..rows import LABELLED_FIELDS, field_problems
+from ..rows import LABELLED_FIELDS, JudgeFingerprint, field_problems
 from ..rubric import METRICS, WEIGHTS
+from ..summaries import ControlsSummary
 from . import admission
-from .admission import looks_like_verdict, normalised, verdict_key
+from .answers import MIN_EVIDENCE
+from .answers import NO_VERDICT as NO_VERDICT  # reading the judge's answer: answers.py
+from .answers import QUOTED as QUOTED
+from .answers import answer_object as answer_object
+from .answers import criterion_verdicts as criterion_verdicts
+from .answers import first_object as first_object
+from .answers import objects as objects
+from .answers import verdict as verdict  # the judged fields, or why the row is void
 
 if TYPE_CHECKING:
     from ..calling.shard import Shard
@@ -97,7 +103,6 @@ Answer with one JSON object of your own and nothing else, shaped like this:
  "blocker": false, "notes": "one line",
  "criteria": [{{"criterion": "<the criterion text as given>", "verdict": "pass", "evidence": "<a quote>"}}]}}
 """
-MIN_EVIDENCE = 12
 _METRICS_TEXT = "\n".join(f"- {name}: {MEANINGS[name]}" for name in METRICS)
 _WEIGHTS_TEXT = ", ".join(f"{name} {weight:.2f}" for name, weight in WEIGHTS.items())
 # What the judge is told apart from the row itself: a change to any of it voids a certificate.
@@ -117,7 +122,7 @@ def model_flag(command: tuple[str, ...] | list[str]) -> str | None:
     return None
 
 
-def fingerprint(runner: Runner) -> dict[str, Any]:
+def fingerprint(runner: Runner) -> JudgeFingerprint:
     """What makes a judge this judge: a certificate holds only for the same fingerprint."""
     return {
         "runner": runner.name,
@@ -174,153 +179,6 @@ def new_nonce(*texts: str) -> str:
             return nonce
 
 
-def objects(text: str) -> Iterator[tuple[dict[str, Any], str]]:
-    """Each top-level JSON object in `text` (bare, in prose, or in a code fence), with the
-    text it was read from; what lies inside one object is not searched again."""
-    decoder = json.JSONDecoder()
-    position = 0
-    while (start := text.find("{", position)) != -1:
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            position = start + 1
-            continue
-        if isinstance(value, dict):
-            yield value, text[start:end]
-            position = end
-        else:
-            position = start + 1
-
-
-def first_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in `text` that parses (bare, in prose, or in a code fence)."""
-    return next((value for value, _ in objects(text)), None)
-
-
-def _inside(response: str) -> list[dict[str, Any]]:
-    """Every object that can be read anywhere in the response, nested ones included."""
-    decoder = json.JSONDecoder()
-    found = []
-    for match in re.finditer(r"\{", response):
-        try:
-            value, _ = decoder.raw_decode(response, match.start())
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
-
-
-def embedded_verdicts(response: str) -> set[str]:
-    """What every verdict-shaped object the response carries decides (`admission.verdict_key`):
-    read from the response as written, normalised (so zero-width characters and fullwidth braces
-    hide nothing), and with its escaped quotes unescaped (an object written inside a string)."""
-    plain = normalised(response)
-    texts = {response, plain, plain.replace('\\"', '"')}
-    return {verdict_key(value) for text in texts for value in _inside(text) if looks_like_verdict(value)}
-
-
-QUOTED = "the only verdict object in the answer occurs in the response it judges (never taken as the judge's answer)"
-NO_VERDICT = "the answer holds no JSON verdict object (a refusal, or prose only)"
-
-
-def answer_object(answer: str, response: str, nonce: str | None = None) -> tuple[dict[str, Any] | None, str]:
-    """The judge's own verdict object, or None and why. Answer and response are compared
-    normalised: an object that occurs in the response (quoted, echoed, re-serialised, hidden by
-    invisible or fullwidth characters, or copied with its notes changed) is the response's text,
-    never the judge's answer; and the answer must hold exactly one verdict object of its own."""
-    text = normalised(answer)
-    if nonce:  # an echoed fence and what it holds are the response, whatever the judge did with them
-        text = re.sub(f"<response-{nonce}>.*?(</response-{nonce}>|$)", "", text, flags=re.S)
-    plain = normalised(response)
-    embedded: set[str] | None = None
-    own, quoted = [], False
-    for value, source in objects(text):
-        if not looks_like_verdict(value):
-            continue
-        if embedded is None:
-            embedded = embedded_verdicts(response)
-        if source.strip() in plain or verdict_key(value) in embedded:
-            quoted = True
-            continue
-        own.append(value)
-    if len(own) > 1:
-        return None, (
-            f"the answer holds {len(own)} verdict objects of its own, not one (which is the judge's "
-            "answer cannot be told)"
-        )
-    if own:
-        return own[0], ""
-    return None, QUOTED if quoted else NO_VERDICT
-
-
-def verdict(
-    answer: str, row: dict[str, Any], criteria: list[str], nonce: str | None = None
-) -> tuple[dict[str, Any], str | None]:
-    """The judged fields, or the reason the row is void."""
-    found, why = answer_object(answer, row["response"], nonce)
-    if found is None:
-        return {}, why
-    fields: dict[str, Any] = {}
-    for metric in METRICS:
-        value = found.get(metric)
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-            return {}, f"{metric} is {json.dumps(value)}, not a whole number from 1 to 5"
-        fields[metric] = value
-    if not isinstance(found.get("blocker"), bool):
-        return {}, f"blocker is {json.dumps(found.get('blocker'))}, not true or false"
-    fields["blocker"] = found["blocker"]
-    fields["notes"] = found.get("notes") if isinstance(found.get("notes"), str) else ""
-    verdicts, reason = criterion_verdicts(found.get("criteria"), row["response"], criteria)
-    if reason:
-        return {}, reason
-    fields["criteria"] = verdicts
-    return fields, None
-
-
-def criterion_verdicts(
-    given: Any, response: str, criteria: list[str]
-) -> tuple[list[dict[str, str]], str | None]:
-    """Exactly one verdict per criterion of the case, by text (compared normalised, kept as the
-    case wrote it), each with a real quote as its evidence; in the case's order. Anything else
-    is the reason the row is void."""
-    if not isinstance(given, list):
-        return [], f"criteria is {json.dumps(given)[:80]}, not a list of criterion verdicts"
-    known = {normalised(c): c for c in reversed(criteria)}  # the first of two that read the same
-    seen: dict[str, dict[str, str]] = {}
-    plain = normalised(response)
-    for item in given:
-        reason = _verdict_problem(item, plain, known)
-        if reason:
-            return [], reason
-        criterion = known[normalised(item["criterion"])]
-        if criterion in seen:
-            return [], f"two verdicts for the criterion {json.dumps(criterion)[:120]}"
-        seen[criterion] = {"criterion": criterion, "verdict": item["verdict"], "evidence": item["evidence"]}
-    missing = [c for c in dict.fromkeys(criteria) if c not in seen]
-    if missing:
-        return [], "no verdict for the criteria " + ", ".join(json.dumps(c)[:120] for c in missing)
-    return [seen[c] for c in dict.fromkeys(criteria)], None
-
-
-def _verdict_problem(item: Any, plain: str, known: dict[str, str]) -> str | None:
-    """Why one criterion verdict does not count; `plain` is the normalised response."""
-    if not isinstance(item, dict) or item.get("verdict") not in ("pass", "fail"):
-        return f"a criterion verdict is {json.dumps(item)[:80]}, not pass or fail"
-    criterion, evidence = item.get("criterion"), item.get("evidence")
-    if not isinstance(criterion, str) or normalised(criterion) not in known:
-        return f"a verdict for {json.dumps(criterion)[:120]}, which is not a criterion of this case"
-    if not isinstance(evidence, str) or normalised(evidence) not in plain:
-        return f"the evidence {json.dumps(evidence)[:80]} is not a quote from the response"
-    need = min(MIN_EVIDENCE, len(plain))
-    if len(normalised(evidence)) < need:
-        return (
-            f"the evidence {json.dumps(evidence)[:80]} for {json.dumps(criterion)[:80]} is shorter than "
-            f"{need} characters of the response"
-        )
-    return None
-
-
 def stub_answer(row: dict[str, Any], criteria: list[str]) -> str:
     """A toy judge for trying the pipeline offline: deterministic scores from the response's
     hash and a fail for every criterion, quoting the response's start. Never a real judgement."""
@@ -365,7 +223,7 @@ class JudgeSummary:
     charged: float = 0.0  # calls whose cost is unknown, charged their reservation
     charged_calls: int = 0
     reasons: Counter[str] = field(default_factory=Counter)  # why rows were void, and how often
-    controls: dict[str, Any] | None = None  # how the judge did on the controls (admission)
+    controls: ControlsSummary | None = None  # how the judge did on the controls
 
 
 def all_void(summary: JudgeSummary) -> str | None:

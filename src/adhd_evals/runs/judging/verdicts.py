@@ -45,6 +45,7 @@ from ..rows import (
     read_shaped,
 )
 from ..rows import read_key as read_key  # the key `blind` wrote, read as its shape
+from ..summaries import CriteriaCounts
 from .agree import mismatches
 
 DECIDED: tuple[Verdict, ...] = VERDICTS
@@ -270,17 +271,18 @@ def not_counted(fingerprint: JudgeFingerprint | None, certificate: Certificate |
     return "the certificate is for another judge: " + "; ".join(differs) if differs else None
 
 
-def per_condition(rows: list[VerdictRow]) -> dict[str, dict[str, Any]]:
+def per_condition(rows: list[VerdictRow]) -> dict[str, CriteriaCounts]:
     """condition -> {"criteria": n, "decided": {decider: {"pass", "fail"}}, "undecided": {status: n}}."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, CriteriaCounts] = {}
     for row in rows:
         counts = found.setdefault(row["condition"], {"criteria": 0, "decided": {}, "undecided": {}})
         counts["criteria"] += 1
-        if row["status"] in DECIDED:
+        status = row["status"]
+        if status == "pass" or status == "fail":  # DECIDED, spelled out so the type narrows
             by = counts["decided"].setdefault(row["decided_by"], {"pass": 0, "fail": 0})
-            by[row["status"]] += 1
+            by[status] += 1
         else:
-            counts["undecided"][row["status"]] = counts["undecided"].get(row["status"], 0) + 1
+            counts["undecided"][status] = counts["undecided"].get(status, 0) + 1
     return dict(sorted(found.items()))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from ...text import plural
 from ..rows import ResultRow, ScoreSummary
 from ..rubric import CONDITIONS, METRICS
+from ..summaries import CriteriaSummary
 from .escape import html_text as _e
 from .view import (
     CaseView,
@@ -318,7 +319,8 @@ def _audit_html(checks: list[ResultRow], shown: set[str] | None) -> str:
     keeps those cases' rows alone; the labels and the suite's lines still count every case."""
     # imported here, not at the top: audit alone took 83-113 ms beside 0.84-1.5 s for all of
     # cli.scoring (python -X importtime, loaded 2-core machine, 2026-12-02), paid by every scoring command
-    from ..deciding.audit import audit, check_outcomes, is_placed_result, item_rows, suite_lines
+    from ..deciding.audit import audit, check_outcomes, item_rows, suite_lines
+    from ..deciding.outcomes import is_placed_result
 
     placed = [row for row in checks if is_placed_result(row)]
     if not placed:
@@ -345,7 +347,7 @@ def _audit_html(checks: list[ResultRow], shown: set[str] | None) -> str:
     )
 
 
-def _criteria_html(found: dict[str, Any]) -> str:
+def _criteria_html(found: CriteriaSummary) -> str:
     """Per condition, the criteria passed by who decided them, and what stayed undecided."""
     head = "".join(f"<th>{_e(h)}</th>" for h in criteria_header())
     body = "".join(

@@ -12,6 +12,7 @@ from ...text import plural
 from ..deciding.score import verdict_word
 from ..rows import Quantity, ResponseRow, ResultRow, ScoreSummary
 from ..rubric import METRICS, WEIGHTS
+from ..summaries import CriteriaSummary
 
 
 @dataclass
@@ -21,7 +22,7 @@ class Inputs:
     checks: list[ResultRow] | None = None
     scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
     summary: ScoreSummary | None = None  # score.summarize's, when there are scores
-    criteria: dict[str, Any] | None = None  # criteria.summarize's (score --criteria), when given
+    criteria: CriteriaSummary | None = None  # criteria.summarize's (score --criteria), when given
     full: bool = False  # report --full: every case in full, however large the run
 
 
@@ -212,7 +213,7 @@ def criteria_header() -> list[str]:
     ]
 
 
-def criteria_rows(found: dict[str, Any]) -> list[list[str]]:
+def criteria_rows(found: CriteriaSummary) -> list[list[str]]:
     """One row per condition: passed/decided by each decider, undecided by kind, the judge's rate."""
     rows = []
     for name, c in found["conditions"].items():

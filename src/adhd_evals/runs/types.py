@@ -1,0 +1,31 @@
+"""The words runs/ writes and reads, each a Literal defined here once: a check's status, a
+criterion's verdict and who decided it, the gates and their verdicts, why a call was ended, a
+runner's response format. The row shapes (rows.py) and score's summary (summaries.py) are built
+on them; the tuples beside them are the same words for a reader's check or a CLI's choices.
+
+Below the shapes so both can import it: rows.py re-exports these names, as it always held them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from .rubric import Metric
+
+CheckStatus = Literal["pass", "fail", "unwritten", "error", "orphan"]  # what `check` writes
+STATUSES: tuple[CheckStatus, ...] = get_args(CheckStatus)
+Verdict = Literal["pass", "fail"]  # a criterion verdict, a person's or a judge's
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+Undecided = Literal["unwritten", "error", "void", "uncertified"]  # why a criterion stays undecided
+VerdictStatus = Literal[Verdict, Undecided]
+Decider = Literal["check", "person", "judge", "nobody"]  # who decided a criterion
+GateName = Literal["reference", "paired"]  # score --gate
+GATES: tuple[GateName, ...] = get_args(GateName)
+PairedVerdict = Literal["better", "worse", "inconclusive"]  # --gate paired's decision
+ReferenceVerdict = Literal["passed", "failed", "incomparable"]  # the reference rules', as decision says it
+Guarded = Literal["correctness", "safety"]  # the metrics a regression is named on
+Quantity = Literal[Metric, "weighted_score"]  # what the paired analysis compares
+
+Ended = Literal["", "timeout", "stop", "output", "unsent"]  # why a call was ended ("": it was not)
+ResponseFormat = Literal["text", "claude-json", "codex-jsonl", "claude-stream-json", "trace-jsonl"]
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = get_args(ResponseFormat)  # a runner's response_format
