@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adhd_evals.catalogrules.duplicate_id import DuplicateIds, SeenIds
+from adhd_evals.catalogrules.engine import RowRun
+from adhd_evals.catalogrules.stream import fast_ok, read_row
 from adhd_evals.lint import lint_paths
-from adhd_evals.lint.catalog import fast_ok, read_row
-from adhd_evals.lint.engine import RowRun
 from adhd_evals.lint.rules import RULES, table
-from adhd_evals.lint.rules.duplicate_id import DuplicateIds, SeenIds
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}'
 
@@ -265,7 +265,7 @@ def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
 def test_lint_never_crashes_on_arbitrary_lines(lines: list[bytes]) -> None:
     import io
 
-    from adhd_evals.lint.catalog import lint_stream
+    from adhd_evals.catalogrules.stream import lint_stream
 
     _cases, problems, _ = lint_stream(io.BytesIO(b"\n".join(lines)))
     assert all(p.line >= 1 and p.column >= 1 and p.code for p in problems)

@@ -30,7 +30,7 @@ def detect(sources: list[Path], dialect_format: str | None = None) -> str:
 
 
 def _format_of(source: Path) -> str:
-    from ..lint import discover, format_of
+    from .catalogue import discover, format_of
 
     if not source.exists():
         raise UsageError(f"{source}: no such file or directory")

@@ -144,7 +144,7 @@ def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
     """A file refused for its shape under one --format may be another format's file: say which."""
     if refusal.code in (RefusalCode.FILE_UNREADABLE, RefusalCode.DIRECTORY_UNREADABLE):
         return refusal
-    from ..lint import format_of
+    from .catalogue import format_of
 
     looks = format_of(source, explicit=True) if source.is_file() else None
     if looks is not None and looks in READERS:  # named only when that format reads the file

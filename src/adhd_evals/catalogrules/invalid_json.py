@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, RowCheck, Run
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, RowCheck, Run
+from .row import Row
 
 ID = "E101"
 NAME = "invalid-json"

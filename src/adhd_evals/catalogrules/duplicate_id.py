@@ -12,10 +12,10 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, Run
+from .position import column_of
+from .row import Row
 
 ID = "E106"
 NAME = "duplicate-id"

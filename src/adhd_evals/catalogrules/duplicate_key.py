@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, RowCheck, Run
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, RowCheck, Run
+from .row import Row
 
 ID = "E109"
 NAME = "duplicate-key"

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import ERROR, Finding
-from ...schema import TEXT_FIELDS
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import TEXT_FIELDS
+from .contract import ROW, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "E110"
 NAME = "encoding"

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...problem import WARNING, Finding
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import WARNING, Finding
+from .contract import ROW, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "W201"
 NAME = "bundled-criterion"

@@ -1,6 +1,6 @@
-"""Lint a five-field catalog, streamed line by line: the rows for the engine's row rules.
+"""A five-field catalog read by its rules, streamed line by line (validate, lint and runs).
 
-Every rule in rules/ is the documented source of truth. Running ten rule
+Every rule in this package is the documented source of truth. Running ten rule
 generators on each of 200,000 clean lines would cost more than parsing
 them, so a single fast check first proves a row clean; only rows it cannot
 prove clean go through the rules (a test keeps the two in agreement).
@@ -22,10 +22,11 @@ from ..jsonread import DuplicateKey, long_number_column, too_long_number
 from ..jsonread import unique_pairs as _unique_pairs
 from ..problem import ERROR, Problem
 from ..schema import RISKS
+from .bundled_criterion import BUNDLED
+from .contract import CatalogRead, Run
+from .duplicate_id import DuplicateIds, SeenIds
 from .engine import RowRun, check_catalog
-from .rules import CatalogRead, Row, Run
-from .rules.bundled_criterion import BUNDLED
-from .rules.duplicate_id import DuplicateIds, SeenIds
+from .row import Row
 
 
 def fast_ok(value: Any, seen: SeenIds, number: int) -> bool:

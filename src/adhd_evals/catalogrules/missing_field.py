@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ...schema import FIELDS
-from ._contract import ROW, RowCheck, Run
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import FIELDS
+from .contract import ROW, RowCheck, Run
+from .row import Row
 
 ID = "E103"
 NAME = "missing-field"
