@@ -10,9 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adhd_evals.catalogrules.duplicate_id import DuplicateIds, SeenIds
-from adhd_evals.catalogrules.engine import RowRun
-from adhd_evals.catalogrules.stream import fast_ok, read_row
 from adhd_evals.lint import lint_paths
 from adhd_evals.lint.rules import RULES, table
 
@@ -196,31 +193,6 @@ def test_every_rule_module_documents_itself(code: str) -> None:
     assert len(paragraphs) >= 3  # what it finds; why it matters; the examples
     assert "Passing" in paragraphs[-1] or "Passing" in paragraphs[-2]
     assert "Failing" in (rule.__doc__ or "")
-
-
-rows = st.fixed_dictionaries(
-    {},
-    optional={
-        "id": st.sampled_from(["a", "b", "", " ", 3]),
-        "category": st.sampled_from(["c", "", None]),
-        "prompt": st.sampled_from(["p", " ", 1]),
-        "risk": st.sampled_from(["low", "high", "x", None]),
-        "criteria": st.lists(st.sampled_from(["Answers.", "", "Finds it and gives the fix.", 4]), max_size=3),
-    },
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(row=rows)
-def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
-    text = json.dumps(row)
-    rules = RowRun()  # every row rule started for one run, E106 with its own ids
-    rules.state(DuplicateIds).seen.add("b", 1)
-    parsed = read_row(2, text.encode())
-    reported = rules.check(parsed)
-    ids = SeenIds()
-    ids.add("b", 1)
-    assert fast_ok(row, ids, 2) == (reported == [])
 
 
 def test_a_yaml_folder_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,12 +13,24 @@ them); lint adds the scopes of the files beside a catalog (lint/rules/_contract.
 
 Every rule yields `Finding`s (line, column, message); the engine stamps the rule's code and
 severity on each, so what a rule reports is always under its own name.
+
+The fast path. Running every rule's generator on each of a million clean lines would cost more
+than parsing them, so each row rule also declares what lets the fast path skip it (`clean`),
+and the engine honours exactly that (stream.py):
+
+- `clean = None`: the rule reports only what the fast path's strict parse refuses by itself
+  (a line that is not UTF-8, a BOM, a syntax error, a duplicate key, a lone surrogate escape,
+  a value that is not an object): a row the strict parse accepts, it never reports;
+- else `clean(row)`: a predicate over the parsed object, True only when the rule cannot
+  report it. The rule's own check returns at once on a clean row, so the two cannot drift.
+- A rule that remembers across rows (E106) has its started check declare `clean(row, line)`
+  instead (`RecordingCheck`): the fast path records what the check would (the id), last.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ..problem import Finding
 from .row import Row
@@ -38,6 +50,17 @@ class Rule(Protocol):
 
 
 RowCheck = Callable[[Row], Iterable[Finding]]  # one run's check of one row
+Clean = Callable[[dict[str, Any]], bool]  # True: the rule cannot report a row parsed to this object
+
+
+@runtime_checkable
+class RecordingCheck(Protocol):
+    """A started check with memory across rows: `clean` says whether it can report the row,
+    and records what it would have (the fast path calls it only once every other rule passed)."""
+
+    def __call__(self, row: Row) -> Iterable[Finding]: ...
+
+    def clean(self, row: dict[str, Any], number: int) -> bool: ...
 
 
 class Run(NamedTuple):
@@ -50,6 +73,9 @@ class Run(NamedTuple):
 
 
 class RowRule(Rule, Protocol):
+    @property
+    def clean(self) -> Clean | None: ...  # what lets the fast path skip the rule (above)
+
     def start(self, run: Run) -> RowCheck: ...
 
 

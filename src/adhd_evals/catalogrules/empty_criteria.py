@@ -10,6 +10,7 @@ Failing: `{"criteria": [], ...}` or `{"criteria": ["Answers 102.", ""], ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..problem import ERROR, Finding
 from .contract import ROW, RowCheck, Run
@@ -26,8 +27,15 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+def clean(row: dict[str, Any]) -> bool:
+    criteria = row.get("criteria")
+    if type(criteria) is not list:
+        return True
+    return bool(criteria) and not any(type(item) is str and not item.strip() for item in criteria)
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
     criteria = row.value.get("criteria")
     if criteria == []:

@@ -10,6 +10,7 @@ Failing: `{"id": "", ...}` or `{"id": "  ", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import TEXT_FIELDS
@@ -27,8 +28,16 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+def clean(row: dict[str, Any]) -> bool:
+    for name in TEXT_FIELDS:
+        value = row.get(name)
+        if type(value) is str and not value.strip():
+            return False
+    return True
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
     for name in TEXT_FIELDS:
         value = row.value.get(name)

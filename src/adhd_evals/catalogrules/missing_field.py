@@ -11,6 +11,7 @@ Failing: `{"id": "a", "category": "c", "turns": ["hi"], "risk": "low", "criteria
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import FIELDS
@@ -21,6 +22,11 @@ ID = "E103"
 NAME = "missing-field"
 SEVERITY = ERROR
 SCOPE = ROW
+_FIELDS = frozenset(FIELDS)
+
+
+def clean(row: dict[str, Any]) -> bool:
+    return row.keys() >= _FIELDS
 
 
 def start(run: Run) -> RowCheck:
@@ -28,7 +34,7 @@ def start(run: Run) -> RowCheck:
 
 
 def check(row: Row) -> Iterator[Finding]:
-    if row.parsed and isinstance(row.value, dict):
+    if row.parsed and isinstance(row.value, dict) and not clean(row.value):
         missing = [name for name in FIELDS if name not in row.value]
         if missing:
             yield Finding(row.number, 1, f"missing fields: {', '.join(missing)}")

@@ -18,6 +18,7 @@ ID = "E102"
 NAME = "not-object"
 SEVERITY = ERROR
 SCOPE = ROW
+clean = None  # the fast path admits only objects
 
 
 def start(run: Run) -> RowCheck:

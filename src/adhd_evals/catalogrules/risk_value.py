@@ -10,6 +10,7 @@ Failing: `{"risk": "severe", ...}` or `{"risk": "High", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import RISKS
@@ -27,8 +28,13 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+def clean(row: dict[str, Any]) -> bool:
+    risk = row.get("risk")
+    return type(risk) is not str or risk in RISKS
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if row.parsed and isinstance(row.value, dict) and "risk" in row.value:
+    if row.parsed and isinstance(row.value, dict) and not clean(row.value):
         risk = row.value["risk"]
         if isinstance(risk, str) and risk not in RISKS:
             yield Finding(

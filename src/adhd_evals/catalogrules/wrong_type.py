@@ -22,6 +22,7 @@ ID = "E104"
 NAME = "wrong-type"
 SEVERITY = ERROR
 SCOPE = ROW
+_STRINGS = (*TEXT_FIELDS, "risk")
 _TYPE_NAMES = {
     dict: "an object",
     list: "a list",
@@ -37,10 +38,18 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+def clean(row: dict[str, Any]) -> bool:
+    for name in _STRINGS:  # JSON makes no subclass of str: `type` is `isinstance` here
+        if type(row.get(name, "")) is not str:
+            return False
+    criteria = row.get("criteria", [])
+    return type(criteria) is list and all(type(item) is str for item in criteria)
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
-    for name in (*TEXT_FIELDS, "risk"):
+    for name in _STRINGS:
         if name in row.value and not isinstance(row.value[name], str):
             yield _problem(row, name, "a string")
     criteria = row.value.get("criteria")
