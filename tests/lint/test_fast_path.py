@@ -1,7 +1,8 @@
 """The catalog's fast path skips a rule only where the rule says it may (issue 36 item 7).
 
 Each row rule declares `clean` (catalogrules/contract.py): None when the fast path's strict
-parse already refuses everything it reports, else a predicate the rule's own check opens with.
+parse already refuses everything it reports, else a predicate the rule's own check opens with
+(the engine fuses them into one function).
 The property: a catalog read with the fast path reports exactly what the rules report when
 every row goes through them, over arbitrary JSON rows (a recursive strategy of any JSON value,
 mixed with values near the rules' edges so that clean rows are common too).
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 from adhd_evals import catalogrules
 from adhd_evals.catalogrules import engine
-from adhd_evals.catalogrules.contract import CatalogRead, Run
+from adhd_evals.catalogrules.contract import CatalogRead, Predicate, Run, fused
 from adhd_evals.catalogrules.engine import RowRun, check_catalog
 from adhd_evals.catalogrules.row import Row
 from adhd_evals.catalogrules.stream import lint_lines, read_row
@@ -144,10 +145,38 @@ def test_the_engine_honours_a_new_rules_predicate(monkeypatch: pytest.MonkeyPatc
         NAME="toy",
         SEVERITY=ERROR,
         SCOPE="row",
-        clean=lambda row: "x" not in str(row.get("prompt")),
+        clean=Predicate("'x' not in str(row.get('prompt'))"),
         start=lambda run: check,
     )
     monkeypatch.setattr(engine, "ROW_RULES", [*catalogrules.ROW_RULES, toy])
     lines = [json.dumps(GOOD).encode(), json.dumps({**GOOD, "id": "b", "prompt": "x"}).encode()]
     _, problems, _ = lint_lines(lines)
     assert [(p.line, p.code) for p in problems] == [(2, "E999")]
+
+
+def test_two_rules_binding_one_name_differently_is_refused() -> None:
+    """Fused predicates share one namespace: a name two rules bind to different values would
+    make one rule test the other's value, so the engine refuses to fuse them."""
+    with pytest.raises(ValueError, match="LIMIT"):
+        fused([Predicate("len(row) < LIMIT", LIMIT=3), Predicate("len(row) > LIMIT", LIMIT=1)])
+
+
+def test_a_predicate_that_cannot_read_a_row_calls_it_unclean() -> None:
+    """`row['risk']` of a row without one raises KeyError: not clean (the rules decide)."""
+    assert Predicate("row['risk'] in ('low',)")({"id": "a"}) is False
+    assert Predicate("row['risk'] in ('low',)")({"risk": "low"}) is True
+
+
+def test_a_fused_predicate_that_raises_sends_the_row_to_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule whose expression reads a key the row lacks: the fused function raises KeyError
+    on the five-field row, and the fast path calls the row unclean rather than crash."""
+    toy = SimpleNamespace(
+        ID="E999",
+        NAME="toy",
+        SEVERITY=ERROR,
+        SCOPE="row",
+        clean=Predicate("row['extra'] == 1"),
+        start=lambda run: _never,
+    )
+    monkeypatch.setattr(engine, "ROW_RULES", [*catalogrules.ROW_RULES, toy])
+    assert RowRun().clean(GOOD, 1) is False

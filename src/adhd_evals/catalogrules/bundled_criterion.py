@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import WARNING, Finding
-from .contract import ROW, RowCheck, Run
+from .contract import ROW, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -57,14 +56,13 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
-def clean(row: dict[str, Any]) -> bool:
-    criteria = row.get("criteria")
-    if type(criteria) is not list:
-        return True
-    # One search for all criteria: the pattern holds no newline, so no match spans two of
-    # them; and it cannot match where "and " is absent from the lowered text.
-    joined = "\n".join(item for item in criteria if type(item) is str)
-    return "and " not in joined.lower() or not BUNDLED.search(joined)
+# One search for all criteria: the pattern holds no newline, so no match spans two of them;
+# and it cannot match where "and " is absent from the lowered text.
+clean = Predicate(
+    "type(row['criteria']) is list"
+    " and ('and ' not in (joined := '\\n'.join(row['criteria'])).lower() or not BUNDLED.search(joined))",
+    BUNDLED=BUNDLED,
+)
 
 
 def check(row: Row) -> Iterator[Finding]:

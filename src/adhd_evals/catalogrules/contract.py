@@ -21,8 +21,9 @@ and the engine honours exactly that (stream.py):
 - `clean = None`: the rule reports only what the fast path's strict parse refuses by itself
   (a line that is not UTF-8, a BOM, a syntax error, a duplicate key, a lone surrogate escape,
   a value that is not an object): a row the strict parse accepts, it never reports;
-- else `clean(row)`: a predicate over the parsed object, True only when the rule cannot
-  report it. The rule's own check returns at once on a clean row, so the two cannot drift.
+- else `clean`: a `Predicate` over the parsed object, true only when the rule cannot report
+  it. The rule's own check returns at once on a clean row, so the two cannot drift; the
+  engine fuses every rule's predicate into one function (one call a row, not one a rule).
 - A rule that remembers across rows (E106) has its started check declare `clean(row, line)`
   instead (`RecordingCheck`): the fast path records what the check would (the id), last.
 """
@@ -51,6 +52,49 @@ class Rule(Protocol):
 
 RowCheck = Callable[[Row], Iterable[Finding]]  # one run's check of one row
 Clean = Callable[[dict[str, Any]], bool]  # True: the rule cannot report a row parsed to this object
+PREDICATE_ERRORS = (LookupError, TypeError, AttributeError)  # what reading an odd row may raise
+
+
+class Predicate:
+    """A row rule's `clean`: one Python expression over `row` (the parsed object, any keys),
+    true only when the rule cannot report that row, with the names it uses beside it. Sound,
+    not complete: false sends the row to the rules, true means the rule is silent. An
+    exception counts as false (a missing key, `.strip()` of a number), so an expression reads
+    `row["risk"]` plainly: a clean row raises nothing, and fused, missing-field's test comes first.
+
+    An expression, not a function, so that the engine can fuse every rule's into one
+    function: seven calls a row cost the catalog's fast path more than the rules' work
+    (measured on 50,000 rows: 2.2-2.7x the json.loads loop against 1.3x fused).
+    """
+
+    def __init__(self, expression: str, **names: object) -> None:
+        self.expression = expression
+        self.names = names
+        self._test = compiled(expression, names)
+
+    def __call__(self, row: dict[str, Any]) -> bool:
+        try:
+            return bool(self._test(row))
+        except PREDICATE_ERRORS:  # a row the expression cannot read is no clean row
+            return False
+
+
+def fused(predicates: Iterable[Predicate]) -> Clean:
+    """One function true only when every predicate is (in order: an earlier one's truth may
+    spare a later one work, never its correctness: each is safe on any object)."""
+    names: dict[str, object] = {}
+    expressions = []
+    for predicate in predicates:
+        for name, value in predicate.names.items():
+            if names.setdefault(name, value) != value:
+                raise ValueError(f"two rules' predicates name different values {name}")
+        expressions.append(f"({predicate.expression})")
+    return compiled(" and ".join(expressions) or "True", names)
+
+
+def compiled(expression: str, names: dict[str, object]) -> Clean:
+    test: Clean = eval(f"lambda row: {expression}", dict(names))  # the rules' own text, never input
+    return test
 
 
 @runtime_checkable
@@ -74,7 +118,7 @@ class Run(NamedTuple):
 
 class RowRule(Rule, Protocol):
     @property
-    def clean(self) -> Clean | None: ...  # what lets the fast path skip the rule (above)
+    def clean(self) -> Predicate | None: ...  # what lets the fast path skip the rule (above)
 
     def start(self, run: Run) -> RowCheck: ...
 

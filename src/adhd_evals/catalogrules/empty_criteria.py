@@ -10,10 +10,9 @@ Failing: `{"criteria": [], ...}` or `{"criteria": ["Answers 102.", ""], ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
-from .contract import ROW, RowCheck, Run
+from .contract import ROW, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -27,11 +26,9 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
-def clean(row: dict[str, Any]) -> bool:
-    criteria = row.get("criteria")
-    if type(criteria) is not list:
-        return True
-    return bool(criteria) and not any(type(item) is str and not item.strip() for item in criteria)
+clean = Predicate(
+    "type(row['criteria']) is list and row['criteria'] != [] and '' not in map(str.strip, row['criteria'])"
+)
 
 
 def check(row: Row) -> Iterator[Finding]:

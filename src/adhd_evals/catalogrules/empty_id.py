@@ -10,11 +10,10 @@ Failing: `{"id": "", ...}` or `{"id": "  ", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import TEXT_FIELDS
-from .contract import ROW, RowCheck, Run
+from .contract import ROW, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -28,12 +27,7 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
-def clean(row: dict[str, Any]) -> bool:
-    for name in TEXT_FIELDS:
-        value = row.get(name)
-        if type(value) is str and not value.strip():
-            return False
-    return True
+clean = Predicate(" and ".join(f"row[{name!r}].strip() != ''" for name in TEXT_FIELDS))
 
 
 def check(row: Row) -> Iterator[Finding]:

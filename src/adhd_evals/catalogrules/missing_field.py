@@ -11,22 +11,17 @@ Failing: `{"id": "a", "category": "c", "turns": ["hi"], "risk": "low", "criteria
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import FIELDS
-from .contract import ROW, RowCheck, Run
+from .contract import ROW, Predicate, RowCheck, Run
 from .row import Row
 
 ID = "E103"
 NAME = "missing-field"
 SEVERITY = ERROR
 SCOPE = ROW
-_FIELDS = frozenset(FIELDS)
-
-
-def clean(row: dict[str, Any]) -> bool:
-    return row.keys() >= _FIELDS
+clean = Predicate("row.keys() >= FIELD_SET", FIELD_SET=frozenset(FIELDS))
 
 
 def start(run: Run) -> RowCheck:

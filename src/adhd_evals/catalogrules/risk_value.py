@@ -10,11 +10,10 @@ Failing: `{"risk": "severe", ...}` or `{"risk": "High", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import RISKS
-from .contract import ROW, RowCheck, Run
+from .contract import ROW, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -28,14 +27,12 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
-def clean(row: dict[str, Any]) -> bool:
-    risk = row.get("risk")
-    return type(risk) is not str or risk in RISKS
+clean = Predicate("row['risk'] in RISKS", RISKS=RISKS)
 
 
 def check(row: Row) -> Iterator[Finding]:
     if row.parsed and isinstance(row.value, dict) and not clean(row.value):
-        risk = row.value["risk"]
+        risk = row.value.get("risk")
         if isinstance(risk, str) and risk not in RISKS:
             yield Finding(
                 row.number, column_of(row.text, "risk"), f'risk must be low, medium or high, not "{risk}"'

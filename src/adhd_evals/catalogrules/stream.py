@@ -70,6 +70,7 @@ def lint_lines(
     reads the file once. Returns the ids E106 saw."""
     rows = RowRun(run)
     seen = rows.state(DuplicateIds).seen  # the ids E106 saw, for the caller
+    clean = rows.clean  # looked up once: it is called on every line
     problems: list[Problem] = []
     cases = 0
     for number, raw in enumerate(lines, start=1):
@@ -82,7 +83,7 @@ def lint_lines(
                 # A surrogate escape may be a lone one: the rules look (the fast path records
                 # the id, so it must not run for a row the rules will see). A pair (an emoji
                 # written ASCII-only) takes the slow path too; plain `\\u00e9` escapes do not.
-                if (b"\\u" not in raw or not _SURROGATE_ESCAPE.search(raw)) and rows.clean(value, number):
+                if (b"\\u" not in raw or not _SURROGATE_ESCAPE.search(raw)) and clean(value, number):
                     if keep is not None:
                         keep.append(value)
                     continue
