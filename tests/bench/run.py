@@ -1328,7 +1328,9 @@ def main() -> None:
     parser.add_argument("--edited", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
-        "--lint-rows", type=lambda text: [int(n) for n in text.split(",")], default=[50_000, 200_000, 1_000_000]
+        "--lint-rows",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[50_000, 200_000, 1_000_000],
     )
     parser.add_argument("--run-calls", type=int, default=200)
     parser.add_argument(

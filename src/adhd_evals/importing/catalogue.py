@@ -20,6 +20,19 @@ _PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptf
 _PLUGIN_EVAL = re.compile(rb"^(graders|execution|schema_version)\s*:", re.MULTILINE)
 
 
+# What each format is, in words: named when a file refused under one --format looks like another.
+DESCRIPTIONS = {
+    "evals-json": "an evals.json",
+    "evalflow": "an evalflow dataset",
+    "yaml": "a YAML case file",
+    "catalog": "a five-field catalog (JSONL)",
+    "module": "a check module",
+    "promptfoo": "a promptfoo config",
+    "plugin-eval": "a claude plugin eval case",
+    "trigger-list": "a trigger list",
+}
+
+
 class NotRecognised(Exception):
     """A path that does not exist, or a file whose format cannot be told."""
 
