@@ -62,3 +62,17 @@ def test_the_contracts_hold() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(_contracts())} kept, 0 broken" in done.stdout
+
+
+def test_lint_stands_above_importing_with_no_exception() -> None:
+    """Issue 36: a layers contract puts lint above importing, and no contract declares an
+    import between the two (nor from the core up into lint) as an exception."""
+    (above,) = [c for c in _contracts() if c["id"] == "lint-above-importing"]
+    assert (above["type"], above["layers"]) == ("layers", ["adhd_evals.lint", "adhd_evals.importing"])
+    crossing = [
+        line
+        for contract in _contracts()
+        for line in contract.get("ignore_imports", [])
+        if ".lint" in line or ("importing" in line.split(" -> ")[0] and ".lint" in line)
+    ]
+    assert crossing == []

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from .catalogrules.stream import lint_lines, row_problems
 from .errors import InputInvalid, UsageError
 from .files import open_limited
 from .jsonread import long_number_column, too_long_number
@@ -49,9 +50,7 @@ def catalog_chunks(cases: Iterable[Case], size: int = 256) -> Iterator[str]:
 
 
 def case_problems(row: dict[str, Any]) -> list[str]:
-    """Every rule one catalog row breaks (uniqueness is the file's concern): the lint rules'."""
-    from .lint.catalog import row_problems
-
+    """Every rule one catalog row breaks (uniqueness is the file's concern): the catalog's rules'."""
     return [p.message for p in row_problems(row)]
 
 
@@ -86,9 +85,7 @@ def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem 
 
 
 def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
-    """A catalog's cases and its errors, by the lint rules (warnings are lint's alone)."""
-    from .lint.catalog import lint_lines
-
+    """A catalog's cases and its errors, by the catalog's rules (warnings are lint's alone)."""
     raw = (line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line for line in lines)
     count, problems, _ = lint_lines(raw)
     return count, sorted((p for p in problems if p.severity == ERROR), key=lambda p: (p.line, p.column))
@@ -133,8 +130,6 @@ def load_valid(path: Path) -> list[dict[str, Any]]:
     """A catalog's cases, refused with every problem when it breaks the five-field rules."""
     if not path.exists():
         raise UsageError(f"{path}: no such catalog (pass --cases)")
-    from .lint.catalog import lint_lines
-
     rows: list[dict[str, Any]] = []
     with open_rows(path, "catalog file") as stream:  # read once: the rules, and the rows
         _, found, _ = lint_lines(stream, keep=rows)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from adhd_evals import catalogrules
+from adhd_evals.catalogrules import engine as core_engine
+from adhd_evals.catalogrules.stream import read_row
 from adhd_evals.lint import engine, lint_paths
-from adhd_evals.lint.catalog import read_row
 from adhd_evals.lint.rules import ORDER, RULES, SCOPES, Rule
 from adhd_evals.lint.rules._contract import IN_CATALOG, IN_MODULE, IN_RECORD, Run
 
@@ -29,8 +31,8 @@ def test_every_rule_declares_a_scope_and_what_that_scope_calls(code: str) -> Non
 
 def test_the_engine_runs_every_rule_under_exactly_one_scope_in_order() -> None:
     by_scope: list[Sequence[Rule]] = [
-        engine.ROW_RULES,
-        engine.CATALOG_RULES,
+        catalogrules.ROW_RULES,
+        catalogrules.CATALOG_RULES,
         engine.MODULE_RULES,
         engine.FOLDER_RULES,
     ]
@@ -46,17 +48,17 @@ def test_a_row_rules_state_is_its_own_and_made_per_run() -> None:
     """E106 remembers ids across the rows of one run, and only of that run: the same row in a
     second run is no duplicate."""
     row = read_row(1, json.dumps(GOOD).encode())
-    first = engine.RowRun()
+    first = core_engine.RowRun()
     assert first.check(row) == []
     assert [p.code for p in first.check(row._replace(number=2))] == ["E106"]
-    assert engine.RowRun().check(row) == []
+    assert core_engine.RowRun().check(row) == []
 
 
 def test_a_run_that_can_read_again_keeps_hashes_until_an_id_repeats(tmp_path: Path) -> None:
     """With a way back to the rows, E106 keeps only hashes and finds the first line again
     when an id repeats: line 3 repeats line 1 (line 2 is another id)."""
     rows = [read_row(n, json.dumps(dict(GOOD, id=i)).encode()) for n, i in ((1, "a"), (2, "b"))]
-    run = engine.RowRun(Run(again=lambda: iter(rows), expected=3))
+    run = core_engine.RowRun(Run(again=lambda: iter(rows), expected=3))
     for row in rows:
         assert run.check(row) == []
     [problem] = run.check(read_row(3, json.dumps(GOOD).encode()))

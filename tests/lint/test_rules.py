@@ -11,10 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.lint import lint_paths
-from adhd_evals.lint.catalog import fast_ok, read_row
-from adhd_evals.lint.engine import RowRun
 from adhd_evals.lint.rules import RULES, table
-from adhd_evals.lint.rules.duplicate_id import DuplicateIds, SeenIds
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}'
 
@@ -198,31 +195,6 @@ def test_every_rule_module_documents_itself(code: str) -> None:
     assert "Failing" in (rule.__doc__ or "")
 
 
-rows = st.fixed_dictionaries(
-    {},
-    optional={
-        "id": st.sampled_from(["a", "b", "", " ", 3]),
-        "category": st.sampled_from(["c", "", None]),
-        "prompt": st.sampled_from(["p", " ", 1]),
-        "risk": st.sampled_from(["low", "high", "x", None]),
-        "criteria": st.lists(st.sampled_from(["Answers.", "", "Finds it and gives the fix.", 4]), max_size=3),
-    },
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(row=rows)
-def test_fast_path_agrees_with_the_rules(row: dict[str, object]) -> None:
-    text = json.dumps(row)
-    rules = RowRun()  # every row rule started for one run, E106 with its own ids
-    rules.state(DuplicateIds).seen.add("b", 1)
-    parsed = read_row(2, text.encode())
-    reported = rules.check(parsed)
-    ids = SeenIds()
-    ids.add("b", 1)
-    assert fast_ok(row, ids, 2) == (reported == [])
-
-
 def test_a_yaml_folder_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from adhd_evals.importing.formats import yaml_cases
 
@@ -265,7 +237,7 @@ def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
 def test_lint_never_crashes_on_arbitrary_lines(lines: list[bytes]) -> None:
     import io
 
-    from adhd_evals.lint.catalog import lint_stream
+    from adhd_evals.catalogrules.stream import lint_stream
 
     _cases, problems, _ = lint_stream(io.BytesIO(b"\n".join(lines)))
     assert all(p.line >= 1 and p.column >= 1 and p.code for p in problems)

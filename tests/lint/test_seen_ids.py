@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adhd_evals.catalogrules.duplicate_id import SeenIds
 from adhd_evals.lint import lint_paths
-from adhd_evals.lint.rules.duplicate_id import SeenIds
 
 
 def _row(case_id: object) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UsageError
-from .formats import READERS
+from .catalogue import DESCRIPTIONS, format_of
+from .formats import READERS, ReadOptions
+from .model import DEFAULT_RISK, Refusal, RefusalCode
 
 ONE_FILE = ("promptfoo",)  # formats whose reader takes one file: a folder is not their source
 
@@ -30,7 +32,7 @@ def detect(sources: list[Path], dialect_format: str | None = None) -> str:
 
 
 def _format_of(source: Path) -> str:
-    from ..lint import discover, format_of
+    from .catalogue import discover
 
     if not source.exists():
         raise UsageError(f"{source}: no such file or directory")
@@ -52,3 +54,27 @@ def _format_of(source: Path) -> str:
     if kind not in READERS:
         raise UsageError(f"{source} is a {kind} adhd-evals writes, not a source to import")
     return kind
+
+
+def with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
+    """A file refused for its shape under one --format may be another format's file: say which."""
+    if refusal.code in (RefusalCode.FILE_UNREADABLE, RefusalCode.DIRECTORY_UNREADABLE):
+        return refusal
+    looks = format_of(source, explicit=True) if source.is_file() else None
+    if looks is not None and looks in READERS:  # named only when that format reads the file
+        looks = next((other for other in (looks, *READERS) if other != fmt and _reads(other, source)), None)
+    if looks is None or looks == fmt:
+        return refusal
+    advice = f"try --format {looks}" if looks in READERS else "it is not a source to import"
+    looks_like = f"{source.name} looks like {DESCRIPTIONS.get(looks, f'a {looks} file')}: {advice}"
+    refusal.hint = f"{refusal.hint}; {looks_like}" if refusal.hint else looks_like
+    return refusal
+
+
+def _reads(fmt: str, source: Path) -> bool:
+    """Whether `fmt` imports `source` (a refusal's hint names no format that refuses it too)."""
+    try:
+        READERS[fmt](source, display=str(source), options=ReadOptions(risk=DEFAULT_RISK))
+    except (Refusal, UsageError):
+        return False
+    return True

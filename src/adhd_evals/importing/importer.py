@@ -18,6 +18,7 @@ from ..errors import OutputError, UsageError
 from ..files import NotAFile, read_limited, read_text_limited, walk
 from ..output import torn, write_all_atomically
 from . import checkgen
+from .detect import with_format_hint
 from .dialect import Dialect
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate, text_problem
@@ -95,7 +96,7 @@ def read_source(
         try:
             cases = reader(source, display=shown, options=options)
         except Refusal as refusal:
-            raise _with_format_hint(refusal, fmt, source) from None
+            raise with_format_hint(refusal, fmt, source) from None
     for case in cases:  # a category taken from a folder name is the one unchecked text
         if has_lone_surrogate(case.category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
@@ -126,44 +127,6 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-_LOOKS = {
-    "evals-json": "an evals.json",
-    "evalflow": "an evalflow dataset",
-    "yaml": "a YAML case file",
-    "catalog": "a five-field catalog (JSONL)",
-    "module": "a check module",
-    "promptfoo": "a promptfoo config",
-    "plugin-eval": "a claude plugin eval case",
-    "trigger-list": "a trigger list",
-}
-
-
-def _with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
-    """A file refused for its shape under one --format may be another format's file: say which."""
-    if refusal.code in (RefusalCode.FILE_UNREADABLE, RefusalCode.DIRECTORY_UNREADABLE):
-        return refusal
-    from ..lint import format_of
-
-    looks = format_of(source, explicit=True) if source.is_file() else None
-    if looks is not None and looks in READERS:  # named only when that format reads the file
-        looks = next((other for other in (looks, *READERS) if other != fmt and _reads(other, source)), None)
-    if looks is None or looks == fmt:
-        return refusal
-    advice = f"try --format {looks}" if looks in READERS else "it is not a source to import"
-    looks_like = f"{source.name} looks like {_LOOKS.get(looks, f'a {looks} file')}: {advice}"
-    refusal.hint = f"{refusal.hint}; {looks_like}" if refusal.hint else looks_like
-    return refusal
-
-
-def _reads(fmt: str, source: Path) -> bool:
-    """Whether `fmt` imports `source` (a refusal's hint names no format that refuses it too)."""
-    try:
-        READERS[fmt](source, display=str(source), options=ReadOptions(risk=DEFAULT_RISK))
-    except (Refusal, UsageError):
-        return False
-    return True
 
 
 def render_module(result: ImportResult) -> str:

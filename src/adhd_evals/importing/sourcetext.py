@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import codecs
 import json
-import json.decoder
-import json.scanner
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..files import NotAFile, read_limited
+from ..jsonpos import SCAN as _SCAN
+from ..jsonpos import line_col as _line_col
+from ..jsonpos import locate as locate  # positions live in the core; the readers' name for it
+from ..jsonpos import scanstring as _scanstring
+from ..jsonpos import skip_blank as _skip_blank
+from ..jsonpos import step_into as _step_into
 
 # strict JSON's duplicate keys and over-long numbers live in the core (jsonread.py): the
 # catalog reads with them too. Still importable from here.
@@ -127,71 +131,6 @@ def too_deep(value: Any, limit: int = MAX_NOTE_DEPTH) -> bool:
 
 # ---- positions, computed only when a message needs them -------------------
 #
-# The fast path never tracks positions. When a message needs one, the text is
-# walked along the path with the C scanner skipping every sibling before it,
-# so finding a value costs about one parse of the text in front of it.
-
-# The C scanner and string reader behind json.loads, typed for mypy: the json
-# module exposes both but its stubs do not.
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
-_scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")  # noqa: B009
-_BLANK = " \t\r\n"
-
-
-def _skip_blank(text: str, index: int) -> int:
-    while index < len(text) and text[index] in _BLANK:
-        index += 1
-    return index
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, column
-
-
-def _step_into(text: str, index: int, step: str | int) -> int | None:
-    """Offset of the child `step` of the container starting at `index` (the first
-    of a duplicated key), or None when there is no such child."""
-    opener, closer = ("{", "}") if isinstance(step, str) else ("[", "]")
-    if index >= len(text) or text[index] != opener:
-        return None
-    index, position = _skip_blank(text, index + 1), 0
-    while index < len(text) and text[index] != closer:
-        if isinstance(step, str):
-            key, index = _scanstring(text, index + 1)
-            index = _skip_blank(text, _skip_blank(text, index) + 1)  # past the colon
-            if key == step:
-                return index
-        elif position == step:
-            return index
-        _, index = _SCAN(text, index)
-        index = _skip_blank(text, index)
-        if index < len(text) and text[index] == ",":
-            index = _skip_blank(text, index + 1)
-        position += 1
-    return None
-
-
-def _offset(text: str, path: tuple[str | int, ...], start: int | None = None) -> int:
-    """Offset of the deepest existing value along `path`."""
-    offset = _skip_blank(text, 0) if start is None else start
-    for step in path:
-        try:
-            child = _step_into(text, offset, step)
-        except (ValueError, IndexError):  # text the fast path refused further on
-            return offset
-        if child is None:
-            break
-        offset = child
-    return offset
-
-
-def locate(text: str, path: tuple[str | int, ...]) -> tuple[int | None, int | None]:
-    """Line and column of the deepest existing value along `path`."""
-    return _line_col(text, _offset(text, path))
-
-
 Step = str | int
 
 

@@ -11,16 +11,15 @@ test names off a path that does not need it.
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..files import read_limited, walk
+from ..catalogrules.stream import lint_catalog
+from ..importing.catalogue import NotRecognised, discover
+from ..importing.catalogue import format_of as format_of  # lint's name for the one detector
 from ..problem import ERROR, WARNING, Problem
 from ..schema import LINT_FORMATS
-from .catalog import lint_catalog
-from .engine import check_folder, folder_of, module_beside
+from .engine import check_folder, check_module, folder_of, module_beside
 from .lookalike import why_not_ours
 
 if TYPE_CHECKING:
@@ -28,11 +27,7 @@ if TYPE_CHECKING:
     from ..importing.model import Refusal
 
 FORMATS = LINT_FORMATS  # defined once, in the core
-_SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
-_YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
-_PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptfoo config's top-level keys
-# a plugin eval case.yaml's top-level keys
-_PLUGIN_EVAL = re.compile(rb"^(graders|execution|schema_version)\s*:", re.MULTILINE)
+LintUsageError = NotRecognised  # a path that does not exist, or a file whose format cannot be told
 
 
 class LintReport:
@@ -68,107 +63,6 @@ class LintReport:
             if (not select or p.code.startswith(tuple(select))) and not p.code.startswith(tuple(ignore))
         ]
         return LintReport(self.files, self.cases, kept, self.skipped)
-
-
-class LintUsageError(Exception):
-    """A path that does not exist, or a file whose format cannot be told."""
-
-
-def _head(path: Path) -> bytes:
-    """A file's bytes for telling its format; nothing when it must not be read (lint
-    then reports it when it reads the file for real)."""
-    try:
-        return read_limited(path)
-    except OSError:
-        return b""
-
-
-def _has_marker(path: Path) -> bool:
-    from ..importing.checkgen import MARKER  # checkgen (and hashlib) only when a .py file is met
-
-    return MARKER.encode() in _head(path)
-
-
-def format_of(path: Path, *, explicit: bool) -> str | None:
-    """The format of a file by name, then by shape; None to pass it over."""
-    name = path.name.lower()
-    if name.endswith(".jsonl"):
-        return "catalog"
-    if name.endswith(".py"):
-        return "module" if explicit or _has_marker(path) else None
-    if name in ("case.yaml", "prompt.md"):
-        found = _plugin_eval_case(path, explicit=explicit)
-        if found is not None or name == "prompt.md":
-            return found
-    if name.endswith((".yaml", ".yml")):
-        if _PROMPTFOO.search(_head(path)):
-            return "promptfoo"
-        return "yaml" if explicit or _YAML_CASE.search(_head(path)) else None
-    if name == "dataset.json":
-        return "evalflow"
-    if name == "evals.json":
-        return "evals-json"
-    if name.endswith(".json"):
-        return _json_shape(path) if explicit else None
-    return None
-
-
-def _plugin_eval_case(path: Path, *, explicit: bool) -> str | None:
-    """A plugin eval case is linted once, by its case.yaml (by its prompt.md when it has none):
-    a case.yaml by its keys, a prompt.md beside a graders/ folder, or named on the command line."""
-    if path.name.lower() == "case.yaml":
-        return "plugin-eval" if _PLUGIN_EVAL.search(_head(path)) else None
-    if explicit:
-        return "plugin-eval"
-    return (
-        None
-        if (path.parent / "case.yaml").is_file() or not (path.parent / "graders").is_dir()
-        else "plugin-eval"
-    )
-
-
-def _json_shape(path: Path) -> str:
-    try:
-        data = json.loads(_head(path))
-    except (ValueError, RecursionError):
-        return "evals-json"  # the reader reports the syntax error with its position
-    if isinstance(data, dict) and "test_cases" in data and "version" in data:
-        return "evalflow"
-    if isinstance(data, dict) and "prompts" in data and ("tests" in data or "providers" in data):
-        return "promptfoo"
-    if _trigger_shaped(data):
-        return "trigger-list"
-    return "evals-json"
-
-
-def _trigger_shaped(data: object) -> bool:
-    """skill-creator's [{query, should_trigger}], or {should_trigger: [...], should_not_trigger: [...]}."""
-    if isinstance(data, list):
-        return bool(data) and all(
-            isinstance(x, dict) and "should_trigger" in x and "query" in x for x in data
-        )
-    lists = ("should_trigger", "should_not_trigger")
-    return (
-        isinstance(data, dict) and "evals" not in data and any(isinstance(data.get(k), list) for k in lists)
-    )
-
-
-def discover(paths: list[Path], forced: str | None) -> list[tuple[Path, str]]:
-    found: list[tuple[Path, str]] = []
-    for path in paths:
-        if not path.exists():
-            raise LintUsageError(f"{path}: no such file or directory")
-        if path.is_dir():
-            for child in walk(path, _SKIP_DIRS):
-                kind = forced or format_of(child, explicit=False)
-                if kind:
-                    found.append((child, kind))
-        else:
-            kind = forced or format_of(path, explicit=True)
-            if kind is None:
-                raise LintUsageError(f"{path}: cannot tell its format; pass --format-of")
-            found.append((path, kind))
-    return found
 
 
 def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect | None = None) -> LintReport:
@@ -239,9 +133,9 @@ def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[in
     if kind == "catalog":
         return (*_lint_catalog(path), [])
     if kind == "module":
-        from .module import lint_module
+        from .module import read_module  # ast only when a module is linted
 
-        return 0, lint_module(path), []
+        return 0, check_module(read_module(path)), []
     return _lint_source(path, kind, dialect)
 
 
@@ -255,8 +149,7 @@ def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
 
 
 def _lint_source(path: Path, kind: str, dialect: Dialect | None) -> tuple[int, list[Problem], list[str]]:
-    from ..importing.formats import PROBLEMS
-    from ..importing.formats._common import ReadOptions
+    from ..importing.formats import PROBLEMS, ReadOptions
 
     options = ReadOptions(risk="medium", dialect=dialect)
     cases, refusals, ids = PROBLEMS[kind](path, display=path.name, options=options)

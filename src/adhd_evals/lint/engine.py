@@ -3,49 +3,30 @@
 Each rule declares its SCOPE (rules/_contract.py); the engine sorts the rules by scope once,
 as yamllint's linter sorts its rules by TYPE, hands each the subject of its scope, and stamps
 the rule's code and severity on every finding, so a rule cannot report under another's name.
-The readers that make the subjects live beside it: catalog.py streams the rows, module.py
-parses a check module; here is only which rules see them, in what order, and where they
-report.
+The catalog's own rules (row and catalog scope) run in the core (catalogrules/engine.py,
+which catalogrules/stream.py drives as the rows stream by); module.py parses a check module;
+here is only which of lint's rules see them, in what order, and where they report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeGuard, TypeVar
+from typing import TypeGuard
 
 from ..catalog import SOURCES_RECORD
-from ..problem import Finding, Problem
+from ..catalogrules.engine import stamp
+from ..problem import Problem
 from ..schema import DEFAULT_MODULE
 from .rules import (
-    CATALOG,
     FOLDER,
     MODULE,
     ORDER,
-    ROW,
     AnyRule,
-    CatalogRead,
-    CatalogRule,
     Folder,
     FolderRule,
     ModuleRead,
     ModuleRule,
-    Row,
-    RowRule,
-    Rule,
-    Run,
 )
-from .rules._contract import RowCheck
-
-T = TypeVar("T")
-
-
-def _row(rule: AnyRule) -> TypeGuard[RowRule]:
-    return rule.SCOPE == ROW
-
-
-def _catalog(rule: AnyRule) -> TypeGuard[CatalogRule]:
-    return rule.SCOPE == CATALOG
 
 
 def _module(rule: AnyRule) -> TypeGuard[ModuleRule]:
@@ -56,38 +37,8 @@ def _folder(rule: AnyRule) -> TypeGuard[FolderRule]:
     return rule.SCOPE == FOLDER
 
 
-ROW_RULES: list[RowRule] = [rule for rule in ORDER if _row(rule)]
-CATALOG_RULES: list[CatalogRule] = [rule for rule in ORDER if _catalog(rule)]
 MODULE_RULES: list[ModuleRule] = [rule for rule in ORDER if _module(rule)]
 FOLDER_RULES: list[FolderRule] = [rule for rule in ORDER if _folder(rule)]
-
-
-def stamp(rule: Rule, findings: Iterable[Finding]) -> list[Problem]:
-    """The engine's half of every rule: code and severity come from the rule."""
-    return [Problem(f.line, f.column, rule.ID, f.message, rule.SEVERITY) for f in findings]
-
-
-class RowRun:
-    """The row rules started for one run (one catalog): each check with its own state."""
-
-    def __init__(self, run: Run | None = None) -> None:
-        started = run if run is not None else Run()
-        self.checks: list[tuple[RowRule, RowCheck]] = [(rule, rule.start(started)) for rule in ROW_RULES]
-
-    def state(self, kind: type[T]) -> T:
-        """The check of this run that is a `kind` (the fast path shares E106's ids)."""
-        return next(check for _, check in self.checks if isinstance(check, kind))
-
-    def check(self, row: Row) -> list[Problem]:
-        """Every row rule's problems with one row, in the rules' order."""
-        problems: list[Problem] = []
-        for rule, check in self.checks:
-            problems += stamp(rule, check(row))
-        return problems
-
-
-def check_catalog(catalog: CatalogRead) -> list[Problem]:
-    return [p for rule in CATALOG_RULES for p in stamp(rule, rule.check(catalog))]
 
 
 def check_module(module: ModuleRead) -> list[Problem]:

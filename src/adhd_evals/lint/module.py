@@ -7,8 +7,6 @@ from pathlib import Path
 
 from ..files import read_limited
 from ..importing.registrations import registered_ids
-from ..problem import Problem
-from .engine import check_module
 from .rules import ModuleRead
 
 
@@ -27,11 +25,6 @@ def read_module(path: Path) -> ModuleRead:
         MemoryError,
     ) as exc:  # a NUL byte; nesting past the parser
         return ModuleRead(path, None, exc)
-
-
-def lint_module(path: Path) -> list[Problem]:
-    """The module rules' problems with one module."""
-    return check_module(read_module(path))
 
 
 def registrations(path: Path) -> dict[str, int] | None:

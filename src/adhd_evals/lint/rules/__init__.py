@@ -1,4 +1,6 @@
-"""Lint rules, one module each (as yamllint's are).
+"""Lint rules, one module each (as yamllint's are): the catalog's own (row and catalog scope)
+live in the core (catalogrules/), since validate and runs read catalogs by them; lint's add
+the check module's and the folder's, and here every rule is listed.
 
 Every rule module satisfies the contract in `_contract.py`: its `ID` (the code), `NAME`,
 `SEVERITY`, `SCOPE`, and a docstring that is its documentation: the first line says what it
@@ -9,25 +11,15 @@ catalog, on a check module, or on a catalog with the files beside it.
 
 from __future__ import annotations
 
+from ...catalogrules import CATALOG_RULES, ROW_RULES
+from ...catalogrules.row import Row
 from . import (
-    bundled_criterion,
     case_without_checks,
-    duplicate_id,
-    duplicate_key,
-    empty_catalog,
-    empty_criteria,
-    empty_id,
-    encoding,
-    invalid_json,
-    missing_field,
     module_syntax,
-    not_object,
     orphan_case,
-    risk_value,
     source_gone,
     torn_pair,
     unwritten_placeholder,
-    wrong_type,
 )
 from ._contract import (
     CATALOG,
@@ -45,24 +37,13 @@ from ._contract import (
     Rule,
     Run,
 )
-from ._row import Row
 
 AnyRule = RowRule | CatalogRule | ModuleRule | FolderRule
 # Every rule, in the order the engine runs those of one scope (a row's problems are reported
 # in this order; the folder's, before the engine sorts them by position, too).
 ORDER: list[AnyRule] = [
-    encoding,
-    invalid_json,
-    duplicate_key,
-    not_object,
-    missing_field,
-    wrong_type,
-    empty_id,
-    duplicate_id,
-    risk_value,
-    empty_criteria,
-    bundled_criterion,
-    empty_catalog,
+    *ROW_RULES,
+    *CATALOG_RULES,
     module_syntax,
     unwritten_placeholder,
     torn_pair,

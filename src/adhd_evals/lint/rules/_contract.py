@@ -1,13 +1,10 @@
-"""The rule contract: what every rule declares, and what the rules of each scope are given.
+"""The rule contract of lint's own scopes, beside the catalog's (catalogrules/contract.py).
 
 A rule is a module (as yamllint's are) declaring `ID`, `NAME`, `SEVERITY` and `SCOPE`; its
 docstring is its documentation. The engine (lint/engine.py) dispatches every rule by its
-`SCOPE`, as yamllint dispatches by `TYPE`, and hands it the one subject that scope is about:
+`SCOPE`, as yamllint dispatches by `TYPE`, and hands it the one subject that scope is about.
+`row` and `catalog` (a catalog on its own) are the core's; lint adds:
 
-- `row`: one catalog line (`Row`), as the file streams by. `start(run)` makes the rule's check
-  for one run: a rule that remembers across rows keeps that in an object of its own, made
-  afresh for each run (E106's ids); a rule that remembers nothing returns its plain `check`.
-- `catalog`: the catalog once every row is read (`CatalogRead`).
 - `module`: one check module (`ModuleRead`: its syntax tree, or why there is none).
 - `folder`: a catalog with the files beside it (`Folder`: its ids, checks.py, the sources
   record); the rule's `FILE` names which of those files its findings' lines are in.
@@ -19,18 +16,16 @@ severity on each, so what a rule reports is always under its own name.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from ...catalogrules.contract import CATALOG, ROW, CatalogRead, CatalogRule, RowCheck, RowRule, Rule, Run
 from ...problem import Finding
-from ._row import Row
 
 if TYPE_CHECKING:  # ast is imported when a check module is read, not on a catalog-only run
     import ast
 
-ROW = "row"
-CATALOG = "catalog"
 MODULE = "module"
 FOLDER = "folder"
 SCOPES = (ROW, CATALOG, MODULE, FOLDER)  # in the order a catalog's run meets them
@@ -39,42 +34,6 @@ SCOPES = (ROW, CATALOG, MODULE, FOLDER)  # in the order a catalog's run meets th
 IN_CATALOG = "catalog"
 IN_MODULE = "module"
 IN_RECORD = "record"
-
-
-class Rule(Protocol):
-    """What every rule module declares."""
-
-    ID: str
-    NAME: str
-    SEVERITY: str
-    SCOPE: str
-    __doc__: str | None
-
-
-RowCheck = Callable[[Row], Iterable[Finding]]  # one run's check of one row
-
-
-class Run(NamedTuple):
-    """What a row rule may know of the run that starts it: one catalog, streamed once."""
-
-    # The file's rows read again from the start (blank lines left out); None when there is
-    # no way back (the rows come from memory, or every id must be kept exactly anyway).
-    again: Callable[[], Iterator[Row]] | None = None
-    expected: int = 0  # about how many rows the file holds
-
-
-class RowRule(Rule, Protocol):
-    def start(self, run: Run) -> RowCheck: ...
-
-
-class CatalogRead(NamedTuple):
-    """The catalog once every row is read."""
-
-    cases: int  # its non-blank lines
-
-
-class CatalogRule(Rule, Protocol):
-    def check(self, catalog: CatalogRead) -> Iterator[Finding]: ...
 
 
 class ModuleRead(NamedTuple):
@@ -124,3 +83,25 @@ class FolderRule(Rule, Protocol):
     FILE: str  # IN_CATALOG, IN_MODULE or IN_RECORD
 
     def check(self, folder: Folder) -> Iterator[Finding]: ...
+
+
+__all__ = [
+    "CATALOG",
+    "FOLDER",
+    "IN_CATALOG",
+    "IN_MODULE",
+    "IN_RECORD",
+    "MODULE",
+    "ROW",
+    "SCOPES",
+    "CatalogRead",
+    "CatalogRule",
+    "Folder",
+    "FolderRule",
+    "ModuleRead",
+    "ModuleRule",
+    "RowCheck",
+    "RowRule",
+    "Rule",
+    "Run",
+]

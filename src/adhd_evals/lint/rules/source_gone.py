@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterator
 
 from ...files import read_text_limited
+from ...jsonpos import locate
 from ...problem import ERROR, Finding
 from ._contract import FOLDER, IN_RECORD, Folder
 
@@ -37,7 +38,5 @@ def check(folder: Folder) -> Iterator[Finding]:
     for index, source in enumerate(sources):
         resolved = source.get("resolved") if isinstance(source, dict) else None
         if isinstance(resolved, str) and not (record.parent / resolved).exists():  # relative to the folder
-            from ...importing.sourcetext import locate  # only when a source is gone: the hook path
-
             line, column = locate(text, ("sources", index, "path"))
             yield Finding(line or 1, column or 1, f"the recorded source {source.get('path')} is gone")

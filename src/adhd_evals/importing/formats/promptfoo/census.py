@@ -46,7 +46,7 @@ def configs(sources: list[Path]) -> list[Path]:
 
 
 def _is_config(path: Path) -> bool:
-    from ....lint import format_of
+    from ...catalogue import format_of
 
     return format_of(path, explicit=False) == NAME
 

@@ -18,16 +18,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import ERROR, Finding
-from ...schema import TEXT_FIELDS
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import TEXT_FIELDS
+from .contract import ROW, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "E110"
 NAME = "encoding"
 SEVERITY = ERROR
 SCOPE = ROW
+# A BOM, invalid UTF-8 and a lone surrogate (only a `\ud800`-style escape can write one in
+# valid UTF-8) are each refused by the fast path's strict parse: it never sees them.
+clean = None
 
 
 def start(run: Run) -> RowCheck:

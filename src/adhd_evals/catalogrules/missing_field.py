@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ...schema import FIELDS
-from ._contract import ROW, RowCheck, Run
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import FIELDS
+from .contract import ROW, Predicate, RowCheck, Run
+from .row import Row
 
 ID = "E103"
 NAME = "missing-field"
 SEVERITY = ERROR
 SCOPE = ROW
+clean = Predicate("row.keys() >= FIELD_SET", FIELD_SET=frozenset(FIELDS))
 
 
 def start(run: Run) -> RowCheck:
@@ -28,7 +29,7 @@ def start(run: Run) -> RowCheck:
 
 
 def check(row: Row) -> Iterator[Finding]:
-    if row.parsed and isinstance(row.value, dict):
+    if row.parsed and isinstance(row.value, dict) and not clean(row.value):
         missing = [name for name in FIELDS if name not in row.value]
         if missing:
             yield Finding(row.number, 1, f"missing fields: {', '.join(missing)}")

@@ -6,14 +6,12 @@ which a prompt quoting `"risk":` would fool).
 
 from __future__ import annotations
 
+from ..jsonpos import locate
+
 
 def column_of(text: str | None, key: str, *more: str | int) -> int:
     """1-based column of the value at `key` (then `more` steps: an index into a list)
     in a one-line JSON object; the deepest value that exists, 1 for an empty line."""
     if not text:
         return 1
-    # Here, not at the top: a clean catalog needs no column, and the scanner's module (with
-    # the import's model) would cost every hook run its import.
-    from ...importing.sourcetext import locate
-
     return locate(text, (key, *more))[1] or 1

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ...schema import RISKS
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import RISKS
+from .contract import ROW, Predicate, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "E107"
 NAME = "risk-value"
@@ -27,9 +27,12 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+clean = Predicate("row['risk'] in RISKS", RISKS=RISKS)
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if row.parsed and isinstance(row.value, dict) and "risk" in row.value:
-        risk = row.value["risk"]
+    if row.parsed and isinstance(row.value, dict) and not clean(row.value):
+        risk = row.value.get("risk")
         if isinstance(risk, str) and risk not in RISKS:
             yield Finding(
                 row.number, column_of(row.text, "risk"), f'risk must be low, medium or high, not "{risk}"'

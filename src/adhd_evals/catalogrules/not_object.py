@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, RowCheck, Run
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, RowCheck, Run
+from .row import Row
 
 ID = "E102"
 NAME = "not-object"
 SEVERITY = ERROR
 SCOPE = ROW
+clean = None  # the fast path admits only objects
 
 
 def start(run: Run) -> RowCheck:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import CATALOG, CatalogRead
+from ..problem import ERROR, Finding
+from .contract import CATALOG, CatalogRead
 
 ID = "E113"
 NAME = "empty-catalog"

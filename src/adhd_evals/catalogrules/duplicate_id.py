@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, Run
+from .position import column_of
+from .row import Row
 
 ID = "E106"
 NAME = "duplicate-id"
 SEVERITY = ERROR
 SCOPE = ROW
+clean = None  # what it remembers is the started check's: DuplicateIds.clean
 
 
 def start(run: Run) -> DuplicateIds:
@@ -38,6 +40,11 @@ class DuplicateIds:
 
     def __init__(self, seen: SeenIds) -> None:
         self.seen = seen
+
+    def clean(self, row: dict[str, Any], number: int) -> bool:
+        """True (and the id recorded) when the row's id is no repeat; the fast path asks last."""
+        case_id = row.get("id")
+        return not (type(case_id) is str and case_id) or self.seen.add(case_id, number)
 
     def __call__(self, row: Row) -> Iterator[Finding]:
         case_id = _id(row)

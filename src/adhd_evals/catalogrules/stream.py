@@ -1,9 +1,10 @@
-"""Lint a five-field catalog, streamed line by line: the rows for the engine's row rules.
+"""A five-field catalog read by its rules, streamed line by line (validate, lint and runs).
 
-Every rule in rules/ is the documented source of truth. Running ten rule
+Every rule in this package is the documented source of truth. Running ten rule
 generators on each of 200,000 clean lines would cost more than parsing
-them, so a single fast check first proves a row clean; only rows it cannot
-prove clean go through the rules (a test keeps the two in agreement).
+them, so the fast path (engine.RowRun.clean) first proves a row clean by what
+each rule declares lets it be skipped; only rows it cannot prove clean go
+through the rules (a property test keeps the two in agreement).
 """
 
 from __future__ import annotations
@@ -21,43 +22,10 @@ from ..files import open_limited
 from ..jsonread import DuplicateKey, long_number_column, too_long_number
 from ..jsonread import unique_pairs as _unique_pairs
 from ..problem import ERROR, Problem
-from ..schema import RISKS
+from .contract import CatalogRead, Run
+from .duplicate_id import DuplicateIds, SeenIds
 from .engine import RowRun, check_catalog
-from .rules import CatalogRead, Row, Run
-from .rules.bundled_criterion import BUNDLED
-from .rules.duplicate_id import DuplicateIds, SeenIds
-
-
-def fast_ok(value: Any, seen: SeenIds, number: int) -> bool:
-    """True when no catalog rule would report this row (and records its id)."""
-    if type(value) is not dict:
-        return False
-    try:
-        case_id, category, prompt = value["id"], value["category"], value["prompt"]
-        risk, criteria = value["risk"], value["criteria"]
-    except KeyError:
-        return False
-    if (
-        type(case_id) is not str
-        or type(category) is not str
-        or type(prompt) is not str
-        or risk not in RISKS
-        or type(criteria) is not list
-        or not criteria
-        or not case_id.strip()
-        or not category.strip()
-        or not prompt.strip()
-    ):
-        return False
-    for item in criteria:
-        if type(item) is not str or not item.strip():
-            return False
-    # One search for all criteria: the pattern holds no newline, so no match spans two of
-    # them; and it cannot match where "and " is absent from the lowered text.
-    joined = "\n".join(criteria)
-    if "and " in joined.lower() and BUNDLED.search(joined):
-        return False
-    return seen.add(case_id, number)  # False when it may repeat an id: the rules decide
+from .row import Row
 
 
 def read_row(number: int, raw: bytes) -> Row:
@@ -101,7 +69,8 @@ def lint_lines(
     With `keep`, every row that parsed is appended to it: a caller that needs the rows
     reads the file once. Returns the ids E106 saw."""
     rows = RowRun(run)
-    seen = rows.state(DuplicateIds).seen  # the fast path records ids where E106 looks for them
+    seen = rows.state(DuplicateIds).seen  # the ids E106 saw, for the caller
+    clean = rows.clean  # looked up once: it is called on every line
     problems: list[Problem] = []
     cases = 0
     for number, raw in enumerate(lines, start=1):
@@ -111,10 +80,10 @@ def lint_lines(
         if number > 1 or not raw.startswith(codecs.BOM_UTF8):
             try:
                 value = _decode(raw.decode("utf-8"))
-                # A surrogate escape may be a lone one: the rules look (fast_ok records the id,
-                # so it must not run for a row the rules will see). A pair (an emoji written
-                # ASCII-only) takes the slow path too; plain `\\u00e9` escapes do not.
-                if (b"\\u" not in raw or not _SURROGATE_ESCAPE.search(raw)) and fast_ok(value, seen, number):
+                # A surrogate escape may be a lone one: the rules look (the fast path records
+                # the id, so it must not run for a row the rules will see). A pair (an emoji
+                # written ASCII-only) takes the slow path too; plain `\\u00e9` escapes do not.
+                if (b"\\u" not in raw or not _SURROGATE_ESCAPE.search(raw)) and clean(value, number):
                     if keep is not None:
                         keep.append(value)
                     continue

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ...schema import TEXT_FIELDS
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import TEXT_FIELDS
+from .contract import ROW, Predicate, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "E105"
 NAME = "empty-id"
@@ -27,8 +27,11 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+clean = Predicate(" and ".join(f"row[{name!r}].strip() != ''" for name in TEXT_FIELDS))
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
     for name in TEXT_FIELDS:
         value = row.value.get(name)

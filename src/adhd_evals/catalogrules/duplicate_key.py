@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, RowCheck, Run
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, RowCheck, Run
+from .row import Row
 
 ID = "E109"
 NAME = "duplicate-key"
 SEVERITY = ERROR
 SCOPE = ROW
+clean = None  # the fast path parses with duplicate keys refused
 
 
 def start(run: Run) -> RowCheck:

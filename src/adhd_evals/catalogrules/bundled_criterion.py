@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...problem import WARNING, Finding
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import WARNING, Finding
+from .contract import ROW, Predicate, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "W201"
 NAME = "bundled-criterion"
@@ -56,8 +56,17 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+# One search for all criteria: the pattern holds no newline, so no match spans two of them;
+# and it cannot match where "and " is absent from the lowered text.
+clean = Predicate(
+    "type(row['criteria']) is list"
+    " and ('and ' not in (joined := '\\n'.join(row['criteria'])).lower() or not BUNDLED.search(joined))",
+    BUNDLED=BUNDLED,
+)
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
     criteria = row.value.get("criteria")
     if isinstance(criteria, list):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...problem import ERROR, Finding
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from .contract import ROW, Predicate, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "E108"
 NAME = "empty-criteria"
@@ -26,8 +26,13 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+clean = Predicate(
+    "type(row['criteria']) is list and row['criteria'] != [] and '' not in map(str.strip, row['criteria'])"
+)
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
     criteria = row.value.get("criteria")
     if criteria == []:

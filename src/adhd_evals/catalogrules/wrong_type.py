@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...problem import ERROR, Finding
-from ...schema import TEXT_FIELDS
-from ._contract import ROW, RowCheck, Run
-from ._position import column_of
-from ._row import Row
+from ..problem import ERROR, Finding
+from ..schema import TEXT_FIELDS
+from .contract import ROW, Predicate, RowCheck, Run
+from .position import column_of
+from .row import Row
 
 ID = "E104"
 NAME = "wrong-type"
 SEVERITY = ERROR
 SCOPE = ROW
+_STRINGS = (*TEXT_FIELDS, "risk")
 _TYPE_NAMES = {
     dict: "an object",
     list: "a list",
@@ -37,10 +38,19 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
+# JSON makes no subclass of str, so `type` is `isinstance` here; a set of the items' types
+# is one C loop
+clean = Predicate(
+    " and ".join(f"type(row[{name!r}]) is str" for name in _STRINGS)
+    + " and type(row['criteria']) is list and {*map(type, row['criteria'])} <= STR",
+    STR={str},
+)
+
+
 def check(row: Row) -> Iterator[Finding]:
-    if not (row.parsed and isinstance(row.value, dict)):
+    if not (row.parsed and isinstance(row.value, dict)) or clean(row.value):
         return
-    for name in (*TEXT_FIELDS, "risk"):
+    for name in _STRINGS:
         if name in row.value and not isinstance(row.value[name], str):
             yield _problem(row, name, "a string")
     criteria = row.value.get("criteria")

@@ -1,0 +1,64 @@
+"""The catalog's rules run: every row rule on each row, then the catalog rules, each finding
+stamped with its rule's code and severity (lint/engine.py runs the rules of the files beside a
+catalog the same way, with `stamp`). The fast path (`RowRun.clean`) is what the row rules
+declare lets it skip them (contract.py), and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from ..problem import Finding, Problem
+from . import CATALOG_RULES, ROW_RULES
+from .contract import PREDICATE_ERRORS, CatalogRead, RecordingCheck, RowCheck, RowRule, Rule, Run, fused
+from .row import Row
+
+T = TypeVar("T")
+
+
+def stamp(rule: Rule, findings: Iterable[Finding]) -> list[Problem]:
+    """The engine's half of every rule: code and severity come from the rule."""
+    return [Problem(f.line, f.column, rule.ID, f.message, rule.SEVERITY) for f in findings]
+
+
+class RowRun:
+    """The row rules started for one run (one catalog): each check with its own state."""
+
+    def __init__(self, run: Run | None = None) -> None:
+        started = run if run is not None else Run()
+        self.checks: list[tuple[RowRule, RowCheck]] = [(rule, rule.start(started)) for rule in ROW_RULES]
+        # The fast path, from what each rule declares: the predicates fused into one function,
+        # then the checks that record (they must record only a row no other rule reports).
+        self.fused = fused(rule.clean for rule in ROW_RULES if rule.clean is not None)
+        self.recording: tuple[RecordingCheck, ...] = tuple(
+            check for _, check in self.checks if isinstance(check, RecordingCheck)
+        )
+
+    def clean(self, row: Any, number: int) -> bool:
+        """True when no row rule can report the object a line parsed to strictly (UTF-8, no
+        BOM, no duplicate key, no surrogate escape), by what the rules declare; what the
+        recording checks would record (E106's id) is recorded."""
+        try:
+            if type(row) is not dict or not self.fused(row):
+                return False
+        except PREDICATE_ERRORS:  # a row a predicate cannot read is no clean row
+            return False
+        for check in self.recording:  # noqa: SIM110  # a loop, not all(): every row; last: they record
+            if not check.clean(row, number):
+                return False
+        return True
+
+    def state(self, kind: type[T]) -> T:
+        """The check of this run that is a `kind` (a test seeds E106's ids through it)."""
+        return next(check for _, check in self.checks if isinstance(check, kind))
+
+    def check(self, row: Row) -> list[Problem]:
+        """Every row rule's problems with one row, in the rules' order."""
+        problems: list[Problem] = []
+        for rule, check in self.checks:
+            problems += stamp(rule, check(row))
+        return problems
+
+
+def check_catalog(catalog: CatalogRead) -> list[Problem]:
+    return [p for rule in CATALOG_RULES for p in stamp(rule, rule.check(catalog))]
