@@ -33,7 +33,7 @@ from ._common import (
     text_problem,
 )
 from ._triggers import skill_md_name, trigger_check
-from ._typed import Found, converted, criteria_checks, is_typed, passed_by, shape_of
+from ._typed import Found, Reading, converted, criteria_checks, is_typed, passed_by, shape_of
 
 NAME = "evals-json"
 LIST_KEYS = ("assertions", "expectations")
@@ -96,28 +96,26 @@ def _read(
     data, refuse, surrogates = read_json_source(
         source, display, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
     )
-    reading = _Reading(refuse, options.dialect, surrogates, default_criteria=options.default_criteria)
+    reading = _FileReading(refuse, options.dialect, surrogates, default_criteria=options.default_criteria)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
     reading.trigger_skill = functools.cache(lambda: _trigger_skill(refuse, top, source, options))
-    category = _category(refuse, top, source, options)
+    reading.file_category = _category(refuse, top, source, options)
+    reading.risk, reading.display = options.risk, display
     file_notes = [
         note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
         for k, v in top.items()
         if k not in ("skill_name", list_key)
     ]
-    id_prefix = slug(category) or "case"
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
     kept: list[Any] = []  # the raw cases read (duplicate ids are told by their raw keys)
     for index, raw in enumerate(evals):
         try:
-            if reading.skipped(raw, index, id_prefix, display, options):
+            if reading.skipped(raw, index, options):
                 continue
-            cases.append(
-                reading.case(raw, index, (*at_list, index), category, id_prefix, options.risk, display)
-            )
+            cases.append(reading.case(raw, index, (*at_list, index)))
             kept.append((index, raw))
         except Refusal as refusal:
             if not collect:
@@ -300,8 +298,12 @@ def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
     return keys[0]
 
 
-class _Reading:
+class _FileReading:
     """One file's cases, read by the format's rules refined by a dialect (if any)."""
+
+    file_category = ""  # the category of cases that state none (_read sets these three)
+    risk = ""
+    display = ""
 
     def __init__(
         self,
@@ -326,49 +328,71 @@ class _Reading:
         self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
         self.trigger_skill: Callable[[], str] = lambda: ""  # _read sets it: the skill trigger cases name
 
-    def case(
-        self,
-        raw: Any,
-        index: int,
-        at: tuple[str | int, ...],
-        category: str,
-        id_prefix: str,
-        risk: str,
-        display: str,
-    ) -> Case:
-        refuse = self.refuse
+    @property
+    def id_prefix(self) -> str:
+        """What an integer id is prefixed with: the category's slug."""
+        return slug(self.file_category) or "case"
+
+    def case(self, raw: Any, index: int, at: tuple[str | int, ...]) -> Case:
         if not isinstance(raw, dict):
             label = _label(raw, index, self.id_keys)
-            raise refuse(case=label, at=at, expected="an object", actual=describe(raw))
+            raise self.refuse(case=label, at=at, expected="an object", actual=describe(raw))
         id_key, id_present, id_value = _pick(raw, self.id_alts)
         if id_present or id_key == NUMBERED:
             label = _label_of(id_key, id_value, index)
         else:  # no alternative there: _label says so as it always has
             label = _label(raw, index, self.id_keys)
+        reading = Reading(self.refuse, label, at)
+        case_id = self.plain_id(id_key, id_value, index)
+        if case_id is None:  # what _case_id refuses (or a key it reads again)
+            case_id = _case_id(reading, raw, id_key, index, self.id_prefix)
+        prompt_key, _, prompt = _pick(raw, self.prompt_alts)
+        if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
+            prompt = _prompt(reading, raw, prompt_key, self.prompt_keys)
+        category, category_key = self.file_category, ""
+        if self.shape.category:
+            category, category_key = self.category(reading, raw)
+        checks, notes, empty, found = self.checks(reading, raw)
+        if "should_trigger" in raw:  # a trigger case (issue 33), not an ordinary task
+            checks, empty = self.trigger(reading, raw, checks, empty)
+        notes += self.left_over(reading, raw, (id_key, prompt_key, category_key), found)
+        origin = f"{self.display}, {label}"
+        return Case(
+            case_id,
+            category,
+            prompt,
+            self.risk,
+            tuple(checks),
+            tuple(notes),
+            origin,
+            empty,
+            tuple(found.skipped),
+        )
+
+    def plain_id(self, id_key: str, id_value: Any, index: int) -> str | None:
+        """The common id, without a refusal to look for (None: `_case_id` reads it again)."""
+        id_prefix = self.id_prefix
         if id_key == NUMBERED:
-            case_id = f"{id_prefix}-{index + 1}"
-        elif type(id_value) is int:
-            case_id = f"{id_prefix}-{id_value}"
-        elif (
+            return f"{id_prefix}-{index + 1}"
+        if type(id_value) is int:
+            return f"{id_prefix}-{id_value}"
+        if (
             type(id_value) is str
             and id_value.strip()
             and not (self.surrogates and has_lone_surrogate(id_value))
         ):
-            case_id = f"{id_prefix}-{id_value}" if id_value.isdigit() else id_value
-        else:  # what _case_id refuses (or a key it reads again)
-            case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
-        prompt_key, _, prompt = _pick(raw, self.prompt_alts)
-        if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
-            prompt = _prompt(refuse, raw, prompt_key, label, at, self.prompt_keys)
-        used = {id_key, prompt_key}
-        category_key = ""
+            return f"{id_prefix}-{id_value}" if id_value.isdigit() else id_value
+        return None
+
+    def left_over(
+        self, reading: Reading, raw: dict[str, Any], read: tuple[str, str, str], found: Found
+    ) -> list[Note]:
+        """The case's keys nothing read, as notes: `read` is its id, prompt and category keys."""
+        id_key, prompt_key, category_key = read
+        used = {id_key, prompt_key, *LIST_KEYS}
         if self.shape.category:
-            category, category_key = self.category(raw, category, label, at)
             used.add(category_key)
-        checks, notes, empty, found = self.checks(raw, label, at)
-        used.update(LIST_KEYS)
-        if "should_trigger" in raw:  # a trigger case (issue 33), not an ordinary task
-            checks, empty = self.trigger(raw, label, at, checks, empty)
+        if "should_trigger" in raw:
             used.add("should_trigger")
         roots = found.roots
         consumed = found.consumed
@@ -377,17 +401,18 @@ class _Reading:
             used.update(roots)  # first keys of paths: never dotted
             partly = {root for root in roots if (root,) not in consumed}  # keys a path went into
         steps_of = self.steps_of
-        dotted = [steps_of[key] for key in (id_key, prompt_key, category_key) if key in steps_of]
+        dotted = [steps_of[key] for key in read if key in steps_of]
+        notes: list[Note] = []
         if len(dotted) == 1 and len(dotted[0]) == 2 and not partly and dotted[0][0] not in roots:
             # The common nested key (inputs.prompt), its object read by nothing else: the rest
             # of that object becomes notes, as passed_by would list them, without its walk.
-            root, read = dotted[0]
-            used.discard(f"{root}.{read}")
+            root, key_read = dotted[0]
+            used.discard(f"{root}.{key_read}")
             used.add(root)
             notes += [
-                note(refuse, f"{root}.{key}", value, case=label, at=(*at, root, key))
+                reading.note(f"{root}.{key}", value, (*reading.at, root, key))
                 for key, value in raw[root].items()
-                if key != read
+                if key != key_read
             ]
         elif dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
             used -= {".".join(steps) for steps in dotted}
@@ -396,49 +421,36 @@ class _Reading:
             partly |= roots
             used |= roots
         if partly:
-            notes += passed_by(refuse, raw, partly, consumed, label, at)
+            notes += passed_by(reading, raw, partly, consumed)
         for key, value in raw.items():
             if key not in used:
                 remark = FILES_REMARK if key == "files" and value else ""
-                notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
-        origin = f"{display}, {label}"
-        return Case(
-            case_id, category, prompt, risk, tuple(checks), tuple(notes), origin, empty, tuple(found.skipped)
-        )
+                notes.append(reading.note(key, value, (*reading.at, key), remark))
+        return notes
 
     def trigger(
-        self, raw: dict[str, Any], label: str, at: tuple[str | int, ...], checks: list[Check], empty: bool
+        self, reading: Reading, raw: dict[str, Any], checks: list[Check], empty: bool
     ) -> tuple[list[Check], bool]:
         """A case with `should_trigger` first asks whether the skill is invoked (formats/_triggers.py);
         its own assertions stay after that, and the no-criteria placeholder goes."""
         value = raw["should_trigger"]
         if not isinstance(value, bool):
-            where = (*at, "should_trigger")
-            raise self.refuse(
-                case=label,
-                field_path="should_trigger",
-                at=where,
-                expected="true or false",
-                actual=describe(value),
-            )
+            where = (*reading.at, "should_trigger")
+            raise reading.refusal("should_trigger", where, "true or false", describe(value))
         return [trigger_check(self.trigger_skill(), value), *([] if empty else checks)], False
 
-    def category(
-        self, raw: dict[str, Any], category: str, label: str, at: tuple[str | int, ...]
-    ) -> tuple[str, str]:
+    def category(self, reading: Reading, raw: dict[str, Any]) -> tuple[str, str]:
         """The case's own category where the dialect says (the file's when the case has none)."""
         key = _first_key(raw, self.shape.category)
         present, value = reach(raw, key)
         if not present:
-            return category, ""
+            return self.file_category, ""
         problem = text_problem(value)
         if problem:
-            raise self.refuse(
-                case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=describe(value)
-            )
+            raise reading.refusal(key, (*reading.at, *_steps(key)), problem, describe(value))
         return str(value).strip(), key
 
-    def skipped(self, raw: Any, index: int, id_prefix: str, display: str, options: ReadOptions) -> bool:
+    def skipped(self, raw: Any, index: int, options: ReadOptions) -> bool:
         """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
         if not self.shape.skip or not isinstance(raw, dict):
             return False
@@ -446,58 +458,35 @@ class _Reading:
         if entry is None:
             return False
         label = _label(raw, index, self.id_keys)
+        reading = Reading(self.refuse, label)
         try:
-            case_id: str | None = _case_id(
-                self.refuse, raw, _first_key(raw, self.id_keys), index, label, (), id_prefix
-            )
+            case_id: str | None = _case_id(reading, raw, _first_key(raw, self.id_keys), index, self.id_prefix)
         except Refusal:
             case_id = None  # left out whole: an id it cannot have is not a problem
-        options.left_out.append(LeftOut(display, label, case_id, entry.reason))
+        options.left_out.append(LeftOut(self.display, label, case_id, entry.reason))
         return True
 
-    def checks(
-        self, raw: dict[str, Any], label: str, at: tuple[str | int, ...]
-    ) -> tuple[list[Check], list[Note], bool, Found]:
+    def checks(self, reading: Reading, raw: dict[str, Any]) -> tuple[list[Check], list[Note], bool, Found]:
         """Checks from the assertion list, then from the dialect's criteria places."""
-        refuse = self.refuse
         if self.dialect is None or not self.dialect.cases.criteria:
             found = Found([], [], set(), [], set())
         else:
             found = criteria_checks(
-                refuse,
+                reading,
                 raw,
                 self.dialect,
-                label,
-                at,
-                lambda item, path, where: self.assertion(item, label, path, where),
+                lambda item, path, where: self.assertion(reading, item, path, where),
             )
         roots = found.roots
         # A list key the dialect found criteria in (assertions.objective[]) is the dialect's.
         present = [key for key in LIST_KEYS if key in raw and key not in roots]
         if len(present) == 2:
-            raise refuse(
-                case=label,
-                field_path="assertions",
-                at=(*at, "expectations"),
-                expected='one list, "assertions" or "expectations"',
-                actual="both",
-            )
+            expected = 'one list, "assertions" or "expectations"'
+            raise reading.refusal("assertions", (*reading.at, "expectations"), expected, "both")
         checks: list[Check] = []
         notes: list[Note] = []
         if present and raw[present[0]] != []:
-            key = present[0]
-            items = raw[key]
-            if not isinstance(items, list):
-                raise refuse(
-                    case=label, field_path=key, at=(*at, key), expected="a list", actual=describe(items)
-                )
-            for position, item in enumerate(items):
-                if self.prose(item):  # the common case, without building its path and position
-                    checks.append(placeholder(item))
-                    continue
-                check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
-                checks.append(check)
-                notes += extra
+            self.listed(reading, present[0], raw[present[0]], checks, notes)
         checks += found.checks
         notes += found.notes
         if not checks and self.default_criteria and SUCCESS_KEY in raw and SUCCESS_KEY not in roots:
@@ -509,25 +498,38 @@ class _Reading:
             return [no_criteria_placeholder()], notes, True, found
         return checks, notes, False, found
 
+    def listed(self, reading: Reading, key: str, items: Any, checks: list[Check], notes: list[Note]) -> None:
+        """The case's assertion list (under `key`), onto `checks` and `notes`."""
+        if not isinstance(items, list):
+            raise reading.refusal(key, (*reading.at, key), "a list", describe(items))
+        at = reading.at
+        for position, item in enumerate(items):
+            if self.prose(item):  # the common case, without building its path and position
+                checks.append(placeholder(item))
+                continue
+            check, extra = self.assertion(reading, item, f"{key}[{position}]", (*at, key, position))
+            checks.append(check)
+            notes += extra
+
     def prose(self, item: Any) -> bool:
         """A string `_assertion` would accept as it is (a placeholder for its text)."""
         return type(item) is str and bool(item.strip()) and not (self.surrogates and has_lone_surrogate(item))
 
     def assertion(
-        self, item: Any, label: str, path: str, at: tuple[str | int, ...]
+        self, reading: Reading, item: Any, path: str, at: tuple[str | int, ...]
     ) -> tuple[Check, list[Note]]:
         """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
         if self.prose(item):
             return placeholder(item), []
         rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
         if rule is not None:
-            return converted(self.refuse, rule, item, label, path, at)
-        check = _assertion(self.refuse, item, label, path, at)
+            return converted(reading, rule, item, path, at)
+        check = _assertion(reading, item, path, at)
         notes: list[Note] = []
         if isinstance(item, dict) and documented_kind(item) is not None:
             # Keys beside text/kind/needles do not change the check; keep them.
             notes = [
-                note(self.refuse, f"{path}.{extra}", value, case=label, at=(*at, extra))
+                reading.note(f"{path}.{extra}", value, (*at, extra))
                 for extra, value in item.items()
                 if extra not in ("text", "kind", "needles")
             ]
@@ -538,15 +540,7 @@ class _Reading:
         return check, notes
 
 
-def _case_id(
-    refuse: Refuser,
-    raw: dict[str, Any],
-    key: str,
-    index: int,
-    label: str,
-    at: tuple[str | int, ...],
-    id_prefix: str,
-) -> str:
+def _case_id(reading: Reading, raw: dict[str, Any], key: str, index: int, id_prefix: str) -> str:
     """Integer (and digit-string) ids are prefixed with the category's slug."""
     if key == NUMBERED:
         return f"{id_prefix}-{index + 1}"
@@ -556,53 +550,36 @@ def _case_id(
     problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
     if problem or not isinstance(value, str):
         actual = describe(value) if present else stopped(raw, key) if "." in key else actual_of(raw, key)
-        raise refuse(case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=actual)
+        raise reading.refusal(key, (*reading.at, *_steps(key)), problem, actual)
     return f"{id_prefix}-{value}" if value.isdigit() else value
 
 
-def _prompt(
-    refuse: Refuser,
-    raw: dict[str, Any],
-    key: str,
-    label: str,
-    at: tuple[str | int, ...],
-    keys: tuple[str, ...] = (),
-) -> str:
+def _prompt(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ...] = ()) -> str:
     if any("." in k for k in keys):
-        return _nested_text(refuse, raw, key, label, at, keys)
+        return _nested_text(reading, raw, key, keys)
     hint = None
     if key not in raw:
         found = [other for other in _PROMPT_LOOKALIKES if other in raw and other != key]
         if found:
             hint = f'found "{found[0]}" where evals-json has "{key}"; rename it if it is the prompt'
-    return require_text(refuse, raw, key, case=label, at=(*at, key), hint=hint)
+    return require_text(reading.refuse, raw, key, case=reading.label, at=(*reading.at, key), hint=hint)
 
 
-def _nested_text(
-    refuse: Refuser,
-    raw: dict[str, Any],
-    key: str,
-    label: str,
-    at: tuple[str | int, ...],
-    keys: tuple[str, ...],
-) -> str:
+def _nested_text(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
     """A prompt at a dotted path; a refusal says where the path stopped ("inputs has no key prompt")."""
     present, value = reach(raw, key)
     problem = text_problem(value)
     if present and problem is None:
         return str(value)
     if present:
-        raise refuse(
-            case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=describe(value)
-        )
+        raise reading.refusal(key, (*reading.at, *_steps(key)), problem, describe(value))
     deepest = max(keys, key=lambda k: _depth(raw, k))  # the alternative that got furthest
     shown = " or ".join(keys)
-    raise refuse(
-        case=label,
-        field_path=deepest,
-        at=(*at, *_steps(deepest)[: max(_depth(raw, deepest), 1)]),
-        expected=f"a non-empty string at {shown} (as the dialect says)",
-        actual=stopped(raw, deepest),
+    raise reading.refusal(
+        deepest,
+        (*reading.at, *_steps(deepest)[: max(_depth(raw, deepest), 1)]),
+        f"a non-empty string at {shown} (as the dialect says)",
+        stopped(raw, deepest),
     )
 
 
@@ -616,47 +593,41 @@ def _depth(raw: dict[str, Any], path: str) -> int:
     return depth
 
 
-def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str | int, ...]) -> Check:
+def _assertion(reading: Reading, item: Any, path: str, at: tuple[str | int, ...]) -> Check:
     if isinstance(item, str):
         problem = text_problem(item)
         if problem:
-            raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(item))
+            raise reading.refusal(path, at, problem, describe(item))
         return placeholder(item)
     if not isinstance(item, dict):
-        raise refuse(
-            case=label, field_path=path, at=at, expected="a string or an object", actual=describe(item)
-        )
+        raise reading.refusal(path, at, "a string or an object", describe(item))
     if documented_kind(item) is not None:
-        return _documented(refuse, item, label, path, at)
+        return _documented(reading, item, path, at)
     verbatim = compact(item)
     if "text" in item:
-        text = require_text(refuse, item, "text", case=label, at=(*at, "text"), field_path=f"{path}.text")
+        text = _text(reading, item, path, at)
         # Prose; the whole object travels when it says more than its text.
         return placeholder(text, text if set(item) == {"text"} else verbatim)
     if not item:
-        raise refuse(
-            case=label, field_path=path, at=at, expected="a non-empty object", actual="an empty object"
-        )
+        raise reading.refusal(path, at, "a non-empty object", "an empty object")
     return placeholder(verbatim, verbatim)
 
 
-def _documented(
-    refuse: Refuser, item: dict[str, Any], label: str, path: str, at: tuple[str | int, ...]
-) -> Check:
+def _text(reading: Reading, item: dict[str, Any], path: str, at: tuple[str | int, ...]) -> str:
+    """An assertion object's `text`, strictly."""
+    return require_text(
+        reading.refuse, item, "text", case=reading.label, at=(*at, "text"), field_path=f"{path}.text"
+    )
+
+
+def _documented(reading: Reading, item: dict[str, Any], path: str, at: tuple[str | int, ...]) -> Check:
     kind = KINDS[item["kind"]]  # documented_kind() said so
     needles = item.get("needles")
     if not isinstance(needles, list) or not needles or any(text_problem(n) for n in needles):
-        raise refuse(
-            case=label,
-            field_path=f"{path}.needles",
-            at=(*at, "needles"),
-            expected="a non-empty list of non-empty strings",
-            actual=actual_of(item, "needles"),
-        )
+        expected = "a non-empty list of non-empty strings"
+        raise reading.refusal(f"{path}.needles", (*at, "needles"), expected, actual_of(item, "needles"))
     if "text" in item:
-        criterion = require_text(
-            refuse, item, "text", case=label, at=(*at, "text"), field_path=f"{path}.text"
-        )
+        criterion = _text(reading, item, path, at)
     else:
         criterion = f"{_KIND_PHRASES[kind]}: " + ", ".join(compact(n) for n in needles)
     return Check(criterion, kind, (tuple(needles),))

@@ -32,7 +32,7 @@ from ._common import (
     strict,
     text_problem,
 )
-from ._typed import converted, criteria_checks, is_typed, passed_by, shape_of
+from ._typed import Reading, converted, criteria_checks, is_typed, passed_by, shape_of
 
 NAME = "yaml"
 SUFFIXES = (".yaml", ".yml")
@@ -436,12 +436,13 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
     plain = jsonable(data)  # the case as JSON values: what dotted paths and the dialect walk
     name_key = _pick(plain, shape.id or ("name",))
     case_id, label = _case_id(refuse, plain, name_key, spot)
+    reading = Reading(refuse, label, base)
     task_key = _pick(plain, shape.prompt or ("task",))
-    prompt = _text(refuse, plain, task_key, shape.prompt or ("task",), label, base)
+    prompt = _text(reading, plain, task_key, shape.prompt or ("task",))
     category = spot.category
     category_key = _pick(plain, shape.category) if shape.category else ""
     if category_key and reach(plain, category_key)[0]:
-        category = _text(refuse, plain, category_key, shape.category, label, base).strip()
+        category = _text(reading, plain, category_key, shape.category).strip()
     else:
         category_key = ""
     checks, empty = _judge_context(refuse, data, label, base)
@@ -451,12 +452,7 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
     skipped: list[str] = []
     if dialect is not None and dialect.cases.criteria:
         found = criteria_checks(
-            refuse,
-            plain,
-            dialect,
-            label,
-            base,
-            lambda item, path, where: _item(refuse, dialect, item, label, path, where),
+            reading, plain, dialect, lambda item, path, where: _item(reading, dialect, item, path, where)
         )
         more, notes, roots, skipped, consumed = found
         if more:  # the no-criteria placeholder gives way to what the dialect found
@@ -469,7 +465,7 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
             consumed = consumed | {steps}
         taken.add(key.split(".")[0])
     if roots:
-        notes += passed_by(refuse, plain, roots, consumed, label, base)
+        notes += passed_by(reading, plain, roots, consumed)
     notes += [_note(refuse, key, value, label, base) for key, value in data.items() if key not in taken]
     origin = spot.display if spot.position is None else f"{spot.display}, {label}"
     return Case(
@@ -498,14 +494,7 @@ def _number(spot: _Spot) -> str:
     return "(file)" if spot.position is None else f"case #{spot.position + 1}"
 
 
-def _text(
-    refuse: Refuser,
-    plain: dict[str, Any],
-    key: str,
-    keys: tuple[str, ...],
-    label: str,
-    base: tuple[str | int, ...],
-) -> str:
+def _text(reading: Reading, plain: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
     """The text at `key` (a dotted path walks objects), or a refusal saying where it stopped."""
     present, value = reach(plain, key)
     problem = text_problem(value)
@@ -514,14 +503,14 @@ def _text(
     steps = tuple(key.split("."))
     shown = " or ".join(keys)
     if present:
-        raise refuse(case=label, field_path=key, at=(*base, *steps), expected=problem, actual=describe(value))
+        raise reading.refusal(key, (*reading.at, *steps), problem, describe(value))
     dotted = any("." in k for k in keys)
     expected = f"a non-empty string at {shown} (as the dialect says)" if dotted else "a string"
     actual = stopped(plain, key) if "." in key else MISSING
     reached = 1  # the keys of the path the case has, in order: the refusal points at the last
     while reached < len(steps) and reach(plain, ".".join(steps[: reached + 1]))[0]:
         reached += 1
-    raise refuse(case=label, field_path=key, at=(*base, *steps[:reached]), expected=expected, actual=actual)
+    raise reading.refusal(key, (*reading.at, *steps[:reached]), expected, actual)
 
 
 def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> tuple[str, str]:
@@ -535,7 +524,7 @@ def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> t
         return f"{prefix}-{name}", f"case {name}"
     steps = tuple(key.split("."))
     if not present or text_problem(name) is not None:
-        _text(refuse, plain, key, (key,), _number(spot), spot.at)  # refuses, saying why
+        _text(Reading(refuse, _number(spot), spot.at), plain, key, (key,))  # refuses, saying why
     label = f'case "{name}"'
     case_id = slug(str(name))
     if not case_id:
@@ -596,17 +585,17 @@ def _judge_context(
 
 
 def _item(
-    refuse: Refuser, dialect: Dialect, item: Any, label: str, path: str, at: tuple[str | int, ...]
+    reading: Reading, dialect: Dialect, item: Any, path: str, at: tuple[str | int, ...]
 ) -> tuple[Check, list[Note]]:
     """One criterion a dialect points at: prose, or an object through its rules."""
     if isinstance(item, dict):
         rule = dialect.match(item)
         if rule is not None:
-            return converted(refuse, rule, item, label, path, at)
+            return converted(reading, rule, item, path, at)
         if "text" in item and not is_typed(item) and not text_problem(item["text"]):
             return placeholder(item["text"], compact(item)), []
         return placeholder(compact(item), compact(item))._replace(via=shape_of(item)), []
     problem = text_problem(item)
     if problem:
-        raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(jsonable(item)))
+        raise reading.refusal(path, at, problem, describe(jsonable(item)))
     return placeholder(item), []
