@@ -23,8 +23,10 @@ from ..files import walk
 from ..text import plural, printable
 from .dialect import VOCABULARY, WHOLE_FILE
 from .formats._common import compact, jsonable
+from .formats._evals_json_asserts import documented_kind
+from .formats._evals_json_cases import _PROMPT_LOOKALIKES, LIST_KEYS
 from .formats._typed import shape_of
-from .formats.evals_json import _OTHER_SHAPES, _PROMPT_LOOKALIKES, LIST_KEYS, documented_kind
+from .formats.evals_json import _OTHER_SHAPES
 from .model import Refusal, RefusalCode
 from .sourcetext import Lines, decode_utf8, read_bytes
 
