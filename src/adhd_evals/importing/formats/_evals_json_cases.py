@@ -7,7 +7,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..dialect import NUMBERED, CaseShape, Dialect, reach, stopped
+from ..dialect import NUMBERED, CaseShape, Dialect
+from ..dialect_paths import reach, stopped
 from ..model import Case, Check, LeftOut, Note, Refusal, describe
 from ._common import (
     ReadOptions,

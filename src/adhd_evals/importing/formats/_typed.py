@@ -28,11 +28,8 @@ from ..dialect import (
     Dialect,
     Place,
     Rule,
-    Stop,
-    path_text,
-    regex_problem,
-    trace,
 )
+from ..dialect_paths import Stop, path_text, regex_problem, trace
 from ..model import Check, CheckKind, Note, Refusal, describe
 from ..tracehelpers import _js_regex as js_regex
 from ._common import Refuser, compact, note, placeholder, text_problem

@@ -12,7 +12,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from ..dialect import WHOLE_FILE, reach
+from ..dialect import WHOLE_FILE
+from ..dialect_paths import reach
 from ..model import Case, Refusal, RefusalCode, describe
 from ._common import (
     ReadOptions,

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect, reach, stopped
+from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
+from ..dialect_paths import reach, stopped
 from ..model import MISSING, Case, Check, LeftOut, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, read_bytes, too_long_number
 from ._common import (
