@@ -116,11 +116,11 @@ def _case_list(data: Any) -> tuple[str | None, list[dict[str, Any]]]:
 
 
 def _yaml_file(found: Survey, path: Path, shown: str) -> None:
-    from .formats import yaml_cases
+    from .formats import _yaml_safe as yaml_safe  # PyYAML, only when a survey meets a YAML file
 
     text = decode_utf8(read_bytes(path, shown), shown, _NOT_READ, "is not UTF-8 text")
-    root = yaml_cases._compose(text, shown)
-    data = jsonable(yaml_cases._construct(text, root, shown))
+    root = yaml_safe._compose(text, shown)
+    data = jsonable(yaml_safe._construct(text, root, shown))
     where, cases = _yaml_cases(data)
     if where is None:
         found.no_list.append(shown)
@@ -132,7 +132,7 @@ def _yaml_file(found: Survey, path: Path, shown: str) -> None:
     missing = 0
     for index, case in enumerate(cases):
         base = () if where == ONE_CASE else (*at_list, index)
-        line = lambda inner, b=base: _where(shown, yaml_cases.locate_node(root, (*b, *inner))[0])  # noqa: E731
+        line = lambda inner, b=base: _where(shown, yaml_safe.locate_node(root, (*b, *inner))[0])  # noqa: E731
         missing += _case(found, case, line)
     if missing:
         found.no_prompt.append(shown)
