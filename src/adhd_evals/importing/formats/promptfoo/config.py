@@ -194,20 +194,32 @@ def _header_notes(data: dict[str, Any]) -> list[Note]:
             notes.append(
                 Note(f"(config) {key}", value, "the only env a template may read" if key == "env" else "")
             )
-    default = data.get("defaultTest")
+    notes += _default_test_notes(data.get("defaultTest"))
+    notes += _prompt_notes(data.get("prompts"))
+    if "description" in data:
+        notes.append(Note("(config) description", data["description"]))
+    return notes
+
+
+def _default_test_notes(default: Any) -> list[Note]:
+    """defaultTest's keys promptfoo does not merge into each test (and an empty assert)."""
+    notes = []
     for key, value in default.items() if isinstance(default, dict) else ():
         if key == "assert" and value is None:
             notes.append(Note("(config) defaultTest.assert", None, EMPTY_DEFAULT_ASSERT))
         elif key not in _MERGED:
             notes.append(Note(f"(config) defaultTest.{key}", value, "promptfoo's; not merged into the cases"))
-    prompts = data.get("prompts")
-    for index, prompt in enumerate(prompts if isinstance(prompts, list) else []):
-        for key, value in prompt.items() if isinstance(prompt, dict) else ():
-            if key not in ("raw", "id", "label"):
-                notes.append(Note(f"(config) prompts[{index}].{key}", value))
-    if "description" in data:
-        notes.append(Note("(config) description", data["description"]))
     return notes
+
+
+def _prompt_notes(prompts: Any) -> list[Note]:
+    """The keys of prompt objects beyond their text, id and label."""
+    return [
+        Note(f"(config) prompts[{index}].{key}", value)
+        for index, prompt in enumerate(prompts if isinstance(prompts, list) else [])
+        for key, value in (prompt.items() if isinstance(prompt, dict) else ())
+        if key not in ("raw", "id", "label")
+    ]
 
 
 def _reference(
