@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import functools
 import io
 import re
 from typing import Any
@@ -13,6 +14,7 @@ from .._common import (
     NO_TESTS,
     Refuser,
 )
+from .asserts import KNOWN
 from .config import Config, Source, Test, _load_structured, _reference, _refuse_code, _text
 from .jsvalues import JSDict, JSList, js_parse_json, js_trim
 
@@ -201,26 +203,27 @@ def _csv_tests(source: Source) -> list[Test]:
     return tests
 
 
+_CSV_TEST_KEYS = {"__description": "description", "__metric": "__metric", "__threshold": "threshold"}
+
+
 def _csv_test(refuse: Refuser, row: dict[str, str], number: int, source: Source, line: int) -> Test:
     data: dict[str, Any] = JSDict(vars=JSDict())
     asserts: list[Any] = JSList()
     options, metadata = JSDict(), JSDict()
     for key, value in row.items():
-        if key.startswith("__expected"):
+        if not key.startswith("__"):
+            data["vars"][key] = value
+        elif key.startswith("__expected"):
             if js_trim(value):
                 asserts.append(assertion_from_string(js_trim(value)))
-        elif key in ("__prefix", "__suffix"):
-            options[key[2:]] = value
-        elif key == "__description":
-            data["description"] = value
-        elif key == "__metric":
-            data["__metric"] = value
-        elif key == "__threshold":
-            data["threshold"] = _parse_float(value)
         elif key.startswith("__metadata:"):
             if js_trim(value):
                 metadata[key[11:]] = value
-        elif key.startswith("__"):
+        elif key in ("__prefix", "__suffix"):
+            options[key[2:]] = value
+        elif key in _CSV_TEST_KEYS:
+            data[_CSV_TEST_KEYS[key]] = _parse_float(value) if key == "__threshold" else value
+        else:
             raise Refusal(
                 RefusalCode.NOT_PROMPTFOO,
                 source.display,
@@ -232,8 +235,13 @@ def _csv_test(refuse: Refuser, row: dict[str, str], number: int, source: Source,
                 actual="a column adhd-evals does not read",
                 line=line,
             )
-        else:
-            data["vars"][key] = value
+    _csv_finished(data, asserts, options, metadata, number)
+    return Test(data, f"{source.display} row {number}", Source(source.path, source.display, refuse), (), 0)
+
+
+def _csv_finished(data: dict[str, Any], asserts: list[Any], options: Any, metadata: Any, number: int) -> None:
+    """A row's test completed as testCaseFromCsvRow ends: __metric on every assertion,
+    options and metadata when a column gave any, a description when none did."""
     if "__metric" in data:
         metric = data.pop("__metric")
         asserts = JSList(JSDict(a, metric=metric) for a in asserts)
@@ -243,7 +251,6 @@ def _csv_test(refuse: Refuser, row: dict[str, str], number: int, source: Source,
     if metadata:
         data["metadata"] = metadata
     data.setdefault("description", f"Row #{number}")
-    return Test(data, f"{source.display} row {number}", Source(source.path, source.display, refuse), (), 0)
 
 
 def _parse_float(text: str) -> float:
@@ -251,14 +258,19 @@ def _parse_float(text: str) -> float:
     return float(match.group(0)) if match else float("nan")
 
 
-_ASSERTION_STRING: re.Pattern[str] | None = None
-
-
 def assertion_from_string(expected: str) -> dict[str, Any]:
     """csv.ts assertionFromString: `type:value`, `not-type:value`, `type(threshold):value`, else equals."""
-    global _ASSERTION_STRING
-    from .asserts import KNOWN
+    found = _code_or_rubric(expected)
+    if found is not None:
+        return found
+    match = _assertion_string().fullmatch(expected)
+    if not match:
+        return JSDict(type="equals", value=expected)
+    return _typed_assertion(*match.groups())
 
+
+def _code_or_rubric(expected: str) -> dict[str, Any] | None:
+    """The prefixes csv.ts reads before any type: code (JavaScript, Python) and rubrics."""
     if expected.startswith(("javascript:", "fn:", "eval:")):
         cut = len(expected.split(":", 1)[0]) + 1
         return JSDict(type="javascript", value=js_trim(expected[cut:]))
@@ -270,17 +282,21 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
         expected.startswith("file://") and (expected.endswith(".py") or ".py:" in expected)
     ):
         return JSDict(type="python", value=js_trim(expected[7:]))
-    if _ASSERTION_STRING is None:
-        # JavaScript's alternation tries promptfoo's order, where "similar" comes before
-        # "similar:cosine" and takes its ":cosine" as the value: a type with a colon never matches
-        types = "|".join(
-            re.escape(t) for t in sorted((k for k in KNOWN if ":" not in k), key=len, reverse=True)
-        )
-        _ASSERTION_STRING = re.compile(rf"(not-)?({types})(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?")
-    match = _ASSERTION_STRING.fullmatch(expected)
-    if not match:
-        return JSDict(type="equals", value=expected)
-    inverse, base, threshold, value = match.groups()
+    return None
+
+
+@functools.cache
+def _assertion_string() -> re.Pattern[str]:
+    # JavaScript's alternation tries promptfoo's order, where "similar" comes before
+    # "similar:cosine" and takes its ":cosine" as the value: a type with a colon never matches
+    types = "|".join(re.escape(t) for t in sorted((k for k in KNOWN if ":" not in k), key=len, reverse=True))
+    return re.compile(rf"(not-)?({types})(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?")
+
+
+def _typed_assertion(
+    inverse: str | None, base: str, threshold: str | None, value: str | None
+) -> dict[str, Any]:
+    """`type:value` read as csv.ts reads it: list types split on commas, thresholds defaulted."""
     kind = f"not-{base}" if inverse else base
     if base in ("contains-all", "contains-any", "icontains-all", "icontains-any"):
         return JSDict(type=kind, value=JSList(js_trim(v) for v in value.split(",")) if value else value)
