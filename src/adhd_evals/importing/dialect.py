@@ -277,28 +277,31 @@ class Dialect:
             return None
         best: Rule | None = None
         for keys, table in index.items():
-            try:  # one key (`type`) is the common `when`: no generator for it
-                if len(keys) == 1:
-                    probe: tuple[Any, ...] = (_typed(obj[keys[0]]),)
-                elif keys:
-                    probe = tuple(_typed(obj[k]) for k in keys)
-                else:  # `has`-only rules sit under the empty probe
-                    probe = ()
-                candidates = table.get(probe)
-            except KeyError:  # the object lacks one of the keys
+            probe = _probe(keys, obj)
+            if probe is None:  # the object lacks one of the keys
                 continue
+            try:
+                candidates = table.get(probe)
             except TypeError:  # an unhashable value (a list) matches no scalar
                 continue
-            for rule in candidates or ():
-                if not rule.has or rule.keys <= obj.keys():
-                    if best is None or rule.index < best.index:
-                        best = rule
-                    break
+            first = next((r for r in candidates or () if not r.has or r.keys <= obj.keys()), None)
+            if first is not None and (best is None or first.index < best.index):
+                best = first
         return best
 
     @property
     def header(self) -> str:
         return f"Dialect: {self.display} (blake2s {self.digest})."
+
+
+def _probe(keys: tuple[str, ...], obj: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The object's typed values at a rule group's `when` keys (None: it lacks one)."""
+    try:
+        if len(keys) == 1:  # one key (`type`) is the common `when`: no generator for it
+            return (_typed(obj[keys[0]]),)
+        return tuple(_typed(obj[k]) for k in keys)  # `has`-only rules sit under the empty probe
+    except KeyError:
+        return None
 
 
 def _typed(value: Any) -> tuple[str, Any]:

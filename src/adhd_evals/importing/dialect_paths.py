@@ -130,7 +130,21 @@ def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], 
     `rubric[].pass_if` expects an object, a list item without the key). Outside a walked
     list nothing stops: a case without the path does not use this place at all."""
     walked = steps(path)
-    if len(walked) == 1:  # one key, or one list: the common places, without the general walk
+    short = _short_trace(case, walked)
+    if short is not None:
+        return short
+    found: list[tuple[tuple[str | int, ...], Any]] = [((), case)]
+    for key, spread in walked:
+        found = [reached for at, value in found for reached in _step(at, value, key, spread)]
+    return found
+
+
+def _short_trace(
+    case: dict[str, Any], walked: tuple[tuple[str, bool], ...]
+) -> list[tuple[tuple[str | int, ...], Any]] | None:
+    """The common places without the general walk: one key, one list, or `a.b` one object
+    down (None: walk it)."""
+    if len(walked) == 1:
         key, spread = walked[0]
         if key not in case:
             return []
@@ -138,30 +152,29 @@ def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], 
         if spread and type(child) is list:
             return [((key, i), item) for i, item in enumerate(child)]
         return [((key,), child)]
-    if len(walked) == 2 and not walked[0][1] and not walked[1][1]:  # `a.b`: one object down
+    if len(walked) == 2 and not walked[0][1] and not walked[1][1]:
         (first, _), (second, _) = walked
         outer = case.get(first)
         if type(outer) is dict:
             return [((first, second), outer[second])] if second in outer else []
-    found: list[tuple[tuple[str | int, ...], Any]] = [((), case)]
-    for key, spread in walked:
-        step: list[tuple[tuple[str | int, ...], Any]] = []
-        for at, value in found:
-            if isinstance(value, Stop):
-                step.append((at, value))
-            elif isinstance(value, dict) and key in value:
-                child = value[key]
-                if spread and isinstance(child, list):
-                    step.extend(((*at, key, i), item) for i, item in enumerate(child))
-                else:
-                    step.append(((*at, key), child))
-            elif not any(type(s) is int for s in at):
-                # Not inside a walked list: the case does not use this place, and the
-                # key the path started from is left to the format (read there, or a note).
-                continue
-            elif isinstance(value, dict):
-                step.append((at, Stop(at, value, f"no key {key}")))
-            else:
-                step.append((at, Stop(at, value, f"{_type(value)}, not an object with a key {key}")))
-        found = step
-    return found
+    return None
+
+
+def _step(
+    at: tuple[str | int, ...], value: Any, key: str, spread: bool
+) -> list[tuple[tuple[str | int, ...], Any]]:
+    """One place walked one key further: what it reaches there, or where it stops."""
+    if isinstance(value, Stop):
+        return [(at, value)]
+    if isinstance(value, dict) and key in value:
+        child = value[key]
+        if spread and isinstance(child, list):
+            return [((*at, key, i), item) for i, item in enumerate(child)]
+        return [((*at, key), child)]
+    if not any(type(s) is int for s in at):
+        # Not inside a walked list: the case does not use this place, and the
+        # key the path started from is left to the format (read there, or a note).
+        return []
+    if isinstance(value, dict):
+        return [(at, Stop(at, value, f"no key {key}"))]
+    return [(at, Stop(at, value, f"{_type(value)}, not an object with a key {key}"))]
