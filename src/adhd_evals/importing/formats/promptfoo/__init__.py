@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ...model import Case, LeftOut, Refusal, RefusalCode
 from .._common import ReadOptions, Refuser, collecting, strict
-from .cases import _cases
+from .cases import Shared, _cases
 from .config import CONFIG_NAMES, NOT_CONFIG, _category, _config, _env, _header_notes
 from .ids import _refuse_duplicates, _test_ids
 from .lint import lint_warnings
@@ -59,12 +59,13 @@ def _read(
     cases: list[Case] = []
     refusals: list[Refusal] = []
     _refuse_unknown_skips(refuse, options.skip_tests, len(tests))
+    shared = Shared(config, default, prompts, env, category, options.risk)
     for test, test_id in zip(tests, ids, strict=True):
         if test.number in options.skip_tests:  # left out by the person, with the test's own name
             options.left_out.append(LeftOut(display, test.label, test_id, f"--skip-test {test.number}"))
             continue
         try:
-            cases += _cases(test, test_id, default, prompts, env, category, options.risk, config)
+            cases += _cases(shared, test, test_id)
         except Refusal as refusal:
             if not collect:
                 raise

@@ -69,20 +69,23 @@ class _Where(NamedTuple):
         )
 
 
-def _cases(
-    test: Test,
-    test_id: str,
-    default: dict[str, Any],
-    prompts: list[Prompt],
-    env: dict[str, Any],
-    category: str,
-    risk: str,
-    config: Config,
-) -> list[Case]:
+class Shared(NamedTuple):
+    """What every test of one config is read with: one object, not six arguments threaded."""
+
+    config: Config
+    default: dict[str, Any]  # defaultTest, merged into each test
+    prompts: list[Prompt]
+    env: dict[str, Any]
+    category: str
+    risk: str
+
+
+def _cases(shared: Shared, test: Test, test_id: str) -> list[Case]:
+    config, prompts, env = shared.config, shared.prompts, shared.env
     where = _Where(test)
-    data = _merged(test, default)
+    data = _merged(test, shared.default)
     _refuse_unreadable_test(where, data)
-    test_id, category, risk = _exported(data, test_id, category, risk, config)
+    test_id, category, risk = _exported(data, test_id, shared.category, shared.risk, config)
     options = _mapping(data.get("options"))
     combinations = _combinations(where, data["vars"], options, config)
     cases = []
@@ -96,7 +99,8 @@ def _cases(
             )
             text = _render_prompt(where, prompt, dict(loaded), options, env)
             checks, notes = _checks(where, data, loaded, env)
-            notes += _test_notes(test, data, prompt, len(prompts), len(combinations), test_id)
+            paired = len(prompts) > 1 or len(combinations) > 1
+            notes += _test_notes(test, data, prompt, paired, test_id)
             cases.append(
                 Case(
                     case_id,
@@ -297,13 +301,12 @@ def _checks(
     return checks, notes
 
 
-def _test_notes(
-    test: Test, data: dict[str, Any], prompt: Prompt, prompts: int, combinations: int, test_id: str
-) -> list[Note]:
+def _test_notes(test: Test, data: dict[str, Any], prompt: Prompt, paired: bool, test_id: str) -> list[Note]:
+    """A test's keys as notes on each of its cases; `paired`: the test gives several cases."""
     notes = []
     if "description" in data:
         notes.append(Note("description", data["description"]))
-    if prompts > 1 or combinations > 1:
+    if paired:
         notes.append(Note("pair", test_id, f"one case of {test.label} per prompt (this one: {prompt.label})"))
     if data.get("vars"):
         notes.append(Note("vars", data["vars"]))
