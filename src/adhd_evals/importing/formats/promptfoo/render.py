@@ -144,32 +144,45 @@ _NAMED = {
 
 
 def _problem(node: nodes.Node) -> TemplateProblem | None:
-    line = getattr(node, "lineno", None)
+    what = _unsupported(node)
+    return TemplateProblem(what, getattr(node, "lineno", None)) if what is not None else None
+
+
+def _unsupported(node: nodes.Node) -> str | None:
+    """What in the node promptfoo's Nunjucks would not render alike (None: nothing)."""
     named = _NAMED.get(type(node))
     if named is not None:
-        return TemplateProblem(named, line)
+        return named
     if not isinstance(node, _ALLOWED):
-        return TemplateProblem(f"the {type(node).__name__} construct", line)
+        return f"the {type(node).__name__} construct"
     if isinstance(node, nodes.Call):  # checked before the helpers' own calls are written in
-        return TemplateProblem("calling a function or method", line)
+        return "calling a function or method"
+    if isinstance(node, (nodes.Filter, nodes.Test, nodes.For)):
+        return _block_problem(node)
+    return _expression_problem(node)
+
+
+def _block_problem(node: nodes.Filter | nodes.Test | nodes.For) -> str | None:
     if isinstance(node, nodes.Filter) and node.name not in FILTERS:
-        return TemplateProblem(f"the {node.name} filter", line)
+        return f"the {node.name} filter"
     if isinstance(node, nodes.Filter) and (node.kwargs or node.dyn_args or node.dyn_kwargs):
-        return TemplateProblem(f"keyword arguments to the {node.name} filter", line)
+        return f"keyword arguments to the {node.name} filter"
     if isinstance(node, nodes.Test) and node.name not in TESTS:
-        return TemplateProblem(f"the `is {node.name}` test", line)
+        return f"the `is {node.name}` test"
     if isinstance(node, nodes.For) and (node.recursive or node.test is not None):
-        return TemplateProblem("for loops with `if` or `recursive` (not Nunjucks)", line)
+        return "for loops with `if` or `recursive` (not Nunjucks)"
     if isinstance(node, nodes.For) and not isinstance(node.target, nodes.Name):
-        return TemplateProblem("for loops with several variables", line)
+        return "for loops with several variables"
+    return None
+
+
+def _expression_problem(node: nodes.Node) -> str | None:
     if isinstance(node, nodes.Compare) and len(node.ops) > 1:
-        return TemplateProblem(
-            "chained comparisons (JavaScript compares the first result with the next)", line
-        )
+        return "chained comparisons (JavaScript compares the first result with the next)"
     if isinstance(node, nodes.Const) and not isinstance(node.value, (str, int, float, bool, type(None))):
-        return TemplateProblem(f"a {type(node.value).__name__} literal", line)
+        return f"a {type(node.value).__name__} literal"
     if isinstance(node, nodes.Name) and node.name.startswith(_HELPER):
-        return TemplateProblem(f"the name {node.name}", line)
+        return f"the name {node.name}"
     return None
 
 
