@@ -4,6 +4,7 @@ validator of their own, jsonschema only to word a refusal."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sized
 from pathlib import Path
 from typing import Any
 
@@ -111,45 +112,62 @@ def _fits(value: Any, schema: Any, root: dict[str, Any]) -> bool:
 def _keyword_fits(
     keyword: str, argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]
 ) -> bool:
-    if keyword == "type":
-        names = [argument] if isinstance(argument, str) else argument
-        return any(name in _JSON_TYPES and _JSON_TYPES[name](value) for name in names)
-    if keyword == "$ref":
-        prefix = "#/$defs/"
-        if not (isinstance(argument, str) and argument.startswith(prefix)):
-            return False
-        target = root.get("$defs", {}).get(argument[len(prefix) :])
-        return target is not None and _fits(value, target, root)
-    if keyword == "enum":
-        return any(_json_equal(value, option) for option in argument)
-    if keyword == "const":
-        return _json_equal(value, argument)
-    if keyword == "anyOf":
-        return any(_fits(value, sub, root) for sub in argument)
-    if keyword == "oneOf":
-        return sum(_fits(value, sub, root) for sub in argument) == 1
-    if keyword == "minLength":
-        return not isinstance(value, str) or len(value) >= argument
-    if keyword == "minItems":
-        return not isinstance(value, list) or len(value) >= argument
-    if keyword == "minProperties":
-        return not isinstance(value, dict) or len(value) >= argument
-    if keyword == "items":
-        return not isinstance(value, list) or all(_fits(item, argument, root) for item in value)
-    if keyword == "required":
-        return not isinstance(value, dict) or all(key in value for key in argument)
-    if keyword == "properties":
-        return not isinstance(value, dict) or all(
-            _fits(value[key], sub, root) for key, sub in argument.items() if key in value
-        )
-    if keyword == "additionalProperties":
-        if not isinstance(value, dict):
-            return True
-        if "patternProperties" in schema:
-            return False  # not read here
-        known = schema.get("properties", {})
-        return all(_fits(item, argument, root) for key, item in value.items() if key not in known)
-    return False  # a keyword not read here: jsonschema decides
+    check = _KEYWORDS.get(keyword)
+    return check is not None and check(argument, value, schema, root)  # else jsonschema decides
+
+
+def _type_fits(argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
+    names = [argument] if isinstance(argument, str) else argument
+    return any(name in _JSON_TYPES and _JSON_TYPES[name](value) for name in names)
+
+
+def _ref_fits(argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
+    prefix = "#/$defs/"
+    if not (isinstance(argument, str) and argument.startswith(prefix)):
+        return False
+    target = root.get("$defs", {}).get(argument[len(prefix) :])
+    return target is not None and _fits(value, target, root)
+
+
+def _additional_fits(argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
+    if not isinstance(value, dict):
+        return True
+    if "patternProperties" in schema:
+        return False  # not read here
+    known = schema.get("properties", {})
+    return all(_fits(item, argument, root) for key, item in value.items() if key not in known)
+
+
+def _smallest(kind: type[Sized], argument: Any, value: Any) -> bool:
+    """minLength, minItems, minProperties: a value of another kind passes."""
+    return not isinstance(value, kind) or bool(len(value) >= argument)
+
+
+_KeywordCheck = Callable[[Any, Any, dict[str, Any], dict[str, Any]], bool]
+# The keywords dialect.schema.json uses, each read as draft 2020-12 reads it:
+# (the keyword's argument, the value, the schema holding the keyword, the root schema).
+_KEYWORDS: dict[str, _KeywordCheck] = {
+    "type": _type_fits,
+    "$ref": _ref_fits,
+    "enum": lambda argument, value, _schema, _root: any(_json_equal(value, option) for option in argument),
+    "const": lambda argument, value, _schema, _root: _json_equal(value, argument),
+    "anyOf": lambda argument, value, _schema, root: any(_fits(value, sub, root) for sub in argument),
+    "oneOf": lambda argument, value, _schema, root: sum(_fits(value, sub, root) for sub in argument) == 1,
+    "minLength": lambda argument, value, _schema, _root: _smallest(str, argument, value),
+    "minItems": lambda argument, value, _schema, _root: _smallest(list, argument, value),
+    "minProperties": lambda argument, value, _schema, _root: _smallest(dict, argument, value),
+    "items": lambda argument, value, _schema, root: (
+        not isinstance(value, list) or all(_fits(item, argument, root) for item in value)
+    ),
+    "required": lambda argument, value, _schema, _root: (
+        not isinstance(value, dict) or all(key in value for key in argument)
+    ),
+    "properties": lambda argument, value, _schema, root: (
+        not isinstance(value, dict)
+        or all(_fits(value[key], sub, root) for key, sub in argument.items() if key in value)
+    ),
+    "additionalProperties": _additional_fits,
+}
 
 
 def _json_equal(a: Any, b: Any) -> bool:
