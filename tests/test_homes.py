@@ -30,7 +30,7 @@ def _where(pattern: str) -> list[str]:
         ("format name lists", r'"evals-json",\s*"(yaml|evalflow)",\s*"', "schema.py"),
         ("metrics", r'"correctness"\s*:\s*0', "runs/rubric.py"),
         ("the marker text", r'"# adhd-evals: "', "importing/checkgen.py"),
-        ("reading the dialect schema", r'"dialect\.schema\.json"\)', "importing/dialect.py"),
+        ("reading the dialect schema", r'"dialect\.schema\.json"\)', "importing/dialect_schema.py"),
         ("the plain helpers' text, read to embed", r'"checkhelpers\.py"\)', "importing/checkgen.py"),
         ("escaping unprintable text", r"\.isprintable\(\)", "text.py"),
         ("text tables", r"\.ljust\(", "text.py"),

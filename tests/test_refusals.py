@@ -185,8 +185,8 @@ def test_the_yaml_depth_probe_stops_reading_past_the_bound() -> None:
     would cost minutes for an answer already known. The document's mapping is one level and
     each `[` one more: `x:` over 500 brackets reports 101 (MAX_DEPTH is 100), not 501; over 7
     brackets, exactly 8."""
-    from adhd_evals.importing.formats import yaml_cases
+    from adhd_evals.importing.formats import _yaml_safe
 
-    assert yaml_cases.MAX_DEPTH == 100
-    assert yaml_cases._nesting("x: " + "[" * 500 + "]" * 500 + "\n") == 101
-    assert yaml_cases._nesting("x: " + "[" * 7 + "]" * 7 + "\n") == 8
+    assert _yaml_safe.MAX_DEPTH == 100
+    assert _yaml_safe._nesting("x: " + "[" * 500 + "]" * 500 + "\n") == 101
+    assert _yaml_safe._nesting("x: " + "[" * 7 + "]" * 7 + "\n") == 8

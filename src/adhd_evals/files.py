@@ -56,10 +56,10 @@ def check_readable(path: Path) -> int:
     return info.st_size
 
 
-def open_limited(path: Path) -> BinaryIO:
-    """The file opened for reading, refused unread when it must not be read. The checks are
-    made on the opened descriptor (a FIFO swapped in after a stat cannot slip through), and
-    the open itself cannot block: O_NONBLOCK, cleared once it is known to be a regular file."""
+def _open_checked(path: Path) -> tuple[int, int]:
+    """A descriptor of the file and its size, refused unread when it must not be read. The
+    checks are made on the opened descriptor (a FIFO swapped in after a stat cannot slip
+    through), and the open itself cannot block (O_NONBLOCK)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
@@ -67,6 +67,17 @@ def open_limited(path: Path) -> BinaryIO:
             raise NotAFile(f"it is {_kind(info.st_mode)}, not a regular file")
         if info.st_size > _limit:
             raise NotAFile(f"it is {info.st_size:,} bytes, past the limit of {_limit:,} (--max-bytes)")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info.st_size
+
+
+def open_limited(path: Path) -> BinaryIO:
+    """The file opened for reading, refused unread when it must not be read (see
+    _open_checked); O_NONBLOCK is cleared once it is known to be a regular file."""
+    fd, _ = _open_checked(path)
+    try:
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
@@ -76,12 +87,34 @@ def open_limited(path: Path) -> BinaryIO:
 
 def read_limited(path: Path) -> bytes:
     """The whole file, refused rather than read when it is not a bounded regular file.
-    The only door for reading a whole file: every reader of a path a user names uses it."""
-    with open_limited(path) as stream:
-        data = stream.read(_limit + 1)
+    The only door for reading a whole file: every reader of a path a user names uses it.
+
+    The read asks for the size the file has, not for the limit: a buffered read of the
+    limit allocates that much (256 MiB by default) for every file, which made reading a
+    tree of 500 small files several times slower than reading them plainly. A file longer
+    than its size said (procfs, or one growing) reads on, still bounded by the limit."""
+    fd, size = _open_checked(path)
+    try:
+        data = _read_up_to(fd, size + 1)
+        if len(data) > size:
+            data += _read_up_to(fd, _limit + 1 - len(data))
+    finally:
+        os.close(fd)
     if len(data) > _limit:  # it grew while we read it
         raise NotAFile(f"it grew past the limit of {_limit:,} bytes (--max-bytes) while being read")
     return data
+
+
+def _read_up_to(fd: int, wanted: int) -> bytes:
+    """Up to `wanted` bytes, fewer only at the end of the file (a read may return less)."""
+    chunks = []
+    while wanted > 0:
+        chunk = os.read(fd, wanted)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
 
 
 def read_text_limited(path: Path) -> str:

@@ -13,7 +13,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adhd_evals.importing import dialect
+from adhd_evals.importing import dialect_schema
 from helpers import FIXTURES, ROOT
 
 SCHEMA: dict[str, Any] = json.loads((ROOT / "schemas" / "dialect.schema.json").read_text(encoding="utf-8"))
@@ -27,7 +27,7 @@ def _on_disk() -> list[Path]:
 def _tree(path: Path) -> Any:
     from ruamel.yaml import YAML
 
-    return dialect._plain(YAML(typ="rt").load(path.read_text(encoding="utf-8")))
+    return dialect_schema._plain(YAML(typ="rt").load(path.read_text(encoding="utf-8")))
 
 
 def test_every_dialect_file_on_disk_is_judged_as_jsonschema_judges_it() -> None:
@@ -36,7 +36,7 @@ def test_every_dialect_file_on_disk_is_judged_as_jsonschema_judges_it() -> None:
     verdicts = {}
     for path in _on_disk():
         tree = _tree(path)
-        verdicts[path] = dialect._fits(tree, SCHEMA, SCHEMA)
+        verdicts[path] = dialect_schema._fits(tree, SCHEMA, SCHEMA)
         assert verdicts[path] == VALIDATOR.is_valid(tree), path
     assert True in verdicts.values() and False in verdicts.values()
 
@@ -87,4 +87,4 @@ TREES = st.fixed_dictionaries(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(TREES)
 def test_fits_agrees_with_jsonschema_on_random_trees(tree: dict[str, Any]) -> None:
-    assert dialect._fits(tree, SCHEMA, SCHEMA) == VALIDATOR.is_valid(tree)
+    assert dialect_schema._fits(tree, SCHEMA, SCHEMA) == VALIDATOR.is_valid(tree)

@@ -14,34 +14,56 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from .dialect_paths import position, reach, steps
+from .dialect_schema import INVALID, _kind, _plain, _refusal, _validate
+from .dialect_schema import SCHEMA_PATH as SCHEMA_PATH  # found as dialect.SCHEMA_PATH, as before
 from .model import CheckKind, Refusal, RefusalCode
 from .sourcetext import decode_utf8, read_bytes
 
 VERSION = 1
-SCHEMA_PATH = Path(__file__).with_name("dialect.schema.json")
-INVALID = "is not a valid dialect file"
+
+
 NUMBERED = "#"  # `id: "#"`: number cases 1, 2, ... in file order
+
+
 WHOLE_FILE = "."  # `at: "."`: the file itself is the case list
+
 
 # The vocabulary, by what a rule's needle must be. Text checks compare text,
 # so the dialect must say whether letter case matters.
 ONE_TEXT = ("contains", "starts_with", "equals", "matches_exactly", "regex", "not_regex")
+
+
 TEXTS = ("contains_any", "contains_all", "contains_none", "in_order")
+
+
 COUNTS = ("min_chars", "max_chars", "min_words", "max_words")
+
+
 NO_NEEDLE = ("is_json", "unwritten")
+
+
 # Checks over the run's trace (tracehelpers.py): the needle is the tool's name or the glob, and
 # `options` names the keys holding their keyword arguments (plugin eval's min, max, input_match).
 TRACED = ("tool_used", "file_created")
+
+
 TRACE_OPTIONS = {"tool_used": ("input_match", "min", "max"), "file_created": ("exists",)}
+
+
 VOCABULARY = (*ONE_TEXT, *TEXTS, *COUNTS, *NO_NEEDLE, *TRACED)
+
+
 CASE_FREE = ("matches_exactly", *COUNTS, *NO_NEEDLE, *TRACED)  # checks that never compare letter case
+
+
 PATTERNS = ("regex", "not_regex")
+
+
 MAX_COUNT = 10**9  # a count past this is a typo, not a length anyone means
 
 
@@ -121,7 +143,11 @@ def _same(a: Any, b: Any) -> bool:
 
 
 SKIP = "skip"  # `missing: skip`: a place holding nothing (or what the path cannot walk) gives no criterion
+
+
 REFUSE = "refuse"
+
+
 # Checks whose needle list is one check's argument (contains_none stays one check per
 # needle, as it always was: splitting it does not change what passes).
 ONE_CHECK_LISTS = ("contains_any", "contains_all", "in_order")
@@ -251,23 +277,16 @@ class Dialect:
             return None
         best: Rule | None = None
         for keys, table in index.items():
-            try:  # one key (`type`) is the common `when`: no generator for it
-                if len(keys) == 1:
-                    probe: tuple[Any, ...] = (_typed(obj[keys[0]]),)
-                elif keys:
-                    probe = tuple(_typed(obj[k]) for k in keys)
-                else:  # `has`-only rules sit under the empty probe
-                    probe = ()
-                candidates = table.get(probe)
-            except KeyError:  # the object lacks one of the keys
+            probe = _probe(keys, obj)
+            if probe is None:  # the object lacks one of the keys
                 continue
+            try:
+                candidates = table.get(probe)
             except TypeError:  # an unhashable value (a list) matches no scalar
                 continue
-            for rule in candidates or ():
-                if not rule.has or rule.keys <= obj.keys():
-                    if best is None or rule.index < best.index:
-                        best = rule
-                    break
+            first = next((r for r in candidates or () if not r.has or r.keys <= obj.keys()), None)
+            if first is not None and (best is None or first.index < best.index):
+                best = first
         return best
 
     @property
@@ -275,13 +294,20 @@ class Dialect:
         return f"Dialect: {self.display} (blake2s {self.digest})."
 
 
+def _probe(keys: tuple[str, ...], obj: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The object's typed values at a rule group's `when` keys (None: it lacks one)."""
+    try:
+        if len(keys) == 1:  # one key (`type`) is the common `when`: no generator for it
+            return (_typed(obj[keys[0]]),)
+        return tuple(_typed(obj[k]) for k in keys)  # `has`-only rules sit under the empty probe
+    except KeyError:
+        return None
+
+
 def _typed(value: Any) -> tuple[str, Any]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return ("number", value)
     return (type(value).__name__, value)
-
-
-# ---- loading ----------------------------------------------------------------
 
 
 def load(path: Path, display: str | None = None) -> Dialect:
@@ -349,207 +375,6 @@ def _format_rules(tree: Any, shown: str) -> None:
             "number in a list",
             actual=_kind(cases["id"]),
         )
-
-
-def _kind(value: Any) -> str:
-    from .model import describe
-
-    return describe(_plain(value))
-
-
-def _plain(value: Any) -> Any:
-    """ruamel's commented containers as plain JSON values."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    return str(value)
-
-
-def _refusal(shown: str, **fields: Any) -> Refusal:
-    return Refusal(RefusalCode.DIALECT_INVALID, shown, INVALID, **fields)
-
-
-def _schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return schema
-
-
-def _validate(tree: Any, shown: str) -> None:
-    schema = _schema()
-    plain = _plain(tree)
-    if _fits(plain, schema, schema):  # a valid file, told without importing jsonschema (~0.1 s)
-        return
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema)
-    # The first problem in the file, each narrowed to its most relevant cause.
-    found = [jsonschema.exceptions.best_match([e]) for e in validator.iter_errors(plain)]
-    if found:
-        error = min(
-            found, key=lambda e: (*(n or 0 for n in position(tree, tuple(e.absolute_path))), e.message)
-        )
-        path = tuple(error.absolute_path)
-        line, column = position(tree, path)
-        raise _refusal(
-            shown,
-            field_path=path_text(path),
-            expected=_expected(error),
-            actual=_kind(_at(tree, path)) if _has(tree, path) else "missing",
-            line=line,
-            column=column,
-        )
-
-
-# What `_fits` reads of a schema: the keywords dialect.schema.json uses. Any other keyword
-# makes it answer "not sure" (False), and jsonschema decides, as it always did.
-_ANNOTATIONS = frozenset(
-    {"$schema", "$id", "title", "description", "$comment", "default", "examples", "$defs"}
-)
-_JSON_TYPES: dict[str, Any] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
-    ),
-}
-
-
-def _fits(value: Any, schema: Any, root: dict[str, Any]) -> bool:
-    """True only when `value` is certainly valid against `schema` (draft 2020-12, the keywords
-    dialect.schema.json uses); False when it is not, or when a keyword is not one read here.
-    Only a True skips jsonschema, so a False never changes what is accepted or said."""
-    if schema is True:
-        return True
-    if not isinstance(schema, dict):
-        return False
-    for keyword, argument in schema.items():
-        if keyword in _ANNOTATIONS:
-            continue
-        if not _keyword_fits(keyword, argument, value, schema, root):
-            return False
-    return True
-
-
-def _keyword_fits(
-    keyword: str, argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]
-) -> bool:
-    if keyword == "type":
-        names = [argument] if isinstance(argument, str) else argument
-        return any(name in _JSON_TYPES and _JSON_TYPES[name](value) for name in names)
-    if keyword == "$ref":
-        prefix = "#/$defs/"
-        if not (isinstance(argument, str) and argument.startswith(prefix)):
-            return False
-        target = root.get("$defs", {}).get(argument[len(prefix) :])
-        return target is not None and _fits(value, target, root)
-    if keyword == "enum":
-        return any(_json_equal(value, option) for option in argument)
-    if keyword == "const":
-        return _json_equal(value, argument)
-    if keyword == "anyOf":
-        return any(_fits(value, sub, root) for sub in argument)
-    if keyword == "oneOf":
-        return sum(_fits(value, sub, root) for sub in argument) == 1
-    if keyword == "minLength":
-        return not isinstance(value, str) or len(value) >= argument
-    if keyword == "minItems":
-        return not isinstance(value, list) or len(value) >= argument
-    if keyword == "minProperties":
-        return not isinstance(value, dict) or len(value) >= argument
-    if keyword == "items":
-        return not isinstance(value, list) or all(_fits(item, argument, root) for item in value)
-    if keyword == "required":
-        return not isinstance(value, dict) or all(key in value for key in argument)
-    if keyword == "properties":
-        return not isinstance(value, dict) or all(
-            _fits(value[key], sub, root) for key, sub in argument.items() if key in value
-        )
-    if keyword == "additionalProperties":
-        if not isinstance(value, dict):
-            return True
-        if "patternProperties" in schema:
-            return False  # not read here
-        known = schema.get("properties", {})
-        return all(_fits(item, argument, root) for key, item in value.items() if key not in known)
-    return False  # a keyword not read here: jsonschema decides
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """JSON equality as JSON Schema has it: true is not 1, 1 is 1.0."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
-def _expected(error: Any) -> str:
-    message = str(error.message)
-    if error.validator == "enum":
-        return "one of " + ", ".join(map(str, error.validator_value))
-    if error.validator == "const":
-        return json.dumps(error.validator_value)
-    if error.validator == "anyOf" and all(set(sub) == {"required"} for sub in error.validator_value):
-        keys = [" and ".join(sub["required"]) for sub in error.validator_value]
-        return "a " + " or a ".join(keys)  # a rule matches by `when` or `has`
-    if error.validator == "additionalProperties":
-        return f"only the keys this file's shape has ({message})"
-    return message  # "required" names the missing key
-
-
-def path_text(path: tuple[Any, ...]) -> str:
-    text = ""
-    for step in path:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
-    return text or "(top level)"
-
-
-def _has(tree: Any, path: tuple[Any, ...]) -> bool:
-    try:
-        _at(tree, path)
-    except (KeyError, IndexError, TypeError):
-        return False
-    return True
-
-
-def _at(tree: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        tree = tree[step]
-    return tree
-
-
-def position(tree: Any, path: tuple[Any, ...]) -> tuple[int | None, int | None]:
-    """1-based line and column of the deepest node along `path` (ruamel's marks)."""
-    line = column = None
-    node = tree
-    for depth, step in enumerate(path, 1):
-        lc = getattr(node, "lc", None)
-        try:
-            if lc is not None and isinstance(node, dict):  # a key on the way, its value at the end
-                line, column = lc.value(step) if depth == len(path) else lc.key(step)
-            elif lc is not None:
-                line, column = lc.item(step)
-            node = node[step]
-        except (KeyError, IndexError, TypeError):
-            break
-    if line is None and getattr(tree, "lc", None) is not None:
-        line, column = tree.lc.line, tree.lc.col
-    return (line + 1 if line is not None else None), (column + 1 if column is not None else None)
 
 
 def _keys(value: Any) -> tuple[str, ...]:
@@ -665,124 +490,3 @@ def _schema_text(schema: Any, refuse: Any) -> str:
         raise refuse("schema", "a valid JSON Schema", exc.message) from exc
     except ValueError as exc:
         raise refuse("schema", "a schema JSON can write", str(exc)) from exc
-
-
-# ---- what the readers ask of a dialect ------------------------------------------
-
-
-_CAN_FAIL = frozenset("\\()[]{}?*+")
-
-
-def regex_problem(pattern: str) -> str | None:
-    """Why Python's `re` cannot compile `pattern` (None when it can)."""
-    if not _CAN_FAIL.intersection(pattern):  # literal text, ^, $, . and | always compile
-        return None
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        where = f" at position {exc.pos}" if exc.pos is not None else ""
-        return f"{exc.msg}{where}"
-    except (RecursionError, OverflowError, ValueError) as exc:
-        return str(exc) or type(exc).__name__
-    return None
-
-
-def reach(case: Any, path: str) -> tuple[bool, Any]:
-    """(found, value) at a dotted path of plain keys (`inputs.prompt`); one dict lookup for a plain key."""
-    if "." not in path:
-        if isinstance(case, dict) and path in case:
-            return True, case[path]
-        return False, None
-    value = case
-    for key in path.split("."):
-        if not isinstance(value, dict) or key not in value:
-            return False, None
-        value = value[key]
-    return True, value
-
-
-def stopped(case: Any, path: str) -> str:
-    """Where a dotted path stopped, in words: "inputs has no key prompt", "inputs is a string"."""
-    value, walked = case, ""
-    for key in path.split("."):
-        if not isinstance(value, dict):
-            return f"{walked} is {_type(value)}, not an object with a key {key}"
-        if key not in value:
-            return f"{walked} has no key {key}" if walked else f"no key {key}"
-        value, walked = value[key], f"{walked}.{key}" if walked else key
-    return f"{walked} is there"
-
-
-def _type(value: Any) -> str:
-    """A JSON value's type in words (its text is shown beside it)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "a string" if isinstance(value, str) else "a list"
-
-
-class Stop(NamedTuple):
-    """Where a criteria path could not go on: the path so far, and what was there."""
-
-    at: tuple[str | int, ...]
-    value: Any
-    why: str
-
-
-def walk(case: dict[str, Any], path: str) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """The values a criteria path names in a case: `a.b` nests, `k[]` walks a list."""
-    for at, value in trace(case, path):
-        if not isinstance(value, Stop):
-            yield at, value
-
-
-@functools.lru_cache(maxsize=256)
-def steps(path: str) -> tuple[tuple[str, bool], ...]:
-    """A criteria path's keys, each with whether it walks a list (`k[]`)."""
-    return tuple((part[:-2], True) if part.endswith("[]") else (part, False) for part in path.split("."))
-
-
-def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], Any]]:
-    """What a criteria path reaches, and where it stopped: a value per place reached, or a
-    `Stop` for each item or object the path could not walk through (a string where
-    `rubric[].pass_if` expects an object, a list item without the key). Outside a walked
-    list nothing stops: a case without the path does not use this place at all."""
-    walked = steps(path)
-    if len(walked) == 1:  # one key, or one list: the common places, without the general walk
-        key, spread = walked[0]
-        if key not in case:
-            return []
-        child = case[key]
-        if spread and type(child) is list:
-            return [((key, i), item) for i, item in enumerate(child)]
-        return [((key,), child)]
-    if len(walked) == 2 and not walked[0][1] and not walked[1][1]:  # `a.b`: one object down
-        (first, _), (second, _) = walked
-        outer = case.get(first)
-        if type(outer) is dict:
-            return [((first, second), outer[second])] if second in outer else []
-    found: list[tuple[tuple[str | int, ...], Any]] = [((), case)]
-    for key, spread in walked:
-        step: list[tuple[tuple[str | int, ...], Any]] = []
-        for at, value in found:
-            if isinstance(value, Stop):
-                step.append((at, value))
-            elif isinstance(value, dict) and key in value:
-                child = value[key]
-                if spread and isinstance(child, list):
-                    step.extend(((*at, key, i), item) for i, item in enumerate(child))
-                else:
-                    step.append(((*at, key), child))
-            elif not any(type(s) is int for s in at):
-                # Not inside a walked list: the case does not use this place, and the
-                # key the path started from is left to the format (read there, or a note).
-                continue
-            elif isinstance(value, dict):
-                step.append((at, Stop(at, value, f"no key {key}")))
-            else:
-                step.append((at, Stop(at, value, f"{_type(value)}, not an object with a key {key}")))
-        found = step
-    return found

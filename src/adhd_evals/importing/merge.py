@@ -222,8 +222,36 @@ def _retargets(
     old_prompts: dict[str, str],
 ) -> dict[str, tuple[Region, str]]:
     """Fresh check units -> (an edited orphan, its retargeted text), where the match is sure."""
-    from .retarget import Old, pair, retarget
+    from .retarget import Old, pair
 
+    old_cases, new_cases = _checks_by_case(old, fresh)
+    pairs = _moved_cases(old_cases, new_cases, result, old_prompts)
+    pairs |= {key: key for key in new_cases if key in old_cases}
+    moves: dict[str, tuple[Region, str]] = {}
+    for new_case, old_case in pairs.items():
+        regions, units_ = old_cases.get(old_case, []), new_cases[new_case]
+        olds = [
+            Old(found.key, found.generated.case_id, found.generated.criterion, position)
+            for position, found in enumerate(regions)
+            # Only the function the import wrote follows a reworded criterion: what it registers
+            # decides the pairing, never a check a person added beside it.
+            if found.key not in new_keys and not found.untouched and found.generated is not None
+        ]
+        open_units = [(u.key, u.criterion, i) for i, u in enumerate(units_) if previous[u.key] is None]
+        by_key = {u.key: u for u in units_}
+        for old_key, unit_key in pair(olds, open_units, len(regions), len(units_)).items():
+            orphan = next(r for r in regions if r.key == old_key)
+            text = _moved_text(orphan, by_key[unit_key])
+            if text is not None:
+                moves[unit_key] = (orphan, text)
+    return moves
+
+
+def _checks_by_case(
+    old: list[Region], fresh: list[Unit]
+) -> tuple[dict[str, list[Region]], dict[str, list[Unit]]]:
+    """The old module's check regions and the fresh check units, each by case (an old region
+    under the case key its legacy key now names)."""
     legacy_case = {u.legacy_key.split(".", 1)[0]: u.key.split(".", 1)[0] for u in fresh if u.legacy_key}
     old_cases: dict[str, list[Region]] = {}
     for found in old:
@@ -233,30 +261,18 @@ def _retargets(
     for unit in fresh:
         if unit.kind == "check":
             new_cases.setdefault(unit.key.split(".", 1)[0], []).append(unit)
-    pairs = _moved_cases(old_cases, new_cases, result, old_prompts)
-    pairs |= {key: key for key in new_cases if key in old_cases}
-    moves: dict[str, tuple[Region, str]] = {}
-    for new_case, old_case in pairs.items():
-        regions, units_ = old_cases.get(old_case, []), new_cases[new_case]
-        olds = []
-        for position, found in enumerate(regions):
-            # Only the function the import wrote follows a reworded criterion: what it registers
-            # decides the pairing, never a check a person added beside it.
-            if found.key not in new_keys and not found.untouched and found.generated is not None:
-                olds.append(Old(found.key, found.generated.case_id, found.generated.criterion, position))
-        open_units = [(u.key, u.criterion, i) for i, u in enumerate(units_) if previous[u.key] is None]
-        by_key = {u.key: u for u in units_}
-        for old_key, unit_key in pair(olds, open_units, len(regions), len(units_)).items():
-            orphan = next(r for r in regions if r.key == old_key)
-            unit, generated = by_key[unit_key], orphan.generated
-            assert generated is not None
-            if generated.untouched:  # a person only added beside it: regenerate it in place
-                moves[unit_key] = (orphan, _spliced(orphan.text, generated, unit.text))
-                continue
-            text = retarget(orphan.text, generated.name, unit.case_id, unit.criterion, unit.name)
-            if text is not None:
-                moves[unit_key] = (orphan, text)
-    return moves
+    return old_cases, new_cases
+
+
+def _moved_text(orphan: Region, unit: Unit) -> str | None:
+    """An edited orphan's text for the unit it pairs with (None: not sure it can follow)."""
+    from .retarget import retarget
+
+    generated = orphan.generated
+    assert generated is not None
+    if generated.untouched:  # a person only added beside it: regenerate it in place
+        return _spliced(orphan.text, generated, unit.text)
+    return retarget(orphan.text, generated.name, unit.case_id, unit.criterion, unit.name)
 
 
 def _spliced(text: str, generated: Generated, replacement: str | None) -> str:

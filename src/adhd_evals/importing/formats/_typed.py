@@ -10,6 +10,8 @@ by case and field), and keys the check does not use travel as notes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
@@ -26,12 +28,9 @@ from ..dialect import (
     Dialect,
     Place,
     Rule,
-    Stop,
-    path_text,
-    regex_problem,
-    trace,
 )
-from ..model import Check, CheckKind, Note, describe
+from ..dialect_paths import Stop, path_text, regex_problem, trace
+from ..model import Check, CheckKind, Note, Refusal, describe
 from ..tracehelpers import _js_regex as js_regex
 from ._common import Refuser, compact, note, placeholder, text_problem
 
@@ -89,15 +88,38 @@ def words(check: str, needle: Any, ignore_case: bool | None) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One case being read: who refuses, the case's label in messages, and where the case
+    sits in its file. Each step of reading a case takes this one object rather than the
+    three threaded through every call."""
+
+    refuse: Refuser
+    label: str
+    at: Path = ()
+
+    def refusal(self, field_path: str, where: Path, expected: str | None, actual: str | None) -> Refusal:
+        """A refusal of this case at `field_path`, located at `where` in the file."""
+        return self.refuse(case=self.label, field_path=field_path, at=where, expected=expected, actual=actual)
+
+    def note(self, key: str, value: Any, where: Path, remark: str = "") -> Note:
+        """A value kept as a note (refused when it is nested too deep to keep)."""
+        return note(self.refuse, key, value, case=self.label, at=where, remark=remark)
+
+
+# A reader's own treatment of one criterion: (item, its path in the case, its place in the file).
+Assertion = Callable[[Any, str, Path], tuple[Check, list[Note]]]
+
+
 def converted(
-    refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
+    reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path
 ) -> tuple[Check, list[Note]]:
     """The check a matched object becomes, and its unused keys as notes."""
     used = rule.used
     notes = [
         Note(f"{path}.{key}", value)
         if not isinstance(value, (dict, list))  # a scalar cannot be too deep
-        else note(refuse, f"{path}.{key}", value, case=label, at=(*at, key))
+        else reading.note(f"{path}.{key}", value, (*at, key))
         for key, value in item.items()
         if key not in used
     ]
@@ -105,27 +127,27 @@ def converted(
     plain = type(text) is str and text.isascii() and text.strip()  # then _criterion has nothing to say
     if rule.check == "unwritten":
         verbatim = compact(item)
-        text = text if plain else _criterion(refuse, rule, item, label, path, at)
+        text = text if plain else _criterion(reading, rule, item, path, at)
         return Check(text or verbatim, CheckKind.UNWRITTEN, (verbatim,), (), rule.label), notes
     key = rule.text_needle
     needle = item.get(key) if key is not None else None
     if not (type(needle) is str and needle.isascii() and needle.strip()):  # else nothing to refuse
-        needle = _needle(refuse, rule.check, rule.needle, item, label, path, at)
+        needle = _needle(reading, rule, item, path, at)
     args = () if rule.check in NO_NEEDLE else (needle,)
-    text = text if plain else _criterion(refuse, rule, item, label, path, at)
+    text = text if plain else _criterion(reading, rule, item, path, at)
     criterion = text or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
     if not rule.keywords:
         return Check(criterion, rule.kind, args, rule.options, rule.label), notes
-    keywords = _keywords(refuse, rule, item, label, path, at)
+    keywords = _keywords(reading, rule, item, path, at)
     if keywords and not text:
         criterion += " (" + ", ".join(f"{k} {compact(v)}" for k, v in keywords) + ")"
     return Check(criterion, rule.kind, args, rule.options + keywords, rule.label), notes
 
 
 def _keywords(
-    refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
+    reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path
 ) -> tuple[tuple[str, Any], ...]:
     """A trace check's keyword arguments from the keys the rule's `options` names, in the
     helper's own order; a key the object lacks leaves its keyword at the helper's default."""
@@ -137,14 +159,7 @@ def _keywords(
             continue
         expected = _keyword_problem(keyword, item[key])
         if expected is not None:
-            where = (*at, key)
-            raise refuse(
-                case=label,
-                field_path=f"{path}.{key}",
-                at=where,
-                expected=expected,
-                actual=describe(item[key]),
-            )
+            raise reading.refusal(f"{path}.{key}", (*at, key), expected, describe(item[key]))
         found.append((keyword, item[key]))
     return tuple(found)
 
@@ -164,77 +179,45 @@ def _keyword_problem(keyword: str, value: Any) -> str | None:
     return None if whole else f"a whole number from 0 to {MAX_COUNT:,}"
 
 
-def _criterion(
-    refuse: Refuser, rule: Rule, item: dict[str, Any], label: str, path: str, at: Path
-) -> str | None:
+def _criterion(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path) -> str | None:
     if rule.criterion is None or rule.criterion not in item:
         return None
     value = item[rule.criterion]
     problem = text_problem(value)
     if problem:
-        raise refuse(
-            case=label,
-            field_path=f"{path}.{rule.criterion}",
-            at=(*at, rule.criterion),
-            expected=problem,
-            actual=describe(value),
-        )
+        raise reading.refusal(f"{path}.{rule.criterion}", (*at, rule.criterion), problem, describe(value))
     return str(value)
 
 
-def _needle(
-    refuse: Refuser, check: str, key: str | None, item: dict[str, Any], label: str, path: str, at: Path
-) -> Any:
+def _needle(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path) -> Any:
+    key = rule.needle
     if key is None:
         return None
-    where, field = (*at, key), f"{path}.{key}"
     if key not in item:
-        raise refuse(
-            case=label,
-            field_path=field,
-            at=at,
-            expected=f"the {key!r} key that holds {check}'s argument (the dialect says so)",
-            actual="missing",
-        )
-    return argument(refuse, check, item[key], label, field, where)
+        expected = f"the {key!r} key that holds {rule.check}'s argument (the dialect says so)"
+        raise reading.refusal(f"{path}.{key}", at, expected, "missing")
+    return argument(reading, rule.check, item[key], f"{path}.{key}", (*at, key))
 
 
-def argument(refuse: Refuser, check: str, value: Any, label: str, field: str, where: Path) -> Any:
+def argument(reading: Reading, check: str, value: Any, field: str, where: Path) -> Any:
     """The argument a check receives, checked for its kind."""
     if check in COUNTS:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
-            raise refuse(
-                case=label,
-                field_path=field,
-                at=where,
-                expected=f"a whole number from 0 to {MAX_COUNT:,}",
-                actual=describe(value),
-            )
+            raise reading.refusal(field, where, f"a whole number from 0 to {MAX_COUNT:,}", describe(value))
         return value
     if check in TEXTS:
         items = [value] if isinstance(value, str) else value
         if not isinstance(items, list) or not items or any(text_problem(n) for n in items):
-            raise refuse(
-                case=label,
-                field_path=field,
-                at=where,
-                expected="a non-empty string or a non-empty list of non-empty strings",
-                actual=describe(value),
-            )
+            expected = "a non-empty string or a non-empty list of non-empty strings"
+            raise reading.refusal(field, where, expected, describe(value))
         return items
     problem = text_problem(value) if check in ONE_TEXT or check in TRACED else None
     if problem:
-        raise refuse(case=label, field_path=field, at=where, expected=problem, actual=describe(value))
+        raise reading.refusal(field, where, problem, describe(value))
     if check in PATTERNS:
         bad = regex_problem(value)
         if bad:
-            raise refuse(
-                case=label,
-                field_path=field,
-                at=where,
-                expected="a pattern Python's re compiles",
-                actual=f"{compact(value)}: {bad}",
-            )
+            raise reading.refusal(field, where, "a pattern Python's re compiles", f"{compact(value)}: {bad}")
     return value
 
 
@@ -250,9 +233,7 @@ class Found(NamedTuple):
     consumed: set[Path]  # the places read: what a path passed by beside them becomes notes
 
 
-def criteria_checks(
-    refuse: Refuser, raw: dict[str, Any], dialect: Dialect, label: str, at: Path, assertion: Any
-) -> Found:
+def criteria_checks(reading: Reading, raw: dict[str, Any], dialect: Dialect, assertion: Assertion) -> Found:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
     `assertion(item, path, where)` is the reader's own treatment of one list
@@ -266,181 +247,173 @@ def criteria_checks(
     on its `Place`; any other path goes through `trace`. Both give the same checks,
     notes and skips: only the walk is shorter.
     """
-    consumed: set[Path] = set()
-    found = Found([], [], set(), [], consumed)
+    walk = _Walk(reading, dialect, assertion, Found([], [], set(), [], set()))
     for entry in dialect.cases.criteria:
-        key = entry.one_key
-        if key is not None:  # `k` or `k[]`: one lookup
-            if key not in raw:
-                if entry.missing == SKIP:
-                    found.skipped.append(entry.label)
-                continue
-            child = raw[key]
-            if entry.spread and type(child) is list:
-                if not child:  # an empty list walked: nothing reached (the key stays a note)
-                    if entry.missing == SKIP:
-                        found.skipped.append(entry.label)
-                    continue
-                # The whole key is read: each item's own place needs no entry of its own.
-                consumed.add((key,))
-                found.roots.add(key)
-                prose = entry.check is None
-                for index, item in enumerate(child):
-                    if prose and type(item) is str and item.isascii() and item.strip():
-                        found.checks.append(placeholder(item))  # the common item: prose, no path built
-                    elif prose and type(item) is dict:  # an object: through the rules
-                        where = (*at, key, index)
-                        rule = dialect.match(item)
-                        if rule is not None:
-                            check, extra = converted(refuse, rule, item, label, f"{key}[{index}]", where)
-                        else:
-                            check, extra = assertion(item, f"{key}[{index}]", where)
-                        found.checks.append(check)
-                        found.notes.extend(extra)
-                    else:
-                        _value(refuse, entry, (key, index), item, found, label, at, dialect, assertion)
-                continue
-            consumed.add((key,))
-            found.roots.add(key)
-            _value(refuse, entry, (key,), child, found, label, at, dialect, assertion)
-            continue
-        pair = entry.nested
-        if pair is not None:  # `a.b`: one object down
-            first, second = pair
-            outer = raw.get(first)
-            if type(outer) is dict and second in outer:
-                # An object holding only that key is read whole: nothing beside it to look for.
-                consumed.add((first,) if len(outer) == 1 else (first, second))
-                found.roots.add(first)
-                value = outer[second]
-                if entry.check is not None and type(value) is list and value:  # a needle list, as _value
-                    where = (*at, first, second)
-                    found.checks.extend(_needle_checks(refuse, entry, value, label, where, (first, second)))
-                else:
-                    _value(refuse, entry, (first, second), value, found, label, at, dialect, assertion)
-            elif entry.missing == SKIP:
+        if entry.one_key is not None:  # `k` or `k[]`: one lookup
+            walk.one_key(entry, entry.one_key, raw)
+        elif entry.nested is not None:  # `a.b`: one object down
+            walk.nested(entry, entry.nested, raw)
+        else:
+            walk.traced(entry, raw)
+    return walk.found
+
+
+@dataclass(slots=True)
+class _Walk:
+    """One case's walk through the dialect's criteria places, gathering what it finds."""
+
+    reading: Reading
+    dialect: Dialect
+    assertion: Assertion
+    found: Found
+
+    def one_key(self, entry: Place, key: str, raw: dict[str, Any]) -> None:
+        found = self.found
+        if key not in raw:
+            if entry.missing == SKIP:
                 found.skipped.append(entry.label)
-            continue
+            return
+        child = raw[key]
+        if entry.spread and type(child) is list:
+            self.spread(entry, key, child)
+            return
+        found.consumed.add((key,))
+        found.roots.add(key)
+        self.value(entry, (key,), child)
+
+    def spread(self, entry: Place, key: str, child: list[Any]) -> None:
+        """`k[]`: each item of the list at `k`."""
+        found = self.found
+        if not child:  # an empty list walked: nothing reached (the key stays a note)
+            if entry.missing == SKIP:
+                found.skipped.append(entry.label)
+            return
+        # The whole key is read: each item's own place needs no entry of its own.
+        found.consumed.add((key,))
+        found.roots.add(key)
+        prose = entry.check is None
+        for index, item in enumerate(child):
+            if prose and type(item) is str and item.isascii() and item.strip():
+                found.checks.append(placeholder(item))  # the common item: prose, no path built
+            elif prose and type(item) is dict:  # an object: through the rules
+                self.object(item, f"{key}[{index}]", (*self.reading.at, key, index))
+            else:
+                self.value(entry, (key, index), item)
+
+    def nested(self, entry: Place, pair: tuple[str, str], raw: dict[str, Any]) -> None:
+        found = self.found
+        first, second = pair
+        outer = raw.get(first)
+        if not (type(outer) is dict and second in outer):
+            if entry.missing == SKIP:
+                found.skipped.append(entry.label)
+            return
+        # An object holding only that key is read whole: nothing beside it to look for.
+        found.consumed.add((first,) if len(outer) == 1 else (first, second))
+        found.roots.add(first)
+        value = outer[second]
+        if entry.check is not None and type(value) is list and value:  # a needle list, as value()
+            where = (*self.reading.at, first, second)
+            found.checks.extend(_needle_checks(self.reading, entry, value, where, (first, second)))
+        else:
+            self.value(entry, (first, second), value)
+
+    def traced(self, entry: Place, raw: dict[str, Any]) -> None:
+        found = self.found
         reached = trace(raw, entry.at)
         if not reached and entry.missing == SKIP:  # the case has nothing there
             found.skipped.append(entry.label)
         for sub, value in reached:
             found.roots.add(str(sub[0]))
-            consumed.add(sub)
-            _value(refuse, entry, sub, value, found, label, at, dialect, assertion)
-    return found
+            found.consumed.add(sub)
+            self.value(entry, sub, value)
 
-
-def _value(
-    refuse: Refuser,
-    entry: Place,
-    sub: Path,
-    value: Any,
-    found: Found,
-    label: str,
-    at: Path,
-    dialect: Dialect,
-    assertion: Any,
-) -> None:
-    """One value a place reached, at `sub` in the case: needles, prose, objects, or nothing."""
-    if type(value) is str:  # the common needle or prose: straight to its check
-        if entry.check is not None:
-            found.checks.extend(_needle_checks(refuse, entry, value, label, (*at, *sub), sub))
-        elif value.isascii() and value.strip():  # prose, without building its path
-            found.checks.append(placeholder(value))
-        else:
-            _items(entry, value, sub, at, assertion, found, found.consumed)
-    elif type(value) is dict and entry.check is None:  # an object: through the rules
-        rule = dialect.match(value)
-        where = (*at, *sub)
+    def object(self, item: dict[str, Any], path: str, where: Path) -> None:
+        """An object a place reached: a dialect rule's check, else the reader's own."""
+        rule = self.dialect.match(item)
         if rule is not None:
-            check, extra = converted(refuse, rule, value, label, path_text(sub), where)
+            check, extra = converted(self.reading, rule, item, path, where)
         else:
-            check, extra = assertion(value, path_text(sub), where)
-        found.checks.append(check)
-        found.notes.extend(extra)
-    elif isinstance(value, Stop):
-        _stop(refuse, entry, value, found, label, at)
-    elif value is None or value == []:
-        _nothing(refuse, entry, sub, value, found, label, at)
-    elif entry.check is not None:
-        found.checks.extend(_needle_checks(refuse, entry, value, label, (*at, *sub), sub))
-    else:
-        _items(entry, value, sub, at, assertion, found, found.consumed)
+            check, extra = self.assertion(item, path, where)
+        self.found.checks.append(check)
+        self.found.notes.extend(extra)
 
+    def value(self, entry: Place, sub: Path, value: Any) -> None:
+        """One value a place reached, at `sub` in the case: needles, prose, objects, or nothing."""
+        found = self.found
+        if type(value) is str:  # the common needle or prose: straight to its check
+            if entry.check is not None:
+                where = (*self.reading.at, *sub)
+                found.checks.extend(_needle_checks(self.reading, entry, value, where, sub))
+            elif value.isascii() and value.strip():  # prose, without building its path
+                found.checks.append(placeholder(value))
+            else:
+                self.items(entry, value, sub)
+        elif type(value) is dict and entry.check is None:  # an object: through the rules
+            self.object(value, path_text(sub), (*self.reading.at, *sub))
+        elif isinstance(value, Stop):
+            self.stop(entry, value)
+        elif value is None or value == []:
+            self.nothing(entry, sub, value)
+        elif entry.check is not None:
+            where = (*self.reading.at, *sub)
+            found.checks.extend(_needle_checks(self.reading, entry, value, where, sub))
+        else:
+            self.items(entry, value, sub)
 
-def _nothing(
-    refuse: Refuser, entry: Place, sub: Path, value: Any, found: Found, label: str, at: Path
-) -> None:
-    """A place holding null or an empty list: no criterion. `missing: skip` counts it (a null
-    kept as a note); under `refuse` a null is refused, and an empty list states that
-    nothing is required (as it always did)."""
-    if value is None and entry.missing != SKIP:
-        raise refuse(
-            case=label,
-            field_path=path_text(sub),
-            at=(*at, *sub),
-            expected=f"a value for the dialect's {entry.label} (or missing: skip on that entry)",
-            actual="null",
-        )
-    if value is None:
-        found.notes.append(Note(path_text(sub), None, f"null: no criterion ({entry.label}, missing: skip)"))
-    if entry.missing == SKIP:
-        found.skipped.append(entry.label)
-
-
-def _stop(refuse: Refuser, entry: Place, stop: Stop, found: Found, label: str, at: Path) -> None:
-    """An item the path cannot walk through: a refusal, or under `missing: skip` a counted note."""
-    where = path_text(stop.at)
-    if entry.missing != SKIP:
-        raise refuse(
-            case=label,
-            field_path=where,
-            at=(*at, *stop.at),
-            expected=f"what the dialect's {entry.label} walks through ({where}: {stop.why}; "
-            "say missing: skip on the entry to leave such items out)",
-            actual=describe(stop.value),
-        )
-    found.notes.append(
-        note(
-            refuse,
-            where,
-            stop.value,
-            case=label,
-            at=(*at, *stop.at),
-            remark=f"no criterion: {stop.why} ({entry.label}, missing: skip)",
-        )
-    )
-    found.skipped.append(entry.label)
-
-
-def _items(
-    entry: Place, value: Any, sub: Path, at: Path, assertion: Any, found: Found, consumed: set[Path]
-) -> None:
-    items = value if isinstance(value, list) else [value]
-    for index, item in enumerate(items):
-        tail = (*sub, index) if isinstance(value, list) else sub
-        consumed.add(tail)
-        if type(item) is str and item.isascii() and item.strip():  # prose, without building its path
-            found.checks.append(placeholder(item))
-            continue
-        if item is None and entry.missing == SKIP:  # a null in a list: nothing stated here
-            found.notes.append(
-                Note(path_text(tail), None, f"null: no criterion ({entry.label}, missing: skip)")
+    def nothing(self, entry: Place, sub: Path, value: Any) -> None:
+        """A place holding null or an empty list: no criterion. `missing: skip` counts it (a null
+        kept as a note); under `refuse` a null is refused, and an empty list states that
+        nothing is required (as it always did)."""
+        if value is None and entry.missing != SKIP:
+            expected = f"a value for the dialect's {entry.label} (or missing: skip on that entry)"
+            raise self.reading.refusal(path_text(sub), (*self.reading.at, *sub), expected, "null")
+        if value is None:
+            self.found.notes.append(
+                Note(path_text(sub), None, f"null: no criterion ({entry.label}, missing: skip)")
             )
-            found.skipped.append(entry.label)
-            continue
-        check, extra = assertion(item, path_text(tail), (*at, *tail))
-        found.checks.append(check)
-        found.notes.extend(extra)
+        if entry.missing == SKIP:
+            self.found.skipped.append(entry.label)
+
+    def stop(self, entry: Place, stop: Stop) -> None:
+        """An item the path cannot walk through: a refusal, or under `missing: skip` a counted note."""
+        where = path_text(stop.at)
+        at = (*self.reading.at, *stop.at)
+        if entry.missing != SKIP:
+            expected = (
+                f"what the dialect's {entry.label} walks through ({where}: {stop.why}; "
+                "say missing: skip on the entry to leave such items out)"
+            )
+            raise self.reading.refusal(where, at, expected, describe(stop.value))
+        remark = f"no criterion: {stop.why} ({entry.label}, missing: skip)"
+        self.found.notes.append(self.reading.note(where, stop.value, at, remark))
+        self.found.skipped.append(entry.label)
+
+    def items(self, entry: Place, value: Any, sub: Path) -> None:
+        found = self.found
+        items = value if isinstance(value, list) else [value]
+        for index, item in enumerate(items):
+            tail = (*sub, index) if isinstance(value, list) else sub
+            found.consumed.add(tail)
+            if type(item) is str and item.isascii() and item.strip():  # prose, without building its path
+                found.checks.append(placeholder(item))
+                continue
+            if item is None and entry.missing == SKIP:  # a null in a list: nothing stated here
+                found.notes.append(
+                    Note(path_text(tail), None, f"null: no criterion ({entry.label}, missing: skip)")
+                )
+                found.skipped.append(entry.label)
+                continue
+            check, extra = self.assertion(item, path_text(tail), (*self.reading.at, *tail))
+            found.checks.append(check)
+            found.notes.extend(extra)
 
 
-def passed_by(
-    refuse: Refuser, raw: dict[str, Any], roots: set[str], consumed: set[Path], label: str, at: Path
-) -> list[Note]:
+def passed_by(reading: Reading, raw: dict[str, Any], roots: set[str], consumed: set[Path]) -> list[Note]:
     """What the dialect's paths walked past (`inputs.context` beside `inputs.prompt`), as
     notes: under a key a path entered, everything no path read."""
     notes: list[Note] = []
+    at = reading.at
     deep: set[str | int] | None = None  # first keys of the paths read more than one level down
     for root in sorted(roots):
         if (root,) in consumed:  # the common case: a whole key read
@@ -454,16 +427,13 @@ def passed_by(
                 deep = {sub[0] for sub in consumed if len(sub) > 2}
             if root not in deep:
                 # one level down (inputs.prompt read, inputs.locale beside it): each key not read
-                notes += [
-                    note(refuse, f"{root}.{key}", value[key], case=label, at=(*at, root, key))
-                    for key in unread
-                ]
+                notes += [reading.note(f"{root}.{key}", value[key], (*at, root, key)) for key in unread]
                 continue
         elif type(value) is list and all((root, i) in consumed for i in range(len(value))):
             continue  # every item of the list read
         prefixes = {sub[:n] for sub in consumed if sub[0] == root for n in range(1, len(sub))}
         for sub, left in _residue(value, (root,), consumed, prefixes):
-            notes.append(note(refuse, path_text(sub), left, case=label, at=(*at, *sub)))
+            notes.append(reading.note(path_text(sub), left, (*at, *sub)))
     return notes
 
 
@@ -485,9 +455,7 @@ def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) ->
     return [(sub, value)]
 
 
-def _needle_checks(
-    refuse: Refuser, entry: Place, value: Any, label: str, where: Path, sub: Path
-) -> list[Check]:
+def _needle_checks(reading: Reading, entry: Place, value: Any, where: Path, sub: Path) -> list[Check]:
     """A needle list's checks: one for the whole list (contains_any, contains_all, in_order),
     else one per needle. Each needle is checked by position (a list may mix in objects)."""
     check = str(entry.check)
@@ -500,9 +468,9 @@ def _needle_checks(
         at, path = ((*where, index), f"{field}[{index}]") if isinstance(value, list) else (where, field)
         problem = text_problem(needle)
         if problem:
-            raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(needle))
+            raise reading.refusal(path, at, problem, describe(needle))
         if one_by_one:
-            argument(refuse, check, needle, label, path, at)
+            argument(reading, check, needle, path, at)
     via = entry.label
     if entry.one_check:
         made = Check(

@@ -9,44 +9,31 @@ carrying the source object verbatim when it has more than a `text`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect, reach, stopped
-from ..model import Case, Check, CheckKind, LeftOut, Note, Refusal, RefusalCode, describe
+from ..dialect import WHOLE_FILE
+from ..dialect_paths import reach
+from ..model import Case, Refusal, RefusalCode, describe
 from ._common import (
-    SUCCESS_VIA,
     ReadOptions,
     Refuser,
-    actual_of,
     collecting,
-    compact,
-    has_lone_surrogate,
-    no_criteria_placeholder,
     note,
-    placeholder,
     read_json_source,
-    require_text,
-    slug,
     strict,
     text_problem,
 )
-from ._triggers import skill_md_name, trigger_check
-from ._typed import Found, converted, criteria_checks, is_typed, passed_by, shape_of
+from ._evals_json_asserts import success_checks
+from ._evals_json_cases import _FileReading, _first_key, _label, _steps
+from ._triggers import skill_md_name
+
+# success_checks: the tests import it from the format's module, where it always was.
+__all__ = ["NAME", "problems", "read", "success_checks"]
 
 NAME = "evals-json"
-LIST_KEYS = ("assertions", "expectations")
-KINDS = {
-    "content_contains_any": CheckKind.CONTAINS_ANY,
-    "content_contains_all": CheckKind.CONTAINS_ALL,
-    "content_contains_none": CheckKind.CONTAINS_NONE,
-}
-_KIND_PHRASES = {
-    CheckKind.CONTAINS_ANY: "Mentions at least one of",
-    CheckKind.CONTAINS_ALL: "Mentions all of",
-    CheckKind.CONTAINS_NONE: "Mentions none of",
-}
+
+
 # Top-level keys that mean "this is another kind of file", with what it is.
 _OTHER_SHAPES = {
     "cases": 'a "cases" list where evals-json has "evals"',
@@ -59,65 +46,32 @@ _OTHER_SHAPES = {
 }
 
 
-SUCCESS_KEY = SUCCESS_VIA  # the key, and the `via` its criteria carry
-
-
-def success_checks(value: Any) -> list[Check]:
-    """A case's statement of success as prose criteria (read only when the case states no
-    other criteria): a text is one criterion, a list of texts one each, any other non-empty
-    value one criterion holding it verbatim. Nothing (null, blank, empty) gives none."""
-    if isinstance(value, str):
-        return [] if text_problem(value) else [placeholder(value)._replace(via=SUCCESS_KEY)]
-    if value is None or value == [] or value == {}:
-        return []
-    if isinstance(value, list) and all(text_problem(item) is None for item in value):
-        return [placeholder(item)._replace(via=SUCCESS_KEY) for item in value]
-    verbatim = compact(value)
-    if has_lone_surrogate(verbatim):  # no catalog can hold it: it stays a note, as it was
-        return []
-    return [placeholder(verbatim, verbatim)._replace(via=SUCCESS_KEY)]
-
-
-def documented_kind(item: dict[str, Any]) -> CheckKind | None:
-    """The check a documented `content_contains_*` kind names (a list or object kind names none)."""
-    kind = item.get("kind")
-    return KINDS.get(kind) if isinstance(kind, str) else None
-
-
-_PROMPT_LOOKALIKES = ("input", "query", "prompt_sequence", "brief", "task", "question")
-FILES_REMARK = (
-    "fixture files are not copied into the catalog: the prompt may refer to files the model will not see"
-)
-
-
 def _read(
     source: Path, display: str, options: ReadOptions, collect: bool
 ) -> tuple[list[Case], list[Refusal], bool]:
     data, refuse, surrogates = read_json_source(
         source, display, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
     )
-    reading = _Reading(refuse, options.dialect, surrogates, default_criteria=options.default_criteria)
+    reading = _FileReading(refuse, options.dialect, surrogates, default_criteria=options.default_criteria)
     evals, list_key = _evals_list(refuse, data, reading.shape.at)
     top = data if isinstance(data, dict) else {}
     reading.trigger_skill = functools.cache(lambda: _trigger_skill(refuse, top, source, options))
-    category = _category(refuse, top, source, options)
+    reading.file_category = _category(refuse, top, source, options)
+    reading.risk, reading.display = options.risk, display
     file_notes = [
         note(refuse, f"(file) {k}", v, case="(file)", at=(k,))
         for k, v in top.items()
         if k not in ("skill_name", list_key)
     ]
-    id_prefix = slug(category) or "case"
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
     kept: list[Any] = []  # the raw cases read (duplicate ids are told by their raw keys)
     for index, raw in enumerate(evals):
         try:
-            if reading.skipped(raw, index, id_prefix, display, options):
+            if reading.skipped(raw, index, options):
                 continue
-            cases.append(
-                reading.case(raw, index, (*at_list, index), category, id_prefix, options.risk, display)
-            )
+            cases.append(reading.case(raw, index, (*at_list, index)))
             kept.append((index, raw))
         except Refusal as refusal:
             if not collect:
@@ -133,6 +87,8 @@ def _read(
 read = strict(
     _read, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
 )  # the import: the first refusal stops it
+
+
 problems = collecting(
     _read, RefusalCode.NOT_EVALS_JSON, "is not an evals-json file"
 )  # lint: every refusal in the file, not only the first
@@ -232,436 +188,6 @@ def skill_folder(source: Path) -> str:
     return folder.name or "evals"
 
 
-def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
-    if isinstance(raw, dict):
-        for key in id_keys or ("id",):
-            if key == NUMBERED:
-                return f"case #{index + 1}"
-            present, case_id = reach(raw, key)
-            if isinstance(case_id, int) and not isinstance(case_id, bool):
-                return f"case {case_id}"
-            if isinstance(case_id, str) and case_id.strip():
-                return f'case "{case_id}"'
-            if present:
-                break
-    return f"case #{index + 1} (no usable id)"
-
-
-def _alternatives(keys: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
-    return tuple((key, tuple(key.split(".")) if "." in key else None) for key in keys)
-
-
-def _pick(
-    raw: dict[str, Any], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
-) -> tuple[str, bool, Any]:
-    """`_first_key` and `reach` in one walk: the alternative chosen, whether the case holds
-    a value there, and the value (None when it holds none)."""
-    if len(alternatives) > 1:
-        for key, dotted in alternatives:
-            if dotted is None:
-                if key in raw:
-                    return key, True, raw[key]
-                if key == NUMBERED:
-                    return key, False, None
-                continue
-            value: Any = raw
-            for step in dotted:
-                if not isinstance(value, dict) or step not in value:
-                    break
-                value = value[step]
-            else:
-                return key, True, value
-            if key in raw:  # a key spelled with a dot: chosen, as _first_key chooses it
-                return key, False, None
-    key = alternatives[0][0]
-    present, value = reach(raw, key)
-    return key, present, value
-
-
-def _label_of(key: str, value: Any, index: int) -> str:
-    """The case's label from the id alternative `_pick` chose (as `_label` reads it)."""
-    if key == NUMBERED:
-        return f"case #{index + 1}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"case {value}"
-    if isinstance(value, str) and value.strip():
-        return f'case "{value}"'
-    return f"case #{index + 1} (no usable id)"
-
-
-def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
-    """The first of the dialect's alternatives the case has (else the first); an
-    alternative may be a dotted path (`inputs.prompt`)."""
-    if len(keys) == 1:
-        return keys[0]
-    for key in keys:
-        if key in raw or key == NUMBERED or ("." in key and reach(raw, key)[0]):
-            return key
-    return keys[0]
-
-
-class _Reading:
-    """One file's cases, read by the format's rules refined by a dialect (if any)."""
-
-    def __init__(
-        self,
-        refuse: Refuser,
-        dialect: Dialect | None,
-        surrogates: bool = True,
-        *,
-        default_criteria: bool = True,
-    ) -> None:
-        self.refuse = refuse
-        self.default_criteria = default_criteria
-        self.surrogates = surrogates  # False: the file's text cannot hold a lone surrogate
-        self.dialect = dialect
-        self.shape = dialect.cases if dialect is not None else CaseShape()
-        self.id_keys = self.shape.id or ("id",)
-        self.prompt_keys = self.shape.prompt or ("prompt",)
-        # Each alternative compiled once: its keys when dotted (`inputs.prompt`), else None.
-        self.id_alts = _alternatives(self.id_keys)
-        self.prompt_alts = _alternatives(self.prompt_keys)
-        # The keys of every dotted alternative (id, prompt, category), split once.
-        alternatives = (*self.id_keys, *self.prompt_keys, *self.shape.category)
-        self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
-        self.trigger_skill: Callable[[], str] = lambda: ""  # _read sets it: the skill trigger cases name
-
-    def case(
-        self,
-        raw: Any,
-        index: int,
-        at: tuple[str | int, ...],
-        category: str,
-        id_prefix: str,
-        risk: str,
-        display: str,
-    ) -> Case:
-        refuse = self.refuse
-        if not isinstance(raw, dict):
-            label = _label(raw, index, self.id_keys)
-            raise refuse(case=label, at=at, expected="an object", actual=describe(raw))
-        id_key, id_present, id_value = _pick(raw, self.id_alts)
-        if id_present or id_key == NUMBERED:
-            label = _label_of(id_key, id_value, index)
-        else:  # no alternative there: _label says so as it always has
-            label = _label(raw, index, self.id_keys)
-        if id_key == NUMBERED:
-            case_id = f"{id_prefix}-{index + 1}"
-        elif type(id_value) is int:
-            case_id = f"{id_prefix}-{id_value}"
-        elif (
-            type(id_value) is str
-            and id_value.strip()
-            and not (self.surrogates and has_lone_surrogate(id_value))
-        ):
-            case_id = f"{id_prefix}-{id_value}" if id_value.isdigit() else id_value
-        else:  # what _case_id refuses (or a key it reads again)
-            case_id = _case_id(refuse, raw, id_key, index, label, at, id_prefix)
-        prompt_key, _, prompt = _pick(raw, self.prompt_alts)
-        if not (isinstance(prompt, str) and prompt.strip()) or self.surrogates:  # else text_problem has none
-            prompt = _prompt(refuse, raw, prompt_key, label, at, self.prompt_keys)
-        used = {id_key, prompt_key}
-        category_key = ""
-        if self.shape.category:
-            category, category_key = self.category(raw, category, label, at)
-            used.add(category_key)
-        checks, notes, empty, found = self.checks(raw, label, at)
-        used.update(LIST_KEYS)
-        if "should_trigger" in raw:  # a trigger case (issue 33), not an ordinary task
-            checks, empty = self.trigger(raw, label, at, checks, empty)
-            used.add("should_trigger")
-        roots = found.roots
-        consumed = found.consumed
-        partly: set[str] = set()
-        if roots:
-            used.update(roots)  # first keys of paths: never dotted
-            partly = {root for root in roots if (root,) not in consumed}  # keys a path went into
-        steps_of = self.steps_of
-        dotted = [steps_of[key] for key in (id_key, prompt_key, category_key) if key in steps_of]
-        if len(dotted) == 1 and len(dotted[0]) == 2 and not partly and dotted[0][0] not in roots:
-            # The common nested key (inputs.prompt), its object read by nothing else: the rest
-            # of that object becomes notes, as passed_by would list them, without its walk.
-            root, read = dotted[0]
-            used.discard(f"{root}.{read}")
-            used.add(root)
-            notes += [
-                note(refuse, f"{root}.{key}", value, case=label, at=(*at, root, key))
-                for key, value in raw[root].items()
-                if key != read
-            ]
-        elif dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
-            used -= {".".join(steps) for steps in dotted}
-            roots = {steps[0] for steps in dotted}
-            consumed = consumed | set(dotted)
-            partly |= roots
-            used |= roots
-        if partly:
-            notes += passed_by(refuse, raw, partly, consumed, label, at)
-        for key, value in raw.items():
-            if key not in used:
-                remark = FILES_REMARK if key == "files" and value else ""
-                notes.append(note(refuse, key, value, case=label, at=(*at, key), remark=remark))
-        origin = f"{display}, {label}"
-        return Case(
-            case_id, category, prompt, risk, tuple(checks), tuple(notes), origin, empty, tuple(found.skipped)
-        )
-
-    def trigger(
-        self, raw: dict[str, Any], label: str, at: tuple[str | int, ...], checks: list[Check], empty: bool
-    ) -> tuple[list[Check], bool]:
-        """A case with `should_trigger` first asks whether the skill is invoked (formats/_triggers.py);
-        its own assertions stay after that, and the no-criteria placeholder goes."""
-        value = raw["should_trigger"]
-        if not isinstance(value, bool):
-            where = (*at, "should_trigger")
-            raise self.refuse(
-                case=label,
-                field_path="should_trigger",
-                at=where,
-                expected="true or false",
-                actual=describe(value),
-            )
-        return [trigger_check(self.trigger_skill(), value), *([] if empty else checks)], False
-
-    def category(
-        self, raw: dict[str, Any], category: str, label: str, at: tuple[str | int, ...]
-    ) -> tuple[str, str]:
-        """The case's own category where the dialect says (the file's when the case has none)."""
-        key = _first_key(raw, self.shape.category)
-        present, value = reach(raw, key)
-        if not present:
-            return category, ""
-        problem = text_problem(value)
-        if problem:
-            raise self.refuse(
-                case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=describe(value)
-            )
-        return str(value).strip(), key
-
-    def skipped(self, raw: Any, index: int, id_prefix: str, display: str, options: ReadOptions) -> bool:
-        """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
-        if not self.shape.skip or not isinstance(raw, dict):
-            return False
-        entry = next((skip for skip in self.shape.skip if skip.matches(raw)), None)
-        if entry is None:
-            return False
-        label = _label(raw, index, self.id_keys)
-        try:
-            case_id: str | None = _case_id(
-                self.refuse, raw, _first_key(raw, self.id_keys), index, label, (), id_prefix
-            )
-        except Refusal:
-            case_id = None  # left out whole: an id it cannot have is not a problem
-        options.left_out.append(LeftOut(display, label, case_id, entry.reason))
-        return True
-
-    def checks(
-        self, raw: dict[str, Any], label: str, at: tuple[str | int, ...]
-    ) -> tuple[list[Check], list[Note], bool, Found]:
-        """Checks from the assertion list, then from the dialect's criteria places."""
-        refuse = self.refuse
-        if self.dialect is None or not self.dialect.cases.criteria:
-            found = Found([], [], set(), [], set())
-        else:
-            found = criteria_checks(
-                refuse,
-                raw,
-                self.dialect,
-                label,
-                at,
-                lambda item, path, where: self.assertion(item, label, path, where),
-            )
-        roots = found.roots
-        # A list key the dialect found criteria in (assertions.objective[]) is the dialect's.
-        present = [key for key in LIST_KEYS if key in raw and key not in roots]
-        if len(present) == 2:
-            raise refuse(
-                case=label,
-                field_path="assertions",
-                at=(*at, "expectations"),
-                expected='one list, "assertions" or "expectations"',
-                actual="both",
-            )
-        checks: list[Check] = []
-        notes: list[Note] = []
-        if present and raw[present[0]] != []:
-            key = present[0]
-            items = raw[key]
-            if not isinstance(items, list):
-                raise refuse(
-                    case=label, field_path=key, at=(*at, key), expected="a list", actual=describe(items)
-                )
-            for position, item in enumerate(items):
-                if self.prose(item):  # the common case, without building its path and position
-                    checks.append(placeholder(item))
-                    continue
-                check, extra = self.assertion(item, label, f"{key}[{position}]", (*at, key, position))
-                checks.append(check)
-                notes += extra
-        checks += found.checks
-        notes += found.notes
-        if not checks and self.default_criteria and SUCCESS_KEY in raw and SUCCESS_KEY not in roots:
-            checks = success_checks(raw[SUCCESS_KEY])
-            if checks:  # read as criteria: the key is not a note any more
-                roots.add(SUCCESS_KEY)
-                found.consumed.add((SUCCESS_KEY,))
-        if not checks:
-            return [no_criteria_placeholder()], notes, True, found
-        return checks, notes, False, found
-
-    def prose(self, item: Any) -> bool:
-        """A string `_assertion` would accept as it is (a placeholder for its text)."""
-        return type(item) is str and bool(item.strip()) and not (self.surrogates and has_lone_surrogate(item))
-
-    def assertion(
-        self, item: Any, label: str, path: str, at: tuple[str | int, ...]
-    ) -> tuple[Check, list[Note]]:
-        """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
-        if self.prose(item):
-            return placeholder(item), []
-        rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
-        if rule is not None:
-            return converted(self.refuse, rule, item, label, path, at)
-        check = _assertion(self.refuse, item, label, path, at)
-        notes: list[Note] = []
-        if isinstance(item, dict) and documented_kind(item) is not None:
-            # Keys beside text/kind/needles do not change the check; keep them.
-            notes = [
-                note(self.refuse, f"{path}.{extra}", value, case=label, at=(*at, extra))
-                for extra, value in item.items()
-                if extra not in ("text", "kind", "needles")
-            ]
-            if self.dialect is not None:  # the vocabulary states letter case in every call
-                check = check._replace(options=(("ignore_case", True),))
-        elif isinstance(item, dict) and is_typed(item):
-            check = Check(check.criterion, check.kind, check.args, check.options, shape_of(item))
-        return check, notes
-
-
-def _case_id(
-    refuse: Refuser,
-    raw: dict[str, Any],
-    key: str,
-    index: int,
-    label: str,
-    at: tuple[str | int, ...],
-    id_prefix: str,
-) -> str:
-    """Integer (and digit-string) ids are prefixed with the category's slug."""
-    if key == NUMBERED:
-        return f"{id_prefix}-{index + 1}"
-    present, value = reach(raw, key)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{id_prefix}-{value}"
-    problem = text_problem(value) if isinstance(value, str) else "a string or an integer"
-    if problem or not isinstance(value, str):
-        actual = describe(value) if present else stopped(raw, key) if "." in key else actual_of(raw, key)
-        raise refuse(case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=actual)
-    return f"{id_prefix}-{value}" if value.isdigit() else value
-
-
-def _prompt(
-    refuse: Refuser,
-    raw: dict[str, Any],
-    key: str,
-    label: str,
-    at: tuple[str | int, ...],
-    keys: tuple[str, ...] = (),
-) -> str:
-    if any("." in k for k in keys):
-        return _nested_text(refuse, raw, key, label, at, keys)
-    hint = None
-    if key not in raw:
-        found = [other for other in _PROMPT_LOOKALIKES if other in raw and other != key]
-        if found:
-            hint = f'found "{found[0]}" where evals-json has "{key}"; rename it if it is the prompt'
-    return require_text(refuse, raw, key, case=label, at=(*at, key), hint=hint)
-
-
-def _nested_text(
-    refuse: Refuser,
-    raw: dict[str, Any],
-    key: str,
-    label: str,
-    at: tuple[str | int, ...],
-    keys: tuple[str, ...],
-) -> str:
-    """A prompt at a dotted path; a refusal says where the path stopped ("inputs has no key prompt")."""
-    present, value = reach(raw, key)
-    problem = text_problem(value)
-    if present and problem is None:
-        return str(value)
-    if present:
-        raise refuse(
-            case=label, field_path=key, at=(*at, *_steps(key)), expected=problem, actual=describe(value)
-        )
-    deepest = max(keys, key=lambda k: _depth(raw, k))  # the alternative that got furthest
-    shown = " or ".join(keys)
-    raise refuse(
-        case=label,
-        field_path=deepest,
-        at=(*at, *_steps(deepest)[: max(_depth(raw, deepest), 1)]),
-        expected=f"a non-empty string at {shown} (as the dialect says)",
-        actual=stopped(raw, deepest),
-    )
-
-
-def _depth(raw: dict[str, Any], path: str) -> int:
-    """How many of a dotted path's keys a case has, in order."""
-    value, depth = raw, 0
-    for key in path.split("."):
-        if not isinstance(value, dict) or key not in value:
-            break
-        value, depth = value[key], depth + 1
-    return depth
-
-
-def _assertion(refuse: Refuser, item: Any, label: str, path: str, at: tuple[str | int, ...]) -> Check:
-    if isinstance(item, str):
-        problem = text_problem(item)
-        if problem:
-            raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(item))
-        return placeholder(item)
-    if not isinstance(item, dict):
-        raise refuse(
-            case=label, field_path=path, at=at, expected="a string or an object", actual=describe(item)
-        )
-    if documented_kind(item) is not None:
-        return _documented(refuse, item, label, path, at)
-    verbatim = compact(item)
-    if "text" in item:
-        text = require_text(refuse, item, "text", case=label, at=(*at, "text"), field_path=f"{path}.text")
-        # Prose; the whole object travels when it says more than its text.
-        return placeholder(text, text if set(item) == {"text"} else verbatim)
-    if not item:
-        raise refuse(
-            case=label, field_path=path, at=at, expected="a non-empty object", actual="an empty object"
-        )
-    return placeholder(verbatim, verbatim)
-
-
-def _documented(
-    refuse: Refuser, item: dict[str, Any], label: str, path: str, at: tuple[str | int, ...]
-) -> Check:
-    kind = KINDS[item["kind"]]  # documented_kind() said so
-    needles = item.get("needles")
-    if not isinstance(needles, list) or not needles or any(text_problem(n) for n in needles):
-        raise refuse(
-            case=label,
-            field_path=f"{path}.needles",
-            at=(*at, "needles"),
-            expected="a non-empty list of non-empty strings",
-            actual=actual_of(item, "needles"),
-        )
-    if "text" in item:
-        criterion = require_text(
-            refuse, item, "text", case=label, at=(*at, "text"), field_path=f"{path}.text"
-        )
-    else:
-        criterion = f"{_KIND_PHRASES[kind]}: " + ", ".join(compact(n) for n in needles)
-    return Check(criterion, kind, (tuple(needles),))
-
-
 def _duplicate_ids(
     refuse: Refuser,
     cases: list[Case],
@@ -690,8 +216,3 @@ def _duplicate_ids(
         else:
             first[case.id] = position
     return found
-
-
-@functools.lru_cache(maxsize=256)
-def _steps(path: str) -> tuple[str, ...]:
-    return tuple(path.split(".")) if "." in path else (path,)

@@ -8,16 +8,13 @@ notes (dates kept as the text that was written). A directory imports its
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
-from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect, reach, stopped
+from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
+from ..dialect_paths import reach, stopped
 from ..model import MISSING, Case, Check, LeftOut, Note, Refusal, RefusalCode, describe
-from ..sourcetext import decode_utf8, read_bytes, too_long_number
+from ..sourcetext import decode_utf8, read_bytes
 from ._common import (
     ReadOptions,
     Refuser,
@@ -32,39 +29,22 @@ from ._common import (
     strict,
     text_problem,
 )
-from ._typed import converted, criteria_checks, is_typed, passed_by, shape_of
+from ._typed import Reading, converted, criteria_checks, is_typed, passed_by, shape_of
+from ._yaml_safe import (
+    NOT_YAML,
+    _compose,
+    _construct,
+    _refuse_conflict_markers,
+    locate_node,
+)
 
 NAME = "yaml"
+
+
 SUFFIXES = (".yaml", ".yml")
-MAX_DEPTH = 100  # libyaml's composer recurses in C: past a few thousand it crashes
-MAX_NODES = 100_000  # what aliases may expand to (a "billion laughs" stops here)
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?\r?$", re.MULTILINE)
-NOT_YAML = "is not YAML"
+
+
 NOT_CASE = "is not a YAML case file"
-
-
-class _Loader(yaml.CSafeLoader):
-    """PyYAML's C loader, refusing duplicate keys and keeping dates as written."""
-
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[tuple[str, str]] = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                key = (key_node.tag, key_node.value)
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f'duplicate key "{key_node.value}"', key_node.start_mark
-                    )
-                seen.add(key)
-        return super().construct_mapping(node, deep)
-
-
-def _as_written(loader: yaml.SafeLoader, node: ScalarNode) -> str:
-    return str(node.value)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_written)
-_Loader.add_constructor("tag:yaml.org,2002:binary", _as_written)
 
 
 def _read(
@@ -118,6 +98,8 @@ def colliding_names(read: list[tuple[Path, str]]) -> list[Refusal]:
 
 
 read = strict(_read, RefusalCode.NOT_YAML_CASE, NOT_CASE)  # the import: the first refusal stops it
+
+
 problems = collecting(
     _read, RefusalCode.NOT_YAML_CASE, NOT_CASE
 )  # lint: every bad file of a directory, not only the first
@@ -254,180 +236,6 @@ def _skipped(refuse: Refuser, raw: Any, spot: _Spot, shape: CaseShape, options: 
     return True
 
 
-def _refuse_conflict_markers(text: str, display: str) -> None:
-    if "<<<<<<<" in text or ">>>>>>>" in text or "=======" in text:
-        match = _CONFLICT.search(text)
-        if match:
-            line = text.count("\n", 0, match.start()) + 1
-            raise Refusal(
-                RefusalCode.NOT_YAML,
-                display,
-                NOT_YAML,
-                actual=f"a merge-conflict marker {match.group(1)}",
-                line=line,
-                column=1,
-                hint="resolve the merge conflict, then import again",
-            )
-
-
-def _yaml_refusal(display: str, exc: yaml.YAMLError) -> Refusal:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    if getattr(exc, "context", None) == "expected a single document in the stream":
-        problem = "a second YAML document; a case file holds one document"
-    return Refusal(
-        RefusalCode.NOT_YAML,
-        display,
-        NOT_YAML,
-        actual=problem,
-        line=mark.line + 1 if mark else None,
-        column=mark.column + 1 if mark else None,
-    )
-
-
-def _compose(text: str, display: str, loader_class: type[yaml.CSafeLoader] = _Loader) -> Node:
-    """One YAML document's node tree, within the bounds on nesting and aliases, or a refusal
-    by position; `loader_class` decides how scalars resolve (promptfoo's configs use YAML 1.2's
-    core schema, as js-yaml does)."""
-    if _nesting_bound(text) > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
-        raise Refusal(
-            RefusalCode.NOT_YAML,
-            display,
-            NOT_YAML,
-            expected=f"nesting at most {MAX_DEPTH} levels deep",
-            actual="deeper",
-        )
-    loader = loader_class(text)
-    try:
-        root = loader.get_single_node()
-    except yaml.YAMLError as exc:
-        raise _yaml_refusal(display, exc) from exc
-    finally:
-        loader.dispose()
-    if root is None:
-        raise Refusal(
-            RefusalCode.FILE_EMPTY,
-            display,
-            "has nothing to import",
-            expected="one YAML document",
-            actual="none",
-        )
-    if "*" in text and _expanded_size(root) > MAX_NODES:
-        raise Refusal(
-            RefusalCode.NOT_YAML,
-            display,
-            NOT_YAML,
-            expected=f"aliases that expand to at most {MAX_NODES} nodes",
-            actual="more (a recursive or exponential alias)",
-        )
-    return root
-
-
-def _nesting_bound(text: str) -> int:
-    """A cheap upper bound: every level needs one of these indicator characters."""
-    return sum(text.count(ch) for ch in "[{-:?") + 1
-
-
-def _nesting(text: str) -> int:
-    """The exact depth up to MAX_DEPTH + 1, from libyaml's event stream (iterative, no
-    recursion). It stops reading there: past that the answer is known, and an older libyaml
-    (PyYAML 6.0's) takes time quadratic in the depth to read the rest (26 s at 80,000)."""
-    depth = deepest = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                depth += 1
-                deepest = max(deepest, depth)
-                if deepest > MAX_DEPTH:
-                    break
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        pass  # the composer reports the syntax error with its position
-    return deepest
-
-
-def _children(node: Node) -> list[Node]:
-    if isinstance(node, SequenceNode):
-        return list(node.value)
-    if isinstance(node, MappingNode):
-        return [part for pair in node.value for part in pair]
-    return []
-
-
-def _expanded_size(root: Node) -> int:
-    """Node count with every alias expanded, memoized; a cycle counts as too many."""
-    sizes: dict[int, int] = {}
-    entered: set[int] = set()  # entered, not finished: reaching one again is a cycle
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if id(node) in sizes:
-            continue
-        if not children_done:
-            if id(node) in entered:
-                continue  # its parent will count it as too many
-            entered.add(id(node))
-            stack.append((node, True))
-            stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
-            continue
-        total = 1 + sum(sizes.get(id(child), MAX_NODES + 1) for child in _children(node))
-        sizes[id(node)] = total
-        if total > MAX_NODES:
-            return total
-    return sizes[id(root)]
-
-
-def _construct(text: str, root: Node, display: str) -> Any:
-    loader = _Loader("")
-    try:
-        return loader.construct_document(root)
-    except yaml.YAMLError as exc:
-        raise _yaml_refusal(display, exc) from exc
-    except RecursionError as exc:
-        raise Refusal(RefusalCode.NOT_YAML, display, NOT_YAML, actual="nesting too deep to read") from exc
-    except ValueError as exc:  # a whole number past Python's digit limit
-        raise _long_number(text, root, display, exc) from exc
-    finally:
-        loader.dispose()
-
-
-def _long_number(text: str, root: Node, display: str, exc: ValueError) -> Refusal:
-    """Name the scalar whose digits Python refuses, by its key path and position."""
-    stack: list[tuple[Node, str]] = [(root, "")]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, ScalarNode) and node.tag.endswith(":int") and len(node.value) > 4300:
-            return Refusal(
-                RefusalCode.NOT_YAML,
-                display,
-                NOT_YAML,
-                field_path=path or "(top level)",
-                actual=too_long_number(node.value, exc),
-                line=node.start_mark.line + 1,
-                column=node.start_mark.column + 1,
-            )
-        if isinstance(node, MappingNode):
-            stack += [(v, f"{path}.{k.value}" if path else str(k.value)) for k, v in reversed(node.value)]
-        elif isinstance(node, SequenceNode):
-            stack += [(v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node.value)))]
-    return Refusal(RefusalCode.NOT_YAML, display, NOT_YAML, actual=str(exc))
-
-
-def locate_node(root: Node, at: tuple[str | int, ...]) -> tuple[int | None, int | None]:
-    node = root
-    for step in at:
-        child = None
-        if isinstance(node, MappingNode) and isinstance(step, str):
-            child = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == step), None)
-        elif isinstance(node, SequenceNode) and isinstance(step, int) and step < len(node.value):
-            child = node.value[step]
-        if child is None:
-            break
-        node = child
-    return node.start_mark.line + 1, node.start_mark.column + 1
-
-
 def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = None) -> Case:
     base = spot.at
     if not isinstance(data, dict):  # an item of a case list
@@ -436,12 +244,13 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
     plain = jsonable(data)  # the case as JSON values: what dotted paths and the dialect walk
     name_key = _pick(plain, shape.id or ("name",))
     case_id, label = _case_id(refuse, plain, name_key, spot)
+    reading = Reading(refuse, label, base)
     task_key = _pick(plain, shape.prompt or ("task",))
-    prompt = _text(refuse, plain, task_key, shape.prompt or ("task",), label, base)
+    prompt = _text(reading, plain, task_key, shape.prompt or ("task",))
     category = spot.category
     category_key = _pick(plain, shape.category) if shape.category else ""
     if category_key and reach(plain, category_key)[0]:
-        category = _text(refuse, plain, category_key, shape.category, label, base).strip()
+        category = _text(reading, plain, category_key, shape.category).strip()
     else:
         category_key = ""
     checks, empty = _judge_context(refuse, data, label, base)
@@ -451,12 +260,7 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
     skipped: list[str] = []
     if dialect is not None and dialect.cases.criteria:
         found = criteria_checks(
-            refuse,
-            plain,
-            dialect,
-            label,
-            base,
-            lambda item, path, where: _item(refuse, dialect, item, label, path, where),
+            reading, plain, dialect, lambda item, path, where: _item(reading, dialect, item, path, where)
         )
         more, notes, roots, skipped, consumed = found
         if more:  # the no-criteria placeholder gives way to what the dialect found
@@ -469,7 +273,7 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
             consumed = consumed | {steps}
         taken.add(key.split(".")[0])
     if roots:
-        notes += passed_by(refuse, plain, roots, consumed, label, base)
+        notes += passed_by(reading, plain, roots, consumed)
     notes += [_note(refuse, key, value, label, base) for key, value in data.items() if key not in taken]
     origin = spot.display if spot.position is None else f"{spot.display}, {label}"
     return Case(
@@ -498,14 +302,7 @@ def _number(spot: _Spot) -> str:
     return "(file)" if spot.position is None else f"case #{spot.position + 1}"
 
 
-def _text(
-    refuse: Refuser,
-    plain: dict[str, Any],
-    key: str,
-    keys: tuple[str, ...],
-    label: str,
-    base: tuple[str | int, ...],
-) -> str:
+def _text(reading: Reading, plain: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
     """The text at `key` (a dotted path walks objects), or a refusal saying where it stopped."""
     present, value = reach(plain, key)
     problem = text_problem(value)
@@ -514,14 +311,14 @@ def _text(
     steps = tuple(key.split("."))
     shown = " or ".join(keys)
     if present:
-        raise refuse(case=label, field_path=key, at=(*base, *steps), expected=problem, actual=describe(value))
+        raise reading.refusal(key, (*reading.at, *steps), problem, describe(value))
     dotted = any("." in k for k in keys)
     expected = f"a non-empty string at {shown} (as the dialect says)" if dotted else "a string"
     actual = stopped(plain, key) if "." in key else MISSING
     reached = 1  # the keys of the path the case has, in order: the refusal points at the last
     while reached < len(steps) and reach(plain, ".".join(steps[: reached + 1]))[0]:
         reached += 1
-    raise refuse(case=label, field_path=key, at=(*base, *steps[:reached]), expected=expected, actual=actual)
+    raise reading.refusal(key, (*reading.at, *steps[:reached]), expected, actual)
 
 
 def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> tuple[str, str]:
@@ -535,7 +332,7 @@ def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> t
         return f"{prefix}-{name}", f"case {name}"
     steps = tuple(key.split("."))
     if not present or text_problem(name) is not None:
-        _text(refuse, plain, key, (key,), _number(spot), spot.at)  # refuses, saying why
+        _text(Reading(refuse, _number(spot), spot.at), plain, key, (key,))  # refuses, saying why
     label = f'case "{name}"'
     case_id = slug(str(name))
     if not case_id:
@@ -596,17 +393,17 @@ def _judge_context(
 
 
 def _item(
-    refuse: Refuser, dialect: Dialect, item: Any, label: str, path: str, at: tuple[str | int, ...]
+    reading: Reading, dialect: Dialect, item: Any, path: str, at: tuple[str | int, ...]
 ) -> tuple[Check, list[Note]]:
     """One criterion a dialect points at: prose, or an object through its rules."""
     if isinstance(item, dict):
         rule = dialect.match(item)
         if rule is not None:
-            return converted(refuse, rule, item, label, path, at)
+            return converted(reading, rule, item, path, at)
         if "text" in item and not is_typed(item) and not text_problem(item["text"]):
             return placeholder(item["text"], compact(item)), []
         return placeholder(compact(item), compact(item))._replace(via=shape_of(item)), []
     problem = text_problem(item)
     if problem:
-        raise refuse(case=label, field_path=path, at=at, expected=problem, actual=describe(jsonable(item)))
+        raise reading.refusal(path, at, problem, describe(jsonable(item)))
     return placeholder(item), []

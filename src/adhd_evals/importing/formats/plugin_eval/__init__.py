@@ -21,14 +21,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
-from ...sourcetext import decode_utf8, read_bytes
-from .._common import ReadOptions, Refuser, collecting, jsonable, note, strict, text_problem
+from .._common import ReadOptions, collecting, jsonable, note, strict, text_problem
+from .casefiles import NOT_CASE, Origin, Source, _markdown, _refuse_not_mappings, _refuse_unknown, _yaml
 from .graders import BODY_KEYS, GraderProblem, check_of, validate
 
 NAME = "plugin-eval"
-NOT_CASE = "is not a plugin eval case"
+
+
 CASE_FILES = ("prompt.md", "case.yaml")
+
+
 SCHEMA_VERSIONS = ("1.0", "1.1")
+
+
 FRONT_MATTER = (
     "schema_version",
     "name",
@@ -44,7 +49,11 @@ FRONT_MATTER = (
     "append_system_prompt",
     "env",
 )
+
+
 CASE_KEYS = ("schema_version", "name", "description", "tags", "plugins", "runs", "expected_outcome")
+
+
 EXECUTION = (
     "prompt",
     "model",
@@ -54,10 +63,20 @@ EXECUTION = (
     "append_system_prompt",
     "env",
 )
+
+
 CONTEXT = ("scaffold_script", "history_file", "add_dirs")
+
+
 RISK_TAG = "adhd-evals:risk="  # the tag an export writes a case's risk in
+
+
 _ENV_KEY = re.compile(r"EVAL_[A-Z0-9_]*")
+
+
 _LIMITS = {"runs": (1, 50), "max_turns": (1, 200), "timeout_seconds": (1, 3600)}
+
+
 UNDOCUMENTED = "not a key plugin eval documents; kept as written"
 
 
@@ -93,6 +112,8 @@ def _read(
 
 
 read = strict(_read, RefusalCode.NOT_PLUGIN_EVAL, NOT_CASE)
+
+
 problems = collecting(_read, RefusalCode.NOT_PLUGIN_EVAL, NOT_CASE)
 
 
@@ -140,17 +161,6 @@ def case_folders(source: Path, display: str) -> tuple[Path, list[Path]]:
     return source, folders
 
 
-# --- one case ---------------------------------------------------------------------------------
-
-
-class Source(NamedTuple):
-    """One file of a case: its data (front matter or case.yaml), body, and refuser."""
-
-    data: dict[str, Any]
-    body: str | None  # a markdown file's body; None for case.yaml
-    refuse: Refuser
-
-
 def read_case(folder: Path, where: str, shown: str, options: ReadOptions, root: Path) -> Case:
     label = f"case {where}"
     prompt_md = _markdown(folder / "prompt.md", _join(shown, "prompt.md"), label)
@@ -185,75 +195,6 @@ def read_case(folder: Path, where: str, shown: str, options: ReadOptions, root: 
         notes=tuple(_notes(prompt_md, case_yaml, label, prompt)),
         origin=f"{shown}",
     )
-
-
-def _markdown(path: Path, display: str, label: str) -> Source | None:
-    """A markdown file's front matter and body (None when there is no such file)."""
-    if not path.is_file():
-        return None
-    text = decode_utf8(read_bytes(path, display), display, RefusalCode.NOT_YAML, "is not YAML")
-    lines = text.splitlines(keepends=True)
-    refuse = Refuser(RefusalCode.NOT_PLUGIN_EVAL, display, NOT_CASE)
-    if not lines or lines[0].rstrip("\r\n") != "---":
-        return Source({}, text, refuse)
-    end = next((i for i, line in enumerate(lines[1:], start=1) if line.rstrip("\r\n") == "---"), None)
-    if end is None:
-        raise refuse(case=label, field_path="(front matter)", expected="a closing --- line", actual="none")
-    # the first line left blank: YAML's positions are then the file's
-    data, locator = _load("\n" + "".join(lines[1:end]), display)
-    refuse = Refuser(RefusalCode.NOT_PLUGIN_EVAL, display, NOT_CASE, locator)
-    return Source(_mapping(data, refuse, label), "".join(lines[end + 1 :]), refuse)
-
-
-def _yaml(path: Path, display: str, label: str) -> Source | None:
-    if not path.is_file():
-        return None
-    text = decode_utf8(read_bytes(path, display), display, RefusalCode.NOT_YAML, "is not YAML")
-    data, locator = _load(text, display)
-    refuse = Refuser(RefusalCode.NOT_PLUGIN_EVAL, display, NOT_CASE, locator)
-    return Source(_mapping(data, refuse, label), None, refuse)
-
-
-def _load(text: str, display: str) -> tuple[Any, Any]:
-    from ..promptfoo.yamljs import load_yaml_text  # YAML 1.2's core schema, as a Node tool reads it
-
-    if not text.strip():
-        return {}, None
-    return load_yaml_text(text, display)
-
-
-def _mapping(data: Any, refuse: Refuser, label: str) -> dict[str, Any]:
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise refuse(
-            case=label, field_path="(top level)", expected="a mapping", actual=describe(jsonable(data))
-        )
-    return data
-
-
-def _refuse_unknown(source: Source, known: tuple[str, ...], label: str) -> None:
-    for key in source.data:
-        if key not in known:
-            raise source.refuse(
-                case=label,
-                field_path=str(key),
-                at=(str(key),),
-                expected=f"a front-matter key plugin eval knows ({', '.join(known)})",
-                actual=f"the key {key!r}",
-            )
-
-
-def _refuse_not_mappings(case_yaml: Source, label: str) -> None:
-    for key in ("execution", "context"):
-        value = case_yaml.data.get(key, {})
-        if not isinstance(value, dict):
-            raise case_yaml.refuse(
-                case=label, field_path=key, at=(key,), expected="a mapping", actual=describe(jsonable(value))
-            )
-
-
-Origin = tuple[Source, tuple[str | int, ...]]  # where a setting was written
 
 
 def _merged(prompt_md: Source | None, case_yaml: Source | None) -> dict[str, tuple[Any, Origin]]:
@@ -343,9 +284,6 @@ def _prompt(prompt_md: Source | None, case_yaml: Source | None, folder: Path, sh
         expected="the prompt: prompt.md's body or case.yaml's execution.prompt",
         actual="a top-level prompt:, which plugin eval does not read" if top else "none",
     )
-
-
-# --- graders ----------------------------------------------------------------------------------
 
 
 class Grader(NamedTuple):
@@ -445,9 +383,6 @@ def _grader(
             actual=problem.actual,
         ) from None
     return grader
-
-
-# --- what else the case says --------------------------------------------------------------------
 
 
 def _case_id(merged: dict[str, tuple[Any, Origin]], where: str) -> str:

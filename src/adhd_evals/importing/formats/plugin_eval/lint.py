@@ -18,7 +18,8 @@ from ....problem import WARNING, Problem
 from ...model import Refusal
 from .._common import ReadOptions
 from ..promptfoo.jsregex import translate
-from . import UNDOCUMENTED, Grader, Source, _yaml, graders_of
+from . import UNDOCUMENTED, Grader, graders_of
+from .casefiles import Source, _yaml
 from .graders import pattern_of
 
 INDICATORS_ONLY = "PluginEvalIndicatorsOnly"

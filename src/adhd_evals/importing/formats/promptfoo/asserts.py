@@ -120,19 +120,10 @@ def map_assertion(assertion: Any, render: Render, where: str) -> Mapped:
     base = kind[4:] if kind.startswith("not-") else kind
     if base not in KNOWN and kind not in SPECIAL:
         return Mapped([_rejected(assertion, f"Unknown assertion type: {kind}")], notes)
-    if kind in SPECIAL:
-        return Mapped([_placeholder(assertion, kind)], notes)
-    if any(k in assertion for k in ("transform", "contextTransform")):  # checks a transformed output
-        return Mapped([_placeholder(assertion, kind)._replace(via="promptfoo transform")], notes)
-    value = assertion.get("value")
-    if isinstance(value, str) and value.startswith("file://"):
-        return Mapped(
-            [_placeholder(assertion, kind, "its value is read from a file when promptfoo runs")], notes
-        )
-    try:
-        rendered = render(value)
-    except ValueError as exc:  # the reader's refusal carries the position; here the reason suffices
-        raise exc
+    unmapped = _unmapped(assertion, kind)
+    if unmapped is not None:
+        return Mapped([unmapped], notes)
+    rendered = render(assertion.get("value"))  # a refusal (ValueError) reaches the reader, which places it
     check = _check(assertion, kind, base, rendered)
     wording = _wording(assertion)
     if wording and check.kind is not CheckKind.UNWRITTEN:
@@ -140,6 +131,19 @@ def map_assertion(assertion: Any, render: Render, where: str) -> Mapped:
     if "provider" in assertion:
         notes.append(Note(f"{where}.provider", assertion["provider"], "the model promptfoo grades this with"))
     return Mapped([check], notes)
+
+
+def _unmapped(assertion: dict[str, Any], kind: str) -> Check | None:
+    """The placeholder for an assertion whose check is promptfoo's alone: a special type, a
+    transformed output, a value read from a file when promptfoo runs (None: map it)."""
+    if kind in SPECIAL:
+        return _placeholder(assertion, kind)
+    if any(k in assertion for k in ("transform", "contextTransform")):  # checks a transformed output
+        return _placeholder(assertion, kind)._replace(via="promptfoo transform")
+    value = assertion.get("value")
+    if isinstance(value, str) and value.startswith("file://"):
+        return _placeholder(assertion, kind, "its value is read from a file when promptfoo runs")
+    return None
 
 
 def _wording(assertion: dict[str, Any]) -> str | None:

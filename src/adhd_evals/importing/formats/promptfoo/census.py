@@ -14,8 +14,10 @@ from typing import Any
 from ....files import walk
 from ....text import plural
 from ...model import Refusal
-from . import CONFIG_NAMES, NAME, _load_structured, maybe_file_path
+from . import NAME
 from .asserts import KNOWN, PROSE
+from .config import CONFIG_NAMES, _load_structured
+from .prompts import maybe_file_path
 
 _MECHANICAL = (
     "equals",

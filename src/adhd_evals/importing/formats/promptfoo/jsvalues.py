@@ -122,24 +122,39 @@ def js_json(value: Any, indent: int = 0, _depth: int = 0) -> str | None:
         return js_number(value) if math.isfinite(value) else "null"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
-    inner = "\n" + " " * (indent * (_depth + 1)) if indent else ""
-    outer = "\n" + " " * (indent * _depth) if indent else ""
     if isinstance(value, (list, tuple)):
-        if not len(value):  # a JSList is true even when empty
-            return "[]"
-        items = [js_json(v, indent, _depth + 1) or "null" for v in value]
-        return "[" + inner + ("," + inner).join(items) + outer + "]"
+        return _js_array(value, indent, _depth)
     if isinstance(value, dict):
-        colon = ": " if indent else ":"
-        parts = []
-        for key in js_keys(value):
-            text = js_json(value[key], indent, _depth + 1)
-            if text is not None:
-                parts.append(json.dumps(key, ensure_ascii=False) + colon + text)
-        if not parts:
-            return "{}"
-        return "{" + inner + ("," + inner).join(parts) + outer + "}"
+        return _js_object(value, indent, _depth)
     return json.dumps(str(value), ensure_ascii=False)
+
+
+def _js_array(value: list[Any] | tuple[Any, ...], indent: int, depth: int) -> str:
+    if not len(value):  # a JSList is true even when empty
+        return "[]"
+    inner, outer = _js_breaks(indent, depth)
+    items = [js_json(v, indent, depth + 1) or "null" for v in value]
+    return "[" + inner + ("," + inner).join(items) + outer + "]"
+
+
+def _js_object(value: dict[str, Any], indent: int, depth: int) -> str:
+    colon = ": " if indent else ":"
+    parts = []
+    for key in js_keys(value):
+        text = js_json(value[key], indent, depth + 1)
+        if text is not None:  # JSON.stringify leaves out a key whose value is undefined
+            parts.append(json.dumps(key, ensure_ascii=False) + colon + text)
+    if not parts:
+        return "{}"
+    inner, outer = _js_breaks(indent, depth)
+    return "{" + inner + ("," + inner).join(parts) + outer + "}"
+
+
+def _js_breaks(indent: int, depth: int) -> tuple[str, str]:
+    """What opens a container's items and what closes it, at `depth` (nothing unindented)."""
+    if not indent:
+        return "", ""
+    return "\n" + " " * (indent * (depth + 1)), "\n" + " " * (indent * depth)
 
 
 def js_truthy(value: Any) -> bool:

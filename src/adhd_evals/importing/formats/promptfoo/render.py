@@ -24,54 +24,28 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from collections.abc import Iterator
+from typing import Any
 
 from jinja2 import TemplateSyntaxError, Undefined, nodes
 from jinja2.runtime import LoopContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.visitor import NodeTransformer
 
-from .jsvalues import JS_SPACE, JSDict, JSList, js_json, js_keys, js_parse_json, js_string, js_trim, js_truthy
-
-MAX_LOOP_ITERATIONS = 100_000  # all loops of one render together
-MAX_OUTPUT = 10_000_000  # characters of one render
-
-
-class TemplateProblem(Exception):
-    """A template (or a value it meets) that cannot be rendered as Nunjucks would render it."""
-
-    def __init__(self, construct: str, line: int | None = None) -> None:
-        super().__init__(construct)
-        self.construct = construct
-        self.line = line
-
-
-class _Undefined(Undefined):
-    """Nunjucks' undefined: prints as nothing, and looking into it gives undefined again."""
-
-    __slots__ = ()
-
-    def __getattr__(self, name: str) -> Any:
-        if name[:2] == "__":
-            raise AttributeError(name)
-        return self
-
-    def __getitem__(self, key: Any) -> Any:
-        return self
-
-    def __str__(self) -> str:
-        return ""
-
-
-class EnvVars(JSDict):
-    """`env`: only the config's own `env:` entries; any other name depends on the machine."""
-
-    missing: Callable[[str], NoReturn] | None = None
-
-
-def _fail(construct: str) -> NoReturn:
-    raise TemplateProblem(construct)
+from .jsvalues import JS_SPACE, JSDict, JSList, js_keys, js_string
+from .nunjucks import (
+    FILTERS,
+    MAX_OUTPUT,
+    TESTS,
+    EnvVars,
+    TemplateProblem,
+    _Budget,
+    _compare,
+    _concat,
+    _fail,
+    _iterable,
+    _Undefined,
+)
 
 
 class _Environment(ImmutableSandboxedEnvironment):
@@ -113,225 +87,6 @@ def _member(obj: Any, key: Any) -> Any:
     _fail(f"looking up {key!r} in {kind} (JavaScript gives its own properties there)")
 
 
-# --- filters, to Nunjucks' definitions --------------------------------------------------------
-
-
-def _text_filter(name: str, apply: Callable[[str], str], *, normalizes: bool = True) -> Callable[[Any], str]:
-    def run(value: Any) -> str:
-        if value is None or value is False or isinstance(value, Undefined):
-            if not normalizes:  # Nunjucks' trim calls str.replace on them: a TypeError stops the render
-                _fail(f"the {name} filter on {_nothing(value)} (Nunjucks stops with a TypeError there)")
-            return ""  # upper and lower normalize these to ""
-        if not isinstance(value, str):
-            _fail(f"the {name} filter on a {type(value).__name__} (JavaScript has no such method there)")
-        return apply(value)
-
-    return run
-
-
-def _nothing(value: Any) -> str:
-    return "undefined" if isinstance(value, Undefined) else "null" if value is None else "false"
-
-
-def _dump(value: Any, spaces: Any = None) -> str:
-    if spaces is not None and (not isinstance(spaces, int) or isinstance(spaces, bool)):
-        _fail("the dump filter with an indent that is not a whole number")
-    # JSON.stringify: an indent below 1 is none, above 10 is 10
-    return js_json(value, max(0, min(spaces or 0, 10))) or ""
-
-
-def _join(value: Any, separator: Any = "", attribute: Any = None) -> str:
-    if attribute is not None:
-        _fail("the join filter with an attribute")
-    if isinstance(value, Undefined) or value is None:
-        _fail(f"the join filter on {_nothing(value)} (Nunjucks stops with a TypeError there)")
-    if not isinstance(value, list):
-        _fail("the join filter on something that is not an array")
-    # `del = del || ''`: a false separator (0, false, null) joins with nothing
-    return (js_string(separator) if js_truthy(separator) else "").join(
-        "" if v is None or isinstance(v, Undefined) else js_string(v) for v in value
-    )
-
-
-def _default(value: Any, fallback: Any = "", boolean: Any = False) -> Any:
-    if js_truthy(boolean):
-        return value if js_truthy(value) and not isinstance(value, Undefined) else fallback
-    return fallback if isinstance(value, Undefined) else value
-
-
-def _utf16_length(text: str) -> int:
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
-
-
-def _length(value: Any) -> int:
-    if isinstance(value, str):
-        return _utf16_length(value)
-    if isinstance(value, dict):
-        return len(value)
-    if isinstance(value, list):
-        return len(value)
-    if value is None or isinstance(value, Undefined):
-        return 0
-    _fail(f"the length filter on a {type(value).__name__}")
-
-
-def _end(first: bool) -> Callable[[Any], Any]:
-    def run(value: Any) -> Any:
-        if isinstance(value, list):
-            return (value[0] if first else value[-1]) if len(value) else _Undefined()  # JSList is always true
-        if isinstance(value, str):
-            return (value[0] if first else value[-1]) if value and value.isascii() else _fail_astral(value)
-        _fail(f"the {'first' if first else 'last'} filter on a {type(value).__name__}")
-
-    return run
-
-
-def _fail_astral(value: str) -> Any:
-    if not value:
-        return _Undefined()
-    _fail("first/last of a string with characters outside ASCII (JavaScript counts UTF-16 units)")
-
-
-def _load(value: Any) -> Any:
-    if not isinstance(value, str):
-        _fail("the load filter on something that is not text")
-    try:
-        return js_parse_json(value)
-    except ValueError:
-        _fail("the load filter on text that is not JSON (promptfoo stops there)")
-
-
-FILTERS: dict[str, Callable[..., Any]] = {
-    "upper": _text_filter("upper", str.upper),
-    "lower": _text_filter("lower", str.lower),
-    "trim": _text_filter("trim", js_trim, normalizes=False),
-    "dump": _dump,
-    "join": _join,
-    "default": _default,
-    "d": _default,
-    "length": _length,
-    "first": _end(True),
-    "last": _end(False),
-    "safe": lambda value: value,  # autoescape is off in promptfoo: safe changes nothing
-    "load": _load,
-}
-TESTS = ("defined", "undefined", "none")
-
-
-# --- the helpers rewritten constructs call -----------------------------------------------------
-
-
-def _js_primitive(value: Any) -> Any:
-    if isinstance(value, Undefined):
-        return _UNDEFINED
-    if isinstance(value, (list, dict)):
-        _fail("comparing an array or object (JavaScript compares identities)")
-    return value
-
-
-_UNDEFINED = object()
-
-
-def _loose_equal(a: Any, b: Any) -> bool:
-    """JavaScript's == between primitives."""
-    a, b = _js_primitive(a), _js_primitive(b)
-    nullish = (None, _UNDEFINED)
-    if a in nullish or b in nullish:
-        return a in nullish and b in nullish
-    if isinstance(a, str) and isinstance(b, str):
-        return a == b
-    return _to_number(a) == _to_number(b)
-
-
-def _to_number(value: Any) -> float:
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
-        return float(value)
-    text = js_trim(value)
-    if text == "":
-        return 0.0
-    try:
-        if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?Infinity", text):
-            return float(text.replace("Infinity", "inf"))
-        if re.fullmatch(r"0[xX][0-9a-fA-F]+", text):
-            return float(int(text, 16))
-    except ValueError:
-        pass
-    return float("nan")
-
-
-def _compare(left: Any, op: str, right: Any) -> bool:
-    if op == "eq":
-        return _loose_equal(left, right)
-    if op == "ne":
-        return not _loose_equal(left, right)
-    if op in ("in", "notin"):
-        found = _contains(right, left)
-        return found if op == "in" else not found
-    a, b = _js_primitive(left), _js_primitive(right)
-    if isinstance(a, str) and isinstance(b, str):
-        if not (a.isascii() and b.isascii()):
-            _fail("ordering text outside ASCII (JavaScript compares UTF-16 units)")
-        pair: tuple[Any, Any] = (a, b)
-    else:
-        if a is _UNDEFINED or b is _UNDEFINED:
-            return False
-        pair = (_to_number(a if a is not None else 0), _to_number(b if b is not None else 0))
-    outcome: bool = {
-        "lt": pair[0] < pair[1],
-        "gt": pair[0] > pair[1],
-        "lteq": pair[0] <= pair[1],
-        "gteq": pair[0] >= pair[1],
-    }[op]
-    return outcome
-
-
-def _contains(container: Any, item: Any) -> bool:
-    """Nunjucks' `in`: an array's element, a substring, or an object's key."""
-    if isinstance(container, list):
-        return any(not isinstance(v, (list, dict)) and _strict_equal(v, item) for v in container)
-    if isinstance(container, str) and isinstance(item, str):
-        return item in container
-    if isinstance(container, dict) and isinstance(item, str):
-        return item in container
-    _fail("`in` on something that is not an array, text or object")
-
-
-def _strict_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    return type(a) is type(b) and a == b
-
-
-def _concat(parts: list[Any]) -> str:
-    """Nunjucks' `a ~ b` is JavaScript's `a + "" + b`: null and undefined print by name there."""
-    return "".join(
-        "null" if p is None else "undefined" if isinstance(p, Undefined) else js_string(p) for p in parts
-    )
-
-
-class _Budget:
-    def __init__(self) -> None:
-        self.left = MAX_LOOP_ITERATIONS
-
-
-def _iterable(value: Any, budget: _Budget) -> Any:
-    if value is None or isinstance(value, Undefined):
-        return []
-    if not isinstance(value, list):
-        what = "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
-        _fail(f"a for loop over {what} (Nunjucks iterates arrays the same way, nothing else)")
-    budget.left -= len(value)
-    if budget.left < 0:
-        _fail(f"loops of more than {MAX_LOOP_ITERATIONS} iterations in one template")
-    return value
-
-
-# --- checking and rewriting the AST ------------------------------------------------------------
-
 _ALLOWED = (
     nodes.Template,
     nodes.Output,
@@ -354,6 +109,8 @@ _ALLOWED = (
     nodes.Call,
     nodes.Scope,  # only {% autoescape %} makes one (without a line): its body names it, with its line
 )
+
+
 _NAMED = {
     nodes.Include: "{% include %} (a file the template would read)",
     nodes.Import: "{% import %}",
@@ -387,36 +144,51 @@ _NAMED = {
 
 
 def _problem(node: nodes.Node) -> TemplateProblem | None:
-    line = getattr(node, "lineno", None)
+    what = _unsupported(node)
+    return TemplateProblem(what, getattr(node, "lineno", None)) if what is not None else None
+
+
+def _unsupported(node: nodes.Node) -> str | None:
+    """What in the node promptfoo's Nunjucks would not render alike (None: nothing)."""
     named = _NAMED.get(type(node))
     if named is not None:
-        return TemplateProblem(named, line)
+        return named
     if not isinstance(node, _ALLOWED):
-        return TemplateProblem(f"the {type(node).__name__} construct", line)
+        return f"the {type(node).__name__} construct"
     if isinstance(node, nodes.Call):  # checked before the helpers' own calls are written in
-        return TemplateProblem("calling a function or method", line)
+        return "calling a function or method"
+    if isinstance(node, (nodes.Filter, nodes.Test, nodes.For)):
+        return _block_problem(node)
+    return _expression_problem(node)
+
+
+def _block_problem(node: nodes.Filter | nodes.Test | nodes.For) -> str | None:
     if isinstance(node, nodes.Filter) and node.name not in FILTERS:
-        return TemplateProblem(f"the {node.name} filter", line)
+        return f"the {node.name} filter"
     if isinstance(node, nodes.Filter) and (node.kwargs or node.dyn_args or node.dyn_kwargs):
-        return TemplateProblem(f"keyword arguments to the {node.name} filter", line)
+        return f"keyword arguments to the {node.name} filter"
     if isinstance(node, nodes.Test) and node.name not in TESTS:
-        return TemplateProblem(f"the `is {node.name}` test", line)
+        return f"the `is {node.name}` test"
     if isinstance(node, nodes.For) and (node.recursive or node.test is not None):
-        return TemplateProblem("for loops with `if` or `recursive` (not Nunjucks)", line)
+        return "for loops with `if` or `recursive` (not Nunjucks)"
     if isinstance(node, nodes.For) and not isinstance(node.target, nodes.Name):
-        return TemplateProblem("for loops with several variables", line)
+        return "for loops with several variables"
+    return None
+
+
+def _expression_problem(node: nodes.Node) -> str | None:
     if isinstance(node, nodes.Compare) and len(node.ops) > 1:
-        return TemplateProblem(
-            "chained comparisons (JavaScript compares the first result with the next)", line
-        )
+        return "chained comparisons (JavaScript compares the first result with the next)"
     if isinstance(node, nodes.Const) and not isinstance(node.value, (str, int, float, bool, type(None))):
-        return TemplateProblem(f"a {type(node.value).__name__} literal", line)
+        return f"a {type(node.value).__name__} literal"
     if isinstance(node, nodes.Name) and node.name.startswith(_HELPER):
-        return TemplateProblem(f"the name {node.name}", line)
+        return f"the name {node.name}"
     return None
 
 
 _HELPER = "__pf_"
+
+
 _CAPITALIZED = ("True", "False", "None")  # Nunjucks has only true, false, none and null
 
 
@@ -535,9 +307,13 @@ _CONTROL = {"n": "\n", "t": "\t", "r": "\r"}
 
 
 _NUNJUCKS_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
 # Nunjucks' lexer: \n, \t and \r are control characters, any other escaped character is itself;
 # Python's unicode-escape, which Jinja2 applies, agrees only on these and on \\, \' and \"
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
 _SHARED_ESCAPES = "ntr\\'\""
 
 
@@ -616,8 +392,14 @@ def render(template: str, variables: dict[str, Any], env_vars: dict[str, Any]) -
 # promptfoo wraps a template holding an unfinished tag in {% raw %} (autoWrapRawIfPartialNunjucks):
 # a tag opened and not closed before the end of a line (JavaScript's multiline $).
 _LINE_END = "(?=[\n\r\u2028\u2029]|\\Z)"
+
+
 _PARTIAL = re.compile(f"({{%[^%]*{_LINE_END}|{{{{[^}}]*{_LINE_END}|{{#[^#]*{_LINE_END})")
+
+
 _RAW = re.compile(r"{%\s*raw\s*%}")
+
+
 _ENDRAW = re.compile(r"{%\s*endraw\s*%}")
 
 
@@ -635,6 +417,8 @@ def auto_wrap(template: str) -> str:
 # (the first such reference per var per pass, at most five passes), as JavaScript's
 # String.replace does it, `$&`-style patterns in the replacement included.
 _REFERENCE = re.compile(f"\\{{\\{{[{JS_SPACE}]*([A-Za-z0-9_]+)[{JS_SPACE}]*\\}}\\}}")
+
+
 _DOLLAR = re.compile(r"\$([$&`'])")
 
 

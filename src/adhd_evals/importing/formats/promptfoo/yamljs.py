@@ -18,7 +18,7 @@ from yaml.nodes import Node, ScalarNode
 
 from ...model import RefusalCode
 from ...sourcetext import decode_utf8, read_bytes
-from ..yaml_cases import _compose, _construct, _Loader, _refuse_conflict_markers, locate_node
+from .._yaml_safe import _compose, _construct, _Loader, _refuse_conflict_markers, locate_node
 
 _NULL = re.compile(r"~|null|Null|NULL|")
 _BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
