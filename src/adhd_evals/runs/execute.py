@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..catalog import load_valid
 from ..errors import UsageError
 from ..schema import DEFAULT_CATALOG
+from ..text import lone_surrogate_at
 from . import calls, process
 from .calls import Progress as Progress  # re-exported: run's progress, by its old name
 from .calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
@@ -164,15 +165,18 @@ def _pending(
 ) -> list[Task]:
     """(case, trial, prompt) still to run; every prompt checked before the first call."""
     pending = []
+    prompts: dict[int, str] = {}  # a case's prompt, made and checked once for all its trials
     for trial in range(1, request.trials + 1):
-        for case in cases:
+        for at, case in enumerate(cases):
             if request.case_ids and case["id"] not in request.case_ids:
                 continue
             if (case["id"], trial, request.condition, request.runner.name) in store.done:
                 summary.skipped += 1
                 continue
-            prompt = condition_prompt(case["prompt"], instructions)
-            _check_prompt(request.runner, case["id"], prompt)
+            prompt = prompts.get(at)
+            if prompt is None:
+                prompt = prompts[at] = condition_prompt(case["prompt"], instructions)
+                _check_prompt(request.runner, case["id"], prompt)
             pending.append((case, trial, prompt))
     return pending
 
@@ -218,7 +222,7 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
 
 
 def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
-    lone = next((at for at, char in enumerate(prompt) if "\ud800" <= char <= "\udfff"), None)
+    lone = lone_surrogate_at(prompt)
     if lone is not None:  # no UTF-8 bytes exist for it: neither argv nor stdin can carry it
         raise UsageError(
             f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
