@@ -43,8 +43,19 @@ _KILL_AT = "ADHD_EVALS_TEST_KILL_AT"  # tests kill a writer halfway through an e
 
 def default_dir() -> Path:
     """$XDG_CACHE_HOME/adhd-evals/responses (~/.cache when XDG_CACHE_HOME is unset)."""
+    return _home() / "responses"
+
+
+def validated_dir() -> Path:
+    """$XDG_CACHE_HOME/adhd-evals/validated: which catalog contents passed the rules (a record
+    per content and rules' version, catalog.load_valid_once), so a run or a shard of an
+    unchanged catalog parses it without running the rules again."""
+    return _home() / "validated"
+
+
+def _home() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "adhd-evals" / "responses"
+    return Path(base) / "adhd-evals"
 
 
 def key(runner: Runner, prompt: str, trial: int, *, case_id: str) -> str:

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..catalog import load_valid
+from ..catalog import load_valid_once
 from ..errors import UsageError
 from ..schema import DEFAULT_CATALOG
 from ..text import lone_surrogate_at
 from . import calls, process
+from .cache import validated_dir
 from .calls import Progress as Progress  # re-exported: run's progress, by its old name
 from .calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from .config import Runner
@@ -75,7 +76,8 @@ class RunSummary:
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    return load_valid(path)
+    """The catalog's cases, the rules run once per catalog content (not per run or shard)."""
+    return load_valid_once(path, validated_dir())
 
 
 def check_request(request: RunRequest) -> None:
