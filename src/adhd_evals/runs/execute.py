@@ -22,7 +22,7 @@ from ..errors import UsageError
 from ..schema import DEFAULT_CATALOG
 from ..text import lone_surrogate_at
 from . import calls, process
-from .cache import validated_dir
+from .cache import cached_row, validated_dir
 from .calls import Progress as Progress  # re-exported: run's progress, by its old name
 from .calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from .config import Runner
@@ -192,8 +192,6 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
     cost: float | None
     trace: Trace | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
-        from .cache import cached_row
-
         row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
         if row is not None:
             session.hit()
