@@ -108,6 +108,7 @@ class Cache:
         self.hits, self.hit_cost = 0, 0.0  # what this run took from the cache, and what it first cost
         self.damaged = 0  # entries of a wanted key not served: edited, torn, or a cost not dollars
         self._lock = threading.Lock()
+        self._folders: dict[str, Path] = {}
 
     @classmethod
     def open(cls, root: Path, *, refresh: bool = False) -> Cache:
@@ -122,7 +123,10 @@ class Cache:
         return cls(root, refresh=refresh)
 
     def path(self, digest: str) -> Path:
-        return self.entries / digest[:2] / f"{digest}.json"
+        folder = self._folders.get(digest[:2])
+        if folder is None:  # 256 folders: each made once, then one join a hit (pathlib is dear)
+            folder = self._folders.setdefault(digest[:2], self.entries / digest[:2])
+        return folder / f"{digest}.json"
 
     def get(self, digest: str) -> Hit | None:
         """The entry, or None: absent, refreshed, or not a whole entry of this key."""
@@ -230,7 +234,12 @@ def _hit(entry: Any, digest: str | None) -> Hit | None:
         return None
     if digest is not None and entry["key"] != digest:
         return None
-    response, usage, cost, elapsed = (entry.get(k) for k in ("response", "usage", "cost_usd", "elapsed_s"))
+    response, usage, cost, elapsed = (
+        entry.get("response"),
+        entry.get("usage"),
+        entry.get("cost_usd"),
+        entry.get("elapsed_s"),
+    )
     if not isinstance(response, str) or "usage" not in entry:
         return None
     if (cost is not None and not is_dollars(cost)) or not is_dollars(elapsed):
