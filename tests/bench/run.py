@@ -18,6 +18,7 @@ import json
 import os
 import random
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -1432,14 +1433,14 @@ def bench_shards(cases: int, trials: int, repeat: int) -> None:
         ]
         merge = [sys.executable, "-c", CLI, "merge", *map(str, outs), "--output", str(work / "merged.jsonl")]
         clean = f'rm -f "{work}"/one.jsonl "{work}"/shard-* "{work}"/merged.jsonl'
-        chain = " && ".join(" ".join(f"'{a}'" for a in argv) for argv in [*shards, merge])
+        chain = " && ".join(shlex.join(argv) for argv in [*shards, merge])
         rounds = max(repeat, 5)
         (single, single_cpu), (split, split_cpu) = interleaved(
             [["sh", "-c", f'{clean} && exec "$@"', "sh", *one], ["sh", "-c", f"{clean} && {chain}"]], rounds
         )
         print(
             f"run --runner stub, {cases} realistic cases x {trials} trials; min of {rounds} alternating runs, "
-            f"load {os.getloadavg()[0]:.1f}; python tests/bench/run.py --only shards --shard-cases {cases}"
+            f"load {os.getloadavg()[0]:.1f}; python tests/bench/run.py --only shards --shard-cases {cases} --shard-trials {trials}"
         )
         line("  one run: wall", single, single, "(floor)")
         line("  4 shards one after another + merge: wall", split, single, "<= 1.3x (issue 38)")
