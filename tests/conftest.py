@@ -44,6 +44,13 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _private_xdg_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Catalog validation records (and the default response cache) go to a cache of the test
+    run's, not the user's ($XDG_CACHE_HOME/adhd-evals/...)."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _child_bytecode(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The Python processes the suite starts (adhd-evals, the fake CLIs) keep their bytecode in
     one folder of the test run's, shared by the xdist workers, as an installed package keeps

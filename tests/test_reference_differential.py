@@ -329,7 +329,8 @@ def ours_response(tmp: Path, stdout: bytes, fmt: str) -> tuple[str, Any, Any] | 
     and a call whose stdout is not UTF-8 or does not parse is unreadable (None)."""
     path = tmp / "out"
     path.write_bytes(stdout)
-    text, not_utf8_at = process._read(path, 1 << 20)
+    with path.open("rb") as out:
+        text, not_utf8_at = process._text(out, 1 << 20)
     if not_utf8_at is not None:
         return None
     try:

@@ -1,9 +1,9 @@
 """One model-CLI call as a real process group, stoppable at any moment, never outlived.
 
 Each call runs in its own session (its own process group) in an empty
-scratch folder, with its output going to files rather than pipes: memory
-stays bounded whatever the CLI prints (past `max_output` the call is ended),
-and no pipe can deadlock. The call is watched every 50 ms: a timeout, a stop
+scratch folder, with its output going to files rather than pipes (unnamed
+temporary files, outside the folder): memory stays bounded whatever the CLI
+prints (past `max_output` the call is ended), and no pipe can deadlock. The call is watched every 50 ms: a timeout, a stop
 (fatal failure elsewhere, budget, Ctrl-C, SIGTERM) or too much output ends
 it with its whole group — SIGTERM, then SIGKILL after a grace period.
 
@@ -43,15 +43,17 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
-from ..types import Ended
+if TYPE_CHECKING:  # never at run time: the watchdog runs this file as a script, outside the package
+    from ..types import Ended
 
 POLL_S = 0.05
 GRACE_S = 2.0
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 MAX_OUTPUT_LIMIT = 1024 * 1024 * 1024  # what one call's output may be read into memory at most
 TAG = "ADHD_EVALS_CALL"
+_TAG_BYTES = TAG.encode()
 SCRATCH_PREFIX = "adhd-evals-run-"
 _OWNED = re.compile(re.escape(SCRATCH_PREFIX) + r"(\d+)-(\d+)-")
 _PR_SET_PDEATHSIG = 1
@@ -76,10 +78,16 @@ class Outcome:
 def _stat(pid: int) -> list[str] | None:
     """/proc/PID/stat's fields from the state on (field 3 is index 0), or None when gone."""
     try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
+        raw = _proc(f"/proc/{pid}/stat")
     except OSError:
         return None
     return raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
+
+
+def _proc(path: str) -> bytes:
+    """A /proc file, whole (its size says 0: read to the end); read on every call, so no pathlib."""
+    with open(path, "rb") as stream:
+        return stream.read()
 
 
 def start_time(pid: int) -> int:
@@ -90,7 +98,13 @@ def start_time(pid: int) -> int:
 
 def owner() -> str:
     """This process as an owner of scratch folders and call tags: "<pid>-<start time>"."""
-    return f"{os.getpid()}-{start_time(os.getpid())}"
+    return _owner(os.getpid())
+
+
+@functools.cache
+def _owner(pid: int) -> str:
+    """Read from /proc once per process (a forked child has another pid, so its own entry)."""
+    return f"{pid}-{start_time(pid)}"
 
 
 def alive(pid: int, started: int) -> bool:
@@ -169,7 +183,7 @@ def _children(pid: int) -> list[int]:
         return found
     for task in tasks:
         with contextlib.suppress(OSError, ValueError):
-            found += [int(p) for p in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+            found += [int(p) for p in _proc(f"/proc/{pid}/task/{task}/children").split()]
     return found
 
 
@@ -191,7 +205,7 @@ def _tagged(pid: int, tag: bytes, scratch: str) -> bool:
     """Whether the process carries the tag (an environment entry starting with it) or works
     inside the scratch folder (a CLI that clears its environment still starts there)."""
     try:
-        if (b"\0" + Path(f"/proc/{pid}/environ").read_bytes()).find(b"\0" + tag) >= 0:
+        if (b"\0" + _proc(f"/proc/{pid}/environ")).find(b"\0" + tag) >= 0:
             return True
     except OSError:
         pass
@@ -242,13 +256,12 @@ def call(
     if unsendable:
         return Outcome(None, "", unsendable, "unsent", started=False)
     me = owner()
-    base = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{me}-"))
-    scratch, logs = base / "cwd", base  # the CLI sees an empty folder; its output lies beside it
-    scratch.mkdir()
+    scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{me}-")  # the CLI sees an empty folder
     tag = f"{me}/{next(_numbers)}/"
     _guard_calls()
     try:
-        with (logs / "out").open("wb") as out, (logs / "err").open("wb") as err:
+        # its output in unnamed files (O_TMPFILE): none to create, list or remove per call
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             launched, preexec = _dying_with_us(argv)
             try:
                 process = subprocess.Popen(
@@ -258,7 +271,7 @@ def call(
                     stderr=err,
                     start_new_session=True,
                     stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                    env={**os.environ, TAG: tag},
+                    env={**os.environb, _TAG_BYTES: tag.encode()},  # bytes: no decoding of each variable
                     preexec_fn=preexec,
                 )
                 _leaders.add(process.pid)  # (another call's end never takes it: its tag differs)
@@ -266,23 +279,31 @@ def call(
                 return Outcome(127, "", f"cannot start {argv[0]}: {exc.strerror or exc}", started=False)
             try:
                 feeder = _feed(process, stdin_text)
-                ended = _watch(process, logs, timeout, max_output, stop)
+                ended = _watch(process, functools.partial(_written, out, err), timeout, max_output, stop)
                 if feeder is not None:
                     feeder.join(timeout=GRACE_S)
             finally:
                 _leaders.discard(process.pid)
                 if LINUX:
-                    end_tagged(tag, f"{base}{os.sep}", descendants(os.getpid(), frozenset(_leaders)))
-        out_text, not_utf8_at = _read(logs / "out", max_output)
-        return Outcome(
-            None if ended else process.returncode,
-            out_text,
-            _read(logs / "err", max_output)[0],
-            ended,
-            out_not_utf8_at=not_utf8_at,
-        )
+                    end_tagged(tag, f"{scratch}{os.sep}", descendants(os.getpid(), frozenset(_leaders)))
+            out_text, not_utf8_at = _text(out, max_output)
+            return Outcome(
+                None if ended else process.returncode,
+                out_text,
+                _text(err, max_output)[0],
+                ended,
+                out_not_utf8_at=not_utf8_at,
+            )
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        _remove(scratch)
+
+
+def _remove(scratch: str) -> None:
+    """The scratch folder, gone: one rmdir when the CLI left it empty, else the whole tree."""
+    try:
+        os.rmdir(scratch)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _unsendable(texts: list[str]) -> str:
@@ -320,7 +341,7 @@ def _feed(process: subprocess.Popen[bytes], text: str | None) -> threading.Threa
 
 def _watch(
     process: subprocess.Popen[bytes],
-    logs: Path,
+    written: Callable[[], int],
     timeout: float | None,
     max_output: int,
     stop: threading.Event,
@@ -338,7 +359,7 @@ def _watch(
                 why = "stop"
             elif deadline is not None and time.monotonic() > deadline:
                 why = "timeout"
-            elif _size(logs / "out") + _size(logs / "err") > max_output:
+            elif written() > max_output:
                 why = "output"
             if why:
                 end_group(process)
@@ -347,7 +368,7 @@ def _watch(
     # the CLI is done; what it left running in its group goes with it
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    return "output" if _size(logs / "out") + _size(logs / "err") > max_output else ""
+    return "output" if written() > max_output else ""
 
 
 @contextlib.contextmanager
@@ -389,18 +410,17 @@ def end_group(process: subprocess.Popen[bytes]) -> None:
         return
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+def _written(*streams: IO[bytes]) -> int:
+    """What the CLI has written to its output files so far, in bytes."""
+    return sum(os.fstat(stream.fileno()).st_size for stream in streams)
 
 
-def _read(path: Path, limit: int) -> tuple[str, int | None]:
-    """At most `limit` bytes, and never a buffer larger than the file (a limit of 10^11
-    must not ask for 100 GB of memory); with where they stop being UTF-8, if they do."""
-    with path.open("rb") as stream:
-        data = stream.read(min(limit, _size(path)))
+def _text(stream: IO[bytes], limit: int) -> tuple[str, int | None]:
+    """At most `limit` bytes of an output file, from its start, and never a buffer larger than
+    the file (a limit of 10^11 must not ask for 100 GB of memory); with where they stop being
+    UTF-8, if they do."""
+    stream.seek(0)
+    data = stream.read(min(limit, _written(stream)))
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:

@@ -250,6 +250,7 @@ def record(output: Path, shard: Shard, catalog_sha256: str, whole: Slice, *runs:
     from ...output import write_all_atomically
 
     path = sidecar_path(output)
+    whole_plan = whole.plan()  # a digest over every planned id: made once
     data = read_sidecar(path) if path.exists() else None
     if data is None:
         if output.exists() and output.stat().st_size:
@@ -266,13 +267,13 @@ def record(output: Path, shard: Shard, catalog_sha256: str, whole: Slice, *runs:
             "index": shard.index,
             "count": shard.count,
             "catalog_sha256": catalog_sha256,
-            "plan": whole.plan(),
+            "plan": whole_plan,
             "places": [at for at, _ in whole.cases],
             "ids": [case_id for _, case_id in whole.cases],
             "runs": {},
         }
     problems = [p for planned in runs for p in _conflicts(path, data, shard, catalog_sha256, planned)]
-    if data["plan"] != whole.plan():
+    if data["plan"] != whole_plan:
         problems.append(f"{path} records another plan (the cases changed since): start a new output")
     if problems:
         raise ScaleRefused(problems, exitcodes.SHARD_CONFLICT)

@@ -86,7 +86,12 @@ class Store:
     def _count(self, row: Any) -> None:
         if not isinstance(row, dict):
             return
-        case_id, trial, condition, runner = (row.get(k) for k in ("case_id", "trial", "condition", "runner"))
+        case_id, trial, condition, runner = (
+            row.get("case_id"),
+            row.get("trial"),
+            row.get("condition"),
+            row.get("runner"),
+        )
         if (
             isinstance(case_id, str)
             and type(trial) is int

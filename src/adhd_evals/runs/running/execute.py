@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ...catalog import load_valid
+from ...catalog import load_valid_once
 from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
+from ...text import lone_surrogate_at
 from ..calling import calls, process
+from ..calling.cache import cached_row, validated_dir
 from ..calling.calls import Progress as Progress  # re-exported: run's progress, by its old name
 from ..calling.calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from ..calling.config import Runner
@@ -74,7 +76,8 @@ class RunSummary:
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    return load_valid(path)
+    """The catalog's cases, the rules run once per catalog content (not per run or shard)."""
+    return load_valid_once(path, validated_dir())
 
 
 def check_request(request: RunRequest) -> None:
@@ -164,15 +167,18 @@ def _pending(
 ) -> list[Task]:
     """(case, trial, prompt) still to run; every prompt checked before the first call."""
     pending = []
+    prompts: dict[int, str] = {}  # a case's prompt, made and checked once for all its trials
     for trial in range(1, request.trials + 1):
-        for case in cases:
+        for at, case in enumerate(cases):
             if request.case_ids and case["id"] not in request.case_ids:
                 continue
             if (case["id"], trial, request.condition, request.runner.name) in store.done:
                 summary.skipped += 1
                 continue
-            prompt = condition_prompt(case["prompt"], instructions)
-            _check_prompt(request.runner, case["id"], prompt)
+            prompt = prompts.get(at)
+            if prompt is None:
+                prompt = prompts[at] = condition_prompt(case["prompt"], instructions)
+                _check_prompt(request.runner, case["id"], prompt)
             pending.append((case, trial, prompt))
     return pending
 
@@ -186,8 +192,6 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
     cost: float | None
     trace: Trace | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
-        from ..calling.cache import cached_row
-
         row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
         if row is not None:
             session.hit()
@@ -218,7 +222,7 @@ def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.
 
 
 def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
-    lone = next((at for at, char in enumerate(prompt) if "\ud800" <= char <= "\udfff"), None)
+    lone = lone_surrogate_at(prompt)
     if lone is not None:  # no UTF-8 bytes exist for it: neither argv nor stdin can carry it
         raise UsageError(
             f"case {case_id!r}: its prompt holds a lone surrogate (U+{ord(prompt[lone]):04X}) at "
