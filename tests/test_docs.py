@@ -2,8 +2,9 @@
 
 What a page marks, and what this test does with it:
 - a fenced ```console block (on a page not in RUN_ELSEWHERE): each `$ ` line is a shell command (a trailing backslash continues
-  it), run with bash in order, in one scratch folder per page holding a copy of fixtures/; it
-  must exit 0, or N when the line says `# exit N` (`# exit N: why`); each other non-blank line in the block is
+  it), run in order in one scratch folder per page holding a copy of fixtures/ (a plain
+  `adhd-evals ARGS` line in this process, as entry.main; any other line, or one with a pipe,
+  redirect, variable or glob, with bash); it must exit 0, or N when the line says `# exit N` (`# exit N: why`); each other non-blank line in the block is
   output the command before it must print (stdout or stderr, as a substring; `...` skips).
 - `<!-- write: PATH -->` on the line before a fenced block: the block's text is written to PATH
   first (the dialect a tutorial asks you to edit, say).
@@ -21,8 +22,10 @@ grammar, not a command, and must read as one (a placeholder or an optional part)
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,6 +34,7 @@ from pathlib import Path
 
 import pytest
 
+from adhd_evals.entry import main
 from helpers import FIXTURES, ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -158,35 +162,73 @@ PAGES_WITH_STEPS = [
 ]
 
 
-@pytest.mark.long  # each page's commands are processes run one after another
+@pytest.mark.long  # a page's commands run one after another (the shell's in processes)
 @pytest.mark.parametrize("page", PAGES_WITH_STEPS)
-def test_every_command_of_the_page_runs_as_shown(page: Path, tmp_path: Path) -> None:
+def test_every_command_of_the_page_runs_as_shown(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """In page order: each command exits as marked and prints the lines shown under it."""
     work = tmp_path / "work"
     shutil.copytree(FIXTURES, work / "fixtures")
     env = _environment(tmp_path)
+    _enter(monkeypatch, work, env)
     where = page.relative_to(ROOT).as_posix()
     for step in steps_of(page):
         if step.write is not None:
             (work / step.write).parent.mkdir(parents=True, exist_ok=True)
             (work / step.write).write_text(step.command, encoding="utf-8")
             continue
-        done = subprocess.run(
-            ["bash", "-c", step.command],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=120,
-            check=False,
-        )
-        said = done.stdout + done.stderr
-        assert done.returncode == step.exit_code, (
-            f"{where}:{step.line}: `{step.command}` exited {done.returncode}:\n{said}"
-        )
+        argv = in_process(step.command)
+        code, said = _call(argv, capsys) if argv else _shell(step.command, work, env)
+        assert code == step.exit_code, f"{where}:{step.line}: `{step.command}` exited {code}:\n{said}"
         for line in step.expected:
             assert line in said, f"{where}:{step.line}: `{step.command}` did not print {line!r}:\n{said}"
+
+
+SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?~!{}\[\]\\]")  # anything only a shell would read
+
+
+def in_process(command: str) -> list[str] | None:
+    """A plain `adhd-evals ARGS` line's ARGS, to run in this process (no interpreter start per
+    command); None for anything a shell must read: a pipe, a redirect, a variable, a glob."""
+    if not command.startswith("adhd-evals "):
+        return None
+    code = command.split("  #", 1)[0].replace("\\\n", " ")  # the comment, the continuations
+    if SHELL_SYNTAX.search(code):
+        return None
+    words = shlex.split(code, comments=True)  # quotes, as the shell takes them off
+    return words[1:]
+
+
+def _enter(monkeypatch: pytest.MonkeyPatch, work: Path, env: dict[str, str]) -> None:
+    """This process as the shell's commands see the world: the page's folder and environment."""
+    monkeypatch.chdir(work)
+    for name in set(os.environ) - set(env):
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+
+
+def _call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def _shell(command: str, work: Path, env: dict[str, str]) -> tuple[int, str]:
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
 
 
 def unrun_commands(page: Path) -> list[str]:
@@ -315,6 +357,31 @@ def test_each_not_run_reason_excuses_only_commands_that_need_it(
     """By the reasons' meaning: only a runner other than stub needs a model, only an install or a
     build needs the network, only the project's checkers are its own suite."""
     assert bool(NOT_RUN[reason].search(command)) is needs
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        pytest.param("adhd-evals lint evals/  # exit 1: why", ["lint", "evals/"], id="comment-dropped"),
+        pytest.param(
+            "adhd-evals run --runner stub \\\n    --output a.jsonl",
+            ["run", "--runner", "stub", "--output", "a.jsonl"],
+            id="continued",
+        ),
+        pytest.param(
+            "adhd-evals export --out 'my file.json'", ["export", "--out", "my file.json"], id="quoted"
+        ),
+        pytest.param("adhd-evals merge runs/shard-*.jsonl", None, id="glob"),
+        pytest.param('adhd-evals run --output "runs/$CI_NODE_INDEX.jsonl"', None, id="variable"),
+        pytest.param("adhd-evals plan > plan.jsonl", None, id="redirect"),
+        pytest.param("export A=1; adhd-evals run", None, id="not-first"),
+        pytest.param("printf 'x' > SKILL.md", None, id="another-command"),
+    ],
+)
+def test_plain_adhd_evals_lines_run_in_process(command: str, argv: list[str] | None) -> None:
+    """A line that is `adhd-evals` and words runs in this process with those words (as the
+    shell would split them); anything a shell must expand or wire up goes to bash."""
+    assert in_process(command) == argv
 
 
 def test_the_exit_codes_page_lists_every_exit_code() -> None:
