@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adhd_evals.entry import main
 from helpers import FIXTURES, ROOT
@@ -357,6 +359,26 @@ def test_each_not_run_reason_excuses_only_commands_that_need_it(
     """By the reasons' meaning: only a runner other than stub needs a model, only an install or a
     build needs the network, only the project's checkers are its own suite."""
     assert bool(NOT_RUN[reason].search(command)) is needs
+
+
+_WORDS = st.text(st.characters(min_codepoint=32, max_codepoint=126, exclude_characters="\\`#"), max_size=30)
+_LINES = _WORDS.map(str.strip).filter(lambda t: t and t != "..." and not t.startswith(("$", "```")))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_LINES, st.lists(_LINES, max_size=3), st.none() | st.integers(0, 99)), max_size=5))
+def test_a_console_block_gives_back_its_commands_outputs_and_exits(
+    tmp_path_factory: pytest.TempPathFactory, shown: list[tuple[str, list[str], int | None]]
+) -> None:
+    """Any block of `$ ` lines, output lines and `# exit N` marks parses into exactly those
+    commands, in order, with their output and exit (0 where none is marked)."""
+    lines: list[str] = []
+    for command, output, code in shown:
+        lines += [f"$ {command}" + ("" if code is None else f"  # exit {code}"), *output]
+    page = tmp_path_factory.mktemp("page") / "page.md"
+    page.write_text("```console\n" + "\n".join(lines) + "\n```\n", encoding="utf-8")
+    parsed = [(s.command.split("  # exit ")[0], s.expected, s.exit_code) for s in steps_of(page)]
+    assert parsed == [(command, output, code or 0) for command, output, code in shown]
 
 
 @pytest.mark.parametrize(
