@@ -111,3 +111,23 @@ def test_the_hint_names_the_format_that_reads_the_file(
     assert main(["import", "--format", "yaml", str(path)]) >= 10
     err = capsys.readouterr().err
     assert "try --format evals-json" in err and "try --format evalflow" not in err
+
+
+@pytest.mark.parametrize(
+    "head",
+    ['prompts:\n  - "{{q}}"\n', '"prompts":\n  - "{{q}}"\n', "'providers': [echo]\n", '"providers": [echo]\n'],
+)
+def test_a_promptfoo_config_with_bare_or_quoted_keys_is_promptfoo(tmp_path: Path, head: str) -> None:
+    """export --to promptfoo writes its keys quoted ("prompts":): lint and import must still know
+    the file (found by the docs test: lint skipped an exported config as not a YAML case file)."""
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(head + "tests: []\n", encoding="utf-8")
+    assert format_of(path, explicit=False) == "promptfoo"
+
+
+@pytest.mark.parametrize("head", ['"prompts\':\n', "prompt: x\n", "  prompts: []\n", '"prompts"x: 1\n'])
+def test_keys_that_only_look_like_promptfoos_are_not(tmp_path: Path, head: str) -> None:
+    """Mismatched quotes, another key, an indented (nested) key: not a promptfoo config's top."""
+    path = tmp_path / "cases.yaml"
+    path.write_text(head, encoding="utf-8")
+    assert format_of(path, explicit=False) != "promptfoo"

@@ -15,7 +15,8 @@ from ..files import read_limited, walk
 
 _SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 _YAML_CASE = re.compile(rb"^task\s*:", re.MULTILINE)
-_PROMPTFOO = re.compile(rb"^(prompts|providers)\s*:", re.MULTILINE)  # a promptfoo config's top-level keys
+# a promptfoo config's top-level keys, bare or quoted (export --to promptfoo quotes its keys)
+_PROMPTFOO = re.compile(rb"^([\"']?)(prompts|providers)\1\s*:", re.MULTILINE)
 # a plugin eval case.yaml's top-level keys
 _PLUGIN_EVAL = re.compile(rb"^(graders|execution|schema_version)\s*:", re.MULTILINE)
 
