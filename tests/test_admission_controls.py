@@ -74,6 +74,7 @@ def test_no_control_rows_is_no_summary() -> None:
     assert controls_summary([{"case_id": "c", "trial": 1, "condition": "A"}]) is None
 
 
+@pytest.mark.long
 def test_an_honest_judge_fails_every_control_and_is_admitted(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +95,7 @@ def test_an_honest_judge_fails_every_control_and_is_admitted(
     assert cert["sample"]["rows"] == 16  # the controls are not labelled rows
 
 
+@pytest.mark.long
 def test_the_leaky_judge_prints_its_leak(leaky: Path) -> None:
     """It passed the 'instruction' control of each of the 3 sampled cases: 3 of 15."""
     record = json.loads(sidecar_path(leaky).read_text())["controls"]
@@ -101,6 +103,7 @@ def test_the_leaky_judge_prints_its_leak(leaky: Path) -> None:
     assert {leak["control"] for leak in record["leaks"]} == {"instruction"}
 
 
+@pytest.mark.long
 def test_a_leaky_judge_is_never_certified(
     tmp_path: Path, sample: Sample, leaky: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -175,6 +178,7 @@ def test_report_refuses_a_leaky_judge(
     assert "a leaky judge, allowed with --allow-leaky-judge" in capsys.readouterr().err
 
 
+@pytest.mark.long
 def test_certify_needs_controls(tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]) -> None:
     """The sheet judged honestly without --controls: not certified (exit 1), and why."""
     judged = tmp_path / "judged.jsonl"
@@ -188,6 +192,7 @@ def test_certify_needs_controls(tmp_path: Path, sample: Sample, capsys: pytest.C
     assert "the judged file holds no control rows" in capsys.readouterr().err and not out.exists()
 
 
+@pytest.mark.long
 def test_a_second_judge_cannot_write_into_the_first_ones_file(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:

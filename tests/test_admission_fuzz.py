@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,6 +42,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.long
 @SETTINGS
 @given(
     controls=st.one_of(VALUES, st.builds(_spoiled, st.just(GOOD_CONTROLS), CONTROL_KEYS, VALUES)),
@@ -68,6 +70,7 @@ def test_a_judge_record_never_crashes(tmp_path: Path, controls: Any, fingerprint
             assert refused.problems
 
 
+@pytest.mark.long
 @SETTINGS
 @given(record=VALUES, decided=VALUES)
 def test_a_verdicts_record_never_crashes(tmp_path: Path, record: Any, decided: Any) -> None:
@@ -81,6 +84,7 @@ def test_a_verdicts_record_never_crashes(tmp_path: Path, record: Any, decided: A
         assert refused.problems
 
 
+@pytest.mark.long
 @SETTINGS
 @given(key=st.sampled_from(["sample", "controls", "figures", "min_lower"]), value=VALUES)
 def test_a_certificate_never_crashes(tmp_path: Path, key: str, value: Any) -> None:

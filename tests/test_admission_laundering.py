@@ -53,6 +53,7 @@ def _verdicts(sample: Sample, out: Path, *extra: str) -> int:
     return main([*argv, "--out", str(out), *extra])
 
 
+@pytest.mark.long
 def test_a_judged_file_given_as_labels_is_refused(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -66,6 +67,7 @@ def test_a_judged_file_given_as_labels_is_refused(
     assert "  row 1: judge, cost_usd" in err and "Nothing was written." in err
 
 
+@pytest.mark.long
 def test_a_judged_file_stripped_of_its_fingerprints_is_still_not_labels(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -82,6 +84,7 @@ def test_a_judged_file_stripped_of_its_fingerprints_is_still_not_labels(
     assert f"{sidecar_path(stripped)} records the judge that wrote it" in err
 
 
+@pytest.mark.long
 def test_a_judge_certified_against_itself_is_refused(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -102,6 +105,7 @@ def test_a_copy_of_the_judged_file_is_the_same_content(
     assert "one file on both sides agrees with itself and proves nothing" in capsys.readouterr().err
 
 
+@pytest.mark.long
 def test_a_certified_fingerprint_pasted_onto_another_judges_rows_is_refused(
     tmp_path: Path, sample: Sample, certified: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -119,6 +123,7 @@ def test_a_certified_fingerprint_pasted_onto_another_judges_rows_is_refused(
     assert "a fingerprint copied onto another judge's rows counts for nothing" in err
 
 
+@pytest.mark.long
 def test_a_pasted_fingerprint_without_the_record_is_refused(
     tmp_path: Path, sample: Sample, certified: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -39,6 +39,7 @@ def _judged_parts(shards: list[Path], tmp_path: Path, *extra: str) -> tuple[list
     return parts, key
 
 
+@pytest.mark.long
 def test_a_judges_shards_merge_with_its_record(shards: list[Path], tmp_path: Path) -> None:
     """Two stub shards, no controls (a shard's plan knows its sheet rows only): the merged file
     keeps the judge's fingerprint, and records no controls."""
@@ -97,6 +98,7 @@ def test_shard_controls_add_up(tmp_path: Path) -> None:
     assert found["leaks"] == [leak]
 
 
+@pytest.mark.long
 def test_a_shard_without_its_judges_record_is_refused(
     shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,6 +109,7 @@ def test_a_shard_without_its_judges_record_is_refused(
     assert "some have no judge's record beside them" in capsys.readouterr().err and not out.exists()
 
 
+@pytest.mark.long
 def test_shards_of_two_judges_are_refused(
     shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -61,6 +61,7 @@ def test_a_usage_error_prints_its_hint_on_its_own_line(capsys: pytest.CaptureFix
     ]
 
 
+@pytest.mark.long
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """`adhd-evals lint cases.jsonl | head -1`: the reader leaves after one line. The command
     ends with 141 (128 + SIGPIPE, what a tool killed by the signal reports) and says nothing:

@@ -78,6 +78,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.open()]
 
 
+@pytest.mark.long
 def test_each_trial_keeps_its_own_answer(work: Path) -> None:
     """3 trials of 2 cases: 6 calls, answers numbered 1-6; a second run into a new file makes no
     call and each (case, trial) gets the answer its own call gave, never trial 1's thrice."""
@@ -91,6 +92,7 @@ def test_each_trial_keeps_its_own_answer(work: Path) -> None:
     assert all(r["cached"] is True for r in again)
 
 
+@pytest.mark.long
 def test_a_changed_skill_misses_and_the_unchanged_baseline_hits(work: Path) -> None:
     """Baseline and candidate, 2 cases x 1 trial: 4 calls. SKILL.md changes; a rerun of both
     makes only the 2 candidate calls (the baseline prompt did not change)."""
@@ -106,6 +108,7 @@ def test_a_changed_skill_misses_and_the_unchanged_baseline_hits(work: Path) -> N
     assert [r.get("cached", False) for r in rows] == [True, True, False, False]
 
 
+@pytest.mark.long
 def test_refresh_calls_again_and_keeps_the_new_answers(work: Path) -> None:
     assert main(_argv(work, "a.jsonl", "baseline", "--trials", "1")) == exitcodes.OK
     assert main(_argv(work, "b.jsonl", "baseline", "--trials", "1", "--refresh")) == exitcodes.OK
@@ -115,6 +118,7 @@ def test_refresh_calls_again_and_keeps_the_new_answers(work: Path) -> None:
     assert len(_calls(work)) == 4 and {r["response"] for r in _rows(work / "c.jsonl")} == refreshed
 
 
+@pytest.mark.long
 def test_cached_rows_are_never_charged(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """4 rows at $0.50 paid once ($2.00). A rerun with --budget-usd 0.01, less than one call,
     writes all 4 from the cache: a hit reserves nothing. Each row keeps its $0.50 and the run
@@ -135,6 +139,7 @@ def test_cached_rows_are_never_charged(work: Path, capsys: pytest.CaptureFixture
     assert len(_rows(work / "b.jsonl")) == 6 and len(_calls(work)) == 6
 
 
+@pytest.mark.long
 def test_a_torn_or_foreign_entry_is_a_miss(work: Path) -> None:
     """An entry cut in half at its final name (a disk fault), and one naming another key, are
     never served: both calls are made again, and the rerun's entries replace them."""
@@ -150,6 +155,7 @@ def test_a_torn_or_foreign_entry_is_a_miss(work: Path) -> None:
     assert not any(r.get("cached") for r in _rows(work / "b.jsonl"))
 
 
+@pytest.mark.long
 def test_a_writer_killed_mid_entry_leaves_nothing_that_is_served(work: Path) -> None:
     """SIGKILL halfway through writing the first entry: the run dies; the half-written file
     holds its temporary name, so the next run misses, calls, and completes."""
@@ -169,6 +175,7 @@ def test_a_writer_killed_mid_entry_leaves_nothing_that_is_served(work: Path) -> 
     assert caching.stats(work / "cache").temporary == 1
 
 
+@pytest.mark.long
 def test_two_runs_sharing_a_cache_at_once_are_both_correct(work: Path) -> None:
     """Two processes, --jobs 3 each, one cache folder, 2 cases x 4 trials: each output holds its
     8 rows once, every entry is whole, and every row's answer is its entry's."""

@@ -60,6 +60,7 @@ def _calls(work: Path) -> int:
     return len((work / "calls.jsonl").read_text().splitlines())
 
 
+@pytest.mark.long
 def test_cases_sharing_a_prompt_get_an_answer_each(work: Path) -> None:
     """3 cases x 3 trials, one prompt: 9 calls and 9 distinct answers (before: 3 calls, each
     answer copied into 3 cases, which narrows a paired interval that assumes independent cases)."""
@@ -82,6 +83,7 @@ def _poison(work: Path, change: dict[str, Any]) -> None:
         entry.write_text(json.dumps({**data, **change}))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     "change",
     [
@@ -110,6 +112,7 @@ def test_a_poisoned_entry_is_never_served_and_the_output_stays_resumable(
     assert _run(work, "b.jsonl", "--trials", "1") == exitcodes.OK  # resumes: nothing left to run
 
 
+@pytest.mark.long
 def test_stats_counts_poisoned_entries(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """3 entries of $0.50; one's cost made NaN: 2 entries counted at $1.0000, 1 damaged."""
     assert _run(work, "a.jsonl", "--trials", "1") == exitcodes.OK

@@ -117,6 +117,7 @@ def _certify(tmp_path: Path, sample: Sample, mode: str) -> tuple[int, Path]:
     ), out
 
 
+@pytest.mark.long
 def test_an_honest_judge_is_certified(tmp_path: Path, sample: Sample) -> None:
     """40 labelled rows: 40 passes and 40 fails among the criterion verdicts, 20 blockers and 20
     clean rows; the honest judge agrees on all, so each lower bound is 40/43.84 = 0.912 or
@@ -135,6 +136,7 @@ def test_an_honest_judge_is_certified(tmp_path: Path, sample: Sample) -> None:
     assert when.tzinfo is not None and abs(datetime.datetime.now(datetime.timezone.utc) - when).days == 0
 
 
+@pytest.mark.long
 def test_a_judge_biased_to_pass_is_refused_with_its_bounds(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +154,7 @@ def test_a_judge_biased_to_pass_is_refused_with_its_bounds(
     assert "criteria TPR" not in err and "Nothing was written." in err
 
 
+@pytest.mark.long
 def test_a_judge_good_enough_is_certified(tmp_path: Path, sample: Sample) -> None:
     """Wrong once in each class: 39/40. p = 0.975; centre = (0.975 + 0.048018) / 1.096037 =
     0.933380; half = 1.788226 * sqrt(0.024375/40 + 0.00060023) = 1.788226 * 0.034780 = 0.062194
@@ -164,6 +167,7 @@ def test_a_judge_good_enough_is_certified(tmp_path: Path, sample: Sample) -> Non
         assert (figures[name]["low"], figures[name]["high"]) == pytest.approx((0.871, 0.996), abs=5e-4)
 
 
+@pytest.mark.long
 def test_a_class_without_labels_is_named_and_does_not_block(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -197,6 +201,7 @@ def test_a_small_class_is_warned_about(
         assert f"Warning: only {count} {described} (fewer than 20)" in err
 
 
+@pytest.mark.long
 def test_labels_filled_in_markdown_give_the_same_figures(
     tmp_path: Path, sample: Sample, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -116,6 +116,7 @@ def _call(function: Callable[..., bool], args: tuple[Any, ...], options: dict[st
         return type(error)
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(drawn=answers_and_needles(), ignore_case=st.sampled_from([None, True, False]))
 def test_contains_helpers_agree_with_the_vocabulary(
@@ -128,12 +129,14 @@ def test_contains_helpers_agree_with_the_vocabulary(
         assert mine == theirs, (name, drawn, options)
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(answer=texts, expected=texts)
 def test_matches_exactly_agrees_with_the_vocabulary(answer: str, expected: str) -> None:
     assert checkhelpers.matches_exactly(answer, expected) == vocabulary.matches_exactly(answer, expected)
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(
     expected=texts, spaces=st.sampled_from(["", " ", "  ", "\t", "\n "]), mark=st.sampled_from(".,!?;:'\"-")

@@ -32,6 +32,7 @@ def test_a_named_command_gets_an_app_of_its_own_and_anything_else_the_whole_app(
         assert cli._registry(argv) is cli.app
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", NAMES)
 def test_help_of_each_command_is_unchanged(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     shown = _shown(cli._registry([name]), [name, "--help"], capsys)

@@ -80,6 +80,7 @@ def _heavy(modules: set[str]) -> set[str]:
     return {name for name in HEAVY if any(m == name or m.startswith(f"{name}.") for m in modules)}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", [name for name in cli.COMMANDS if name != "lint"])
 def test_each_commands_help_imports_only_its_stage(tmp_path: Path, name: str) -> None:
     """`<command> --help` imports its own stage's module and no other stage's, and of the heavy
@@ -104,6 +105,7 @@ def test_the_version_beside_a_command_is_typers_eager_option(capsys: pytest.Capt
     assert capsys.readouterr().out == f"adhd-evals {adhd_evals.__version__}\n"
 
 
+@pytest.mark.long
 def test_the_listing_imports_no_heavy_library(tmp_path: Path) -> None:
     """The whole app's --help imports every stage (it lists every command), so the call machinery
     and the importer come with them; no third-party library beyond typer's own does."""
@@ -123,6 +125,7 @@ def catalog(tmp_path: Path) -> Path:
     return tmp_path / "evals" / "cases.jsonl"
 
 
+@pytest.mark.long
 def test_import_of_an_evals_json_imports_no_yaml_nor_runs(tmp_path: Path) -> None:
     """An evals.json into a new folder: JSON alone, a new module (nothing to merge, so no libcst),
     no dialect, and nothing from runs."""
@@ -136,18 +139,21 @@ def test_import_of_an_evals_json_imports_no_yaml_nor_runs(tmp_path: Path) -> Non
     assert not [m for m in modules if m.startswith("adhd_evals.runs")]
 
 
+@pytest.mark.long
 def test_validate_imports_nothing_heavy(tmp_path: Path, catalog: Path) -> None:
     modules = _imported(tmp_path, "validate", str(catalog))
     assert not _heavy(modules)
     assert not [m for m in modules if m.startswith(("adhd_evals.runs", "adhd_evals.importing.formats"))]
 
 
+@pytest.mark.long
 def test_plan_starts_no_call_machinery(tmp_path: Path, catalog: Path) -> None:
     """Planning starts no thread nor process: no pool, no execute, no importer."""
     modules = _imported(tmp_path, "plan", "--cases", str(catalog), "--trials", "1")
     assert not _heavy(modules)
 
 
+@pytest.mark.long
 def test_check_without_junit_imports_no_xml(tmp_path: Path, catalog: Path) -> None:
     """Each case's one criterion is prose, so its check is an unwritten placeholder: check fails
     (exit FAILED), having run every response through the module, with no XML imported."""
@@ -161,6 +167,7 @@ def test_check_without_junit_imports_no_xml(tmp_path: Path, catalog: Path) -> No
     assert not _heavy(modules)
 
 
+@pytest.mark.long
 def test_score_imports_no_importer_nor_calls(tmp_path: Path) -> None:
     """One case, two conditions, every metric 3: the candidate's weighted score is not above the
     baseline's, so the reference gate fails (exit GATE), decided with the standard library alone."""

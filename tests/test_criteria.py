@@ -182,6 +182,7 @@ def test_rows_the_gate_cannot_count_are_named(
     assert "verdicts.jsonl:1: " in err and problem in err
 
 
+@pytest.mark.long
 @given(
     rows=st.lists(st.tuples(fingerprints(), st.sampled_from(["pass", "fail"])), min_size=1, max_size=8),
     certified=st.one_of(st.none(), fingerprints()),

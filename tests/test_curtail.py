@@ -81,6 +81,7 @@ def test_down_is_decided_as_up_is() -> None:
     assert certain(0, 21, 9) == "worse"
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 14), st.integers(0, 14), st.integers(0, 12))
 def test_two_extremes_decide_every_completion(n_plus: int, n_minus: int, remaining: int) -> None:
@@ -95,6 +96,7 @@ def test_two_extremes_decide_every_completion(n_plus: int, n_minus: int, remaini
     assert certain(n_plus, n_minus, remaining) == expected
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([-1, 0, 1]), max_size=40))
 def test_a_curtailed_run_says_what_the_completed_run_says(signs: list[int]) -> None:
@@ -105,6 +107,7 @@ def test_a_curtailed_run_says_what_the_completed_run_says(signs: list[int]) -> N
     assert curtailed == _verdict_by_hand(signs.count(1), signs.count(-1))
 
 
+@pytest.mark.long
 def test_under_the_null_curtailing_says_better_no_more_often() -> None:
     """2,000 runs of 30 cases with no effect (each case up or down with probability 0.45, a tie
     0.1), seeds 0 to 1999: the curtailed gate says `better` no more often than the full sign
@@ -155,6 +158,7 @@ def test_without_anytime_the_e_process_is_not_consulted() -> None:
     assert stopping([1, -1] * 3, anytime=True) == (6, None)
 
 
+@pytest.mark.long
 def test_under_the_null_the_e_process_says_better_or_worse_at_most_5_percent_of_the_time() -> None:
     """1,000 runs of 60 cases with no effect (up or down with probability 0.45 each, a tie 0.1),
     seeds 0 to 999: the share of runs the e-process stops on either side stays under α = 0.05

@@ -161,6 +161,7 @@ def test_trials_of_a_case_run_together(tmp_path: Path) -> None:
     assert all(ran[at][0] == ran[at + 1][0] and ran[at][1] == 1 for at in range(0, 42, 2))
 
 
+@pytest.mark.long
 def test_a_paid_cli_leaves_no_reservation_open(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """10 cases, all up: after 9 up and 1 to come, 9 up 1 down gives 2 · 11/1024 = 0.0215 < 0.05
     (after 8: 8 up 2 down, 2 · 56/1024 = 0.109, not yet): 9 calls at $0.01, the 10th never

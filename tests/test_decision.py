@@ -108,6 +108,7 @@ def _random_rows(rng: random.Random) -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.long
 def test_reference_keys_are_byte_identical_on_random_files(tmp_path: Path) -> None:
     """150 seeded random score files: `weights`, `conditions` and `release_gate` print byte for byte as the
     reference's float rules print them, and come first; where the float and the exact comparison disagree
@@ -349,6 +350,7 @@ def test_one_case_is_inconclusive_and_says_to_add_cases(tmp_path: Path) -> None:
     assert "Add cases: one case has no spread to size the suite from." in decision["reasons"]
 
 
+@pytest.mark.long
 def test_a_small_score_does_not_import_numpy(tmp_path: Path) -> None:
     """On a small catalog the bootstrap distribution is counted exactly: `score` never imports numpy
     (a real process, so nothing another test imported can hide it)."""

@@ -115,7 +115,12 @@ def test_the_hint_names_the_format_that_reads_the_file(
 
 @pytest.mark.parametrize(
     "head",
-    ['prompts:\n  - "{{q}}"\n', '"prompts":\n  - "{{q}}"\n', "'providers': [echo]\n", '"providers": [echo]\n'],
+    [
+        'prompts:\n  - "{{q}}"\n',
+        '"prompts":\n  - "{{q}}"\n',
+        "'providers': [echo]\n",
+        '"providers": [echo]\n',
+    ],
 )
 def test_a_promptfoo_config_with_bare_or_quoted_keys_is_promptfoo(tmp_path: Path, head: str) -> None:
     """export --to promptfoo writes its keys quoted ("prompts":): lint and import must still know
@@ -125,7 +130,7 @@ def test_a_promptfoo_config_with_bare_or_quoted_keys_is_promptfoo(tmp_path: Path
     assert format_of(path, explicit=False) == "promptfoo"
 
 
-@pytest.mark.parametrize("head", ['"prompts\':\n', "prompt: x\n", "  prompts: []\n", '"prompts"x: 1\n'])
+@pytest.mark.parametrize("head", ["\"prompts':\n", "prompt: x\n", "  prompts: []\n", '"prompts"x: 1\n'])
 def test_keys_that_only_look_like_promptfoos_are_not(tmp_path: Path, head: str) -> None:
     """Mismatched quotes, another key, an indented (nested) key: not a promptfoo config's top."""
     path = tmp_path / "cases.yaml"

@@ -77,6 +77,7 @@ def _apply(a: list[str], diff: str) -> list[str]:
 lines = st.lists(st.sampled_from(["\n", "x\n", "y\n", "return unwritten()\n", "# c\n", "z\n"]), max_size=40)
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(a=lines, b=lines)
 def test_the_diff_turns_the_old_text_into_the_new(a: list[str], b: list[str]) -> None:

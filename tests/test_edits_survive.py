@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -266,6 +267,7 @@ def _formatted_line(line: str, formatted: str) -> str:
     return line.replace("'", '"')
 
 
+@pytest.mark.long
 @settings(
     max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "40")) // 2 or 1,
     deadline=None,
@@ -281,6 +283,7 @@ def test_every_line_a_person_wrote_is_in_the_new_module_once(tmp_path_factory: A
     )
 
 
+@pytest.mark.long
 def test_hostile_reimports_at_scale(tmp_path: Path) -> None:
     """The attack's style: many re-imports with edits, some reformatted by ruff in between.
     `ADHD_EVALS_FUZZ=2000` for the full run; the counts are printed (pytest -s)."""

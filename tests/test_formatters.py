@@ -72,6 +72,7 @@ def _hostile_source(rng: random.Random, number: int) -> dict[str, Any]:
     return {"skill_name": rng.choice(["s", "a-very-long-skill-name-" * 3]), "evals": evals}
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("formatter", FORMATTERS)
 def test_generated_modules_are_left_byte_for_byte_by_the_formatter(tmp_path: Path, formatter: str) -> None:
     """Every golden module, and 40 modules of hostile sources (quotes of both kinds, wide and
@@ -126,6 +127,7 @@ def _reimport(tmp_path: Path, evals: list[dict[str, Any]]) -> Any:
     return import_sources("evals-json", [source], Request(out=tmp_path / "evals"))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("formatter", FORMATTERS)
 def test_a_module_a_formatter_rewrote_is_regenerated_not_kept(tmp_path: Path, formatter: str) -> None:
     """By hand: the formatter changes nothing a person wrote (there is nothing), so after it
@@ -154,6 +156,7 @@ def test_a_module_a_formatter_rewrote_is_regenerated_not_kept(tmp_path: Path, fo
     assert module.read_text() == expected
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("formatter", FORMATTERS)
 def test_a_formatted_module_of_the_previous_layout_is_recognised(tmp_path: Path, formatter: str) -> None:
     """The 32-bit-key module of an older version (its own layout and quotes), reformatted:
@@ -183,6 +186,7 @@ def test_a_person_s_comment_in_a_formatted_check_is_an_edit(tmp_path: Path) -> N
     assert "    # mine: keep\n" in module.read_text()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("formatter", FORMATTERS)
 def test_a_formatted_dialect_module_of_the_previous_layout_is_recognised(
     tmp_path: Path, formatter: str

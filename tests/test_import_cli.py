@@ -100,6 +100,7 @@ def test_lone_surrogate_in_a_note_is_kept_escaped(tmp_path: Path) -> None:
     outcome.module.encode("utf-8")
 
 
+@pytest.mark.long
 def test_python_dash_m_runs_the_cli() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "adhd_evals", "import", "--format", "evals-json", str(DIALECTS.source)],
@@ -110,6 +111,7 @@ def test_python_dash_m_runs_the_cli() -> None:
     assert done.returncode == 0 and done.stdout.count("\n") == 6
 
 
+@pytest.mark.long
 def test_demo_catalog_in_evals_is_reproduced_byte_for_byte(tmp_path: Path) -> None:
     """evals/ is produced by the README's first command from fixtures/."""
     demo = ROOT / "evals"

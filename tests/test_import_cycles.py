@@ -12,6 +12,7 @@ module's package. An edge goes to the deepest module of the package that the nam
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from helpers import ROOT
@@ -119,8 +120,14 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
+@functools.cache
+def package_graph() -> dict[str, set[str]]:
+    """The package's graph, parsed once per process: both tests below read it (3-5 s of ast)."""
+    return import_graph(SOURCE)
+
+
 def test_no_module_of_the_package_is_in_an_import_cycle() -> None:
-    cycle = find_cycle(import_graph(SOURCE))
+    cycle = find_cycle(package_graph())
     assert cycle == [], "import cycle: " + " -> ".join(cycle)
 
 
@@ -128,7 +135,7 @@ def test_the_graph_sees_lazy_and_relative_imports() -> None:
     """The graph is not empty by accident: catalog.py imports catalogrules.stream at the top;
     lint/__init__.py imports importing.formats inside a function (`from ..importing.formats
     import PROBLEMS, ReadOptions`), resolved from two dots above lint."""
-    graph = import_graph(SOURCE)
+    graph = package_graph()
     assert "adhd_evals.catalogrules.stream" in graph["adhd_evals.catalog"]
     assert "adhd_evals.importing.formats" in graph["adhd_evals.lint"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +46,7 @@ def test_a_text_row_by_hand() -> None:
     assert jsonl.text_row((("criteria", []),)) == '{"criteria": []}'
 
 
+@pytest.mark.long
 @settings(max_examples=300)
 @given(st.lists(_TEXT, min_size=4, max_size=4), st.lists(_TEXT, max_size=4))
 def test_a_text_row_is_the_line_of_the_same_dict(values: list[str], criteria: list[str]) -> None:

@@ -97,6 +97,7 @@ def test_the_sheet_carries_prompts_and_criteria(sheet: Path) -> None:
     )
 
 
+@pytest.mark.long
 def test_a_good_judge_fills_every_row(sheet: Path) -> None:
     code, rows = _judge(sheet.parent, "good")
     assert code == 0 and len(rows) == 4
@@ -113,11 +114,13 @@ def test_a_good_judge_fills_every_row(sheet: Path) -> None:
         assert [v["verdict"] for v in row["criteria"]] == ["pass"] * len(row["criteria"])
 
 
+@pytest.mark.long
 def test_a_judge_wrapping_its_json_in_prose_is_read(sheet: Path) -> None:
     code, rows = _judge(sheet.parent, "prose")
     assert code == 0 and all("void" not in r and r["correctness"] == 4 for r in rows)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
@@ -132,6 +135,7 @@ def test_bad_answers_are_void_with_the_reason(sheet: Path, mode: str, reason: st
     assert all(r["void"] == reason and r["correctness"] is None for r in rows)
 
 
+@pytest.mark.long
 def test_a_hanging_judge_is_void_not_fatal(sheet: Path) -> None:
     """Each call times out: every row is void (none stops the run), and judge exits with its own code."""
     code, rows = _judge(sheet.parent, "hang", "--timeout", "0.5", "--jobs", "4")
@@ -149,6 +153,7 @@ def test_a_judge_that_costs_money_keeps_to_the_budget(sheet: Path) -> None:
     assert sum(r["cost_usd"] for r in rows) == 0.5
 
 
+@pytest.mark.long
 def test_the_judge_never_sees_a_condition_a_runner_or_the_key(sheet: Path) -> None:
     _judge(sheet.parent, "good")
     prompts = [json.loads(line)["prompt"] for line in (sheet.parent / "calls.jsonl").read_text().splitlines()]
@@ -305,6 +310,7 @@ def test_min_trials_makes_the_gate_incomparable(tmp_path: Path, capsys: pytest.C
     assert "Release gate: INCOMPARABLE" in capsys.readouterr().out
 
 
+@pytest.mark.long
 def test_a_labelled_sheet_without_its_key_is_one_line(
     sheet: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

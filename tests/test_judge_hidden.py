@@ -135,6 +135,7 @@ def _restated(value: dict[str, Any], hidden: str, how: str) -> str:
     return json.dumps({**plain, "notes": "my own notes"}, sort_keys=True)
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(
     value=_verdicts(),
@@ -190,6 +191,7 @@ def _sheet(tmp_path: Path, hide: str) -> tuple[Path, Path]:
     return tmp_path / "sheet.jsonl", tmp_path / "cases.jsonl"
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("hide", ["zero-width", "fullwidth"])
 @pytest.mark.parametrize("mode", ["zero-width", "nfkc", "reserialise", "notes"])
 def test_the_gate_is_never_passed_on_a_hidden_verdict(

@@ -66,6 +66,7 @@ def _sheet(tmp_path: Path, responses: dict[str, str]) -> tuple[Path, Path]:
 PLAIN = {"baseline": "The null pointer is dereferenced in line 3.", "candidate": INJECTION}
 
 
+@pytest.mark.long
 def test_an_embedded_verdict_is_never_taken_for_the_judges_own(tmp_path: Path) -> None:
     """The judge quotes the response (with its perfect all-pass verdict) before its own answer:
     correctness 2, a blocker, every criterion failed. The row must carry the judge's answer.
@@ -81,6 +82,7 @@ def test_an_embedded_verdict_is_never_taken_for_the_judges_own(tmp_path: Path) -
     assert first_object(answer) == EMBEDDED  # the trap is live for a parser taking the first object
 
 
+@pytest.mark.long
 def test_a_judge_that_answers_with_the_embedded_verdict_is_void(tmp_path: Path) -> None:
     sheet, cases = _sheet(tmp_path, PLAIN)
     code, rows = run_judge(tmp_path, sheet, cases, "obey")
@@ -108,6 +110,7 @@ def test_an_echoed_fence_is_never_read_for_the_answer() -> None:
     )
 
 
+@pytest.mark.long
 def test_the_response_sits_in_a_fence_it_cannot_close(tmp_path: Path) -> None:
     sheet, cases = _sheet(tmp_path, PLAIN)
     run_judge(tmp_path, sheet, cases, "good")
@@ -121,6 +124,7 @@ def test_the_response_sits_in_a_fence_it_cannot_close(tmp_path: Path) -> None:
     assert len(set(nonces)) == len(prompts) == 4  # a new token for every call
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [
@@ -167,6 +171,7 @@ def test_verdicts_come_back_in_the_cases_order() -> None:
     assert [v["criterion"] for v in criterion_verdicts(given, response, ["a", "b"])[0]] == ["a", "b"]
 
 
+@pytest.mark.long
 def test_the_swap_check_reports_a_judge_that_reads_positions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -182,6 +187,7 @@ def test_the_swap_check_reports_a_judge_that_reads_positions(
     assert re.search(r'c1 trial 1 [AB]: "Is one line": fail -> pass', err)
 
 
+@pytest.mark.long
 def test_the_swap_check_of_a_steady_judge_finds_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -204,6 +210,7 @@ def test_the_model_flag_is_read_from_the_command(command: list[str], model: str 
     assert model_flag(command) == model
 
 
+@pytest.mark.long
 def test_each_judged_row_carries_the_judges_fingerprint(tmp_path: Path) -> None:
     sheet, cases = _sheet(tmp_path, PLAIN)
     _, rows = run_judge(tmp_path, sheet, cases, "honest")

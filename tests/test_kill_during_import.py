@@ -34,6 +34,7 @@ def _state(out: Path) -> tuple[str, str]:
     return catalog, module
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("step", STEPS)
 def test_a_kill_at_each_step_is_consistent_or_named_then_repaired(
     tmp_path: Path, step: str, capsys: pytest.CaptureFixture[str]

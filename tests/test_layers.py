@@ -53,6 +53,7 @@ def test_every_seam_is_an_exact_import() -> None:
             assert "*" not in line, line
 
 
+@pytest.mark.long
 def test_the_contracts_hold() -> None:
     lint_imports = Path(sys.executable).parent / "lint-imports"
     if not lint_imports.exists():

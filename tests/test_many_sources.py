@@ -83,6 +83,7 @@ def test_a_subset_of_the_recorded_sources_is_refused(tmp_path: Path) -> None:
     assert (out / "cases.jsonl").read_bytes() == before
 
 
+@pytest.mark.long
 def test_replace_reports_each_dropped_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = _skill(tmp_path, "a", [{"id": 1, "prompt": "p"}, {"id": 2, "prompt": "p2"}])
     b = _skill(tmp_path, "b", [{"id": 1, "prompt": "q"}])
@@ -192,6 +193,7 @@ def _evals(spec: list[tuple[Any, str, list[str]]]) -> list[dict[str, Any]]:
     return [{"id": i, "prompt": p, "assertions": c} for i, p, c in spec]
 
 
+@pytest.mark.long
 @settings(
     max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "60")),
     deadline=None,

@@ -246,6 +246,7 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
     )
 
 
+@pytest.mark.long
 def test_judge_shards_merge_to_the_scores_of_one_judge(
     shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +82,7 @@ def cases(draw: st.DrawFn) -> tuple[Case, ...]:
     return tuple(built)
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(found=cases(), source=texts)
 def test_hostile_text_cannot_alter_the_module(found: tuple[Case, ...], source: str) -> None:
@@ -117,6 +119,7 @@ def test_hostile_text_cannot_alter_the_module(found: tuple[Case, ...], source: s
         assert case.checks[2].args[0] in literals
 
 
+@pytest.mark.long
 @given(text=texts)
 def test_literal_round_trips(text: str) -> None:
     assert ast.literal_eval(literal(text)) == text

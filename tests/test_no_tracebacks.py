@@ -185,6 +185,7 @@ def test_score_key_without_label(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == exitcodes.INPUT and "key.jsonl:1: label must be a string (missing)" in output
 
 
+@pytest.mark.long
 def test_plan_on_an_ascii_terminal(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -264,6 +265,7 @@ def _mutate(text: str, cut: int, junk: str) -> str:
 junk = st.sampled_from(["", "", "", LONG, "{", "]", '"', "\\", "\ufeff", "\r", ": ,", "-" * 50])
 
 
+@pytest.mark.long
 @FUZZ
 @given(data=evals_files, cut=st.integers(0, 10**6), extra=junk)
 def test_fuzz_evals_json(
@@ -278,6 +280,7 @@ def test_fuzz_evals_json(
     _run(["lint", "--format-of", "evals-json", str(path)], capsys)
 
 
+@pytest.mark.long
 @FUZZ
 @given(data=flow_files, cut=st.integers(0, 10**6), extra=junk)
 def test_fuzz_evalflow(
@@ -324,6 +327,7 @@ yaml_text = st.lists(
 )
 
 
+@pytest.mark.long
 @FUZZ
 @given(lines=yaml_text)
 def test_fuzz_yaml(
@@ -400,6 +404,7 @@ row_lines = st.lists(
 )
 
 
+@pytest.mark.long
 @FUZZ
 @given(lines=row_lines, separator=st.sampled_from(["\n", "\r\n", "\r", "\x0c", "\u2028"]))
 def test_fuzz_row_files(

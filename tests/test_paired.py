@@ -230,6 +230,7 @@ def _better(marks: list[list[int]], trials: int, seed: int) -> bool:
     return found.low is not None and found.low > 0
 
 
+@pytest.mark.long
 def test_permuting_labels_within_cases_rarely_says_better() -> None:
     """A null data set (both conditions drawn alike, 30 cases x 3 trials): shuffling each case's six marks
     between the conditions keeps the null true. `better` (the interval's lower end above 0) is a one-sided
@@ -244,6 +245,7 @@ def test_permuting_labels_within_cases_rarely_says_better() -> None:
     assert hits <= 25
 
 
+@pytest.mark.long
 def test_a_real_one_point_shift_on_30_cases_is_better_in_nearly_every_seed() -> None:
     """30 cases x 3 trials, the candidate's marks 1 point above the baseline's draw (capped at 5, so the
     true shift is a little under 1): `better` in at least 95 of 100 seeds."""

@@ -202,6 +202,7 @@ _LINE = st.one_of(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(_LINE, max_size=5), ending=st.sampled_from(["\n", "\r\n"]))
 def test_cases_and_refusals_are_load_valid_s(tmp_path: Path, lines: list[str], ending: str) -> None:

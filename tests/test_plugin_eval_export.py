@@ -90,6 +90,7 @@ def _write(cases: list[Case], folder: Path) -> None:
     (folder / "checks.py").write_text(checkgen.render(result), encoding="utf-8")
 
 
+@pytest.mark.long
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -110,6 +111,7 @@ def _write(
         )
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=CASE,
@@ -175,6 +177,7 @@ RESULT_CASE = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     cases=st.lists(RESULT_CASE, min_size=1, max_size=3), ablation=st.sampled_from(["with-without", "none"])

@@ -332,6 +332,7 @@ def test_a_grader_a_run_never_ran_is_unwritten_not_failed(tmp_path: Path) -> Non
     ]
 
 
+@pytest.mark.long
 def test_a_partial_run_is_stated(capsys: pytest.CaptureFixture[str]) -> None:
     main(["score", "--plugin-eval-results", str(RESULTS / "partial.json"), "--gate", "paired"])
     assert "A partial run (cost_ceiling): cases may lack runs." in capsys.readouterr().out

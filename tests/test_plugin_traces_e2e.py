@@ -43,6 +43,7 @@ def _checked(tmp_path: Path, runner: dict[str, Any], *run_flags: str) -> list[di
     return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.long
 def test_the_imported_trace_graders_pass_and_fail_from_the_trace(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -70,6 +71,7 @@ def test_a_runner_without_traces_makes_every_trace_grader_an_error(
     assert all("this runner records no tool calls" in row["error"] for row in rows)
 
 
+@pytest.mark.long
 def test_lint_leaves_the_trace_checks_alone_and_flags_what_stayed_a_placeholder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -188,6 +188,7 @@ def trace_graders(draw: st.DrawFn, index: int) -> dict[str, Any]:
     return grader
 
 
+@pytest.mark.long
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graders=st.integers(1, 3).flatmap(lambda n: st.tuples(*(trace_graders(i) for i in range(n)))))
 def test_import_of_the_export_gives_each_trace_check_back(graders: tuple[dict[str, Any], ...]) -> None:
@@ -237,6 +238,7 @@ def _corpus_graders(suite: Path) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.long
 @pytest.mark.corpus
 @pytest.mark.parametrize(
     ("suite", "tool_used"),

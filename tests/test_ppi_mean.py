@@ -76,6 +76,7 @@ def _random_inputs(seed: int) -> list[tuple[list[float], list[float], list[float
     return found
 
 
+@pytest.mark.long
 def test_agrees_with_an_independent_statement_of_ppi_plus_plus_on_200_random_inputs() -> None:
     """The same estimator written from the paper's formulas with the statistics module: λ =
     Cov(Y, f) / ((1 + n/N) Var(f ∪ f̃)), θ̂ = Ȳ + λ (mean f̃ - mean f), se^2 = Var(Y - λf)/n +
@@ -134,6 +135,7 @@ def _width(found: ppi.Estimate | None) -> float:
     return found.high - found.low
 
 
+@pytest.mark.long
 def test_a_biased_judge_is_corrected_by_30_random_labels_of_200() -> None:
     """400 simulated suites (seeded): the PPI interval covers the true Δ in at least 93% of them and is
     narrower than the labels-only interval in at least 80%; the judge taken at its word (off by +1,

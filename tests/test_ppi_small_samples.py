@@ -94,6 +94,7 @@ def _null_rate(n: int, runs: int, rng: random.Random, scale: int = 1) -> float:
     return better / runs
 
 
+@pytest.mark.long
 def test_no_true_difference_is_never_better_on_a_handful_of_cases() -> None:
     """n = 2..8, 300 null suites each (seeded): below 6 cases better is impossible (the sign test), at
     6 to 8 it stays at or under 5% (measured on 1,000 suites each: 0.8%, 1.0%, 1.7%)."""

@@ -79,6 +79,7 @@ def _start(work: Path, marker: str, sleep: str) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_ends_detached_grandchildren(tmp_path: Path, sig: int, code: int) -> None:
     """Before: 20 of 20 such grandchildren survived SIGTERM/SIGINT."""
@@ -91,6 +92,7 @@ def test_a_signal_ends_detached_grandchildren(tmp_path: Path, sig: int, code: in
     assert _until(lambda: marked(marker) == [], 5), marked(marker)
 
 
+@pytest.mark.long
 def test_a_finished_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
     """The calls answer at once; their grandchildren, detached, outlive them until the run ends."""
     marker = f"adhd-evals-detached-{os.getpid()}-done"
@@ -100,6 +102,7 @@ def test_a_finished_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
     assert _until(lambda: marked(marker) == [], 5), marked(marker)
 
 
+@pytest.mark.long
 def test_a_sigkilled_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
     """SIGKILL of adhd-evals's whole group: the call dies with it (its death signal); the detached
     grandchild, in a session of its own, is ended by the watchdog, which saw it appear."""
@@ -122,6 +125,7 @@ def _idle(pid: int) -> bool:
     return True
 
 
+@pytest.mark.long
 def test_the_watchdog_ends_what_it_saw_appear_once_its_owner_dies(tmp_path: Path) -> None:
     """The watchdog's own loop, run where coverage sees it: an owner (a Python that starts a child
     with no tag, in a session of its own) is watched; the owner is SIGKILLed and its pipe closes

@@ -224,6 +224,7 @@ def _killed_import(source: Path, out: Path, step: str) -> None:
     assert done.returncode == -signal.SIGKILL
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("step", ["manifest", "renamed-3"])
 def test_a_stale_manifest_is_not_blamed_on_the_persons_edit(
     tmp_path: Path, step: str, capsys: pytest.CaptureFixture[str]
@@ -257,6 +258,7 @@ def test_a_stale_manifest_is_not_blamed_on_the_persons_edit(
     assert not (out / MANIFEST).exists()
 
 
+@pytest.mark.long
 def test_a_manifest_whose_pair_matches_is_cleared_by_the_next_reader(tmp_path: Path) -> None:
     """By hand: after a kill following the last rename, the pair matches the manifest's
     new hashes; the next command that looks (lint here) clears it, so a later edit is

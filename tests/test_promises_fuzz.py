@@ -167,6 +167,7 @@ SETTINGS = {
 }
 
 
+@pytest.mark.long
 @settings(max_examples=15, **SETTINGS)  # type: ignore[arg-type]
 @given(command=NAMES, kind=KINDS, data=_contents())
 def test_no_file_input_ends_in_a_traceback(

@@ -87,6 +87,7 @@ def _reference_claude(work: Path, fail_times: int) -> None:
     (work / "runners.json").write_text(json.dumps({"claude": spec}))
 
 
+@pytest.mark.long
 def test_a_failed_call_is_retried_and_the_run_finishes(tmp_path: Path) -> None:
     """14 cases, --jobs 1, the default $25 budget; the first call fails (exit 3, no cost printed).
     By hand: it is charged what can be known — no cost seen yet, no floor given, so the budget's
@@ -99,6 +100,7 @@ def test_a_failed_call_is_retried_and_the_run_finishes(tmp_path: Path) -> None:
     assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 15
 
 
+@pytest.mark.long
 def test_a_case_failing_every_retry_stops_the_run_and_the_rerun_finishes(tmp_path: Path) -> None:
     """The first case's three attempts (--retries 2) all fail: the run ends with exit 6 (RUNNER),
     as the reference ends with an error, charged 3 x $25/14 = $5.36 of $25 (not the whole budget).
@@ -113,6 +115,7 @@ def test_a_case_failing_every_retry_stops_the_run_and_the_rerun_finishes(tmp_pat
     assert len(_rows(tmp_path)) == 14
 
 
+@pytest.mark.long
 def test_a_failed_call_is_charged_the_dearest_cost_seen(tmp_path: Path) -> None:
     """No flag, --assume-call-usd 0.05: calls cost $0.02 each (within the floor) and every call
     after the third fails after spending. By hand: calls 1-3 record $0.02 each; each failed call is
@@ -189,6 +192,7 @@ def _check_bound(work: Path, cheat: list[str], flag: str | None, honest: bool, j
         assert real <= 1.0 + largest + 1e-9, (real, largest)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("jobs", ["1", "8"])
 @pytest.mark.parametrize(("cheat", "flag", "honest"), [p for p in BATTERY if p.id in QUICK])
 def test_the_budget_bound_holds_quick(

@@ -83,6 +83,7 @@ def test_a_ledger_that_is_a_loop_is_refused_by_name(work: Path, capsys: pytest.C
     assert "o.jsonl.ledger: the ledger beside the output cannot be read" in capsys.readouterr().err
 
 
+@pytest.mark.long
 def test_a_ledger_that_is_a_fifo_is_not_waited_on(work: Path) -> None:
     """In a subprocess: before, the run waited on the FIFO forever."""
     os.mkfifo(work / "o.jsonl.ledger")
@@ -97,6 +98,7 @@ def test_a_ledger_that_is_a_fifo_is_not_waited_on(work: Path) -> None:
     assert done.returncode == exitcodes.OUTPUT and "not a regular file" in done.stderr, done.stderr
 
 
+@pytest.mark.long
 def test_a_huge_sparse_output_is_refused_unread(work: Path) -> None:
     """5 GB of holes as `run --output` (before: read line by line, past 15 s): refused at once,
     past the 256 MiB limit, naming the file; in a subprocess, so a regression times out."""

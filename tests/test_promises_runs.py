@@ -113,6 +113,7 @@ def _believed(work: Path) -> float:
 # --- money -------------------------------------------------------------------------------------
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("jobs", ["1", "8"])
 def test_a_free_first_call_then_rising_costs_stay_within_the_budget(tmp_path: Path, jobs: str) -> None:
     """Call 1 costs $0, call n costs (n-1) x $0.05 up to $0.25 (the runner's assume_call_usd).
@@ -126,6 +127,7 @@ def test_a_free_first_call_then_rising_costs_stay_within_the_budget(tmp_path: Pa
     assert _believed(tmp_path) == pytest.approx(_provider_spent(tmp_path))  # every dollar accounted
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("jobs", ["1", "8"])
 def test_calls_that_spend_then_time_out_are_charged_their_reservation(
     tmp_path: Path, jobs: str, capsys: pytest.CaptureFixture[str]
@@ -144,6 +146,7 @@ def test_calls_that_spend_then_time_out_are_charged_their_reservation(
     assert "charged the reservation: cost unknown" in err
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("jobs", ["1", "8"])
 def test_unreadable_output_after_spending_is_charged_what_can_be_known(tmp_path: Path, jobs: str) -> None:
     """A flagged CLI spends what it is told, then prints garbage (no readable cost). Issue 35: an
@@ -164,6 +167,7 @@ def test_unreadable_output_after_spending_is_charged_what_can_be_known(tmp_path:
         assert 0 < _provider_spent(tmp_path) <= _believed(tmp_path) + 1e-3
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("jobs", ["1", "8"])
 def test_a_cli_ignoring_its_budget_flag_gets_no_further_calls(
     tmp_path: Path, jobs: str, capsys: pytest.CaptureFixture[str]
@@ -402,6 +406,7 @@ def test_a_run_without_calls_leaves_no_ledger(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl", "out.jsonl"]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["symlink", "hard link"])
 def test_two_runs_on_two_names_of_one_file_one_refuses(tmp_path: Path, name: str) -> None:
     _cases(tmp_path, 4)
@@ -509,6 +514,7 @@ def _judge_argv(work: Path) -> list[str]:
     ]
 
 
+@pytest.mark.long
 def test_a_judge_call_that_times_out_is_charged_and_said(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -546,6 +552,7 @@ def _start(work: Path, command: str, marker: str) -> tuple[subprocess.Popen[str]
     return runner, scratch
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("command", ["run", "judge"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_ends_setsid_grandchildren_too(tmp_path: Path, command: str, sig: int, code: int) -> None:
@@ -558,6 +565,7 @@ def test_a_signal_ends_setsid_grandchildren_too(tmp_path: Path, command: str, si
     assert list(scratch.iterdir()) == []
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("command", ["run", "judge"])
 def test_a_sigkilled_run_leaves_no_process_and_no_scratch(tmp_path: Path, command: str) -> None:
     """SIGKILL of adhd-evals (its whole process group, as a CI runner cancelling a job would):
@@ -646,6 +654,7 @@ def test_a_command_that_does_not_exist_is_not_charged(
     assert _believed(tmp_path) == 0
 
 
+@pytest.mark.long
 def test_the_next_start_sweeps_what_a_dead_owner_left(tmp_path: Path) -> None:
     """A folder named for an owner that is not running (pid 2^22+1 is past Linux's pid_max
     default), and a process tagged as one of its calls: the next start ends the process,
@@ -723,6 +732,7 @@ def _kill_mid_run(work: Path, scratch: Path, delay: float) -> bool:
     return running
 
 
+@pytest.mark.long
 def test_kill_and_resume_a_cheating_cli_never_overspends_nor_orphans(tmp_path: Path) -> None:
     """`run --jobs 8` over a CLI that cheats every way at once (call 1 free, then rising to the
     floor; some calls print garbage, fail or hang after spending; each leaves a setsid grandchild),

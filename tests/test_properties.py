@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -64,6 +65,7 @@ def _check_json(fmt: str, document: dict[str, Any]) -> None:
         _outcome_is_whole(fmt, source, Path(tmp) / "out")
 
 
+@pytest.mark.long
 @SETTINGS
 @given(field=st.sampled_from(sorted(EVALS_CASE) + ["skill_name", "extra"]), value=json_values)
 def test_evals_json_any_value_in_any_field(field: str, value: Any) -> None:
@@ -76,12 +78,14 @@ def test_evals_json_any_value_in_any_field(field: str, value: Any) -> None:
     _check_json("evals-json", document)
 
 
+@pytest.mark.long
 @SETTINGS
 @given(value=json_values)
 def test_evals_json_any_assertion_item(value: Any) -> None:
     _check_json("evals-json", {"evals": [{**EVALS_CASE, "assertions": [value]}]})
 
 
+@pytest.mark.long
 @SETTINGS
 @given(field=st.sampled_from(sorted(EVALFLOW_CASE) + ["version", "extra"]), value=json_values)
 def test_evalflow_any_value_in_any_field(field: str, value: Any) -> None:
@@ -94,6 +98,7 @@ def test_evalflow_any_value_in_any_field(field: str, value: Any) -> None:
     _check_json("evalflow", document)
 
 
+@pytest.mark.long
 @SETTINGS
 @given(field=st.sampled_from(sorted(YAML_CASE) + ["extra"]), value=json_values)
 def test_yaml_any_value_in_any_field(field: str, value: Any) -> None:

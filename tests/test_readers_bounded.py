@@ -126,6 +126,7 @@ def _dev_zero(path: Path) -> None:
     path.symlink_to("/dev/zero")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("make", [pytest.param(_fifo, id="fifo"), pytest.param(_dev_zero, id="dev-zero")])
 @pytest.mark.parametrize(("what", "args", "target"), [pytest.param(*r, id=r[0]) for r in READERS])
 def test_no_reader_opens_what_is_not_a_bounded_file(
@@ -158,6 +159,7 @@ def test_lint_passes_over_a_record_of_sources_that_is_not_a_file(tmp_path: Path)
     assert done.returncode in (exitcodes.OK, exitcodes.FAILED) and "Checked 1 file and 1 case" in done.stdout
 
 
+@pytest.mark.long
 def test_a_manifest_naming_dev_zero_is_not_read(tmp_path: Path) -> None:
     """A manifest is data: one that names /dev/zero as a file of the pair must not make
     `check` read it. A manifest whose files cannot be read is not a pair: the check refuses

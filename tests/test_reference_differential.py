@@ -256,6 +256,7 @@ def _agrees_or_documented(ref: str, ours: str, data: bytes, rows: dict[str, Call
         assert [name for name, applies in rows.items() if applies(data)], (data, ref, ours)
 
 
+@pytest.mark.long
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=catalogs())
 def test_validate_decides_as_the_reference_or_as_a_row_of_the_table(tmp_path: Path, data: bytes) -> None:
@@ -416,6 +417,7 @@ stdouts = st.one_of(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stdout=stdouts, fmt=st.sampled_from(["text", "claude-json", "codex-jsonl"]))
 def test_a_response_reads_as_the_reference_reads_it_or_as_a_row_of_the_table(
@@ -510,6 +512,7 @@ def _told_more_than_remains(remaining: float) -> bool:
     return Decimal(ref_budget_flag(remaining)) > Decimal(f"{remaining:.9f}")
 
 
+@pytest.mark.long
 @settings(max_examples=500, deadline=None)
 @given(remaining=st.floats(min_value=1e-9, max_value=1e6) | st.integers(1, 10**6).map(lambda n: n / 10_000))
 def test_the_budget_flag_is_the_reference_s_unless_that_tells_more_than_remains(remaining: float) -> None:
@@ -704,6 +707,7 @@ def score_files(draw: st.DrawFn) -> bytes:
     return (b"\xef\xbb\xbf" if draw(st.integers(0, 5)) == 0 else b"") + data
 
 
+@pytest.mark.long
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=score_files())
 def test_score_decides_as_the_reference_or_as_a_row_of_the_table(tmp_path: Path, data: bytes) -> None:
@@ -826,6 +830,7 @@ resume_rows = st.lists(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=resume_rows)
 def test_resume_counts_as_the_reference_or_as_a_row_of_the_table(

@@ -414,6 +414,7 @@ OWN_TAGS = {
 }
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=80))
 def test_no_text_adds_an_element_or_attribute(text: str) -> None:
@@ -578,6 +579,7 @@ def test_f6_a_reference_pass_is_never_a_bare_green_box(tmp_path: Path) -> None:
     assert "weighted_score " in markdown and "`|` is zero" in markdown
 
 
+@pytest.mark.long
 def test_f6_reasons_are_on_the_page_in_a_real_browser(tmp_path: Path) -> None:
     browser = _chromium()
     out = _f6_report(tmp_path)

@@ -93,6 +93,7 @@ def toured(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "runs"
 
 
+@pytest.mark.long
 def test_response_rows(toured: Path) -> None:
     """run writes usage, cost_usd and elapsed_s; a cache hit adds cached; the golden rows hold
     the five keys check needs."""
@@ -105,11 +106,13 @@ def test_response_rows(toured: Path) -> None:
     every_key_seen(shaped(found, rows.ResponseRow), rows.ResponseRow)
 
 
+@pytest.mark.long
 def test_key_rows(toured: Path) -> None:
     found = [*score.read_key(toured / "key.jsonl"), *verdicts.read_key(toured / "key.jsonl")]
     every_key_seen(shaped(found, rows.KeyRow), rows.KeyRow)
 
 
+@pytest.mark.long
 def test_result_rows(toured: Path) -> None:
     """check writes every key but error, and error when a check raised (its writer called
     directly: no check of the tour raises)."""
@@ -124,6 +127,7 @@ def test_result_rows(toured: Path) -> None:
     every_key_seen(shaped(found, rows.ResultRow), rows.ResultRow)
 
 
+@pytest.mark.long
 def test_sheet_rows(toured: Path) -> None:
     """blind's sheet (JSONL and Markdown), the judged sheet, a person's labels, and the judged
     sheet unblinded (which adds label)."""
@@ -141,6 +145,7 @@ def test_sheet_rows(toured: Path) -> None:
     every_key_seen(shaped(found, rows.SheetRow), rows.SheetRow)
 
 
+@pytest.mark.long
 def test_score_rows(toured: Path) -> None:
     """The judged sheet mapped back through the key, and the golden scores, as score counts them."""
     judged = score.apply_key(score.read_rows(toured / "judged.jsonl"), score.read_key(toured / "key.jsonl"))
@@ -176,6 +181,7 @@ def _sources() -> verdicts.Sources:
     return source
 
 
+@pytest.mark.long
 def test_verdict_rows(toured: Path, tmp_path: Path) -> None:
     merged = verdicts.merge(_sources())
     assert [(r["trial"], r["condition"], r["status"], r["decided_by"]) for r in merged] == [
@@ -215,6 +221,7 @@ def _summaries(toured: Path) -> list[rows.ScoreSummary]:
     ]
 
 
+@pytest.mark.long
 def test_score_summary(toured: Path) -> None:
     """The summary and every shape inside it."""
     summaries = _summaries(toured)
@@ -251,6 +258,7 @@ def _trigger_results() -> list[rows.ResultRow]:
     ]
 
 
+@pytest.mark.long
 def test_summary_sections(toured: Path) -> None:
     """The sections inside the summary, each built as score builds it: the criteria with the
     tour's certificate and a person's random sample (every per-condition key), the checks'
@@ -290,6 +298,7 @@ def test_summary_sections(toured: Path) -> None:
         every_key_seen(shaped(seen, shape), shape)
 
 
+@pytest.mark.long
 def test_summary_json_keeps_the_reference_order(toured: Path) -> None:
     """score --json writes the reference's three keys first, in its order, then ours in
     ScoreSummary's order, whatever order summarize set them in."""
@@ -308,6 +317,7 @@ def test_summary_json_keeps_the_reference_order(toured: Path) -> None:
     ]
 
 
+@pytest.mark.long
 def test_check_summary(toured: Path) -> None:
     """check --json: its keys are CheckSummary's, as `check` prints them."""
     ran = check.CheckRun(results=[check.CheckResult("c", 1, "baseline", "s", "x", "x_", "pass")])
@@ -360,6 +370,7 @@ def test_the_page_of_row_files_lists_every_key_as_declared() -> None:
         assert {k for k, r in keys.items() if not r} == optional, name
 
 
+@pytest.mark.long
 def test_certificate(toured: Path) -> None:
     """The certificate `agree --certify` wrote in the tour, as score and verdicts read it."""
     found = agree.read_certificate(toured.parent / "judge.cert.json")

@@ -59,6 +59,7 @@ def test_stub_runner_needs_no_config(work: Path) -> None:
     assert rows[0]["response"] == rows[3]["response"]  # deterministic
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("fmt", "usage", "unmetered"),
     [
@@ -82,6 +83,7 @@ def test_each_response_format(work: Path, fmt: str, usage: dict[str, int], unmet
     assert rows[0]["cost_usd"] == (0.01 if fmt == "claude-json" else None)
 
 
+@pytest.mark.long
 def test_fails_then_succeeds_within_retries(work: Path) -> None:
     config = _config(
         work,
@@ -121,6 +123,7 @@ def test_fails_then_succeeds_within_retries(work: Path) -> None:
     assert len(_rows(work)) == 3
 
 
+@pytest.mark.long
 def test_failure_after_retries_is_a_clear_message(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = _config(
         work,
@@ -172,6 +175,7 @@ def test_timeout_stops_a_hung_cli(work: Path, capsys: pytest.CaptureFixture[str]
     assert code == exitcodes.RUNNER and "timed out after 0.5 s" in capsys.readouterr().err
 
 
+@pytest.mark.long
 def test_budget_stops_cleanly_and_counts_earlier_runs(work: Path) -> None:
     config = _config(
         work,
@@ -235,6 +239,7 @@ def test_unknown_case_id_is_an_error(work: Path, capsys: pytest.CaptureFixture[s
     assert "--case matched no evaluation case: nope" in capsys.readouterr().err
 
 
+@pytest.mark.long
 def test_jobs_write_whole_lines(work: Path) -> None:
     config = _config(
         work,

@@ -11,9 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 
 
+@pytest.mark.long
 def test_killed_runs_resume_to_every_row_exactly_once(tmp_path: Path) -> None:
     cases = [
         {"id": f"case-{n}", "category": "c", "prompt": f"Q{n}", "risk": "low", "criteria": ["x"]}

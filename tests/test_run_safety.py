@@ -105,6 +105,7 @@ def test_a_cli_reporting_no_cost_makes_one_call_only(tmp_path: Path, jobs: str) 
     assert _rows(tmp_path) == []
 
 
+@pytest.mark.long
 def test_jobs_never_spend_past_the_budget_with_a_budget_flag(tmp_path: Path) -> None:
     _cases(tmp_path, [f"Q{n}" for n in range(16)])
     _config(tmp_path, ["--format", "claude-json", "--cost", "1.0"], budget_flag="--max-budget")
@@ -117,6 +118,7 @@ def test_jobs_never_spend_past_the_budget_with_a_budget_flag(tmp_path: Path) -> 
     assert sum(told) <= 1.0 + 1e-6  # what calls were allowed to spend never sums past the budget
 
 
+@pytest.mark.long
 def test_jobs_without_a_budget_flag_reserve_the_dearest_call(tmp_path: Path) -> None:
     _cases(tmp_path, [f"Q{n}" for n in range(16)])
     _config(tmp_path, ["--format", "claude-json", "--cost", "0.01"])
@@ -158,6 +160,7 @@ def _alive(marker: str) -> list[int]:
     return found
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_the_run_and_leaves_nothing_behind(tmp_path: Path, sig: int, code: int) -> None:
     marker = f"adhd-evals-test-{os.getpid()}-{sig}"
@@ -201,6 +204,7 @@ def test_a_timeout_ends_the_whole_process_group(tmp_path: Path) -> None:
     assert _alive(marker) == []
 
 
+@pytest.mark.long
 def test_two_runs_on_one_file_one_refuses_the_other_completes(tmp_path: Path) -> None:
     _cases(tmp_path, [f"Q{n}" for n in range(6)])
     release = tmp_path / "release"  # the first run's calls answer once the second has been refused
@@ -335,6 +339,7 @@ outputs = st.one_of(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(output=outputs, response_format=formats)
 def test_any_runner_output_is_a_response_or_a_named_failure(output: str, response_format: str) -> None:

@@ -103,6 +103,7 @@ rows = st.dictionaries(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=400, deadline=None)
 @given(row=rows)
 def test_hand_written_case_rules_equal_the_case_schema(row: dict[str, Any]) -> None:

@@ -32,6 +32,7 @@ def test_a_case_id_lands_in_the_shard_its_sha256_says(case_id: str, count: int, 
     assert sharding.shard_of(case_id, count) == expected
 
 
+@pytest.mark.long
 @given(st.lists(st.text(min_size=1), min_size=1, max_size=30, unique=True), st.integers(1, 9))
 def test_every_case_lands_in_exactly_one_shard(ids: list[str], count: int) -> None:
     cases = [{"id": i} for i in ids]

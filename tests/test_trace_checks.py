@@ -221,6 +221,7 @@ _NAMES = st.text(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=200, deadline=None)
 @given(name=_NAMES, plugin=st.sampled_from(["", "tools:"]))
 def test_the_skill_pattern_finds_exactly_its_skill(name: str, plugin: str) -> None:

@@ -57,6 +57,7 @@ def _results(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.long
 def test_twenty_queries_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """TP 8, FN 2, FP 3, TN 7 (by construction above). With z = 1.959964, z² = 3.841459, Wilson's
     interval is (p + z²/2n)/(1 + z²/n) ± z/(1 + z²/n)·sqrt(p(1-p)/n + z²/4n²):
@@ -98,6 +99,7 @@ def test_twenty_queries_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert figures["recall"]["k"] == 8 and figures["recall"]["n"] == 10
 
 
+@pytest.mark.long
 def test_a_runner_without_traces_errors_every_trigger_check(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

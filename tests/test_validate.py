@@ -150,6 +150,7 @@ _ROWS = [
 ]
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=st.lists(st.sampled_from(_ROWS), max_size=6),

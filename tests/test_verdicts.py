@@ -282,6 +282,7 @@ def fingerprints(draw: st.DrawFn) -> dict[str, Any]:
     return {name: other[name] if name in changed else FINGERPRINT[name] for name in FINGERPRINT}
 
 
+@pytest.mark.long
 @given(
     judged=st.lists(
         st.tuples(

@@ -88,6 +88,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert code != exitcodes.INTERNAL and "Traceback" not in err, err
 
 
+@pytest.mark.long
 @FUZZ
 @given(
     rows=ROWS,

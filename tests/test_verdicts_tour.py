@@ -55,6 +55,7 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.long
 def test_the_tour_runs_and_every_criterion_is_decided(
     checkout: Path, capsys: pytest.CaptureFixture[str], regen_golden: bool
 ) -> None:

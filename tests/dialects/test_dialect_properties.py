@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -97,6 +98,7 @@ sources = st.one_of(
 )
 
 
+@pytest.mark.long
 @settings(
     max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "300")),
     deadline=None,

@@ -152,6 +152,7 @@ def _dialect_text(chosen: dict[str, Any]) -> str:
     return json.dumps(text)  # JSON is YAML
 
 
+@pytest.mark.long
 @settings(
     max_examples=int(os.environ.get("ADHD_EVALS_FUZZ", "100")),
     deadline=None,

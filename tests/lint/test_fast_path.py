@@ -75,6 +75,7 @@ def _by_the_rules(lines: list[bytes]) -> list[Problem]:
     return found + check_catalog(CatalogRead(len(lines)))
 
 
+@pytest.mark.long
 @settings(max_examples=100, deadline=None)
 @given(values=st.lists(rows, min_size=1, max_size=4), ascii_only=st.booleans())
 def test_the_fast_path_reports_what_the_rules_report(values: list[Any], ascii_only: bool) -> None:
@@ -83,6 +84,7 @@ def test_the_fast_path_reports_what_the_rules_report(values: list[Any], ascii_on
     assert fast == _by_the_rules(lines)
 
 
+@pytest.mark.long
 @settings(max_examples=60, deadline=None)
 @given(value=objects())
 def test_a_row_the_fast_path_proves_clean_no_rule_reports(value: dict[str, Any]) -> None:

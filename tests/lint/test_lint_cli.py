@@ -89,6 +89,7 @@ def test_directories_are_walked_by_name_and_shape(tmp_path: Path, capsys: pytest
     assert "Checked 2 files and 2 cases" in capsys.readouterr().out
 
 
+@pytest.mark.long
 @pytest.mark.corpus
 def test_every_corpus_file_lints_without_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
     # promptfoo configs (folders of a config with its referenced files, or a config alone) included

@@ -223,6 +223,7 @@ def test_yaml_names_that_slug_alike_in_one_folder(tmp_path: Path) -> None:
     assert str(tmp_path / "a.yaml") in problem.message
 
 
+@pytest.mark.long
 @settings(max_examples=200, deadline=None)
 @given(
     lines=st.lists(

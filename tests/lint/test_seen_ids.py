@@ -64,6 +64,7 @@ def test_without_a_way_back_the_ids_are_exact_from_the_start() -> None:
     assert seen.first("x", 10) == 4 and seen.exact == {"x": 4}
 
 
+@pytest.mark.long
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "d", "", " ", 7]), max_size=40))
 def test_every_repeat_is_found_with_its_first_line(

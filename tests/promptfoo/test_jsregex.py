@@ -126,6 +126,7 @@ def test_patterns_python_cannot_compile_are_named(pattern: str) -> None:
         translate(pattern)
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab\\dwsbBDWS.$^[]{}()?*+|:=!<,-0123nu", max_size=12))
 def test_any_pattern_is_translated_or_named(pattern: str) -> None:

@@ -51,6 +51,7 @@ def test_numbers_print_as_number_to_string(value: float, text: str) -> None:
     assert js_number(value) == text
 
 
+@pytest.mark.long
 @settings(max_examples=200, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_a_printed_number_reads_back_as_the_same_double(value: float) -> None:

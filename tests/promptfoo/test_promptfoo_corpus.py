@@ -76,6 +76,7 @@ def census(results: dict[str, ImportResult | Refusal]) -> Counter[str]:
     return counts
 
 
+@pytest.mark.long
 def test_corpus_census() -> None:
     counts = census({config: _import(config) for config in CONFIGS})
     print(json.dumps(dict(sorted(counts.items())), indent=2))

@@ -108,6 +108,7 @@ def _fields(cases: list[Case] | tuple[Case, ...]) -> list[str]:
     return [c.catalog_line() for c in cases]
 
 
+@pytest.mark.long
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -133,6 +134,7 @@ def test_promptfoo_round_trip_keeps_the_five_fields_and_every_mechanical_check(
         ]
 
 
+@pytest.mark.long
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -181,6 +183,7 @@ def test_every_final_newline_survives_the_promptfoo_round_trip(tmp_path: Path, a
     assert [c.prompt for c in read_source("promptfoo", config).cases] == FINAL_NEWLINES
 
 
+@pytest.mark.long
 def test_promptfoo_itself_renders_the_exported_final_newlines(tmp_path: Path) -> None:
     """The same export, run by promptfoo 0.120.0's echo provider: the prompt it sends is the
     catalog's prompt, final newlines included (skips, saying why, without node or promptfoo)."""

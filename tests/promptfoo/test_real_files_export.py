@@ -184,6 +184,7 @@ JS_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.long
 @settings(max_examples=300, deadline=None)
 @given(st.lists(JS_PIECES, min_size=1, max_size=12))
 def test_every_pattern_the_import_accepts_goes_back_meaning_the_same(pieces: list[str]) -> None:

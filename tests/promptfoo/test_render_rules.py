@@ -472,6 +472,7 @@ def test_output_past_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     assert caught.value.construct == "output longer than 10 characters"
 
 
+@pytest.mark.long
 def test_values_nested_too_deep_to_print_are_refused() -> None:
     """String() of an array 100,000 deep: Python's recursion stops before JavaScript's would."""
     deep: list[Any] = []
