@@ -1,0 +1,148 @@
+"""The house's measures (issue 36), held where they stand so they only go one way.
+
+Three figures of `src/`: how often `dict[str, Any]` is written (typing should stop at the JSON
+boundary), how long modules are (500 lines), and McCabe complexity (10, as ruff's C901 counts
+it). Each test names what is still over its bar, so paying a debt means deleting a line here,
+and a new debt fails the test with the module or function that made it.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import ROOT
+
+SOURCE = ROOT / "src" / "adhd_evals"
+
+# Issue 36 asks for under 60, at the JSON boundary only; counted this way, 393 when the round
+# began (94e99d4) and 356 after it. Lower this as types replace them; never raise it.
+DICT_STR_ANY_AT_MOST = 356
+
+MAX_LINES = 500
+# Modules still over MAX_LINES, with the length they may not pass until they are split.
+LONG_MODULES = {
+    "runs/calling/calls.py": 695,  # the call driver: budget, pool, retries, signals, the lock
+    "runs/calling/process.py": 590,  # run as a script by the watchdog: one file on purpose, so far
+}
+
+MAX_COMPLEXITY = 10
+# Functions still over MAX_COMPLEXITY (module, function).
+COMPLEX = {
+    ("importing/formats/promptfoo/asserts.py", "_check"),
+    ("importing/formats/promptfoo/jsregex.py", "translate"),
+    ("importing/formats/promptfoo/jsregex.py", "_escape"),
+    ("importing/tracehelpers.py", "_js_regex"),
+    ("runs/calling/calls.py", "call"),
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(SOURCE.rglob("*.py"))
+
+
+def _is_dict_str_any(node: ast.AST) -> bool:
+    """`dict[str, Any]` (or `typing.Any`) as written in an annotation or an alias."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "dict"):
+        return False
+    args = node.slice
+    if not (isinstance(args, ast.Tuple) and len(args.elts) == 2):
+        return False
+    key, value = args.elts
+    is_str = isinstance(key, ast.Name) and key.id == "str"
+    is_any = (isinstance(value, ast.Name) and value.id == "Any") or (
+        isinstance(value, ast.Attribute) and value.attr == "Any"
+    )
+    return is_str and is_any
+
+
+def count_dict_str_any(text: str) -> int:
+    """Every `dict[str, Any]` in a module: annotations, aliases, casts, strings left unquoted by
+    `from __future__ import annotations` (they are still in the tree)."""
+    return sum(_is_dict_str_any(node) for node in ast.walk(ast.parse(text)))
+
+
+def test_the_counter_counts_what_is_written() -> None:
+    """Worked by hand: two in annotations, one in an alias, one nested in a list; `dict[str, int]`,
+    `Mapping[str, Any]` and a three-argument subscript are not it."""
+    text = (
+        "from typing import Any, Mapping\n"
+        "Row = dict[str, Any]\n"
+        "def f(a: dict[str, Any], b: dict[str, int]) -> list[dict[str, Any]]:\n"
+        "    c: Mapping[str, Any] = {}\n"
+        "    d: dict[str, typing.Any] = {}\n"
+        "    return []\n"
+    )
+    assert count_dict_str_any(text) == 4
+
+
+def test_dict_str_any_does_not_grow() -> None:
+    found = {
+        str(path.relative_to(SOURCE)): count_dict_str_any(path.read_text(encoding="utf-8"))
+        for path in _modules()
+    }
+    total = sum(found.values())
+    worst = sorted(found.items(), key=lambda item: -item[1])[:8]
+    assert total <= DICT_STR_ANY_AT_MOST, (
+        f"{total} dict[str, Any] in src/ (at most {DICT_STR_ANY_AT_MOST}); most in {worst}"
+    )
+
+
+def test_no_module_grows_past_its_bar() -> None:
+    over = {}
+    for path in _modules():
+        name = path.relative_to(SOURCE).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > LONG_MODULES.get(name, MAX_LINES):
+            over[name] = lines
+    assert over == {}, f"modules over {MAX_LINES} lines (or past their recorded length): {over}"
+
+
+def test_the_long_modules_listed_are_still_long() -> None:
+    """A module split under the bar leaves this list: the list is the debt, not a licence."""
+    short = [
+        name
+        for name in LONG_MODULES
+        if len((SOURCE / name).read_text(encoding="utf-8").splitlines()) <= MAX_LINES
+    ]
+    assert short == []
+
+
+def _complex_functions() -> set[tuple[str, str]]:
+    """(module, function) of each function ruff's mccabe counts over MAX_COMPLEXITY."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            str(SOURCE),
+            "--select",
+            "C901",
+            "--config",
+            f"lint.mccabe.max-complexity={MAX_COMPLEXITY}",
+            "--output-format",
+            "concise",
+            "--no-cache",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    found = set()
+    for line in done.stdout.splitlines():
+        if " C901 " not in line:
+            continue
+        place, message = line.split(" C901 ", 1)
+        module = Path(place.split(":", 1)[0]).resolve().relative_to(SOURCE).as_posix()
+        found.add((module, message.split("`")[1]))
+    assert done.returncode in (0, 1), done.stderr
+    return found
+
+
+def test_no_function_grows_past_complexity_10() -> None:
+    found = _complex_functions()
+    assert found - COMPLEX == set(), "new functions over complexity 10 (split them)"
+    assert COMPLEX - found == set(), "simplified: take these off COMPLEX"
