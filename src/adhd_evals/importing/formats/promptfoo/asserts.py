@@ -234,7 +234,6 @@ def _needles(kind: str, base: str, value: Any) -> list[str] | str:
 
 
 def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check:
-    inverse = kind.startswith("not-")
     label = _wording(assertion) or _label(kind, value)
     if base in PROSE:
         if isinstance(value, str) and value.strip():
@@ -242,56 +241,9 @@ def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check
                 label if _wording(assertion) else value.strip(), CheckKind.UNWRITTEN, (value,), via=""
             )
         return _placeholder(assertion, kind, "a model-graded assertion without a text criterion")
-    if base in ("contains", "icontains"):
-        if not value or not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            return _rejected(assertion, f'"{base}" assertion type must have a string or number value')
-        needle, ignore = _string(value), (("ignore_case", base == "icontains"),)
-        if inverse:
-            return Check(label, CheckKind.CONTAINS_NONE, ([needle],), ignore)
-        return Check(label, CheckKind.CONTAINS, (needle,), ignore)
-    if base in ("contains-any", "icontains-any", "contains-all", "icontains-all"):
-        needles = _needles(base, base, value)
-        if isinstance(needles, str):
-            return _rejected(assertion, needles)
-        ignore = (("ignore_case", base.startswith("i")),)
-        kinds = {
-            ("any", False): CheckKind.CONTAINS_ANY,
-            ("any", True): CheckKind.CONTAINS_NONE,
-            ("all", False): CheckKind.CONTAINS_ALL,
-            ("all", True): CheckKind.NOT_CONTAINS_ALL,
-        }
-        return Check(label, kinds[(base[-3:], inverse)], (needles,), ignore)
-    if base == "equals":
-        if isinstance(value, (dict, list)) or (value is None and "value" in assertion):
-            return _placeholder(assertion, kind, "equals with a JSON value compares parsed JSON")
-        expected = "undefined" if value is None else _string(value)
-        return Check(
-            label,
-            CheckKind.NOT_EQUALS if inverse else CheckKind.EQUALS,
-            (expected,),
-            (("ignore_case", False), ("strip", False)),
-        )
-    if base == "starts-with":
-        if not value or not isinstance(value, str):
-            return _rejected(assertion, '"starts-with" assertion type must have a string value')
-        return Check(
-            label,
-            CheckKind.NOT_STARTS_WITH if inverse else CheckKind.STARTS_WITH,
-            (value,),
-            (("ignore_case", False), ("strip", False)),
-        )
-    if base == "regex":
-        if not value or not isinstance(value, str):
-            return _rejected(assertion, '"regex" assertion type must have a string value')
-        try:
-            pattern = translate(value)
-        except NotTranslatable as exc:
-            return _placeholder(assertion, kind, f"a JavaScript pattern with no exact Python form: {exc}")
-        return Check(
-            label, CheckKind.NOT_REGEX if inverse else CheckKind.REGEX, (pattern,), (("ignore_case", False),)
-        )
-    if base == "is-json":
-        return _is_json(assertion, kind, inverse, value, label)
+    mapping = _BY_BASE.get(base)
+    if mapping is not None:
+        return mapping(_Asked(assertion, kind, base, value, label))
     if kind == "javascript" and isinstance(value, str) and not _CHANGES_JS.intersection(assertion):
         converted = javascript_check(value)
         if converted is not None:
@@ -303,11 +255,96 @@ def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check
 _CHANGES_JS = frozenset({"threshold", "config"})
 
 
-def _is_json(assertion: dict[str, Any], kind: str, inverse: bool, value: Any, label: str) -> Check:
+class _Asked(NamedTuple):
+    """One assertion as _check reads it: its kind, that kind without `not-`, its value, its label."""
+
+    assertion: dict[str, Any]
+    kind: str
+    base: str
+    value: Any
+    label: str
+
+    @property
+    def inverse(self) -> bool:
+        return self.kind.startswith("not-")
+
+
+def _contains(asked: _Asked) -> Check:
+    assertion, base, value, label = asked.assertion, asked.base, asked.value, asked.label
+    if not value or not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        return _rejected(assertion, f'"{base}" assertion type must have a string or number value')
+    needle, ignore = _string(value), (("ignore_case", base == "icontains"),)
+    if asked.inverse:
+        return Check(label, CheckKind.CONTAINS_NONE, ([needle],), ignore)
+    return Check(label, CheckKind.CONTAINS, (needle,), ignore)
+
+
+_CONTAINS_SET_KINDS = {
+    ("any", False): CheckKind.CONTAINS_ANY,
+    ("any", True): CheckKind.CONTAINS_NONE,
+    ("all", False): CheckKind.CONTAINS_ALL,
+    ("all", True): CheckKind.NOT_CONTAINS_ALL,
+}
+
+
+def _contains_set(asked: _Asked) -> Check:
+    needles = _needles(asked.base, asked.base, asked.value)
+    if isinstance(needles, str):
+        return _rejected(asked.assertion, needles)
+    ignore = (("ignore_case", asked.base.startswith("i")),)
+    kind = _CONTAINS_SET_KINDS[(asked.base[-3:], asked.inverse)]
+    return Check(asked.label, kind, (needles,), ignore)
+
+
+def _equals(asked: _Asked) -> Check:
+    value = asked.value
+    if isinstance(value, (dict, list)) or (value is None and "value" in asked.assertion):
+        return _placeholder(asked.assertion, asked.kind, "equals with a JSON value compares parsed JSON")
+    expected = "undefined" if value is None else _string(value)
+    return Check(
+        asked.label,
+        CheckKind.NOT_EQUALS if asked.inverse else CheckKind.EQUALS,
+        (expected,),
+        (("ignore_case", False), ("strip", False)),
+    )
+
+
+def _starts_with(asked: _Asked) -> Check:
+    value = asked.value
+    if not value or not isinstance(value, str):
+        return _rejected(asked.assertion, '"starts-with" assertion type must have a string value')
+    return Check(
+        asked.label,
+        CheckKind.NOT_STARTS_WITH if asked.inverse else CheckKind.STARTS_WITH,
+        (value,),
+        (("ignore_case", False), ("strip", False)),
+    )
+
+
+def _regex(asked: _Asked) -> Check:
+    value = asked.value
+    if not value or not isinstance(value, str):
+        return _rejected(asked.assertion, '"regex" assertion type must have a string value')
+    try:
+        pattern = translate(value)
+    except NotTranslatable as exc:
+        return _placeholder(
+            asked.assertion, asked.kind, f"a JavaScript pattern with no exact Python form: {exc}"
+        )
+    return Check(
+        asked.label,
+        CheckKind.NOT_REGEX if asked.inverse else CheckKind.REGEX,
+        (pattern,),
+        (("ignore_case", False),),
+    )
+
+
+def _is_json(asked: _Asked) -> Check:
+    assertion, value, label = asked.assertion, asked.value, asked.label
     if not value:
-        return Check(label, CheckKind.NOT_IS_JSON if inverse else CheckKind.IS_JSON, ())
-    if inverse:
-        return _placeholder(assertion, kind, "not-is-json with a schema")
+        return Check(label, CheckKind.NOT_IS_JSON if asked.inverse else CheckKind.IS_JSON, ())
+    if asked.inverse:
+        return _placeholder(assertion, asked.kind, "not-is-json with a schema")
     schema = value
     if isinstance(value, str):
         try:
@@ -318,3 +355,15 @@ def _is_json(assertion: dict[str, Any], kind: str, inverse: bool, value: Any, la
         return _rejected(assertion, "is-json assertion must have a string or object value")
     text = js_json(schema)
     return Check(label, CheckKind.IS_JSON, (), (("schema", text),))
+
+
+# The assertions _check writes a check for, by their kind without `not-`: one mapping each.
+_BY_BASE: dict[str, Callable[[_Asked], Check]] = {
+    "contains": _contains,
+    "icontains": _contains,
+    **dict.fromkeys(("contains-any", "icontains-any", "contains-all", "icontains-all"), _contains_set),
+    "equals": _equals,
+    "starts-with": _starts_with,
+    "regex": _regex,
+    "is-json": _is_json,
+}

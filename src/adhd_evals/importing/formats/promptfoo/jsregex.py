@@ -60,37 +60,44 @@ def translate(pattern: str, flags: str = "") -> str:
         if ch == "\\":
             piece, i, ascii_word = _escape(pattern, i, in_class=False)
             needs_ascii |= ascii_word
-            out.append(piece)
-            continue
-        if ch == "[":
+        elif ch == "[":
             piece, i = _char_class(pattern, i)
-            out.append(piece)
-            continue
-        if ch == "(" and pattern.startswith("(?", i):
-            opener = next((o for o in _GROUP_OPENERS if pattern.startswith(o, i)), None)
-            if opener is None:
-                raise NotTranslatable(
-                    f"the group {pattern[i : i + 4]!r}… (JavaScript reads it differently or not at all)"
-                )
-            out.append(opener)
-            i += len(opener)
-            continue
-        if ch == ".":
-            out.append(r"[\s\S]" if "s" in flags else _DOT)
-        elif ch == "$":
-            out.append(f"(?=[{_TERMINATORS}]|\\Z)" if "m" in flags else r"\Z")
-        elif ch == "^" and "m" in flags:
-            out.append(f"(?:\\A|(?<=[{_TERMINATORS}]))")
+        elif ch == "(" and pattern.startswith("(?", i):
+            piece, i = _group_opener(pattern, i)
         elif ch == "{" and (quantifier := _QUANTIFIER.match(pattern, i)):
-            out.append(quantifier.group())  # {n}, {n,} and {n,m} repeat, as in Python
-            i, quantified = quantifier.end(), True
-            continue
-        elif ch in "{}":
-            out.append("\\" + ch)  # a brace that is not a quantifier is literal in JavaScript
+            # {n}, {n,} and {n,m} repeat, as in Python
+            piece, i, quantified = quantifier.group(), quantifier.end(), True
         else:
-            out.append(ch)
-        i += 1
-    translated = "".join(out)
+            piece, i = _single(ch, flags), i + 1
+        out.append(piece)
+    return _flagged("".join(out), flags, needs_ascii=needs_ascii)
+
+
+def _group_opener(pattern: str, i: int) -> tuple[str, int]:
+    """A `(?` group JavaScript and Python read alike, and where the pattern goes on."""
+    opener = next((o for o in _GROUP_OPENERS if pattern.startswith(o, i)), None)
+    if opener is None:
+        raise NotTranslatable(
+            f"the group {pattern[i : i + 4]!r}… (JavaScript reads it differently or not at all)"
+        )
+    return opener, i + len(opener)
+
+
+def _single(ch: str, flags: str) -> str:
+    """One character outside a class, escape or group: `.`, `^` and `$` under the flags."""
+    if ch == ".":
+        return r"[\s\S]" if "s" in flags else _DOT
+    if ch == "$":
+        return f"(?=[{_TERMINATORS}]|\\Z)" if "m" in flags else r"\Z"
+    if ch == "^" and "m" in flags:
+        return f"(?:\\A|(?<=[{_TERMINATORS}]))"
+    if ch in "{}":
+        return "\\" + ch  # a brace that is not a quantifier is literal in JavaScript
+    return ch
+
+
+def _flagged(translated: str, flags: str, *, needs_ascii: bool) -> str:
+    """The translation with the inline flags it needs, once Python is seen to compile it."""
     try:
         re.compile(translated)
     except re.error as exc:
@@ -122,18 +129,35 @@ def _escape(pattern: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
     if i + 1 >= len(pattern):
         raise NotTranslatable("a pattern ending in a backslash")
     ch = pattern[i + 1]
+    if ch in _OUTSIDE or ch in "bB":
+        return _shorthand(ch, i, in_class=in_class)
+    if ch in "ux" and (code := _code_escape(pattern, i)) is not None:
+        return code, i + len(code), False
+    return _plain_escape(pattern, i)
+
+
+def _shorthand(ch: str, i: int, *, in_class: bool) -> tuple[str, int, bool]:
+    """\\d, \\w, \\s (and their negations), \\b and \\B: the flag says \\b or \\B needs (?a)."""
     if ch in _OUTSIDE:
         if in_class:  # \D, \W and \S in a class never come here (_char_class)
             return _CLASS_ESCAPES[ch], i + 2, False
         return _OUTSIDE[ch], i + 2, False
-    if ch in "bB":
-        if in_class:  # [\b] is a backspace, [\B] the letter B
-            return "\\x08" if ch == "b" else "B", i + 2, False
-        return "\\" + ch, i + 2, True
-    if ch == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", pattern[i + 2 : i + 6]):
-        return pattern[i : i + 6], i + 6, False
-    if ch == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", pattern[i + 2 : i + 4]):
-        return pattern[i : i + 4], i + 4, False
+    if in_class:  # [\b] is a backspace, [\B] the letter B
+        return "\\x08" if ch == "b" else "B", i + 2, False
+    return "\\" + ch, i + 2, True
+
+
+def _code_escape(pattern: str, i: int) -> str | None:
+    """\\uXXXX or \\xXX, read alike; None when the hex digits are not all there."""
+    width = 4 if pattern[i + 1] == "u" else 2
+    if re.fullmatch(f"[0-9a-fA-F]{{{width}}}", pattern[i + 2 : i + 2 + width]):
+        return pattern[i : i + 2 + width]
+    return None
+
+
+def _plain_escape(pattern: str, i: int) -> tuple[str, int, bool]:
+    """An escaped digit, control letter or punctuation; any other letter is refused."""
+    ch = pattern[i + 1]
     if ch.isalpha() and ch not in "nrtfv":
         raise NotTranslatable(f"the escape \\{ch}")
     if ch.isdigit() and ch != "0":
