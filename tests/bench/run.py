@@ -934,6 +934,14 @@ def bench_realistic(repeat: int, sizes: list[int]) -> None:
             )
 
 
+def _reordered(rows: Path, out: Path) -> Path:
+    """`rows`' lines in reverse order: the same rows in a file of other bytes."""
+    out.write_text(
+        "".join(reversed(rows.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8"
+    )
+    return out
+
+
 def bench_startup(repeat: int) -> None:
     """Every command a user runs often, on a tiny input, against `python -c pass`."""
     py = sys.executable
@@ -1030,7 +1038,12 @@ def bench_startup(repeat: int) -> None:
                 "--output",
                 str(work / "judged.jsonl"),
             ],
-            "agree": ["agree", str(run / "scores.jsonl"), str(run / "scores.jsonl")],
+            # the person's sheet: the same rows in another order (agree refuses one file on both sides)
+            "agree": [
+                "agree",
+                str(_reordered(run / "scores.jsonl", work / "person.jsonl")),
+                str(run / "scores.jsonl"),
+            ],
             "verdicts": [
                 "verdicts",
                 "--cases",
