@@ -259,6 +259,32 @@ def _reasons(conditions: dict[str, CriteriaCounts]) -> list[str]:
     return reasons
 
 
+def condition_cells(name: str, c: CriteriaCounts, *, arrow: str, undecided: str) -> list[str]:
+    """One condition's row of the criteria table, for score's text and the report alike: passed of
+    decided by check, person and judge, what stayed undecided (as the caller words it), and the
+    judge's pass rate, raw `arrow` corrected with its interval."""
+    by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in DECIDERS[:3]]
+    rate = c.get("judge_rate")
+    shown = (
+        "-"
+        if rate is None
+        else f"{rate['raw']:.3f} {arrow} "
+        + (
+            "not correctable"
+            if rate["corrected"] is None
+            else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"
+        )
+    )
+    return [
+        name,
+        str(c["criteria"]),
+        str(c["passed"]),
+        *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
+        undecided,
+        shown,
+    ]
+
+
 def table(found: CriteriaSummary) -> list[str]:
     """The criteria as `score` prints them under its own table."""
     from ...text import table as text_table
@@ -275,31 +301,10 @@ def table(found: CriteriaSummary) -> list[str]:
             "judge pass rate: raw -> corrected [95%]",
         ]
     ]
-    for name, c in found["conditions"].items():
-        by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in DECIDERS[:3]]
-        rate = c.get("judge_rate")
-        shown = (
-            "-"
-            if rate is None
-            else (
-                f"{rate['raw']:.3f} -> "
-                + (
-                    "not correctable"
-                    if rate["corrected"] is None
-                    else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"
-                )
-            )
-        )
-        rows.append(
-            [
-                name,
-                str(c["criteria"]),
-                str(c["passed"]),
-                *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
-                str(sum(c["undecided"].values())),
-                shown,
-            ]
-        )
+    rows += [
+        condition_cells(name, c, arrow="->", undecided=str(sum(c["undecided"].values())))
+        for name, c in found["conditions"].items()
+    ]
     undecided = [
         f"{plural(n, 'criterion', 'criteria')} {s} ({name})"
         for name, c in found["conditions"].items()

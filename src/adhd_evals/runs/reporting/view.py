@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...text import plural
+from ..deciding.criteria import condition_cells
 from ..deciding.score import verdict_word
 from ..rows import Quantity, ResponseRow, ResultRow, ScoreSummary
 from ..rubric import METRICS, WEIGHTS
@@ -214,30 +215,13 @@ def criteria_header() -> list[str]:
 
 
 def criteria_rows(found: CriteriaSummary) -> list[list[str]]:
-    """One row per condition: passed/decided by each decider, undecided by kind, the judge's rate."""
-    rows = []
-    for name, c in found["conditions"].items():
-        by = [c["decided"].get(d, {"pass": 0, "fail": 0}) for d in ("check", "person", "judge")]
-        undecided = ", ".join(f"{n} {kind}" for kind, n in c["undecided"].items() if n) or "0"
-        rate = c.get("judge_rate")
-        shown = (
-            "-"
-            if rate is None
-            else f"{rate['raw']:.3f} → "
-            + (
-                "not correctable"
-                if rate["corrected"] is None
-                else f"{rate['corrected']:.3f} [{rate['interval'][0]:.3f}, {rate['interval'][1]:.3f}]"
-            )
+    """One row per condition (criteria.condition_cells), undecided by kind."""
+    return [
+        condition_cells(
+            name,
+            c,
+            arrow="→",
+            undecided=", ".join(f"{n} {kind}" for kind, n in c["undecided"].items() if n) or "0",
         )
-        rows.append(
-            [
-                name,
-                str(c["criteria"]),
-                str(c["passed"]),
-                *(f"{d['pass']}/{d['pass'] + d['fail']}" for d in by),
-                undecided,
-                shown,
-            ]
-        )
-    return rows
+        for name, c in found["conditions"].items()
+    ]
