@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adhd_evals import catalog, exitcodes
+from adhd_evals.catalog import CaseRow
 from adhd_evals.entry import main
 from adhd_evals.errors import InputInvalid, UsageError
 
@@ -212,12 +213,12 @@ def test_cases_and_refusals_are_load_valid_s(tmp_path: Path, lines: list[str], e
     path.write_bytes(ending.join(lines).encode("utf-8"))
     records = tmp_path / f"validated-{os.urandom(4).hex()}"
     try:
-        expected: list[dict[str, Any]] | list[str] = catalog.load_valid(path)
+        expected: list[CaseRow] | list[str] = catalog.load_valid(path)
     except InputInvalid as exc:
         expected = list(exc.problems)
     for _ in range(2):
         try:
-            got: list[dict[str, Any]] | list[str] = catalog.load_valid_once(path, records)
+            got: list[CaseRow] | list[str] = catalog.load_valid_once(path, records)
         except InputInvalid as exc:
             got = list(exc.problems)
         assert got == expected

@@ -4,10 +4,11 @@ and the pieces the export relies on (a carried grader read back, a regex criteri
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from adhd_evals.catalog import CaseRow
 from adhd_evals.errors import OutputError
 from adhd_evals.importing.formats.plugin_eval import export as exporting
 from adhd_evals.importing.formats.plugin_eval.graders import (
@@ -137,7 +138,7 @@ def test_a_regex_criterion_reads_back_its_grader() -> None:
     assert regex_grader_of("Says hello.") is None
 
 
-def _rows(*criteria: str) -> list[dict[str, Any]]:
+def _rows(*criteria: str) -> list[CaseRow]:
     return [{"id": "a", "category": "c", "prompt": "Hi", "risk": "low", "criteria": list(criteria)}]
 
 
@@ -180,7 +181,7 @@ def test_a_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_a_case_id_of_no_safe_letters_makes_a_case_folder() -> None:
     case = Case("日本", "c", "Hi", "low", ())
-    files, _ = exporting.suite_files([{**case._asdict(), "criteria": ["x"]}], {})
+    files, _ = exporting.suite_files([cast(CaseRow, {**case._asdict(), "criteria": ["x"]})], {})
     assert "1-case/prompt.md" in files
 
 

@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adhd_evals import exitcodes
+from adhd_evals.catalog import CaseRow
 from adhd_evals.entry import main
 from adhd_evals.runs.reporting.report import Inputs, markdown_report
 from adhd_evals.runs.rows import checked_rows, is_response, is_result
@@ -70,7 +71,7 @@ def test_markdown_worst_case_first_with_hand_worked_deltas(tmp_path: Path) -> No
 
 
 def test_markdown_is_cut_with_a_note_past_65000_characters() -> None:
-    cases = [
+    cases: list[CaseRow] = [
         {"id": f"case-{i:05d}", "category": "c", "prompt": "p", "risk": "low", "criteria": ["x"]}
         for i in range(3000)
     ]
@@ -420,7 +421,7 @@ OWN_TAGS = {
 def test_no_text_adds_an_element_or_attribute(text: str) -> None:
     from adhd_evals.runs.reporting.report import html_report
 
-    case = {"id": "c-1", "category": "x", "prompt": text, "risk": "low", "criteria": [text]}
+    case: CaseRow = {"id": "c-1", "category": "x", "prompt": text, "risk": "low", "criteria": [text]}
     rows = [
         {"case_id": "c-1", "trial": 1, "condition": c, "runner": text, "response": text}
         for c in ("baseline", "candidate")

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from adhd_evals import exitcodes
+from adhd_evals.catalog import CaseRow
 from adhd_evals.entry import main
 from adhd_evals.runs.reporting.report import Inputs, html_report
 from adhd_evals.runs.rows import ResponseRow, ResultRow
@@ -25,7 +26,7 @@ from adhd_evals.runs.rows import ResponseRow, ResultRow
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 
 
-def _case(case_id: str) -> dict[str, Any]:
+def _case(case_id: str) -> CaseRow:
     return {
         "id": case_id,
         "category": "x",

@@ -17,7 +17,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, TypedDict, cast
 
 from . import __version__
 from .catalogrules.stream import lint_lines, row_problems
@@ -25,12 +25,29 @@ from .errors import InputInvalid, UsageError
 from .files import open_limited, read_limited
 from .jsonread import long_number_column, too_long_number
 from .problem import ERROR, Problem
+from .schema import Risk
 
 SOURCES_RECORD = ".adhd-evals-sources.json"  # beside a catalog: the sources it was imported from
 
 
 def _problem(line: int, message: str, column: int = 0) -> Problem:
     return Problem(line, column, "", message)
+
+
+class CaseRow(TypedDict):
+    """One catalog line that passed the rules: the five fields they require, typed as the rules
+    make them. A line may carry more keys; code that reads one goes through `extra`."""
+
+    id: str
+    category: str
+    prompt: str
+    risk: Risk
+    criteria: list[str]
+
+
+def extra(row: CaseRow, key: str) -> object:
+    """A key the five fields do not name, as JSON gave it (None when absent)."""
+    return cast("dict[str, object]", row).get(key)
 
 
 class Case(Protocol):
@@ -133,7 +150,7 @@ def read_object_rows(
     return rows
 
 
-def load_valid(path: Path) -> list[dict[str, Any]]:
+def load_valid(path: Path) -> list[CaseRow]:
     """A catalog's cases, refused with every problem when it breaks the five-field rules."""
     if not path.exists():
         raise UsageError(f"{path}: no such catalog (pass --cases)")
@@ -143,13 +160,13 @@ def load_valid(path: Path) -> list[dict[str, Any]]:
     problems = sorted((p for p in found if p.severity == ERROR), key=lambda p: (p.line, p.column))
     if problems:
         raise InputInvalid([p.render(str(path)) for p in problems])
-    return rows
+    return cast("list[CaseRow]", rows)  # every row passed the rules, which are CaseRow's fields
 
 
 # Validated once per content (issue 38) ---------------------------------------------------------
 
 
-def load_valid_once(path: Path, records: Path) -> list[dict[str, Any]]:
+def load_valid_once(path: Path, records: Path) -> list[CaseRow]:
     """load_valid's cases, the rules run once per catalog content: a record in `records`, named
     by a SHA-256 over the rules' version and the catalog's bytes, says those bytes passed, and a
     run then only parses them. The bytes hashed are the bytes parsed (read once), so an edited
@@ -169,14 +186,14 @@ def load_valid_once(path: Path, records: Path) -> list[dict[str, Any]]:
     record = records / f"{name}.valid"
     rows = _parsed(data)
     if rows is not None and _recorded(record):
-        return rows
+        return cast("list[CaseRow]", rows)  # these bytes passed the rules before
     _, problems = validate_lines(io.BytesIO(data))  # the bytes read, not the file again
     if problems:
         raise InputInvalid([p.render(str(path)) for p in problems])
     if rows is None:  # the rules passed what a plain parse cannot read: theirs is the reading
         return load_valid(path)
     _record(record, f"{path}: {len(rows)} cases passed the rules\n")
-    return rows
+    return cast("list[CaseRow]", rows)
 
 
 @functools.cache

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from adhd_evals.catalog import CaseRow
 from adhd_evals.errors import UsageError
 from adhd_evals.importing.export import (
     Mechanical,
@@ -161,8 +162,11 @@ def test_a_rubric_criterion_holding_template_text_goes_raw_unless_it_cannot() ->
     assert assertion_for("{% endraw %}", None)["value"] == "{% endraw %}"
 
 
-def _row(**fields: Any) -> dict[str, Any]:
-    return {"id": "c1", "category": "cat", "prompt": "Q", "risk": "low", "criteria": ["says x"], **fields}
+def _row(**fields: Any) -> CaseRow:
+    return cast(
+        CaseRow,
+        {"id": "c1", "category": "cat", "prompt": "Q", "risk": "low", "criteria": ["says x"], **fields},
+    )
 
 
 def test_what_does_not_survive_is_listed() -> None:

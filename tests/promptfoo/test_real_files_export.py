@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adhd_evals.catalog import CaseRow
 from adhd_evals.importing.export import (
     Mechanical,
     assertion_for,
@@ -73,7 +74,9 @@ def test_what_is_not_a_held_assertion(text: str) -> None:
 def test_not_from_promptfoo_a_typed_object_goes_as_text_and_is_listed() -> None:
     """An evals-json module's {"type": "regex", "pattern": ...} is not promptfoo's regex."""
     held = '{"type": "regex", "pattern": "x"}'
-    rows = [{"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["Matches x"]}]
+    rows: list[CaseRow] = [
+        {"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["Matches x"]}
+    ]
     config, lost = to_promptfoo(rows, {("a", "Matches x"): _unwritten(held)}, description="d")
     assert config["tests"][0]["assert"][0]["type"] == "llm-rubric"
     assert lost == [f"a: the placeholder of 'Matches x' goes as its text (llm-rubric); it held {held}"]
@@ -89,7 +92,9 @@ def test_the_header_says_whether_the_module_came_from_promptfoo() -> None:
 
 
 def test_a_mechanical_check_promptfoo_cannot_say_is_listed_by_case_and_check() -> None:
-    rows = [{"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["Long", "Kind"]}]
+    rows: list[CaseRow] = [
+        {"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["Long", "Kind"]}
+    ]
     checks: dict[tuple[str, str], Mechanical | None] = {
         ("a", "Long"): Mechanical("min_words", (50,), {}),
         ("a", "Kind"): _unwritten("Kind"),
@@ -99,7 +104,9 @@ def test_a_mechanical_check_promptfoo_cannot_say_is_listed_by_case_and_check() -
 
 
 def test_evals_json_lists_every_check_it_cannot_hold() -> None:
-    rows = [{"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["Has x", "Kind", "Mine"]}]
+    rows: list[CaseRow] = [
+        {"id": "a", "category": "c", "prompt": "P", "risk": "low", "criteria": ["Has x", "Kind", "Mine"]}
+    ]
     checks = {
         ("a", "Has x"): Mechanical("contains", ("x",), {"ignore_case": False}),
         ("a", "Kind"): _unwritten("Kind"),

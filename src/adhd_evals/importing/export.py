@@ -25,13 +25,16 @@ import ast
 import json
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError
 from .formats.promptfoo.asserts import KNOWN, SPECIAL
 from .formats.promptfoo.jsregex import javascript_for
 from .model import TRACE_KINDS
 from .registrations import registration
+
+if TYPE_CHECKING:
+    from ..catalog import CaseRow
 
 TARGETS = ("promptfoo", "evals-json")
 PROMPT_TEMPLATE = "{{prompt}}"
@@ -203,7 +206,7 @@ def _mapped(call: Mechanical) -> dict[str, Any] | None:
 
 
 def to_promptfoo(
-    rows: list[dict[str, Any]],
+    rows: list[CaseRow],
     checks: dict[tuple[str, str], Mechanical | None],
     *,
     description: str,
@@ -221,7 +224,7 @@ def to_promptfoo(
 
 
 def _test(
-    row: dict[str, Any], checks: dict[tuple[str, str], Mechanical | None], promptfoo: bool = False
+    row: CaseRow, checks: dict[tuple[str, str], Mechanical | None], promptfoo: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
     lost = []
     prompt = row["prompt"]
@@ -263,9 +266,7 @@ def as_text(case_id: str, criterion: str, call: Mechanical | None, target: str) 
     return [f"{case_id}: the {call.helper} check of {criterion!r} goes as its text ({target})"]
 
 
-def evals_json_lost(
-    rows: list[dict[str, Any]], checks: dict[tuple[str, str], Mechanical | None]
-) -> list[str]:
+def evals_json_lost(rows: list[CaseRow], checks: dict[tuple[str, str], Mechanical | None]) -> list[str]:
     """Every check an evals.json cannot hold (it holds each criterion's text), by case and check."""
     return [
         line
@@ -276,7 +277,7 @@ def evals_json_lost(
     ]
 
 
-def to_evals_json(rows: list[dict[str, Any]], *, skill_name: str) -> dict[str, Any]:
+def to_evals_json(rows: list[CaseRow], *, skill_name: str) -> dict[str, Any]:
     return {
         "skill_name": skill_name,
         "evals": [
@@ -285,7 +286,7 @@ def to_evals_json(rows: list[dict[str, Any]], *, skill_name: str) -> dict[str, A
     }
 
 
-def skill_name_of(rows: list[dict[str, Any]], fallback: str) -> tuple[str, list[str]]:
+def skill_name_of(rows: list[CaseRow], fallback: str) -> tuple[str, list[str]]:
     categories = list(dict.fromkeys(row["category"] for row in rows))
     if len(categories) == 1:
         stripped = (

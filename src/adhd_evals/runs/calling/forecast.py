@@ -22,10 +22,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...text import plural, table
 from .responses import is_dollars
+
+if TYPE_CHECKING:
+    from ...catalog import CaseRow
 
 Samples = dict[tuple[str, str, str], list[float]]  # (runner, condition, case id) -> values
 
@@ -120,7 +123,7 @@ def estimate(calls: Iterable[tuple[str, str, str, bool]], history: History, free
 
 
 def forecast(
-    cases: list[dict[str, Any]],
+    cases: list[CaseRow],
     trials: int,
     conditions: list[str],
     *,

@@ -24,12 +24,15 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ... import exitcodes, jsonl
 from ...errors import ScaleRefused, UsageError
 from ...files import read_limited
 from .config import Runner
+
+if TYPE_CHECKING:
+    from ...catalog import CaseRow
 
 SIDECAR_SUFFIX = ".shard.json"
 VERSION = 3  # 2: the planned cases once per shard, each run its places; 3: the plan, full slices, seals
@@ -370,14 +373,14 @@ def plan(
     output: Path,
     shard: Shard,
     catalog: Path,
-    cases: list[dict[str, Any]],
+    cases: list[CaseRow],
     *,
     runner: Runner,
     condition: str,
     trials: int,
     instructions: str | None,
     only: tuple[str, ...],
-) -> list[dict[str, Any]]:
+) -> list[CaseRow]:
     """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first."""
     held = [(at, case) for at, case in enumerate(cases) if shard.holds(case["id"])]
     chosen = [(at, case) for at, case in held if not only or case["id"] in only]

@@ -22,16 +22,19 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import jsonl
 from ...errors import InputInvalid
 from ..rows import CriterionVerdict, KeyRow, ResponseRow, SheetRow, unscored
 from ..rubric import METRICS
 
+if TYPE_CHECKING:
+    from ...catalog import CaseRow
+
 
 def blind(
-    responses: Sequence[ResponseRow], seed: int, cases: dict[str, dict[str, Any]] | None = None
+    responses: Sequence[ResponseRow], seed: int, cases: dict[str, CaseRow] | None = None
 ) -> tuple[list[SheetRow], list[KeyRow]]:
     """The sheet (with each case's prompt and criteria when the catalog is given) and its key."""
     groups: dict[tuple[str, int], list[ResponseRow]] = defaultdict(list)
@@ -46,7 +49,10 @@ def blind(
         for label, row in zip("ABCDEFGH", rows, strict=False):
             shown: SheetRow = {"case_id": case_id, "trial": trial, "condition": label}
             if cases and case_id in cases:
-                shown["prompt"], shown["criteria"] = cases[case_id]["prompt"], cases[case_id]["criteria"]
+                shown["prompt"], shown["criteria"] = (
+                    cases[case_id]["prompt"],
+                    list(cases[case_id]["criteria"]),
+                )
             shown["response"] = row["response"]
             sheet.append(unscored(shown))
             key.append({"case_id": case_id, "trial": trial, "label": label, "condition": row["condition"]})

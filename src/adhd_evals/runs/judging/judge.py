@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...catalog import load_valid, read_object_rows
+from ...catalog import CaseRow, load_valid, read_object_rows
 from ...errors import InputInvalid, RunnerFailed, UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import plural
@@ -154,9 +154,7 @@ class JudgeRequest:
     control_cases: int = admission.CONTROL_CASES
 
 
-def judge_prompt(
-    row: dict[str, Any], case: dict[str, Any], nonce: str, criteria: list[str] | None = None
-) -> str:
+def judge_prompt(row: dict[str, Any], case: CaseRow, nonce: str, criteria: list[str] | None = None) -> str:
     """What the judge reads: the rubric, the case's prompt and criteria (in the given order), the
     response inside the fence marked `nonce`; nothing else."""
     listed = "\n".join(f"- {c}" for c in (case["criteria"] if criteria is None else criteria))
@@ -283,7 +281,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
 def _judge_all(
     request: JudgeRequest,
     todo: list[dict[str, Any]],
-    catalog: dict[str, dict[str, Any]],
+    catalog: dict[str, CaseRow],
     summary: JudgeSummary,
     session: calls.Session,
 ) -> None:
@@ -307,7 +305,7 @@ def _judge_all(
 def _answer(
     request: JudgeRequest,
     row: dict[str, Any],
-    case: dict[str, Any],
+    case: CaseRow,
     criteria: list[str],
     session: calls.Session,
 ) -> tuple[dict[str, Any], str | None, float | None] | None:
@@ -330,7 +328,7 @@ def _answer(
 
 
 def _one(
-    request: JudgeRequest, row: dict[str, Any], case: dict[str, Any], session: calls.Session
+    request: JudgeRequest, row: dict[str, Any], case: CaseRow, session: calls.Session
 ) -> dict[str, Any] | None:
     base = {k: v for k, v in row.items() if k not in (*METRICS, "blocker", "notes", "criteria", "void")}
     base.update(judge=fingerprint(request.runner), runner=request.runner.name)
@@ -350,9 +348,7 @@ def _one(
     return {**base, **fields, "cost_usd": cost}
 
 
-def _swap_check(
-    request: JudgeRequest, catalog: dict[str, dict[str, Any]], session: calls.Session
-) -> SwapCheck:
+def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: calls.Session) -> SwapCheck:
     """Judge a seeded sample of the judged rows again, the criteria listed in reverse, and count
     the verdicts that changed: a judge whose verdicts follow the order is not reading them."""
     judged = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...text import plural
 from ..deciding.criteria import condition_cells
@@ -15,10 +15,13 @@ from ..rows import Quantity, ResponseRow, ResultRow, ScoreSummary
 from ..rubric import METRICS, WEIGHTS
 from ..summaries import CriteriaSummary
 
+if TYPE_CHECKING:
+    from ...catalog import CaseRow
+
 
 @dataclass
 class Inputs:
-    cases: list[dict[str, Any]]
+    cases: list[CaseRow]
     responses: list[ResponseRow]
     checks: list[ResultRow] | None = None
     scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
@@ -29,7 +32,7 @@ class Inputs:
 
 @dataclass
 class CaseView:
-    case: dict[str, Any]
+    case: CaseRow
     deltas: dict[str, float] = field(default_factory=dict)  # candidate minus baseline, per metric
     weighted_delta: float = 0.0
     blockers: int = 0

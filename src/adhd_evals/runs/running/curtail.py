@@ -44,6 +44,7 @@ from ..judging.check import catalog_criteria, load_suite, run_checks
 from ..rows import PairedVerdict, ResponseRow, read_responses
 
 if TYPE_CHECKING:
+    from ...catalog import CaseRow
     from ..calling.calls import Done
     from ..calling.store import Store
     from ..judging.check import Suite
@@ -188,7 +189,7 @@ class Curtailed:
 class Watch:
     """The cases' Δ as the candidate's rows come in, and the stop once the verdict is certain."""
 
-    def __init__(self, request: RunRequest, cases: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, request: RunRequest, cases: Sequence[CaseRow]) -> None:
         curtail = request.curtail
         assert curtail is not None  # only a curtailed run makes a Watch
         self.trials, self.seed, self.anytime = request.trials, curtail.seed, curtail.anytime

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ...catalog import load_valid_once
+from ...catalog import CaseRow, load_valid_once
 from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
@@ -75,7 +75,7 @@ class RunSummary:
     curtailed: Curtailed | None = None  # issue 37: what --stop-when-decided did
 
 
-def load_cases(path: Path) -> list[dict[str, Any]]:
+def load_cases(path: Path) -> list[CaseRow]:
     """The catalog's cases, the rules run once per catalog content (not per run or shard)."""
     return load_valid_once(path, validated_dir())
 
@@ -140,10 +140,10 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
     return summary
 
 
-Task = tuple[dict[str, Any], int, str]  # (case, trial, prompt)
+Task = tuple[CaseRow, int, str]  # (case, trial, prompt)
 
 
-def _watch(request: RunRequest, cases: list[dict[str, Any]]) -> Watch | None:
+def _watch(request: RunRequest, cases: list[CaseRow]) -> Watch | None:
     if request.curtail is None:
         return None
     from .curtail import Watch
@@ -160,7 +160,7 @@ def _guarded(
 
 def _pending(
     request: RunRequest,
-    cases: list[dict[str, Any]],
+    cases: list[CaseRow],
     store: Store,
     summary: RunSummary,
     instructions: str | None,

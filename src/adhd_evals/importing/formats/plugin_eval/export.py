@@ -24,7 +24,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -40,6 +40,9 @@ from .graders import (
     trace_grader_of,
     validate,
 )
+
+if TYPE_CHECKING:
+    from ....catalog import CaseRow
 
 Call = tuple[str, tuple[Any, ...], dict[str, Any]]  # a generated check's helper, arguments, keywords
 
@@ -85,7 +88,7 @@ def _placeholder_arguments(tree: ast.Module) -> dict[tuple[str, str], str]:
 
 
 def suite_files(
-    rows: list[dict[str, Any]], calls: dict[tuple[str, str], Call | None]
+    rows: list[CaseRow], calls: dict[tuple[str, str], Call | None]
 ) -> tuple[dict[str, str], list[str]]:
     """Each file's path under OUT_DIR and its text, and what did not survive (one line each)."""
     files: dict[str, str] = {}
@@ -114,7 +117,7 @@ def _folder(case_id: str, number: int, width: int) -> str:
     return f"{number:0{width}d}-{stem}"
 
 
-def prompt_md(row: dict[str, Any]) -> str:
+def prompt_md(row: CaseRow) -> str:
     from . import RISK_TAG
 
     front = {
