@@ -18,8 +18,9 @@ from helpers import ROOT
 SOURCE = ROOT / "src" / "adhd_evals"
 
 # Issue 36 asks for under 60, at the JSON boundary only; counted this way, 393 when the round
-# began (94e99d4), 356 after it, 331 with CaseRow. Lower this as types replace them; never raise it.
-DICT_STR_ANY_AT_MOST = 331
+# began (94e99d4), 356 after it, 336 with CaseRow (Mappings of Any counted from then). Lower
+# this as types replace them; never raise it.
+DICT_STR_ANY_AT_MOST = 336
 
 MAX_LINES = 500
 # Modules still over MAX_LINES, with the length they may not pass until they are split.
@@ -42,9 +43,18 @@ def _modules() -> list[Path]:
     return sorted(SOURCE.rglob("*.py"))
 
 
+# Spelling the same thing another way is the same debt: a Mapping of Any checks no more than a dict.
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
+
+
 def _is_dict_str_any(node: ast.AST) -> bool:
-    """`dict[str, Any]` (or `typing.Any`) as written in an annotation or an alias."""
-    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "dict"):
+    """`dict[str, Any]` (or `typing.Any`, or a Mapping of them) as written in an annotation or an
+    alias."""
+    if not isinstance(node, ast.Subscript):
+        return False
+    base = node.value
+    name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+    if name not in _MAPPINGS:
         return False
     args = node.slice
     if not (isinstance(args, ast.Tuple) and len(args.elts) == 2):
@@ -64,17 +74,22 @@ def count_dict_str_any(text: str) -> int:
 
 
 def test_the_counter_counts_what_is_written() -> None:
-    """Worked by hand: two in annotations, one in an alias, one nested in a list; `dict[str, int]`,
-    `Mapping[str, Any]` and a three-argument subscript are not it."""
+    """Worked by hand: two in annotations, one in an alias, one nested in a list, one with
+    `typing.Any`, a Mapping and a `typing.MutableMapping`; `dict[str, int]`, `dict[str, object]`,
+    `Sequence[str, Any]` (not a mapping) and a three-argument subscript are not it."""
     text = (
         "from typing import Any, Mapping\n"
         "Row = dict[str, Any]\n"
         "def f(a: dict[str, Any], b: dict[str, int]) -> list[dict[str, Any]]:\n"
         "    c: Mapping[str, Any] = {}\n"
         "    d: dict[str, typing.Any] = {}\n"
+        "    e: typing.MutableMapping[str, Any] = {}\n"
+        "    f: dict[str, object] = {}\n"
+        "    g: Sequence[str, Any] = []\n"
+        "    h: X[str, Any, int] = 0\n"
         "    return []\n"
     )
-    assert count_dict_str_any(text) == 4
+    assert count_dict_str_any(text) == 6
 
 
 def test_dict_str_any_does_not_grow() -> None:
