@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
 
 
 class DuplicateKey(ValueError):
@@ -18,7 +17,7 @@ class DuplicateKey(ValueError):
         self.key = key
 
 
-def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """json.loads' object_pairs_hook: an object, or DuplicateKey for its first repeated key."""
     obj = dict(pairs)
     if len(obj) != len(pairs):

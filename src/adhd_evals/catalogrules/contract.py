@@ -31,7 +31,7 @@ and the engine honours exactly that (stream.py):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from ..problem import Finding
 from .row import Row
@@ -51,7 +51,7 @@ class Rule(Protocol):
 
 
 RowCheck = Callable[[Row], Iterable[Finding]]  # one run's check of one row
-Clean = Callable[[dict[str, Any]], bool]  # True: the rule cannot report a row parsed to this object
+Clean = Callable[[dict[str, object]], bool]  # True: the rule cannot report a row parsed to this object
 PREDICATE_ERRORS = (LookupError, TypeError, AttributeError)  # what reading an odd row may raise
 
 
@@ -72,7 +72,7 @@ class Predicate:
         self.names = names
         self._test = compiled(expression, names)
 
-    def __call__(self, row: dict[str, Any]) -> bool:
+    def __call__(self, row: dict[str, object]) -> bool:
         try:
             return bool(self._test(row))
         except PREDICATE_ERRORS:  # a row the expression cannot read is no clean row
@@ -104,7 +104,7 @@ class RecordingCheck(Protocol):
 
     def __call__(self, row: Row) -> Iterable[Finding]: ...
 
-    def clean(self, row: dict[str, Any], number: int) -> bool: ...
+    def clean(self, row: dict[str, object], number: int) -> bool: ...
 
 
 class Run(NamedTuple):

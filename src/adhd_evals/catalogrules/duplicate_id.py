@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
 from .contract import ROW, Run
@@ -41,7 +40,7 @@ class DuplicateIds:
     def __init__(self, seen: SeenIds) -> None:
         self.seen = seen
 
-    def clean(self, row: dict[str, Any], number: int) -> bool:
+    def clean(self, row: dict[str, object], number: int) -> bool:
         """True (and the id recorded) when the row's id is no repeat; the fast path asks last."""
         case_id = row.get("id")
         return not (type(case_id) is str and case_id) or self.seen.add(case_id, number)

@@ -16,7 +16,6 @@ with the bytes EF BB BF (many JSONL readers choke on the mark), or
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import TEXT_FIELDS
@@ -54,7 +53,7 @@ def check(row: Row) -> Iterator[Finding]:
             )
 
 
-def _surrogate_paths(case: dict[str, Any]) -> Iterator[tuple[str] | tuple[str, int]]:
+def _surrogate_paths(case: dict[str, object]) -> Iterator[tuple[str] | tuple[str, int]]:
     """Each catalog field (or criterion) whose text holds a lone surrogate."""
     for key in (*TEXT_FIELDS, "risk"):
         if _lone(case.get(key)):

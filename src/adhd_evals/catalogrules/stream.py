@@ -108,7 +108,7 @@ def _blank(text: str | None) -> bool:
     return text is not None and not text.strip()
 
 
-def row_problems(row: dict[str, Any]) -> list[Problem]:
+def row_problems(row: dict[str, object]) -> list[Problem]:
     """The errors the catalog rules find in one row on its own (not a duplicate id)."""
     text = json.dumps(row, ensure_ascii=False)
     return [p for p in RowRun().check(Row(1, text, row)) if p.severity == ERROR]

@@ -8,7 +8,7 @@ result has its file and a region (1-based line and column, as lint reports).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 from urllib.parse import quote
 
 from ..problem import Problem
@@ -26,7 +26,28 @@ def artifact_uri(path: str) -> str:
     return quote(path, safe="/", encoding="utf-8", errors="surrogateescape")
 
 
-def _rule(code: str) -> dict[str, Any]:
+class _Text(TypedDict):
+    text: str
+
+
+class _Level(TypedDict):
+    level: str
+
+
+class _RuleHead(TypedDict):
+    id: str
+    name: str
+    shortDescription: _Text  # SARIF spells its keys in camelCase
+
+
+class SarifRule(_RuleHead, total=False):
+    """A `reportingDescriptor` as lint writes one: a refusal code carries only the head."""
+
+    fullDescription: _Text
+    defaultConfiguration: _Level
+
+
+def _rule(code: str) -> SarifRule:
     rule = RULES.get(code)
     if rule is None:
         return {"id": code, "name": code, "shortDescription": {"text": _REFUSALS}}
