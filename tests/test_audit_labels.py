@@ -314,8 +314,6 @@ def test_a_result_without_its_trial_is_refused_by_line(
 def test_the_html_report_has_an_audit_section(tmp_path: Path) -> None:
     """`report` with check results that say whose trial each is shows the audit's table; results
     with only the gate's fields (condition, status) leave the section out."""
-    from adhd_evals.runs.deciding.audit import html_section
-
     report = FIXTURES / "report"
     out = tmp_path / "report.html"
     argv = ["report", "--cases", str(report / "cases.jsonl"), "--responses", str(report / "responses.jsonl")]
@@ -323,4 +321,8 @@ def test_the_html_report_has_an_audit_section(tmp_path: Path) -> None:
     page = out.read_text()
     assert '<h2 id="audit">Suite audit</h2>' in page
     assert "<td>lists_steps</td><td>flaky</td>" in page and "Checks carrying the decision" in page
-    assert html_section([{"condition": "baseline", "status": "pass"}]) == ""
+    gate_only = tmp_path / "gate-only.jsonl"
+    gate_only.write_text(json.dumps({"condition": "baseline", "status": "pass"}) + "\n")
+    assert main([*argv, "--checks", str(gate_only), "--out", str(out)]) == exitcodes.OK
+    page = out.read_text()
+    assert "<h2>Checks</h2>" in page and '<h2 id="audit">' not in page

@@ -186,7 +186,7 @@ def test_report_full_says_how_big_the_page_is(tmp_path: Path, capsys: pytest.Cap
     files: dict[str, list[Any]] = {
         "cases": inputs.cases,
         "responses": inputs.responses,
-        "scores": inputs.scores or [],
+        "scores": list(inputs.scores or []),
     }
     for name, rows in files.items():
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

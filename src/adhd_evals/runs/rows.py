@@ -35,11 +35,11 @@ from .rubric import METRICS
 # score's summary and the words the rows use have their own homes (summaries.py, types.py); their
 # names stay importable from here, where every reader has always found them
 from .summaries import AnalysisJson as AnalysisJson
+from .summaries import AuditItemName, ControlsSummary
 from .summaries import CaseDelta as CaseDelta
 from .summaries import CheckRate as CheckRate
 from .summaries import CheckSummary as CheckSummary
 from .summaries import ConditionMeans as ConditionMeans
-from .summaries import ControlsSummary
 from .summaries import Decision as Decision
 from .summaries import McNemarTest as McNemarTest
 from .summaries import Method as Method
@@ -54,6 +54,7 @@ from .summaries import VoidRow as VoidRow
 from .types import GATES as GATES
 from .types import STATUSES as STATUSES
 from .types import VERDICTS as VERDICTS
+from .types import AuditLabel as AuditLabel
 from .types import CheckStatus as CheckStatus
 from .types import Decider as Decider
 from .types import GateName as GateName
@@ -288,6 +289,15 @@ class VerdictRow(TypedDict):
     leaky_judge: NotRequired[str]  # a judge that passed a control, allowed with --allow-leaky-judge
     judge: NotRequired[JudgeFingerprint | None]  # the judge's fingerprint (None: its row had none)
     others: NotRequired[Others]
+
+
+class QuarantineRow(AuditItemName):
+    """A flaky check or criterion: `audit --quarantine-out` writes every key, `score --quarantine`
+    reads the check rows back by their case, criterion and check."""
+
+    label: NotRequired[AuditLabel]  # "flaky", as audit writes them
+    flip_rate: NotRequired[float]
+    flaky_above: NotRequired[float]  # the audit's --flaky-above
 
 
 def unscored(row: SheetRow) -> SheetRow:

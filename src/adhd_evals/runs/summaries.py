@@ -1,6 +1,6 @@
-"""The shapes of what `score` and `check` print with --json: score's summary and every section
-inside it (the criteria, the checks' reliability, the prediction-powered figures, the trigger
-figures), each defined here once, as the code that builds it writes it.
+"""The shapes of what `score`, `check` and `audit` print with --json: score's summary and every
+section inside it (the criteria, the checks' reliability, the prediction-powered figures, the
+trigger figures), and audit's findings, each defined here once, as the code that builds it writes it.
 
 Apart from rows.py (the rows read from files, and their checks), which re-exports these names:
 a summary is built, not read back, so it needs no validator, only its shape. The keys are
@@ -14,7 +14,16 @@ import sys
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from .rubric import Metric
-from .types import Decider, GateName, Guarded, PairedVerdict, ReferenceVerdict, Undecided
+from .types import (
+    AuditLabel,
+    Decider,
+    GateName,
+    Guarded,
+    OutcomeKind,
+    PairedVerdict,
+    ReferenceVerdict,
+    Undecided,
+)
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -394,3 +403,76 @@ class ChecksOnly(TypedDict):
     passed: bool
     reasons: list[str]
     triggers_paired: NotRequired[TriggersPaired]
+
+
+# ---- audit --json: audit.as_json ----------------------------------------------------------
+
+
+class TallyJson(TypedDict):
+    """One check's (or criterion's) trials in one condition, the pass rate's Wilson 95% interval
+    beside it (all three None: no trial)."""
+
+    passed: int
+    trials: int
+    rate: float | None
+    low: float | None
+    high: float | None
+    undecided: int  # results neither pass nor fail
+
+
+class AuditItemName(TypedDict):
+    """A check or criterion audit names (audit.ItemAudit.name), in its outputs and its quarantine list."""
+
+    kind: OutcomeKind
+    case_id: str
+    criterion: str
+    check: NotRequired[str]  # a check's function name (a criterion has none)
+
+
+class AuditFigures(TypedDict):
+    """What audit found of one check or criterion."""
+
+    label: AuditLabel
+    baseline: TallyJson
+    candidate: TallyJson
+    discrimination: float | None  # None: a condition without trials
+    flip_rate: float | None  # None: no condition with two trials
+
+
+class AuditItemJson(AuditItemName, AuditFigures):
+    """One check or criterion audited (audit.ItemAudit.json): its name, then its figures."""
+
+
+class AuditCaseJson(TypedDict):
+    case_id: str
+    delta: float | None  # None: a condition has no check result for it
+    no_lift: bool
+    cost_usd: float | None  # None: no --responses
+
+
+class AuditSignTest(SignTestJson):
+    verdict: PairedVerdict
+
+
+class AuditSuiteJson(TypedDict):
+    checks: int
+    deciding_checks: int
+    cases: int
+    deciding_cases: int
+    paired: AnalysisJson | None  # None: no paired case
+    effect: float
+    resolves: bool | None
+    cases_needed: int | None
+    sign_test: AuditSignTest | None
+
+
+class AuditJson(TypedDict):
+    """`audit --json` (without --prompt-only's findings, which the command adds)."""
+
+    flaky_above: float
+    items: list[AuditItemJson]
+    cases: list[AuditCaseJson]
+    suite: AuditSuiteJson
+    not_run: int
+    not_run_reasons: list[str]
+    quarantine: list[AuditItemJson]

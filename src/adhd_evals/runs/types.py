@@ -25,6 +25,9 @@ PairedVerdict = Literal["better", "worse", "inconclusive"]  # --gate paired's de
 ReferenceVerdict = Literal["passed", "failed", "incomparable"]  # the reference rules', as decision says it
 Guarded = Literal["correctness", "safety"]  # the metrics a regression is named on
 Quantity = Literal[Metric, "weighted_score"]  # what the paired analysis compares
+OutcomeKind = Literal["check", "criterion"]  # what audit measures: a check's results, a criterion's verdicts
+# audit's label of a check or criterion (audit.label says when each holds)
+AuditLabel = Literal["unpaired", "saturated", "floor", "flaky", "discriminating", "baseline-only", "flat"]
 
 Ended = Literal["", "timeout", "stop", "output", "unsent"]  # why a call was ended ("": it was not)
 ResponseFormat = Literal["text", "claude-json", "codex-jsonl", "claude-stream-json", "trace-jsonl"]

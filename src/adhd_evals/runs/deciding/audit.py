@@ -36,22 +36,27 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from html import escape
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple
 
 from ...text import plural, table
 from ..inference import paired as stats
 from ..judging.agree import wilson
-from ..rows import (
-    PairedVerdict,
-    ResponseRow,
-    ResultRow,
-    not_run_note,
+from ..rows import PairedVerdict, QuarantineRow, ResponseRow, not_run_note
+from ..summaries import (
+    AuditCaseJson,
+    AuditFigures,
+    AuditItemJson,
+    AuditItemName,
+    AuditJson,
+    AuditSignTest,
+    AuditSuiteJson,
+    TallyJson,
 )
+from ..types import AuditLabel as Label
+from ..types import OutcomeKind as Kind
 from .echoes import Echo as Echo  # the prompt-only pass: echoes.py
 from .echoes import echoes as echoes
 from .outcomes import ALPHA as ALPHA  # trial outcomes and the sign test's verdict: outcomes.py
-from .outcomes import Kind, is_placed_result
 from .outcomes import Outcome as Outcome
 from .outcomes import check_outcomes as check_outcomes
 from .outcomes import criterion_outcomes as criterion_outcomes
@@ -61,7 +66,6 @@ from .quarantine import quarantine_line as quarantine_line  # the list read back
 from .quarantine import read_quarantine as read_quarantine
 from .quarantine import without_quarantined as without_quarantined
 
-Label = Literal["unpaired", "saturated", "floor", "flaky", "discriminating", "baseline-only", "flat"]
 FLAKY_ABOVE = 0.2  # the default flip rate above which a check is flaky
 EFFECT = 0.1  # the default mean Δ (check pass fraction) a team wants to be able to see
 CONDITIONS = ("baseline", "candidate")
@@ -94,7 +98,7 @@ class Tally:
     def pairs(self) -> int:
         return self.trials * (self.trials - 1) // 2
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> TallyJson:
         bounds = wilson(self.passed, self.trials)
         return {
             "passed": self.passed,
@@ -119,19 +123,27 @@ class ItemAudit:
         base, cand = self.baseline.rate, self.candidate.rate
         return None if base is None or cand is None else cand - base
 
-    def json(self) -> dict[str, Any]:
-        shown: dict[str, Any] = {"kind": self.item.kind, "case_id": self.item.case_id}
-        shown["criterion"] = self.item.criterion
+    def name(self) -> AuditItemName:
+        """What is audited, as every output names it: a check's name after its criterion."""
+        named: AuditItemName = {
+            "kind": self.item.kind,
+            "case_id": self.item.case_id,
+            "criterion": self.item.criterion,
+        }
         if self.item.kind == "check":
-            shown["check"] = self.item.check
+            named["check"] = self.item.check
+        return named
+
+    def json(self) -> AuditItemJson:
         found = self.discrimination
-        return shown | {
+        figures: AuditFigures = {
             "label": self.label,
             "baseline": self.baseline.json(),
             "candidate": self.candidate.json(),
             "discrimination": None if found is None else float(found),
             "flip_rate": None if self.flip_rate is None else float(self.flip_rate),
         }
+        return {**self.name(), **figures}
 
 
 @dataclass(frozen=True)
@@ -403,65 +415,51 @@ def markdown(found: Audit) -> str:
     return "\n".join(lines) + "\n"
 
 
-def html_section(rows: Sequence[ResultRow]) -> str:
-    """The audit as a section of `report`'s HTML: the checks' table and the suite's lines; empty
-    when no result says whose trial it is (a file a person made with the gate's fields alone)."""
-    placed = [row for row in rows if is_placed_result(row)]
-    if not placed:
-        return ""
-    found = audit(check_outcomes(placed))
-    header, *body = item_rows(found)
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    cells = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in body)
-    lines = "".join(f"<li>{escape(line)}</li>" for line in suite_lines(found))
-    return (
-        '<h2 id="audit">Suite audit</h2><p>Each check labelled by how it behaves over the trials: '
-        "saturated and floor checks cannot show a difference, flaky ones flip within a case (see "
-        "<code>adhd-evals audit</code>).</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{cells}</tbody></table><ul>{lines}</ul>"
-    )
+def _case_json(case: CaseAudit) -> AuditCaseJson:
+    return {
+        "case_id": case.case_id,
+        "delta": None if case.delta is None else float(case.delta),
+        "no_lift": case.no_lift,
+        "cost_usd": case.cost_usd,
+    }
 
 
-def as_json(found: Audit) -> dict[str, Any]:
-    s = found.suite
+def _sign_json(s: SuiteFigures) -> AuditSignTest | None:
+    if s.sign is None:
+        return None
+    verdict = sign_verdict(s.sign.n_plus, s.sign.n_minus)  # s.verdict, known not None here
+    return {"n_plus": s.sign.n_plus, "n_minus": s.sign.n_minus, "p": s.sign.p, "verdict": verdict}
+
+
+def _suite_json(s: SuiteFigures) -> AuditSuiteJson:
+    return {
+        "checks": s.checks,
+        "deciding_checks": s.deciding_checks,
+        "cases": s.cases,
+        "deciding_cases": s.deciding_cases,
+        "paired": None if s.paired is None else s.paired.json(),
+        "effect": s.effect,
+        "resolves": s.resolves,
+        "cases_needed": s.cases_needed,
+        "sign_test": _sign_json(s),
+    }
+
+
+def as_json(found: Audit) -> AuditJson:
     return {
         "flaky_above": found.flaky_above,
         "items": [a.json() for a in found.items],
-        "cases": [
-            {
-                "case_id": c.case_id,
-                "delta": None if c.delta is None else float(c.delta),
-                "no_lift": c.no_lift,
-                "cost_usd": c.cost_usd,
-            }
-            for c in found.cases
-        ],
-        "suite": {
-            "checks": s.checks,
-            "deciding_checks": s.deciding_checks,
-            "cases": s.cases,
-            "deciding_cases": s.deciding_cases,
-            "paired": None if s.paired is None else s.paired.json(),
-            "effect": s.effect,
-            "resolves": s.resolves,
-            "cases_needed": s.cases_needed,
-            "sign_test": None
-            if s.sign is None
-            else {"n_plus": s.sign.n_plus, "n_minus": s.sign.n_minus, "p": s.sign.p, "verdict": s.verdict},
-        },
+        "cases": [_case_json(c) for c in found.cases],
+        "suite": _suite_json(found.suite),
         "not_run": found.not_run,
         "not_run_reasons": list(found.not_run_reasons),
         "quarantine": [a.json() for a in found.quarantine()],
     }
 
 
-def quarantine_rows(found: Audit) -> list[dict[str, Any]]:
+def quarantine_rows(found: Audit) -> list[QuarantineRow]:
     """The flaky checks and criteria, one JSONL row each: what `--quarantine-out` writes."""
-    rows = []
-    for a in found.quarantine():
-        row: dict[str, Any] = {"kind": a.item.kind, "case_id": a.item.case_id, "criterion": a.item.criterion}
-        if a.item.kind == "check":
-            row["check"] = a.item.check
-        row |= {"label": a.label, "flip_rate": float(a.flip_rate or 0), "flaky_above": found.flaky_above}
-        rows.append(row)
-    return rows
+    return [
+        {**a.name(), "label": a.label, "flip_rate": float(a.flip_rate or 0), "flaky_above": found.flaky_above}
+        for a in found.quarantine()
+    ]

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeGuard
+from typing import NamedTuple, TypeGuard
 
 from ..inference import paired as stats
 from ..rows import PairedVerdict, ResultRow, VerdictRow, field_problems, read_shaped, result_problems
+from ..types import OutcomeKind as Kind
 
 ALPHA = 1 - stats.exact(stats.LEVEL)  # 1/20, exactly: the sign test's level here and in curtail
 
@@ -21,9 +22,6 @@ def sign_verdict(n_plus: int, n_minus: int) -> PairedVerdict:
     if n_plus == n_minus or not stats.sign_test(n_plus, n_minus).p < ALPHA:
         return "inconclusive"
     return "better" if n_plus > n_minus else "worse"
-
-
-Kind = Literal["check", "criterion"]
 
 
 # what audit needs of a check result, beyond what the gate needs: whose trial it is

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TypeGuard
 
 from ...text import plural
-from ..rows import QuarantineJson, ResultRow, field_problems, read_shaped
+from ..rows import QuarantineJson, QuarantineRow, ResultRow, field_problems, read_shaped
 
 QUARANTINE_FIELDS: dict[str, type] = {"kind": str, "case_id": str, "criterion": str}
 
@@ -27,7 +27,7 @@ def _quarantine_problems(row: Mapping[str, object]) -> list[str]:
     return problems
 
 
-def _is_quarantined(row: Mapping[str, object]) -> TypeGuard[dict[str, str]]:
+def _is_quarantined(row: Mapping[str, object]) -> TypeGuard[QuarantineRow]:
     return not _quarantine_problems(row)
 
 

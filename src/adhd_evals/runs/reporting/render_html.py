@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from ...text import plural
 from ..rows import ResultRow, ScoreSummary
@@ -64,7 +64,7 @@ def _legend(colours: dict[str, str], top: int) -> list[str]:
     ]
 
 
-def _metric_chart(scores: list[dict[str, Any]]) -> str:
+def _metric_chart(scores: Sequence[Mapping[str, object]]) -> str:
     spread = _trial_spread(scores)
     conditions = [c for c in CONDITIONS if any(k[0] == c for k in spread)]
     width, bar, gap = 720, 18, 34
@@ -243,7 +243,7 @@ def html_report(inputs: Inputs) -> str:
     return "".join(parts)
 
 
-def _score_sections(scores: list[dict[str, Any]], summary: ScoreSummary | None) -> list[str]:
+def _score_sections(scores: Sequence[Mapping[str, object]], summary: ScoreSummary | None) -> list[str]:
     """The charts of the scores, who judged them, and the void rows."""
     parts = [
         "<h2>Scores per metric</h2>",
@@ -281,12 +281,12 @@ def _paired_section(summary: ScoreSummary) -> list[str]:
     ]
 
 
-def _judge_section(scores: list[dict[str, Any]]) -> list[str]:
+def _judge_section(scores: Sequence[Mapping[str, object]]) -> list[str]:
     # as text: a hand-edited sheet may hold anything there, and a list cannot go in a set
     judges = {
-        (str(r["judge"].get("runner")), str(r["judge"].get("template")))
-        for r in scores
-        if isinstance(r.get("judge"), dict)
+        (str(judge.get("runner")), str(judge.get("template")))
+        for judge in (r.get("judge") for r in scores)
+        if isinstance(judge, dict)
     }
     if not judges:
         return []

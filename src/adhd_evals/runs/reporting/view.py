@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...text import plural
 from ..deciding.criteria import condition_cells
 from ..deciding.score import verdict_word
-from ..rows import Quantity, ResponseRow, ResultRow, ScoreSummary
+from ..rows import Quantity, ResponseRow, ResultRow, ScoreSummary, SheetRow, is_labelled
 from ..rubric import METRICS, WEIGHTS
 from ..summaries import CriteriaSummary
 
@@ -24,7 +25,8 @@ class Inputs:
     cases: list[CaseRow]
     responses: list[ResponseRow]
     checks: list[ResultRow] | None = None
-    scores: list[dict[str, Any]] | None = None  # conditions already mapped back (score --key)
+    # as read, conditions already mapped back (score --key); score.summarize checked them
+    scores: Sequence[Mapping[str, object]] | None = None
     summary: ScoreSummary | None = None  # score.summarize's, when there are scores
     criteria: CriteriaSummary | None = None  # criteria.summarize's (score --criteria), when given
     full: bool = False  # report --full: every case in full, however large the run
@@ -120,15 +122,22 @@ def _add_checks(views: dict[str, CaseView], checks: list[ResultRow]) -> None:
             view.unwritten.append(f"{row.get('criterion')} ({row['condition']}, {status})")
 
 
-def _add_scores(views: dict[str, CaseView], scores: list[dict[str, Any]]) -> None:
-    """Candidate blockers, and candidate-minus-baseline means per metric (void rows score nothing)."""
-    means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+def scored(scores: Iterable[Mapping[str, object]]) -> Iterator[SheetRow]:
+    """The score rows a report counts: every row but the void ones (they score nothing) and any
+    without a case, trial and condition (none once score.summarize has accepted the rows)."""
     for row in scores:
-        if isinstance(row.get("void"), str):
-            continue
+        if is_labelled(row) and not isinstance(row.get("void"), str):
+            yield row
+
+
+def _add_scores(views: dict[str, CaseView], scores: Sequence[Mapping[str, object]]) -> None:
+    """Candidate blockers, and candidate-minus-baseline means per metric."""
+    means: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for row in scored(scores):
         for metric in METRICS:
-            if isinstance(row.get(metric), (int, float)):
-                means[(row["case_id"], row["condition"], metric)].append(float(row[metric]))
+            value = row.get(metric)
+            if isinstance(value, (int, float)):
+                means[(row["case_id"], row["condition"], metric)].append(float(value))
         if row.get("blocker") is True and row["case_id"] in views and row["condition"] == "candidate":
             views[row["case_id"]].blockers += 1
     for case_id, view in views.items():
@@ -157,15 +166,14 @@ def outside_note(inputs: Inputs) -> str:
     )
 
 
-def trial_spread(scores: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float, float]]:
+def trial_spread(scores: Sequence[Mapping[str, object]]) -> dict[tuple[str, str], tuple[float, float, float]]:
     """(condition, metric) -> (mean, lowest trial mean, highest trial mean)."""
-    per_trial: dict[tuple[str, str, Any], list[float]] = defaultdict(list)
-    for row in scores:
-        if isinstance(row.get("void"), str):
-            continue
+    per_trial: dict[tuple[str, str, int], list[float]] = defaultdict(list)
+    for row in scored(scores):
         for metric in METRICS:
-            if isinstance(row.get(metric), (int, float)):
-                per_trial[(row["condition"], metric, row["trial"])].append(float(row[metric]))
+            value = row.get(metric)
+            if isinstance(value, (int, float)):
+                per_trial[(row["condition"], metric, row["trial"])].append(float(value))
     grouped: dict[tuple[str, str], list[float]] = defaultdict(list)
     every: dict[tuple[str, str], list[float]] = defaultdict(list)
     for (condition, name, _), values in per_trial.items():
