@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from adhd_evals.runs import rows, summaries
 from adhd_evals.runs.deciding import audit
-from adhd_evals.runs.deciding.audit import Outcome
+from adhd_evals.runs.deciding.audit import Echo, Outcome
+from adhd_evals.runs.deciding.swap import per_criterion
 from adhd_evals.runs.reporting.view import trial_spread
 from adhd_evals.runs.types import OutcomeKind
 from test_row_types import declared, shaped
@@ -103,3 +104,29 @@ def test_a_report_counts_the_labelled_rows_that_are_not_void() -> None:
         {"trial": 1, "condition": "baseline", "correctness": 5},
     ]
     assert trial_spread(scores) == {("baseline", "correctness"): (3.0, 2.0, 4.0)}
+
+
+def test_criteria_that_are_not_a_list_hold_no_verdict_to_compare() -> None:
+    """agree --judges compares the verdicts both judges gave on one row's criteria; a row whose
+    `criteria` is missing, or text rather than a list, gave none: no pair is counted. The one
+    row whose criteria both judges listed as verdicts counts its one criterion: 1 pair, 1 agreeing."""
+    row = {"case_id": "c", "trial": 1, "condition": "baseline"}
+    listed = {**row, "criteria": [{"criterion": "x", "verdict": "pass"}]}
+    assert per_criterion([row], [listed]) == []
+    assert per_criterion([listed], [row]) == []
+    assert per_criterion([{**row, "criteria": "x"}], [listed]) == []
+    assert per_criterion([listed], [listed]) == [{"criterion": "x", "pairs": 1, "agree": 1, "rate": 1.0}]
+
+
+def test_an_echo_is_written_with_its_fields_in_their_order() -> None:
+    """`audit --json`'s prompt_only items: the Echo's fields, named and ordered as the tuple's."""
+    shown = Echo("a", "Says hi.", "says_hi", True, False).json()
+    assert list(shown.items()) == [
+        ("case_id", "a"),
+        ("criterion", "Says hi."),
+        ("check", "says_hi"),
+        ("on_prompt", True),
+        ("on_empty", False),
+    ]
+    assert list(shown) == list(Echo._fields)
+    _every_key([shown], summaries.EchoJson)

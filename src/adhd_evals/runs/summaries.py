@@ -476,3 +476,14 @@ class AuditJson(TypedDict):
     not_run: int
     not_run_reasons: list[str]
     quarantine: list[AuditItemJson]
+
+
+class EchoJson(TypedDict):
+    """A check `audit --prompt-only` found passing with no real answer (echoes.Echo.json): what
+    the command adds to audit's JSON as `prompt_only`."""
+
+    case_id: str
+    criterion: str
+    check: str
+    on_prompt: bool  # passed with the case's own prompt as the answer
+    on_empty: bool  # passed with an empty answer

@@ -4,10 +4,14 @@ as the answer; a check that passes on either cannot tell a good answer from an e
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..judging.check import Suite, run_one
+from ..summaries import EchoJson
+
+if TYPE_CHECKING:
+    from ...catalog import CaseRow
 
 
 class Echo(NamedTuple):
@@ -19,8 +23,14 @@ class Echo(NamedTuple):
     on_prompt: bool
     on_empty: bool
 
-    def json(self) -> dict[str, Any]:
-        return self._asdict()
+    def json(self) -> EchoJson:
+        return {
+            "case_id": self.case_id,
+            "criterion": self.criterion,
+            "check": self.check,
+            "on_prompt": self.on_prompt,
+            "on_empty": self.on_empty,
+        }
 
     def line(self) -> str:
         said = " and ".join(
@@ -34,7 +44,7 @@ class Echo(NamedTuple):
         )
 
 
-def echoes(suite: Suite, cases: Sequence[Mapping[str, Any]], timeout: float) -> list[Echo]:
+def echoes(suite: Suite, cases: Sequence[CaseRow], timeout: float) -> list[Echo]:
     """Every check of every case run with the case's prompt, then with an empty answer, as the
     answer; the checks that pass on either."""
     found = []

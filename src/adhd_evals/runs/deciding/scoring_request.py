@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ... import exitcodes
 from ...errors import UsageError
@@ -118,7 +118,9 @@ def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
     return Scored(_said(summary, request, leaky, found), exit_code(summary))
 
 
-def _said(summary: ScoreSummary, request: ScoreRequest, leaky: list[str], found: dict[str, Any]) -> str:
+def _said(
+    summary: ScoreSummary, request: ScoreRequest, leaky: list[str], found: dict[str, triggers.Confusion]
+) -> str:
     """The summary as JSON, or its table and the sections the request asked for."""
     if request.as_json:
         return scoring.dumps(summary)

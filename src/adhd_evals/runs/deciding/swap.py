@@ -10,14 +10,21 @@ which judge you ask" is a finding a team needs before it ships.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from ...text import plural
 from ..summaries import CriterionAgreement, SwapJson, SwapSide
 from .decision import Decide
 
-Rows = list[dict[str, Any]]
+Rows = Sequence[Mapping[str, object]]  # a judged sheet's rows as read, mapped back through the key
+
+
+def _criteria(row: Mapping[str, object]) -> list[object]:
+    """A judged row's criteria as the judge wrote them (anything but a list holds no verdict)."""
+    found = row.get("criteria")
+    return found if isinstance(found, list) else []
 
 
 def _sign(mean: float | None) -> Literal["+", "-", "0", "none"]:
@@ -48,9 +55,7 @@ def side(path: Path, rows: Rows, decide: Decide) -> SwapSide:
 def per_criterion(first: Rows, second: Rows) -> list[CriterionAgreement]:
     """For each criterion both judges gave a verdict on (same case, trial, condition): the pairs
     and how many agree, least agreement first."""
-    said = {
-        (r["case_id"], r["trial"], r["condition"]): r.get("criteria") or [] for r in second if "void" not in r
-    }
+    said = {(r["case_id"], r["trial"], r["condition"]): _criteria(r) for r in second if "void" not in r}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in first:
         if "void" in row:
@@ -60,7 +65,7 @@ def per_criterion(first: Rows, second: Rows) -> list[CriterionAgreement]:
             for v in said.get((row["case_id"], row["trial"], row["condition"]), [])
             if isinstance(v, dict)
         }
-        for verdict in row.get("criteria") or []:
+        for verdict in _criteria(row):
             if isinstance(verdict, dict) and verdict.get("criterion") in theirs:
                 tally = counts[verdict["criterion"]]
                 tally[0] += 1
