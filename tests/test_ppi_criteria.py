@@ -14,7 +14,7 @@ import pytest
 from adhd_evals.entry import main
 from adhd_evals.runs.deciding import criteria as counting
 from adhd_evals.runs.inference import ppi
-from adhd_evals.runs.rows import Verdict, VerdictRow
+from adhd_evals.runs.rows import Verdict, VerdictRow, checked_rows, is_labelled
 
 # the judge's verdicts on criteria X and Y of cases c0..c3 (candidate only), trial 1
 JUDGE: dict[str, tuple[Verdict, Verdict]] = {
@@ -46,7 +46,8 @@ def _labels(sample: list[str]) -> ppi.LabelSet:
          "criteria": ["Z", *({"criterion": c, "verdict": v} for c, v in zip("XY", said, strict=True))]}
         for case, said in PERSON.items()
     ]  # fmt: skip
-    return ppi.LabelSet(rows, {"seed": 0, "method": ppi.SAMPLE_METHOD, "case_ids": sample})
+    labelled = checked_rows(rows, is_labelled)  # each has its case, trial and condition
+    return ppi.LabelSet(labelled, {"seed": 0, "method": ppi.SAMPLE_METHOD, "case_ids": sample})
 
 
 def test_the_judge_s_criterion_pass_rate_three_ways() -> None:

@@ -153,18 +153,18 @@ def _without_void(
     return kept, listed, missing
 
 
-def apply_key(scores: Sequence[Mapping[str, object]], key: Sequence[KeyRow]) -> list[dict[str, object]]:
+def apply_key(scores: Sequence[Mapping[str, object]], key: Sequence[KeyRow]) -> list[SheetRow]:
     """Scores judged on a blind sheet carry labels; the key maps them back to conditions."""
     lookup = {(k["case_id"], k["trial"], k["label"]): k["condition"] for k in key}
-    mapped, problems = [], []
+    mapped: list[SheetRow] = []
+    problems: list[str] = []
     for index, row in enumerate(scores, start=1):
         if "control" in row:  # a control row the judge was given (issue 31): never a case
             continue
-        wrong = field_problems(row, LABELLED_FIELDS)
-        if wrong:
-            problems += [f"Score row {index}: {p}" for p in wrong]
+        if not is_labelled(row):
+            problems += [f"Score row {index}: {p}" for p in field_problems(row, LABELLED_FIELDS)]
             continue
-        label = (row.get("case_id"), row.get("trial"), row.get("condition"))
+        label = (row["case_id"], row["trial"], row["condition"])
         if label not in lookup:
             problems.append(
                 f"Score row {index}: no key entry for {label[0]}/trial {label[1]} label {label[2]!r}"

@@ -8,7 +8,7 @@ them from a `ScoreRequest` built by keyword, so the command line only gathers it
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -79,9 +79,12 @@ def _decide(request: ScoreRequest) -> Decide:
 
 def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
     """score SCORES [--checks ...]: the reference's summary, the paired analysis and the decision."""
-    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=request.allow_leaky_judge)
+    admitted, leaky = admission.admitted(
+        scores, scoring.read_rows(scores), allow_leaky=request.allow_leaky_judge
+    )
+    rows: Sequence[Mapping[str, object]] = admitted  # as read; summarize checks them
     if request.key is not None:
-        rows = scoring.apply_key(rows, scoring.read_key(request.key))
+        rows = scoring.apply_key(admitted, scoring.read_key(request.key))
     sample = scoring.read_labels(request.labels, request.key) if request.labels is not None else None
     checks = request.checks
     results = (

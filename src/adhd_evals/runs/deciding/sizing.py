@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from statistics import NormalDist, fmean, variance
 
@@ -56,9 +56,10 @@ def sd_with(found: dict[str, float], trials: float) -> float:
 def plan_lines(path: Path, key: Path | None, trials: int, effects: list[float]) -> list[str]:
     from . import score as scoring
 
-    rows = scoring.read_rows(path)
+    read = scoring.read_rows(path)
+    rows: Sequence[Mapping[str, object]] = read  # as read; grouped_rows checks them
     if key is not None:
-        rows = scoring.apply_key(rows, scoring.read_key(key))
+        rows = scoring.apply_key(read, scoring.read_key(key))
     grouped = scoring.grouped_rows(rows, dict(WEIGHTS))[0]
     found = spreads(grouped, dict(WEIGHTS))
     planned, observed = sd_with(found, trials), found["sd"]

@@ -39,11 +39,11 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple, cast
 
 from ...errors import InputInvalid, UsageError
 from ...text import plural
-from ..rows import KeyRow, LabelSample, ScoreRow
+from ..rows import KeyRow, LabelSample, ScoreRow, SheetRow
 from ..rubric import CONDITIONS, Metric
 from ..summaries import EstimateJson, PpiSection, ThreeJson
 from .paired import LEVEL, t_quantile
@@ -241,7 +241,7 @@ class LabelSet(NamedTuple):
     """`score --labels`: the person's filled sheet (conditions mapped back through the key) and the
     random sample the key records."""
 
-    rows: list[dict[str, Any]]
+    rows: list[SheetRow]
     sample: LabelSample
 
 
@@ -252,9 +252,7 @@ class Section(NamedTuple):
     blockers: list[str]  # labelled cases where the person marked a candidate blocker and no baseline one
 
 
-def filled(
-    rows: Iterable[dict[str, Any]], weights: Mapping[Metric, float]
-) -> tuple[list[ScoreRow], list[str]]:
+def filled(rows: Iterable[SheetRow], weights: Mapping[Metric, float]) -> tuple[list[ScoreRow], list[str]]:
     """The rows a person scored (every metric given, 1 to 5; the blocker optional); rows left blank
     are not labels. A row half filled, or scored out of range, is a problem, named."""
     found: list[ScoreRow] = []
@@ -268,19 +266,21 @@ def filled(
             missing = ", ".join(m for m in weights if m not in given)
             problems.append(f"{where}: scored in part; give {missing} too, or leave the row blank")
             continue
-        bad = [
-            m
-            for m in weights
-            if isinstance(row[m], bool) or not isinstance(row[m], (int, float)) or not 1 <= row[m] <= 5
-        ]
+        bad = [m for m in weights if not _a_score(row.get(m))]
         if bad or row.get("condition") not in CONDITIONS:
             problems.append(
                 f"{where}: {', '.join(bad) or 'condition'} must be "
                 + ("between 1 and 5" if bad else "a condition")
             )
             continue
-        found.append({**row, "blocker": row.get("blocker") is True, "notes": str(row.get("notes") or "")})  # type: ignore[typeddict-item]
+        scored = {**row, "blocker": row.get("blocker") is True, "notes": str(row.get("notes") or "")}
+        found.append(cast("ScoreRow", scored))  # checked just above: each metric 1 to 5, a condition
     return found, problems
+
+
+def _a_score(value: object) -> bool:
+    """A metric's score: a number from 1 to 5 (a bool is no number here)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and 1 <= value <= 5
 
 
 def _by_case(rows: Iterable[ScoreRow]) -> dict[str, set[tuple[int, str]]]:
