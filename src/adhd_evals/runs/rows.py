@@ -356,9 +356,10 @@ def read_shaped(
     is wrong when not; any problem refuses the file, every bad row named by line."""
     rows: list[Row] = []
 
-    def check(row: dict[str, Any]) -> list[str]:
-        if type(row.get("response")) is str:  # a lone surrogate no UTF-8 can carry: escaped as
-            row["response"] = escape_surrogates(row["response"])[0]  # run stores one (\\udXXX)
+    def check(row: dict[str, object]) -> list[str]:
+        response = row.get("response")
+        if type(response) is str:  # a lone surrogate no UTF-8 can carry: escaped as
+            row["response"] = escape_surrogates(response)[0]  # run stores one (\\udXXX)
         if shaped(row):  # a good row is checked once
             rows.append(row)
             return []

@@ -34,14 +34,14 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import UsageError
 from ...text import plural
 from ..deciding.audit import ALPHA, Outcome, check_outcomes, pass_counts
 from ..deciding.audit import sign_verdict as sign_verdict  # the verdict curtailment keeps (one home: audit)
 from ..judging.check import catalog_criteria, load_suite, run_checks
-from ..rows import PairedVerdict, ResponseRow, read_responses
+from ..rows import PairedVerdict, ResponseRow, is_response, read_responses
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
@@ -225,14 +225,15 @@ class Watch:
         rank = {case_id: at for at, case_id in enumerate(ids)}
         return sorted(pending, key=lambda task: (rank[task[0]["id"]], task[1]))
 
-    def _outcomes(self, rows: Iterable[Mapping[str, Any]]) -> list[Outcome]:
-        known = [cast(ResponseRow, r) for r in rows if r["case_id"] in self.ids]
+    def _outcomes(self, rows: Iterable[ResponseRow]) -> list[Outcome]:
+        known = [r for r in rows if r["case_id"] in self.ids]
         found = run_checks(known, self.suite, self.ids, self.criteria)
         return check_outcomes(result.row() for result in found.results)
 
-    def record(self, row: Mapping[str, Any]) -> None:
+    def record(self, row: Mapping[str, object]) -> None:
         """One candidate row's checks into its case's tally (a trial counted once)."""
-        key = (str(row["case_id"]), int(row["trial"]))
+        assert is_response(row)  # a row this run made, or read back with read_responses
+        key = (row["case_id"], row["trial"])
         if key[0] not in self.ids or key[1] > self.trials or key in self._seen:
             return
         self._seen.add(key)
@@ -314,7 +315,7 @@ class Watch:
         return None
 
 
-def _cost(row: Mapping[str, Any]) -> float | None:
+def _cost(row: Mapping[str, object]) -> float | None:
     cost = row.get("cost_usd")
     if row.get("cached") or isinstance(cost, bool) or not isinstance(cost, (int, float)):
         return None
