@@ -6,7 +6,7 @@ declare lets it skip them (contract.py), and nothing else."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ..problem import Finding, Problem
 from . import CATALOG_RULES, ROW_RULES
@@ -34,7 +34,7 @@ class RowRun:
             check for _, check in self.checks if isinstance(check, RecordingCheck)
         )
 
-    def clean(self, row: Any, number: int) -> bool:
+    def clean(self, row: object, number: int) -> bool:
         """True when no row rule can report the object a line parsed to strictly (UTF-8, no
         BOM, no duplicate key, no surrogate escape), by what the rules declare; what the
         recording checks would record (E106's id) is recorded."""

@@ -10,7 +10,6 @@ Failing: `{"id": 7, ...}` or `{"criteria": "x", ...}`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..problem import ERROR, Finding
 from ..schema import TEXT_FIELDS
@@ -64,6 +63,6 @@ def check(row: Row) -> Iterator[Finding]:
         )
 
 
-def _problem(row: Any, name: str, expected: str) -> Finding:
+def _problem(row: Row, name: str, expected: str) -> Finding:
     actual = _TYPE_NAMES.get(type(row.value[name]), type(row.value[name]).__name__)
     return Finding(row.number, column_of(row.text, name), f"{name}: expected {expected}, found {actual}")

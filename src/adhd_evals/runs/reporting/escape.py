@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
 
 # Shown as <U+XXXX> so a response cannot hide or reorder what a reader sees: C0/C1 controls
 # (but tab and newline), the soft hyphen, the Arabic letter mark, Hangul and Khmer fillers,
@@ -27,11 +26,11 @@ def _visible(match: re.Match[str]) -> str:
     return f"<U+{ord(match.group()):04X}>"
 
 
-def html_text(text: Any) -> str:
+def html_text(text: object) -> str:
     return html.escape(_CONTROLS.sub(_visible, str(text)), quote=True)
 
 
-def md_text(text: Any) -> str:
+def md_text(text: object) -> str:
     """One cell or line of text: no line breaks, no HTML, and no Markdown a response could use
     (links, images, emphasis: each sign backslash-escaped); an `@` goes in a code span, where
     GitHub makes no mention of it (a backslash would not stop a mention)."""
