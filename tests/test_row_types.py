@@ -363,6 +363,7 @@ def test_the_page_of_row_files_lists_every_key_as_declared() -> None:
         "ScoreRow",
         "VerdictRow",
         "Certificate",
+        "QuarantineRow",
     }
     for name, keys in tables.items():
         required, optional = declared(getattr(rows, name))
