@@ -11,7 +11,8 @@ from adhd_evals.errors import InputInvalid
 from adhd_evals.runs.deciding import decision as deciding
 from adhd_evals.runs.inference import paired as stats
 from adhd_evals.runs.inference import ppi
-from adhd_evals.runs.rows import LabelSample, read_key_and_sample
+from adhd_evals.runs.rows import LabelSample, checked_rows, is_labelled, read_key_and_sample
+from adhd_evals.runs.rubric import METRICS, Metric
 from adhd_evals.runs.summaries import McNemarTest, PpiSection
 
 SAMPLE: LabelSample = {"seed": 1, "method": ppi.SAMPLE_METHOD, "case_ids": ["a"]}
@@ -77,13 +78,13 @@ def test_the_draw_is_uniform_over_sorted_ids_whatever_their_order() -> None:
 
 def test_a_person_s_row_out_of_range_or_of_no_condition_is_named() -> None:
     """Metrics 1 to 5 and a known condition; a blank row is simply not a label."""
-    weights = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), 0.2)
-    rows = [
+    weights: dict[Metric, float] = dict.fromkeys(METRICS, 0.2)  # correctness, ..., concision
+    rows: list[dict[str, object]] = [
         {"case_id": "a", "trial": 1, "condition": "baseline", **dict.fromkeys(weights, 6)},
         {"case_id": "a", "trial": 1, "condition": "other", **dict.fromkeys(weights, 3)},
         {"case_id": "b", "trial": 1, "condition": "baseline", **dict.fromkeys(weights)},
     ]
-    found, problems = ppi.filled(rows, weights)  # type: ignore[arg-type]
+    found, problems = ppi.filled(checked_rows(rows, is_labelled), weights)
     assert found == []
     assert problems == [
         "Label row 1 (a/trial 1): correctness, autonomy, actionability, safety, concision must be between 1 and 5",
