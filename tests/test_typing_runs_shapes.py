@@ -108,13 +108,14 @@ def test_a_report_counts_the_labelled_rows_that_are_not_void() -> None:
 
 def test_criteria_that_are_not_a_list_hold_no_verdict_to_compare() -> None:
     """agree --judges compares the verdicts both judges gave on one row's criteria; a row whose
-    `criteria` is missing, or text rather than a list, gave none: no pair is counted. The one
+    `criteria` is missing, or text or a number rather than a list, gave none: no pair is counted. The one
     row whose criteria both judges listed as verdicts counts its one criterion: 1 pair, 1 agreeing."""
     row = {"case_id": "c", "trial": 1, "condition": "baseline"}
     listed = {**row, "criteria": [{"criterion": "x", "verdict": "pass"}]}
     assert per_criterion([row], [listed]) == []
     assert per_criterion([listed], [row]) == []
     assert per_criterion([{**row, "criteria": "x"}], [listed]) == []
+    assert per_criterion([listed], [{**row, "criteria": 5}]) == []  # a number: it raised TypeError before
     assert per_criterion([listed], [listed]) == [{"criterion": "x", "pairs": 1, "agree": 1, "rate": 1.0}]
 
 
