@@ -17,7 +17,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypedDict, cast
+from typing import BinaryIO, Protocol, TypedDict, cast
 
 from . import __version__
 from .catalogrules.stream import lint_lines, row_problems
@@ -132,9 +132,10 @@ def validate_file(path: Path) -> tuple[int, list[Problem]]:
 
 def read_object_rows(
     path: Path, row_problems: Callable[[dict[str, object]], list[str]] | None = None, *, what: str = "file"
-) -> list[dict[str, Any]]:
-    """Every row of a JSONL file of objects; all bad rows are named by line, then refused."""
-    rows: list[dict[str, Any]] = []
+) -> list[dict[str, object]]:
+    """Every row of a JSONL file of objects, as JSON gave it (its values are the caller's to
+    check); all bad rows are named by line, then refused."""
+    rows: list[dict[str, object]] = []
     problems: list[str] = []
     with open_rows(path, what) as stream:
         for number, row, problem in iter_rows(stream):
