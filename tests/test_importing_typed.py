@@ -47,9 +47,11 @@ def test_fits_reads_additional_properties_only_beside_a_properties_object() -> N
     """{"a": "ab"} with `a` declared and nothing else present fits; when `properties` is not
     an object the declared keys cannot be told, so the answer is "not sure"."""
     value = {"a": "ab"}
-    declared: dict[str, object] = {"properties": {"a": {"type": "string"}}, "additionalProperties": False}
+    declared: dict[str, object] = {"additionalProperties": False, "properties": {"a": {"type": "string"}}}
     assert dialect_schema._fits(value, declared, ROOT) is True
-    assert dialect_schema._fits(value, {"properties": ["a"], "additionalProperties": False}, ROOT) is False
+    # additionalProperties read first: `properties` alone would answer "not sure" on its own
+    undeclared: dict[str, object] = {"additionalProperties": False, "properties": ["a"]}
+    assert dialect_schema._fits(value, undeclared, ROOT) is False
 
 
 def test_an_is_json_schema_that_is_not_json_text_exports_as_its_rubric() -> None:
