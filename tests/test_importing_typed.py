@@ -3,9 +3,11 @@ at before it is used, and a value of another type takes the path that was always
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from adhd_evals.importing import dialect_schema
+from adhd_evals.importing import dialect_schema, importer
 from adhd_evals.importing.export import Mechanical, assertion_for
 
 # Each keyword `_fits` reads, once with the argument it reads and once with an argument of
@@ -66,3 +68,21 @@ def test_an_is_json_schema_that_is_not_json_text_exports_as_its_rubric() -> None
     }
     hand = Mechanical("is_json", (), {"schema": {"type": "object"}})
     assert assertion_for("c", hand) == {"type": "llm-rubric", "value": "c", "config": {"criterion": "c"}}
+
+
+def test_a_replaced_catalog_is_read_for_its_text_ids_and_text_prompts(tmp_path: Path) -> None:
+    """By hand, line by line: `a` has a text id and prompt (both kept); `b` a text id and a
+    number for a prompt (its id kept, no prompt); an id that is a number, a line that is a
+    list and a line that is not JSON are passed over, as a lenient read of a file about to be
+    replaced does."""
+    catalog = tmp_path / "cases.jsonl"
+    lines = [
+        '{"id": "a", "prompt": "Say hi"}',
+        '{"id": "b", "prompt": 3}',
+        '{"id": 7, "prompt": "x"}',
+        '["id", "c"]',
+        "not json",
+    ]
+    catalog.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert importer._catalog_ids(catalog) == ["a", "b"]
+    assert importer._catalog_prompts(catalog) == {"a": "Say hi"}
