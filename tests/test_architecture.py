@@ -32,9 +32,6 @@ LONG_MODULES = {
 MAX_COMPLEXITY = 10
 # Functions still over MAX_COMPLEXITY (module, function).
 COMPLEX = {
-    # copied verbatim into every check module with a trace check: splitting it changes the generated
-    # module and needs a new released/ entry so re-import still knows the old block (a version step)
-    ("importing/tracehelpers.py", "_js_regex"),
     ("runs/calling/calls.py", "call"),
 }
 

@@ -62,3 +62,23 @@ def test_a_text_row_is_the_line_of_the_same_dict(values: list[str], criteria: li
     assert "\n" not in written and len(written.splitlines()) == 1
     if not any("\ud800" <= ch <= "\udfff" for text in (*values, *criteria) for ch in text):
         assert json.loads(written) == row
+
+
+# Text around the surrogate range's edges: the two code points either side of it, its first and
+# last, one inside, a backslash (left alone: only unencodable code points are escaped) and astral.
+_AROUND_SURROGATES = st.text(
+    alphabet=st.sampled_from(
+        ["a", "\\", "\ud7ff", "\ud800", "\udbff", "\udc00", "\udfff", "\ue000", "\U0001f600"]
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_AROUND_SURROGATES)
+def test_escape_surrogates_writes_each_surrogate_code_point_as_its_escape(text: str) -> None:
+    """The rule, applied character by character: a code point in U+D800-U+DFFF becomes the six
+    characters backslash, u and its four lowercase hex digits; every other character stays; the
+    flag says whether one was there."""
+    expected = "".join(f"\\u{ord(ch):04x}" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    assert jsonl.escape_surrogates(text) == (expected, expected != text)

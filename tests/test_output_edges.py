@@ -66,7 +66,11 @@ def test_only_a_dead_writers_temporaries_are_removed(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [pytest.param("not json\n", id="not JSON"), pytest.param('{"old": {}}\n', id="no new set")],
+    [
+        pytest.param("not json\n", id="not JSON"),
+        pytest.param('{"old": {}}\n', id="no new set"),
+        pytest.param('{"new": {}}\n', id="no old set"),  # once a KeyError out of torn (exit 70)
+    ],
 )
 def test_a_manifest_adhd_evals_did_not_write_is_named(tmp_path: Path, text: str) -> None:
     (tmp_path / MANIFEST).write_text(text)

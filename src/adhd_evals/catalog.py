@@ -17,7 +17,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypedDict, cast
+from typing import BinaryIO, Protocol, TypedDict, cast
 
 from . import __version__
 from .catalogrules.stream import lint_lines, row_problems
@@ -73,12 +73,12 @@ def catalog_chunks(cases: Iterable[Case], size: int = 256) -> Iterator[str]:
         yield "".join(batch)
 
 
-def case_problems(row: dict[str, Any]) -> list[str]:
+def case_problems(row: dict[str, object]) -> list[str]:
     """Every rule one catalog row breaks (uniqueness is the file's concern): the catalog's rules'."""
     return [p.message for p in row_problems(row)]
 
 
-def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, Any, Problem | None]]:
+def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, object, Problem | None]]:
     """(line number, parsed value, problem) for each non-blank line."""
     for number, raw in enumerate(lines, start=1):
         if isinstance(raw, bytes):
@@ -131,10 +131,11 @@ def validate_file(path: Path) -> tuple[int, list[Problem]]:
 
 
 def read_object_rows(
-    path: Path, row_problems: Callable[[dict[str, Any]], list[str]] | None = None, *, what: str = "file"
-) -> list[dict[str, Any]]:
-    """Every row of a JSONL file of objects; all bad rows are named by line, then refused."""
-    rows: list[dict[str, Any]] = []
+    path: Path, row_problems: Callable[[dict[str, object]], list[str]] | None = None, *, what: str = "file"
+) -> list[dict[str, object]]:
+    """Every row of a JSONL file of objects, as JSON gave it (its values are the caller's to
+    check); all bad rows are named by line, then refused."""
+    rows: list[dict[str, object]] = []
     problems: list[str] = []
     with open_rows(path, what) as stream:
         for number, row, problem in iter_rows(stream):
@@ -154,7 +155,7 @@ def load_valid(path: Path) -> list[CaseRow]:
     """A catalog's cases, refused with every problem when it breaks the five-field rules."""
     if not path.exists():
         raise UsageError(f"{path}: no such catalog (pass --cases)")
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
     with open_rows(path, "catalog file") as stream:  # read once: the rules, and the rows
         _, found, _ = lint_lines(stream, keep=rows)
     problems = sorted((p for p in found if p.severity == ERROR), key=lambda p: (p.line, p.column))
@@ -215,10 +216,10 @@ def rules_version(package: Path = Path(__file__).parent) -> str:
     return digest.hexdigest()
 
 
-def _parsed(data: bytes) -> list[dict[str, Any]] | None:
+def _parsed(data: bytes) -> list[dict[str, object]] | None:
     """The rows of a catalog as the rules read them (blank lines skipped, Unicode's blanks
     too), or None at a line that is not one JSON object."""
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
     try:
         for raw in io.BytesIO(data):  # lines as a file gives them: split at b"\n" alone
             if not raw.strip():

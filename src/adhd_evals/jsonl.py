@@ -9,9 +9,10 @@ U+0085, U+2028 and U+2029 are escaped; json.dumps leaves them raw when
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .text import lone_surrogate_at
 
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 # json.dumps builds a new encoder on every call with non-default arguments; these are built once.
@@ -19,7 +20,7 @@ _ENCODE = {False: json.JSONEncoder(ensure_ascii=False).encode, True: json.JSONEn
 _QUOTE: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
 
 
-def line(row: Any, *, ensure_ascii: bool = False) -> str:
+def line(row: object, *, ensure_ascii: bool = False) -> str:
     """One row as one line of JSON (without the newline)."""
     return _unbroken(_ENCODE[ensure_ascii](row))
 
@@ -41,7 +42,7 @@ def _unbroken(text: str) -> str:
     return text.translate(_LINE_BREAKS)
 
 
-def text(rows: Iterable[Any]) -> str:
+def text(rows: Iterable[object]) -> str:
     """Rows as a JSONL document, each line ending in a newline."""
     return "".join(line(row) + "\n" for row in rows)
 
@@ -52,17 +53,17 @@ def text(rows: Iterable[Any]) -> str:
 # Python str, but has no UTF-8 bytes: writing it raises. What a model CLI printed is kept, the
 # code point written as the six characters `\udXXX` in its place, and the row says so.
 
-_LONE = re.compile("[\ud800-\udfff]")
-
 
 def escape_surrogates(text: str) -> tuple[str, bool]:
     """`text` with each lone surrogate written as `\\uXXXX` (lowercase hex), and whether any was."""
-    if _LONE.search(text) is None:
+    if lone_surrogate_at(text) is None:  # what a lone surrogate is: text.py says it, once
         return text, False
-    return _LONE.sub(lambda found: f"\\u{ord(found.group()):04x}", text), True
+    # A surrogate is the one code point UTF-8 cannot encode, so the codec's own escape reaches
+    # exactly those, each as `\udXXX` in lowercase hex
+    return text.encode("utf-8", "backslashreplace").decode("utf-8"), True
 
 
-def escape_value(value: Any) -> tuple[Any, bool]:
+def escape_value(value: object) -> tuple[object, bool]:
     """A JSON value with every string in it (keys too) escaped, and whether any was."""
     if isinstance(value, str):
         return escape_surrogates(value)
@@ -75,9 +76,9 @@ def escape_value(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def escaped_row(row: dict[str, Any]) -> dict[str, Any]:
+def escaped_row(row: Mapping[str, object]) -> dict[str, object]:
     """The row with its unencodable text escaped and `escaped` listing the fields that were."""
-    fixed: dict[str, Any] = {}
+    fixed: dict[str, object] = {}
     changed = []
     for key, value in row.items():
         (name, _), (fixed_value, was) = escape_surrogates(key), escape_value(value)

@@ -19,7 +19,6 @@ import os
 import signal
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from .errors import OutputError
 from .files import read_limited
@@ -181,11 +180,12 @@ def torn(folder: Path) -> str | None:
     try:
         sets = json.loads(recorded)
         names = sorted(sets["new"])
+        written = (sets["new"], sets["old"])  # the pair's digests after the write and before it
     except (ValueError, KeyError, TypeError):
         return f"{folder / MANIFEST} is not a manifest adhd-evals wrote; delete it and import again"
     actual = {name: _digest(_current(folder / name)) for name in names}
-    if actual in (sets["new"], sets["old"]) or _changed_since(folder, names, actual, sets):
-        _clear_stale(folder, sets)
+    if actual in written or _changed_since(folder, names, actual, written):
+        _clear_stale(folder, sets.get("pid"))
         return None
     return (
         f"{' and '.join(str(folder / n) for n in names)} are not from one import "
@@ -194,7 +194,7 @@ def torn(folder: Path) -> str | None:
 
 
 def _changed_since(
-    folder: Path, names: list[str], actual: dict[str, str | None], sets: dict[str, Any]
+    folder: Path, names: list[str], actual: dict[str, str | None], digests: tuple[object, object]
 ) -> bool:
     """Files changed after the manifest was written (a person's edit: the writer's renames
     only move files written before it) while the rest match one write: a stale manifest
@@ -206,13 +206,13 @@ def _changed_since(
         return False
     rest = {name: actual[name] for name in names if name not in later}
     return bool(later) and any(
-        rest == {name: pair.get(name) for name in rest} for pair in (sets["new"], sets["old"])
+        isinstance(pair, dict) and rest == {name: pair.get(name) for name in rest} for pair in digests
     )
 
 
-def _clear_stale(folder: Path, sets: dict[str, Any]) -> None:
-    """Remove a manifest whose writer is gone: it describes a write that is over."""
-    pid = sets.get("pid")
+def _clear_stale(folder: Path, pid: object) -> None:
+    """Remove a manifest whose writer is gone (`pid`, as the manifest records it): it describes
+    a write that is over."""
     if isinstance(pid, int) and pid != os.getpid() and _alive(pid):
         return  # its writer is still renaming
     with contextlib.suppress(OSError):

@@ -16,7 +16,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .dialect_paths import position, reach, steps
 from .dialect_schema import INVALID, _kind, _plain, _refusal, _validate
@@ -115,7 +115,7 @@ class Rule:
         """The `has` keys, as a set: `keys <= obj.keys()` tests them all at once."""
         return frozenset(self.has)
 
-    def matches(self, obj: dict[str, Any]) -> bool:
+    def matches(self, obj: dict[str, object]) -> bool:
         return all(key in obj and _same(obj[key], value) for key, value in self.when) and all(
             key in obj for key in self.has
         )
@@ -225,13 +225,13 @@ class Skip:
     has: tuple[str, ...] = ()
     when: tuple[tuple[str, Any], ...] = ()
 
-    def matches(self, case: dict[str, Any]) -> bool:
+    def matches(self, case: dict[str, object]) -> bool:
         return all(reach(case, key)[0] for key in self.has) and all(
             _reached_same(case, key, value) for key, value in self.when
         )
 
 
-def _reached_same(case: dict[str, Any], key: str, value: Any) -> bool:
+def _reached_same(case: dict[str, object], key: str, value: Any) -> bool:
     found, got = reach(case, key)
     return found and _same(got, value)
 
@@ -267,7 +267,7 @@ class Dialect:
             values = tuple(_typed(v) for _, v in rule.when)
             self._index.setdefault(keys, {}).setdefault(values, []).append(rule)
 
-    def match(self, obj: dict[str, Any]) -> Rule | None:
+    def match(self, obj: dict[str, object]) -> Rule | None:
         """The first rule (in file order) whose `when` (and `has`) the object matches."""
         index = self._index
         if len(index) == 1 and () in index:  # only `has` rules: the first whose keys the object has
@@ -294,7 +294,7 @@ class Dialect:
         return f"Dialect: {self.display} (blake2s {self.digest})."
 
 
-def _probe(keys: tuple[str, ...], obj: dict[str, Any]) -> tuple[Any, ...] | None:
+def _probe(keys: tuple[str, ...], obj: dict[str, object]) -> tuple[Any, ...] | None:
     """The object's typed values at a rule group's `when` keys (None: it lacks one)."""
     try:
         if len(keys) == 1:  # one key (`type`) is the common `when`: no generator for it
@@ -482,7 +482,9 @@ def _rule(tree: Any, index: int, shown: str) -> Rule:
 def _schema_text(schema: Any, refuse: Any) -> str:
     import jsonschema
 
-    plain = _plain(schema)
+    # dialect.schema.json checked it is an object or a boolean; the stubs name only the dict
+    # (check_schema takes both), and `_plain` gives str keys
+    plain = cast("dict[str, object]", _plain(schema))
     try:
         jsonschema.validators.validator_for(plain).check_schema(plain)
         return json.dumps(plain, ensure_ascii=False, allow_nan=False, sort_keys=True)

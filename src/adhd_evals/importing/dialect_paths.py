@@ -111,7 +111,7 @@ class Stop(NamedTuple):
     why: str
 
 
-def walk(case: dict[str, Any], path: str) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+def walk(case: dict[str, object], path: str) -> Iterator[tuple[tuple[str | int, ...], Any]]:
     """The values a criteria path names in a case: `a.b` nests, `k[]` walks a list."""
     for at, value in trace(case, path):
         if not isinstance(value, Stop):
@@ -124,7 +124,7 @@ def steps(path: str) -> tuple[tuple[str, bool], ...]:
     return tuple((part[:-2], True) if part.endswith("[]") else (part, False) for part in path.split("."))
 
 
-def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], Any]]:
+def trace(case: dict[str, object], path: str) -> list[tuple[tuple[str | int, ...], Any]]:
     """What a criteria path reaches, and where it stopped: a value per place reached, or a
     `Stop` for each item or object the path could not walk through (a string where
     `rubric[].pass_if` expects an object, a list item without the key). Outside a walked
@@ -140,7 +140,7 @@ def trace(case: dict[str, Any], path: str) -> list[tuple[tuple[str | int, ...], 
 
 
 def _short_trace(
-    case: dict[str, Any], walked: tuple[tuple[str, bool], ...]
+    case: dict[str, object], walked: tuple[tuple[str, bool], ...]
 ) -> list[tuple[tuple[str | int, ...], Any]] | None:
     """The common places without the general walk: one key, one list, or `a.b` one object
     down (None: walk it)."""

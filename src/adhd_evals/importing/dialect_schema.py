@@ -16,14 +16,18 @@ SCHEMA_PATH = Path(__file__).with_name("dialect.schema.json")
 
 INVALID = "is not a valid dialect file"
 
+# A schema as JSON gave it: dialect.schema.json is ours, but each keyword's argument is still
+# checked for the type `_fits` reads before it is used, and any other answers "not sure".
+Schema = dict[str, object]
 
-def _kind(value: Any) -> str:
+
+def _kind(value: object) -> str:
     from .model import describe
 
     return describe(_plain(value))
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """ruamel's commented containers as plain JSON values."""
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
@@ -42,8 +46,8 @@ def _refusal(shown: str, **fields: Any) -> Refusal:
     return Refusal(RefusalCode.DIALECT_INVALID, shown, INVALID, **fields)
 
 
-def _schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+def _schema() -> Schema:
+    schema: Schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return schema
 
 
@@ -80,7 +84,7 @@ _ANNOTATIONS = frozenset(
 )
 
 
-_JSON_TYPES: dict[str, Any] = {
+_JSON_TYPES: dict[str, Callable[[object], bool]] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
@@ -93,7 +97,7 @@ _JSON_TYPES: dict[str, Any] = {
 }
 
 
-def _fits(value: Any, schema: Any, root: dict[str, Any]) -> bool:
+def _fits(value: object, schema: object, root: Schema) -> bool:
     """True only when `value` is certainly valid against `schema` (draft 2020-12, the keywords
     dialect.schema.json uses); False when it is not, or when a keyword is not one read here.
     Only a True skips jsonschema, so a False never changes what is accepted or said."""
@@ -109,68 +113,94 @@ def _fits(value: Any, schema: Any, root: dict[str, Any]) -> bool:
     return True
 
 
-def _keyword_fits(
-    keyword: str, argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]
-) -> bool:
+def _keyword_fits(keyword: str, argument: object, value: object, schema: Schema, root: Schema) -> bool:
     check = _KEYWORDS.get(keyword)
     return check is not None and check(argument, value, schema, root)  # else jsonschema decides
 
 
-def _type_fits(argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
+def _type_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
     names = [argument] if isinstance(argument, str) else argument
-    return any(name in _JSON_TYPES and _JSON_TYPES[name](value) for name in names)
+    if not isinstance(names, list):
+        return False
+    return any(isinstance(name, str) and name in _JSON_TYPES and _JSON_TYPES[name](value) for name in names)
 
 
-def _ref_fits(argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
+def _ref_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
     prefix = "#/$defs/"
     if not (isinstance(argument, str) and argument.startswith(prefix)):
         return False
-    target = root.get("$defs", {}).get(argument[len(prefix) :])
+    defs = root.get("$defs", {})
+    target = defs.get(argument[len(prefix) :]) if isinstance(defs, dict) else None
     return target is not None and _fits(value, target, root)
 
 
-def _additional_fits(argument: Any, value: Any, schema: dict[str, Any], root: dict[str, Any]) -> bool:
+def _additional_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
     if not isinstance(value, dict):
         return True
-    if "patternProperties" in schema:
-        return False  # not read here
     known = schema.get("properties", {})
+    if "patternProperties" in schema or not isinstance(known, dict):
+        return False  # not read here
     return all(_fits(item, argument, root) for key, item in value.items() if key not in known)
 
 
-def _smallest(kind: type[Sized], argument: Any, value: Any) -> bool:
+def _smallest(kind: type[Sized], argument: object, value: object) -> bool:
     """minLength, minItems, minProperties: a value of another kind passes."""
-    return not isinstance(value, kind) or bool(len(value) >= argument)
+    if not isinstance(argument, int):
+        return False  # not read here
+    return not isinstance(value, kind) or len(value) >= argument
 
 
-_KeywordCheck = Callable[[Any, Any, dict[str, Any], dict[str, Any]], bool]
+def _enum_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
+    return isinstance(argument, list) and any(_json_equal(value, option) for option in argument)
+
+
+def _any_of_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
+    return isinstance(argument, list) and any(_fits(value, sub, root) for sub in argument)
+
+
+def _one_of_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
+    return isinstance(argument, list) and sum(_fits(value, sub, root) for sub in argument) == 1
+
+
+def _items_fit(argument: object, value: object, schema: Schema, root: Schema) -> bool:
+    return not isinstance(value, list) or all(_fits(item, argument, root) for item in value)
+
+
+def _required_fits(argument: object, value: object, schema: Schema, root: Schema) -> bool:
+    if not isinstance(argument, list):
+        return False  # not read here
+    return not isinstance(value, dict) or all(key in value for key in argument)
+
+
+def _properties_fit(argument: object, value: object, schema: Schema, root: Schema) -> bool:
+    if not isinstance(argument, dict):
+        return False  # not read here
+    return not isinstance(value, dict) or all(
+        _fits(value[key], sub, root) for key, sub in argument.items() if key in value
+    )
+
+
+_KeywordCheck = Callable[[object, object, Schema, Schema], bool]
 # The keywords dialect.schema.json uses, each read as draft 2020-12 reads it:
 # (the keyword's argument, the value, the schema holding the keyword, the root schema).
 _KEYWORDS: dict[str, _KeywordCheck] = {
     "type": _type_fits,
     "$ref": _ref_fits,
-    "enum": lambda argument, value, _schema, _root: any(_json_equal(value, option) for option in argument),
+    "enum": _enum_fits,
     "const": lambda argument, value, _schema, _root: _json_equal(value, argument),
-    "anyOf": lambda argument, value, _schema, root: any(_fits(value, sub, root) for sub in argument),
-    "oneOf": lambda argument, value, _schema, root: sum(_fits(value, sub, root) for sub in argument) == 1,
+    "anyOf": _any_of_fits,
+    "oneOf": _one_of_fits,
     "minLength": lambda argument, value, _schema, _root: _smallest(str, argument, value),
     "minItems": lambda argument, value, _schema, _root: _smallest(list, argument, value),
     "minProperties": lambda argument, value, _schema, _root: _smallest(dict, argument, value),
-    "items": lambda argument, value, _schema, root: (
-        not isinstance(value, list) or all(_fits(item, argument, root) for item in value)
-    ),
-    "required": lambda argument, value, _schema, _root: (
-        not isinstance(value, dict) or all(key in value for key in argument)
-    ),
-    "properties": lambda argument, value, _schema, root: (
-        not isinstance(value, dict)
-        or all(_fits(value[key], sub, root) for key, sub in argument.items() if key in value)
-    ),
+    "items": _items_fit,
+    "required": _required_fits,
+    "properties": _properties_fit,
     "additionalProperties": _additional_fits,
 }
 
 
-def _json_equal(a: Any, b: Any) -> bool:
+def _json_equal(a: object, b: object) -> bool:
     """JSON equality as JSON Schema has it: true is not 1, 1 is 1.0."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b

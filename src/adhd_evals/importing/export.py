@@ -25,7 +25,7 @@ import ast
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from ..errors import UsageError
 from .formats.promptfoo.asserts import KNOWN, SPECIAL
@@ -35,6 +35,7 @@ from .registrations import registration
 
 if TYPE_CHECKING:
     from ..catalog import CaseRow
+    from ..schema import Risk
 
 TARGETS = ("promptfoo", "evals-json")
 PROMPT_TEMPLATE = "{{prompt}}"
@@ -48,8 +49,71 @@ class Mechanical(NamedTuple):
     """A generated check's call: the helper and its literal arguments."""
 
     helper: str
-    args: tuple[Any, ...]
-    keywords: dict[str, Any]
+    args: tuple[object, ...]  # Python literals as written in the module (ast.literal_eval's)
+    keywords: dict[str, object]
+
+
+# What export writes, in the order it writes the keys (the YAML keeps it).
+
+
+class AssertionConfig(TypedDict):
+    criterion: str  # the catalog's wording, so an import back keeps it
+
+
+class _AssertionType(TypedDict):
+    type: str
+
+
+class Assertion(_AssertionType, total=False):
+    """A promptfoo assertion export makes: a type, the value it compares with (a needle, the
+    needles, a pattern, a schema; none for is-json without one), the criterion's wording."""
+
+    value: str | list[str] | dict[str, object] | bool  # a schema is an object or a boolean
+    config: AssertionConfig
+
+
+class CaseMetadata(TypedDict):
+    id: str
+    category: str
+    risk: Risk
+
+
+class Metadata(TypedDict):
+    adhd_evals: CaseMetadata
+
+
+# `assert` is a Python keyword: the functional form names it
+_TestKeys = TypedDict(
+    "_TestKeys",
+    {
+        "description": str,
+        "vars": dict[str, str],  # {"prompt": its text}
+        # ours, or an assertion a module imported from promptfoo held verbatim (any JSON object)
+        "assert": list["Assertion | dict[str, object]"],
+        "metadata": Metadata,
+    },
+)
+
+
+class PromptfooTest(_TestKeys, total=False):
+    options: dict[str, str]  # {"suffix": the prompt's final newlines}, written before assert
+
+
+class PromptfooConfig(TypedDict):
+    description: str
+    prompts: list[str]
+    tests: list[PromptfooTest]
+
+
+class EvalsJsonCase(TypedDict):
+    id: str
+    prompt: str
+    expectations: list[str]
+
+
+class EvalsJson(TypedDict):
+    skill_name: str
+    evals: list[EvalsJsonCase]
 
 
 def from_promptfoo(module_text: str) -> bool:
@@ -114,12 +178,13 @@ def _raw(text: str) -> str | None:
     return "{% raw %}" + text + "{% endraw %}"
 
 
-def _needles(value: Any) -> Any:
+def _needles(value: object) -> str | list[str] | None:
     if isinstance(value, str):
         return _raw(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         items = [_raw(v) for v in value]
-        return None if any(i is None for i in items) else items
+        kept = [i for i in items if i is not None]
+        return kept if len(kept) == len(items) else None
     return None
 
 
@@ -131,7 +196,9 @@ _LISTS = {
 }
 
 
-def assertion_for(criterion: str, call: Mechanical | None, *, promptfoo: bool = False) -> dict[str, Any]:
+def assertion_for(
+    criterion: str, call: Mechanical | None, *, promptfoo: bool = False
+) -> Assertion | dict[str, object]:
     """The promptfoo assertion that checks what `call` checks (a placeholder of a module imported
     from promptfoo: the assertion it holds), else llm-rubric with the criterion."""
     mapped = _mapped(call) if call is not None else None
@@ -152,7 +219,7 @@ def assertion_for(criterion: str, call: Mechanical | None, *, promptfoo: bool = 
     return mapped
 
 
-def held_assertion(call: Mechanical) -> dict[str, Any] | None:
+def held_assertion(call: Mechanical) -> dict[str, object] | None:
     """The promptfoo assertion an unwritten(...) holds verbatim (the import keeps every one it
     cannot check, its reason after it in parentheses), when its type is promptfoo's own."""
     if call.helper != "unwritten" or not call.args:
@@ -172,7 +239,7 @@ def held_assertion(call: Mechanical) -> dict[str, Any] | None:
     return held if base in KNOWN or kind in SPECIAL else None
 
 
-def _mapped(call: Mechanical) -> dict[str, Any] | None:
+def _mapped(call: Mechanical) -> Assertion | None:
     # A call without ignore_case ignores case (the plain helpers' and contains_*'s default);
     # the vocabulary's generated calls always state it.
     ignore = call.keywords.get("ignore_case", True)
@@ -201,7 +268,12 @@ def _mapped(call: Mechanical) -> dict[str, Any] | None:
         schema = call.keywords.get("schema")
         if schema is None:
             return {"type": call.helper.replace("_", "-")}
-        return {"type": "is-json", "value": json.loads(schema)} if call.helper == "is_json" else None
+        # the vocabulary writes a schema as JSON text; anything else is a person's, not mapped
+        return (
+            {"type": "is-json", "value": json.loads(schema)}
+            if call.helper == "is_json" and isinstance(schema, str)
+            else None
+        )
     return None
 
 
@@ -211,7 +283,7 @@ def to_promptfoo(
     *,
     description: str,
     promptfoo: bool = False,
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[PromptfooConfig, list[str]]:
     """The config, and what did not survive (one line each); `promptfoo`: the module was imported
     from a promptfoo config, so each placeholder holding one of its assertions goes back as it."""
     tests = []
@@ -225,7 +297,7 @@ def to_promptfoo(
 
 def _test(
     row: CaseRow, checks: dict[tuple[str, str], Mechanical | None], promptfoo: bool = False
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[PromptfooTest, list[str]]:
     lost = []
     prompt = row["prompt"]
     # promptfoo drops a var's final newline: every final newline goes in options.suffix instead,
@@ -235,17 +307,29 @@ def _test(
     if value is None or _REFERENCE.search(prompt):
         lost.append(f"{row['id']}: its prompt holds template text promptfoo cannot be told to leave alone")
         value = prompt
-    test: dict[str, Any] = {"description": row["id"], "vars": {"prompt": value}}
-    if body != prompt:
-        test["options"] = {"suffix": prompt[len(body) :]}
-    test["assert"] = []
+    asserts: list[Assertion | dict[str, object]] = []
     for criterion in row["criteria"]:
         key = (row["id"], criterion)
         assertion = assertion_for(criterion, checks.get(key), promptfoo=promptfoo)
         if assertion["type"] == "llm-rubric" and key in checks:
             lost += as_text(row["id"], criterion, checks[key], "llm-rubric")
-        test["assert"].append(assertion)
-    test["metadata"] = {"adhd_evals": {"id": row["id"], "category": row["category"], "risk": row["risk"]}}
+        asserts.append(assertion)
+    metadata: Metadata = {"adhd_evals": {"id": row["id"], "category": row["category"], "risk": row["risk"]}}
+    if body == prompt:
+        return {
+            "description": row["id"],
+            "vars": {"prompt": value},
+            "assert": asserts,
+            "metadata": metadata,
+        }, lost
+    suffix = {"suffix": prompt[len(body) :]}  # options sits before assert, as it always was written
+    test: PromptfooTest = {
+        "description": row["id"],
+        "vars": {"prompt": value},
+        "options": suffix,
+        "assert": asserts,
+        "metadata": metadata,
+    }
     return test, lost
 
 
@@ -277,7 +361,7 @@ def evals_json_lost(rows: list[CaseRow], checks: dict[tuple[str, str], Mechanica
     ]
 
 
-def to_evals_json(rows: list[CaseRow], *, skill_name: str) -> dict[str, Any]:
+def to_evals_json(rows: list[CaseRow], *, skill_name: str) -> EvalsJson:
     return {
         "skill_name": skill_name,
         "evals": [
@@ -341,7 +425,7 @@ def _module_text(suite: Path | None) -> str:
         raise UsageError(f"{suite} cannot be read as a check module ({exc})") from exc
 
 
-def config_text(config: dict[str, Any], *, as_json: bool) -> str:
+def config_text(config: PromptfooConfig, *, as_json: bool) -> str:
     """JSON (ASCII, so every reader agrees), or YAML with every string double-quoted: a plain
     scalar could mean a number or a boolean to js-yaml and a string to PyYAML, or the reverse."""
     if as_json:

@@ -95,15 +95,24 @@ def helper_texts() -> list[str]:
     """The helpers a preamble may hold: without and with a dialect, as this version writes
     them, as this version's text in the layout before formatters laid it out, and exactly as
     each released version wrote them (kept verbatim in released/: the vocabulary grows between
-    releases, so an older module's preamble cannot be rebuilt from today's text)."""
+    releases, so an older module's preamble cannot be rebuilt from today's text); each also
+    followed by the trace checks, as a module with a trace check holds them."""
     now = [checkgen.HELPERS, checkgen.vocabulary_source()]
-    return now + [_before(text) for text in now] + _released()
+    plain = now + [_before(text) for text in now] + _released(_HELPERS)
+    traces = [checkgen.trace_helpers(), *_released(_TRACES)]
+    # as checkgen.preamble joins them
+    return plain + [text.rstrip("\n") + "\n\n\n" + trace for text in plain for trace in traces]
+
+
+_HELPERS = ("*-helpers.txt", "*-vocabulary.txt")
+_TRACES = ("*-tracehelpers.txt",)
 
 
 @functools.cache
-def _released() -> list[str]:
+def _released(patterns: tuple[str, ...]) -> list[str]:
     folder = Path(__file__).with_name("released")
-    return [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.txt"))]
+    paths = sorted(path for pattern in patterns for path in folder.glob(pattern))
+    return [path.read_text(encoding="utf-8") for path in paths]
 
 
 def _before(text: str) -> str:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..catalog import SOURCES_RECORD, catalog_chunks, catalog_text
 from ..errors import OutputError, UsageError
@@ -301,7 +301,15 @@ def _refuse_other_sources(out: Path, record: str, replace: bool) -> None:
     )
 
 
-def _catalog_rows(path: Path) -> list[dict[str, Any]]:
+class _Kept(NamedTuple):
+    """What an existing catalog's line with a text id tells an import: the id, and its prompt
+    when that is text."""
+
+    id: str
+    prompt: str | None
+
+
+def _catalog_rows(path: Path) -> list[_Kept]:
     """The rows of an existing catalog, read leniently (it is about to be replaced)."""
     rows = []
     try:
@@ -313,17 +321,18 @@ def _catalog_rows(path: Path) -> list[dict[str, Any]]:
     for line in lines:
         with contextlib.suppress(ValueError, RecursionError):
             row = json.loads(line)
-            if isinstance(row, dict) and isinstance(row.get("id"), str):
-                rows.append(row)
+            ident, prompt = (row.get("id"), row.get("prompt")) if isinstance(row, dict) else (None, None)
+            if isinstance(ident, str):
+                rows.append(_Kept(ident, prompt if isinstance(prompt, str) else None))
     return rows
 
 
 def _catalog_ids(path: Path) -> list[str]:
-    return [row["id"] for row in _catalog_rows(path)]
+    return [row.id for row in _catalog_rows(path)]
 
 
 def _catalog_prompts(path: Path) -> dict[str, str]:
-    return {row["id"]: row["prompt"] for row in _catalog_rows(path) if isinstance(row.get("prompt"), str)}
+    return {row.id: row.prompt for row in _catalog_rows(path) if row.prompt is not None}
 
 
 def _diff(path: Path, text: str) -> str:

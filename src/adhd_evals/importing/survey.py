@@ -102,7 +102,7 @@ def _json_file(found: Survey, path: Path, shown: str) -> None:
         found.no_prompt.append(shown)
 
 
-def _case_list(data: Any) -> tuple[str | None, list[dict[str, Any]]]:
+def _case_list(data: Any) -> tuple[str | None, list[dict[str, object]]]:
     if isinstance(data, list):
         return WHOLE_FILE, [c for c in data if isinstance(c, dict)]
     if not isinstance(data, dict):
@@ -138,7 +138,7 @@ def _yaml_file(found: Survey, path: Path, shown: str) -> None:
         found.no_prompt.append(shown)
 
 
-def _yaml_cases(data: Any) -> tuple[str | None, list[dict[str, Any]]]:
+def _yaml_cases(data: Any) -> tuple[str | None, list[dict[str, object]]]:
     """A YAML file's cases: the file itself when it holds a prompt-like key (or no list of
     objects), else the list of objects it holds (skilljack's `tasks:`)."""
     if isinstance(data, dict) and "task" not in data and not prompt_paths(data):
@@ -155,7 +155,7 @@ def _where(shown: str, line: int | None) -> str:
     return f"{shown}:{line}" if line is not None else shown
 
 
-def _case(found: Survey, case: dict[str, Any], where: Any) -> bool:
+def _case(found: Survey, case: dict[str, object], where: Any) -> bool:
     """Count one case's keys, prompt-like places and shapes: True when it holds no prompt."""
     found.cases += 1
     found.case_keys.update(list(case))  # keys, not a mapping of counts
@@ -216,7 +216,7 @@ def _texts(value: Any) -> bool:
     return _text(value) or (isinstance(value, list) and bool(value) and all(_text(v) for v in value))
 
 
-def prompt_paths(case: dict[str, Any]) -> list[str]:
+def prompt_paths(case: dict[str, object]) -> list[str]:
     """Every prompt-like path of a case holding text, in the case's key order."""
     found = []
     for key, value in case.items():
@@ -232,7 +232,7 @@ def prompt_paths(case: dict[str, Any]) -> list[str]:
     return found
 
 
-def id_paths(case: dict[str, Any]) -> list[str]:
+def id_paths(case: dict[str, object]) -> list[str]:
     """Id-like keys holding text or a whole number, at the top or one object down."""
     found = [k for k in _ID_WORDS if _id_value(case.get(k))]
     for key, value in case.items():
@@ -256,7 +256,7 @@ def _prose_place(fmt: str, key: str, value: Any) -> bool:
     return named and not negative and _texts(value)
 
 
-def needle_places(case: dict[str, Any]) -> list[str]:
+def needle_places(case: dict[str, object]) -> list[str]:
     """Lists of words to find (`must_contain`, `expected.output_contains`): checks that need a
     person to say whether letter case matters, so the draft names them and leaves them out."""
     found = [k for k, v in case.items() if _needle_name(k) and _texts(v)]
@@ -270,8 +270,8 @@ def _needle_name(key: str) -> bool:
     return any(word in key for word in _NEEDLE_WORDS)
 
 
-def _shape(found: Survey, key: str, item: dict[str, Any], where: Any) -> None:
-    selector: dict[str, Any] = next(
+def _shape(found: Survey, key: str, item: dict[str, object], where: Any) -> None:
+    selector: dict[str, object] = next(
         ({k: item[k]} for k in ("type", "kind") if k in item and _scalar(item[k])), {}
     )
     keys = tuple(sorted(map(str, item)))
@@ -283,7 +283,7 @@ def _shape(found: Survey, key: str, item: dict[str, Any], where: Any) -> None:
     shape.found_in[key] += 1
 
 
-def _today(key: str, item: dict[str, Any]) -> str:
+def _today(key: str, item: dict[str, object]) -> str:
     if key not in LIST_KEYS:
         return "note (outside the assertion list)"
     if documented_kind(item) is not None:

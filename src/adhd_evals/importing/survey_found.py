@@ -15,7 +15,7 @@ _TEXT_KEYS = ("text", "description", "criterion", "name", "title")
 class Shape:
     """One assertion-object shape: its type/kind value and its key set."""
 
-    selector: dict[str, Any]  # {"type": "contains"}, or {} when it has neither
+    selector: dict[str, object]  # {"type": "contains"}, or {} when it has neither
     keys: tuple[str, ...]
     count: int = 0
     example: str = ""

@@ -45,30 +45,47 @@ def _js_regex(pattern: str) -> "re.Pattern[str]":
     raises re.error."""
     out, at, in_class = [], 0, False
     while at < len(pattern):
-        piece = pattern[at : at + 2] if pattern[at] == "\\" else pattern[at]
-        at += len(piece)
-        if piece == "\\s":
-            piece = _JS_SPACE if in_class else "[" + _JS_SPACE + "]"
-        elif piece == "\\S":
-            # no class can say "not JavaScript's whitespace" inside another
-            if in_class:
-                raise re.error(f"{pattern!r}: \\S inside a class")
-            piece = "[^" + _JS_SPACE + "]"
-        elif in_class:
-            in_class = piece != "]"
-        elif piece == "\\k" and pattern[at : at + 1] == "<" and ">" in pattern[at:]:
-            end = pattern.index(">", at)  # a named backreference, \k<name>
-            piece, at = f"(?P={pattern[at + 1 : end]})", end + 1
-        elif piece == "[":
-            in_class = True
-            if pattern[at : at + 1] == "]" or pattern[at : at + 2] == "^]":
-                raise re.error(f"{pattern!r}: [] or [^], which Python reads otherwise")
-        elif piece in ".$":
-            piece = "[^\n\r\u2028\u2029]" if piece == "." else r"\Z"
-        elif piece == "(" and _NAMED_GROUP.match(pattern, at):
-            piece, at = "(?P<", at + 2
+        piece, at, in_class = _js_piece(pattern, at, in_class)
         out.append(piece)
     return re.compile("".join(out), re.ASCII)
+
+
+def _js_piece(pattern: str, at: int, in_class: bool) -> tuple[str, int, bool]:
+    """The piece of `pattern` at `at` (a character, or an escape) in Python's words,
+    where the next piece begins, and whether that is inside a class."""
+    piece = pattern[at : at + 2] if pattern[at] == "\\" else pattern[at]
+    at += len(piece)
+    if piece in ("\\s", "\\S"):
+        return _js_space(pattern, piece, in_class), at, in_class
+    if in_class:
+        return piece, at, piece != "]"
+    return _js_outside(pattern, piece, at)
+
+
+def _js_space(pattern: str, piece: str, in_class: bool) -> str:
+    """`\\s` or `\\S` as JavaScript's whitespace (Python's differs)."""
+    if piece == "\\s":
+        return _JS_SPACE if in_class else "[" + _JS_SPACE + "]"
+    if in_class:  # no class can say "not JavaScript's whitespace" inside another
+        raise re.error(f"{pattern!r}: \\S inside a class")
+    return "[^" + _JS_SPACE + "]"
+
+
+def _js_outside(pattern: str, piece: str, at: int) -> tuple[str, int, bool]:
+    """A piece outside a class (the `at` after it): a named backreference or group, a
+    class opening, `.` or `$` written as JavaScript reads them, or itself."""
+    if piece == "\\k" and pattern[at : at + 1] == "<" and ">" in pattern[at:]:
+        end = pattern.index(">", at)  # a named backreference, \k<name>
+        return f"(?P={pattern[at + 1 : end]})", end + 1, False
+    if piece == "[":
+        if pattern[at : at + 1] == "]" or pattern[at : at + 2] == "^]":
+            raise re.error(f"{pattern!r}: [] or [^], which Python reads otherwise")
+        return piece, at, True
+    if piece in ".$":
+        return ("[^\n\r\u2028\u2029]" if piece == "." else r"\Z"), at, False
+    if piece == "(" and _NAMED_GROUP.match(pattern, at):
+        return "(?P<", at + 2, False
+    return piece, at, False
 
 
 def _encoded(value: Any) -> str:

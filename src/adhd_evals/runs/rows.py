@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard, TypeVar, cast
 
 from ..catalog import read_object_rows
 from ..errors import InputInvalid
@@ -440,7 +440,8 @@ def read_key_and_sample(path: Path) -> tuple[list[KeyRow], LabelSample | None]:
         return key_problems(row)
 
     rows = read_object_rows(path, problems, what="key file")
-    samples = [row["label_sample"] for row in rows if is_label_sample(row)]
+    # the file was refused unless every label_sample passed label_sample_problems
+    samples = [cast("LabelSample", row["label_sample"]) for row in rows if is_label_sample(row)]
     if len(samples) > 1:
         raise InputInvalid([f"{path}: {len(samples)} label_sample rows; a key records one sample"])
     keyed = [row for row in rows if is_key(row)]

@@ -364,7 +364,7 @@ def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: cal
     sample = random.Random(0).sample(judged, min(request.swap_sample, len(judged)))
     check = SwapCheck()
     for row in sample:
-        case = catalog[row["case_id"]]
+        case = catalog[str(row["case_id"])]  # a catalog id: the rows sampled are the catalog's
         again = _answer(request, row, case, list(reversed(case["criteria"])), session)
         if again is None:
             break
