@@ -28,7 +28,7 @@ def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
         data, locator = _load_structured(source, str(source))
     except Refusal:
         return []  # the import's refusal says it
-    if not isinstance(data, dict) or locator is None:
+    if not isinstance(data, dict):
         return []
     found = _config_warnings(data, locator)
     places: list[tuple[str | int, ...]] = [("defaultTest",)]
