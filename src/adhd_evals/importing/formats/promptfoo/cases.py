@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple, TypedDict, cast
 
 from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
 from .._common import (
@@ -132,12 +132,21 @@ def _cases(shared: Shared, test: Test, test_id: str) -> list[Case]:
     return cases
 
 
+class _ExportedMetadata(TypedDict, total=False):
+    """metadata.adhd_evals as export (importing/export.py) writes it, read back as written."""
+
+    id: object
+    category: object
+    risk: object
+
+
 def _exported(
     data: CheckedTest, test_id: str, category: str, risk: str, config: Config
 ) -> tuple[str, str, str]:
     """What `adhd-evals export --to promptfoo` keeps in metadata.adhd_evals: the case's own id,
     category (unless --category was given) and risk."""
-    kept = _mapping(_mapping(data.get("metadata")).get("adhd_evals"))
+    # a mapping (or none) with any values, which is all _ExportedMetadata asks: narrowed below
+    kept = cast(_ExportedMetadata, _mapping(_mapping(data.get("metadata")).get("adhd_evals")))
     kept_id, kept_category, kept_risk = kept.get("id"), kept.get("category"), kept.get("risk")
     if isinstance(kept_id, str) and kept_id.strip():
         test_id = kept_id
