@@ -149,8 +149,9 @@ def test_values_take_javascript_shapes() -> None:
     """YAML keys become text (1 is "1"), sequences and tuples arrays, mappings objects, all the way down."""
     value = js_value({1: (2, {"a": [3]})})
     assert value == {"1": [2, {"a": [3]}]}
-    assert (
-        isinstance(value, JSDict)
-        and isinstance(value["1"], JSList)
-        and isinstance(value["1"][1]["a"], JSList)
-    )
+    assert isinstance(value, JSDict)
+    outer = value["1"]
+    assert isinstance(outer, JSList)
+    inner = outer[1]
+    assert isinstance(inner, JSDict)
+    assert isinstance(inner["a"], JSList)

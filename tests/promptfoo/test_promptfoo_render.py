@@ -105,7 +105,7 @@ def test_unfinished_tag_is_wrapped_raw_as_promptfoo_does() -> None:
 def test_vars_resolve_before_rendering_with_javascript_replace_patterns() -> None:
     """resolveVariables: the first `{{ name }}` of a var is replaced by var `name`, String.replace
     style ($& is the matched text), at most five passes: "x {{ b }} y" with b = "$& B" gains five " B"."""
-    variables = {"a": "x {{ b }} y", "b": "$& B", "c": "{{ nowhere }}"}
+    variables: dict[str, object] = {"a": "x {{ b }} y", "b": "$& B", "c": "{{ nowhere }}"}
     resolve_variables(variables)
     assert variables == {"a": "x {{ b }} B B B B B y", "b": "$& B", "c": "{{ nowhere }}"}
 

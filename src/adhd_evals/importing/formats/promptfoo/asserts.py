@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Literal, NamedTuple, TypedDict, cast
 
 import yaml
 
@@ -99,7 +99,31 @@ KNOWN = frozenset(
 SPECIAL = ("select-best", "human", "max-score")
 CRITERION_KEY = "criterion"  # config.criterion: the catalog's wording, which export writes
 NOT_HONOURED = "kept for reference: adhd-evals' gate does not honour it"
-Render = Callable[[Any], Any]
+Render = Callable[[object], object]
+
+# An assert-set's own list: `assert` is a Python keyword, so it is declared in the functional form.
+_AssertSetList = TypedDict("_AssertSetList", {"assert": object}, total=False)
+
+
+class Assertion(_AssertSetList, total=False):
+    """One entry of an `assert` list once it is known to be an object: the keys of promptfoo's
+    assertion reference that the import reads, each value as written (narrowed where read)."""
+
+    type: object
+    value: object
+    threshold: object
+    weight: object
+    metric: object
+    config: object
+    provider: object
+    transform: object
+    contextTransform: object
+
+
+# The keys of an assertion kept as notes, in the order they are noted.
+_Kept = Literal["weight", "metric", "threshold"]
+_KEPT: tuple[_Kept, ...] = ("weight", "metric", "threshold")
+_KEPT_OF_SET: tuple[_Kept, ...] = ("threshold", "weight", "metric")
 
 
 class Mapped(NamedTuple):
@@ -107,10 +131,15 @@ class Mapped(NamedTuple):
     notes: list[Note]
 
 
-def map_assertion(assertion: Any, render: Render, where: str) -> Mapped:
+def map_assertion(assertion: object, render: Render, where: str) -> Mapped:
     """One entry of an `assert` list (an assert-set flattened) as checks and notes."""
     if not isinstance(assertion, dict):
         return Mapped([_rejected(assertion, "an assertion must be an object with a type")], [])
+    # checked just above: an object, which is all Assertion asks (every key optional, any value)
+    return _mapped(cast(Assertion, assertion), render, where)
+
+
+def _mapped(assertion: Assertion, render: Render, where: str) -> Mapped:
     kind = assertion.get("type")
     if kind == "assert-set":
         return _assert_set(assertion, render, where)
@@ -133,7 +162,7 @@ def map_assertion(assertion: Any, render: Render, where: str) -> Mapped:
     return Mapped([check], notes)
 
 
-def _unmapped(assertion: dict[str, Any], kind: str) -> Check | None:
+def _unmapped(assertion: Assertion, kind: str) -> Check | None:
     """The placeholder for an assertion whose check is promptfoo's alone: a special type, a
     transformed output, a value read from a file when promptfoo runs (None: map it)."""
     if kind in SPECIAL:
@@ -146,7 +175,7 @@ def _unmapped(assertion: dict[str, Any], kind: str) -> Check | None:
     return None
 
 
-def _wording(assertion: dict[str, Any]) -> str | None:
+def _wording(assertion: Assertion) -> str | None:
     config = assertion.get("config")
     if (
         isinstance(config, dict)
@@ -157,9 +186,9 @@ def _wording(assertion: dict[str, Any]) -> str | None:
     return None
 
 
-def _kept(assertion: dict[str, Any], where: str) -> list[Note]:
+def _kept(assertion: Assertion, where: str) -> list[Note]:
     notes = []
-    for key in ("weight", "metric", "threshold"):
+    for key in _KEPT:
         if key in assertion:
             remark = NOT_HONOURED
             if key == "weight" and assertion[key] == 0:
@@ -170,13 +199,13 @@ def _kept(assertion: dict[str, Any], where: str) -> list[Note]:
     return notes
 
 
-def _assert_set(assertion: dict[str, Any], render: Render, where: str) -> Mapped:
+def _assert_set(assertion: Assertion, render: Render, where: str) -> Mapped:
     inner = assertion.get("assert")
     if not isinstance(inner, list):
         return Mapped([_rejected(assertion, "assert-set must have an assert list")], [])
     checks: list[Check] = []
     notes: list[Note] = []
-    for key in ("threshold", "weight", "metric"):
+    for key in _KEPT_OF_SET:
         if key in assertion:
             notes.append(
                 Note(
@@ -193,12 +222,12 @@ def _assert_set(assertion: dict[str, Any], render: Render, where: str) -> Mapped
     return Mapped(checks, notes)
 
 
-def _rejected(assertion: Any, reason: str) -> Check:
+def _rejected(assertion: object, reason: str) -> Check:
     text = f"promptfoo rejects this assertion ({reason}): {compact(assertion)}"
     return Check(text, CheckKind.UNWRITTEN, (text,), via="promptfoo (rejected)")
 
 
-def _placeholder(assertion: dict[str, Any], kind: str, why: str = "") -> Check:
+def _placeholder(assertion: Assertion, kind: str, why: str = "") -> Check:
     text = kind if "value" not in assertion else _label(kind, assertion["value"])
     if "threshold" in assertion:
         text += f" (threshold {compact(assertion['threshold'])})"
@@ -206,11 +235,11 @@ def _placeholder(assertion: dict[str, Any], kind: str, why: str = "") -> Check:
     return Check(_wording(assertion) or text, CheckKind.UNWRITTEN, (source,), via=f"promptfoo {kind}")
 
 
-def _label(kind: str, value: Any) -> str:
+def _label(kind: str, value: object) -> str:
     return f"{kind}: {value if isinstance(value, str) else compact(value)}"
 
 
-def _string(value: Any) -> str:
+def _string(value: object) -> str:
     """String(value) for a value promptfoo stringifies (numbers as JavaScript prints them)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return js_number(value)
@@ -220,7 +249,7 @@ def _string(value: Any) -> str:
 _ANY_ITEMS = re.compile(r'(".*?"|[^,]+)(?=\s*,|\s*\Z)')
 
 
-def _needles(kind: str, base: str, value: Any) -> list[str] | str:
+def _needles(kind: str, base: str, value: object) -> list[str] | str:
     """The needle list of a -any/-all assertion, or promptfoo's reason for rejecting it."""
     if not js_truthy(value):
         return f'"{kind}" assertion type must have a value'
@@ -233,7 +262,7 @@ def _needles(kind: str, base: str, value: Any) -> list[str] | str:
     return [_string(item) for item in value]
 
 
-def _check(assertion: dict[str, Any], kind: str, base: str, value: Any) -> Check:
+def _check(assertion: Assertion, kind: str, base: str, value: object) -> Check:
     label = _wording(assertion) or _label(kind, value)
     if base in PROSE:
         if isinstance(value, str) and value.strip():
@@ -258,10 +287,10 @@ _CHANGES_JS = frozenset({"threshold", "config"})
 class _Asked(NamedTuple):
     """One assertion as _check reads it: its kind, that kind without `not-`, its value, its label."""
 
-    assertion: dict[str, Any]
+    assertion: Assertion  # as written: promptfoo checks each key's value where it reads it
     kind: str
     base: str
-    value: Any
+    value: object
     label: str
 
     @property

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Literal, NamedTuple, TypedDict, cast
 
 from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
 from .._common import (
@@ -12,7 +13,18 @@ from .._common import (
     no_criteria_placeholder,
 )
 from .asserts import map_assertion
-from .config import BINARY_SUFFIXES, Config, Prompt, Test, _reference, _refuse_code, _text
+from .config import (
+    BINARY_SUFFIXES,
+    CheckedTest,
+    Config,
+    DefaultTest,
+    Prompt,
+    Test,
+    TestOptions,
+    _reference,
+    _refuse_code,
+    _text,
+)
 from .jsvalues import JSDict, JSList, js_json, js_parse_json, js_trim, js_value
 from .render import TemplateProblem, auto_wrap, render, render_in_object, resolve_variables
 from .yamljs import load_yaml_text
@@ -20,7 +32,7 @@ from .yamljs import load_yaml_text
 TEST_KEYS = ("vars", "assert", "description", "threshold", "options", "metadata")
 
 
-def _merged(test: Test, default: dict[str, Any]) -> dict[str, Any]:
+def _merged(test: Test, default: DefaultTest) -> dict[str, object]:
     """The test with defaultTest merged in, as promptfoo's evaluator merges it."""
     data = test.data
     merged = dict(data)
@@ -41,8 +53,13 @@ def _merged(test: Test, default: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: object) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
+
+
+def _options(data: CheckedTest) -> TestOptions:
+    # a mapping (or none) with any values: each key the reader acts on is narrowed where read
+    return cast(TestOptions, _mapping(data.get("options")))
 
 
 class _Where(NamedTuple):
@@ -73,9 +90,9 @@ class Shared(NamedTuple):
     """What every test of one config is read with: one object, not six arguments threaded."""
 
     config: Config
-    default: dict[str, Any]  # defaultTest, merged into each test
+    default: DefaultTest  # merged into each test
     prompts: list[Prompt]
-    env: dict[str, Any]
+    env: dict[str, object]
     category: str
     risk: str
 
@@ -83,10 +100,9 @@ class Shared(NamedTuple):
 def _cases(shared: Shared, test: Test, test_id: str) -> list[Case]:
     config, prompts, env = shared.config, shared.prompts, shared.env
     where = _Where(test)
-    data = _merged(test, shared.default)
-    _refuse_unreadable_test(where, data)
+    data = _refuse_unreadable_test(where, _merged(test, shared.default))
     test_id, category, risk = _exported(data, test_id, shared.category, shared.risk, config)
-    options = _mapping(data.get("options"))
+    options = _options(data)
     combinations = _combinations(where, data["vars"], options, config)
     cases = []
     for number, variables in enumerate(combinations, start=1):
@@ -116,22 +132,33 @@ def _cases(shared: Shared, test: Test, test_id: str) -> list[Case]:
     return cases
 
 
+class _ExportedMetadata(TypedDict, total=False):
+    """metadata.adhd_evals as export (importing/export.py) writes it, read back as written."""
+
+    id: object
+    category: object
+    risk: object
+
+
 def _exported(
-    data: dict[str, Any], test_id: str, category: str, risk: str, config: Config
+    data: CheckedTest, test_id: str, category: str, risk: str, config: Config
 ) -> tuple[str, str, str]:
     """What `adhd-evals export --to promptfoo` keeps in metadata.adhd_evals: the case's own id,
     category (unless --category was given) and risk."""
-    kept = _mapping(_mapping(data.get("metadata")).get("adhd_evals"))
-    if isinstance(kept.get("id"), str) and kept["id"].strip():
-        test_id = kept["id"]
-    if isinstance(kept.get("category"), str) and kept["category"].strip() and not config.category_given:
-        category = kept["category"]
-    if kept.get("risk") in RISKS:
-        risk = kept["risk"]
+    # a mapping (or none) with any values, which is all _ExportedMetadata asks: narrowed below
+    kept = cast(_ExportedMetadata, _mapping(_mapping(data.get("metadata")).get("adhd_evals")))
+    kept_id, kept_category, kept_risk = kept.get("id"), kept.get("category"), kept.get("risk")
+    if isinstance(kept_id, str) and kept_id.strip():
+        test_id = kept_id
+    if isinstance(kept_category, str) and kept_category.strip() and not config.category_given:
+        category = kept_category
+    if isinstance(kept_risk, str) and kept_risk in RISKS:
+        risk = kept_risk
     return test_id, category, risk
 
 
-def _refuse_unreadable_test(where: _Where, data: dict[str, Any]) -> None:
+def _refuse_unreadable_test(where: _Where, data: dict[str, object]) -> CheckedTest:
+    """The merged test, or the refusal of what promptfoo stops at (or would run as code)."""
     if not isinstance(data["assert"], list):
         raise where.refuse(
             "assert",
@@ -164,18 +191,20 @@ def _refuse_unreadable_test(where: _Where, data: dict[str, Any]) -> None:
             "an empty test",
             hint="promptfoo stops here too",
         )
+    # checked: assert is a list (above), vars the JSDict _merged made; the rest stays as written
+    return cast(CheckedTest, data)
 
 
 def _combinations(
-    where: _Where, variables: dict[str, Any], options: dict[str, Any], config: Config
-) -> list[dict[str, Any]]:
+    where: _Where, variables: dict[str, object], options: TestOptions, config: Config
+) -> list[dict[str, object]]:
     """generateVarCombinations: an array var whose first item is a string runs once per item."""
     if options.get("disableVarExpansion"):
         return [variables]
-    combinations: list[dict[str, Any]] = [{}]
+    combinations: list[dict[str, object]] = [{}]
     for key, value in variables.items():
         if isinstance(value, str) and value.startswith("file://"):
-            values: list[Any] = [value]
+            values: list[object] = [value]
         elif isinstance(value, list) and value and isinstance(value[0], str):
             values = list(value)
         else:
@@ -184,7 +213,7 @@ def _combinations(
     return combinations
 
 
-def _load_vars(where: _Where, variables: dict[str, Any], config: Config) -> dict[str, Any]:
+def _load_vars(where: _Where, variables: dict[str, object], config: Config) -> dict[str, object]:
     """renderPrompt's first step: a file:// var becomes the file's text, trimmed (YAML: its JSON)."""
     loaded = dict(variables)
     for key, value in variables.items():
@@ -233,7 +262,11 @@ def _load_vars(where: _Where, variables: dict[str, Any], config: Config) -> dict
 
 
 def _render_prompt(
-    where: _Where, prompt: Prompt, variables: dict[str, Any], options: dict[str, Any], env: dict[str, Any]
+    where: _Where,
+    prompt: Prompt,
+    variables: dict[str, object],
+    options: TestOptions,
+    env: Mapping[str, object],
 ) -> str:
     prefix, suffix = options.get("prefix") or "", options.get("suffix") or ""
     raw = (
@@ -272,13 +305,13 @@ _NOT_JSON = object()
 
 
 def _checks(
-    where: _Where, data: dict[str, Any], variables: dict[str, Any], env: dict[str, Any]
+    where: _Where, data: CheckedTest, variables: Mapping[str, object], env: Mapping[str, object]
 ) -> tuple[list[Check], list[Note]]:
     checks: list[Check] = []
     notes: list[Note] = []
     field = "assert"
 
-    def rendered(value: Any) -> Any:
+    def rendered(value: object) -> object:
         try:
             if isinstance(value, str):
                 return render(value, variables, env)
@@ -301,7 +334,14 @@ def _checks(
     return checks, notes
 
 
-def _test_notes(test: Test, data: dict[str, Any], prompt: Prompt, paired: bool, test_id: str) -> list[Note]:
+_NOTED: tuple[Literal["threshold"], Literal["options"], Literal["metadata"]] = (
+    "threshold",
+    "options",
+    "metadata",
+)
+
+
+def _test_notes(test: Test, data: CheckedTest, prompt: Prompt, paired: bool, test_id: str) -> list[Note]:
     """A test's keys as notes on each of its cases; `paired`: the test gives several cases."""
     notes = []
     if "description" in data:
@@ -310,7 +350,7 @@ def _test_notes(test: Test, data: dict[str, Any], prompt: Prompt, paired: bool, 
         notes.append(Note("pair", test_id, f"one case of {test.label} per prompt (this one: {prompt.label})"))
     if data.get("vars"):
         notes.append(Note("vars", data["vars"]))
-    if "vars" in data and isinstance(data["vars"], dict) and "assert" in data["vars"]:
+    if "assert" in data["vars"]:  # _merged made vars an object for every test
         notes.append(
             Note(
                 "vars.assert",
@@ -318,7 +358,7 @@ def _test_notes(test: Test, data: dict[str, Any], prompt: Prompt, paired: bool, 
                 "an assert list indented under vars: promptfoo reads it as a var, not as assertions",
             )
         )
-    for key in ("threshold", "options", "metadata"):
+    for key in _NOTED:
         if key in data:
             notes.append(
                 Note(
@@ -329,7 +369,7 @@ def _test_notes(test: Test, data: dict[str, Any], prompt: Prompt, paired: bool, 
                     else "",
                 )
             )
-    for key, value in data.items():
-        if key not in (*TEST_KEYS, "vars"):
-            notes.append(Note(key, value))
+    for other, value in data.items():
+        if other not in (*TEST_KEYS, "vars"):
+            notes.append(Note(other, value))
     return notes

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from ....files import walk
 from ....text import plural
@@ -72,7 +71,7 @@ def census(sources: list[Path]) -> tuple[Counter[str], Counter[str], list[str]]:
     return shapes, types, unreadable
 
 
-def _count(shapes: Counter[str], types: Counter[str], data: dict[str, Any]) -> None:
+def _count(shapes: Counter[str], types: Counter[str], data: dict[str, object]) -> None:
     prompts = data.get("prompts")
     for prompt in prompts if isinstance(prompts, list) else [prompts]:
         if isinstance(prompt, dict):
@@ -94,7 +93,7 @@ def _count(shapes: Counter[str], types: Counter[str], data: dict[str, Any]) -> N
         _asserts(types, default.get("assert"))
 
 
-def _asserts(types: Counter[str], asserts: Any) -> None:
+def _asserts(types: Counter[str], asserts: object) -> None:
     for item in asserts if isinstance(asserts, list) else []:
         if isinstance(item, dict) and item.get("type") == "assert-set":
             types["assert-set"] += 1

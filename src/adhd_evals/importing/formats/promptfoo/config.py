@@ -6,16 +6,17 @@ import functools
 import glob
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypedDict
 
 from ...model import Note, Refusal, RefusalCode, describe
 from ...sourcetext import decode_utf8, load_json, locate, read_bytes
 from .._common import (
+    Locator,
     Refuser,
     jsonable,
     slug,
 )
-from .jsvalues import js_value
+from .jsvalues import JSDict, js_value
 from .render import TemplateProblem, render
 from .yamljs import load_yaml
 
@@ -88,7 +89,7 @@ class Prompt(NamedTuple):
 
 
 class Test(NamedTuple):
-    data: dict[str, Any]
+    data: dict[str, object]  # as written: cases.py checks it once defaultTest is merged in
     label: str  # "test 3", "tests/more.yaml test 2", "cases.csv row 4"
     source: Source
     at: tuple[str | int, ...]  # where it sits in its source file
@@ -96,7 +97,7 @@ class Test(NamedTuple):
 
 
 class Config(NamedTuple):
-    data: dict[str, Any]
+    data: dict[str, object]  # the top level as written, each key narrowed where it is read
     source: Source
     folder: Path
     category_given: bool = False
@@ -146,7 +147,7 @@ def _config(path: Path, display: str) -> Config:
     return Config(data, Source(path, display, refuse), path.resolve().parent)
 
 
-def _load_structured(path: Path, display: str) -> tuple[Any, Any]:
+def _load_structured(path: Path, display: str) -> tuple[object, Locator]:
     if path.suffix.lower() == ".json":
         text = decode_utf8(read_bytes(path, display), display, RefusalCode.NOT_JSON, "is not JSON")
         return js_value(load_json(text, display)), functools.partial(locate, text)
@@ -154,7 +155,7 @@ def _load_structured(path: Path, display: str) -> tuple[Any, Any]:
     return js_value(jsonable(data)), locator
 
 
-def _env(refuse: Refuser, data: dict[str, Any]) -> dict[str, Any]:
+def _env(refuse: Refuser, data: dict[str, object]) -> dict[str, object]:
     env = data.get("env", {})
     if not isinstance(env, dict):
         raise refuse(
@@ -163,7 +164,7 @@ def _env(refuse: Refuser, data: dict[str, Any]) -> dict[str, Any]:
     return dict(env)
 
 
-def _category(data: dict[str, Any], source: Path) -> str:
+def _category(data: dict[str, object], source: Path) -> str:
     description = data.get("description")
     if isinstance(description, str) and slug(description):
         return slug(description)
@@ -173,12 +174,49 @@ def _category(data: dict[str, Any], source: Path) -> str:
 _MERGED = ("vars", "assert", "options", "metadata", "threshold")  # what defaultTest gives each test
 
 
+# The test blocks of promptfoo's configuration reference, once checked. `assert` is a Python
+# keyword, so the keys holding it are declared in the functional form.
+_DefaultAssert = TypedDict("_DefaultAssert", {"assert": list[object]}, total=False)
+
+
+class DefaultTest(_DefaultAssert, total=False):
+    """defaultTest as tests.py checked it: a mapping whose assert, when written, is a list (its
+    other keys as written; only those merged into every test are declared)."""
+
+    vars: object
+    options: object
+    metadata: object
+    threshold: object
+
+
+_TestChecked = TypedDict("_TestChecked", {"vars": JSDict, "assert": list[object]})
+
+
+class CheckedTest(_TestChecked, total=False):
+    """A test with defaultTest merged in, as cases.py checked it: vars an object, assert a list;
+    the other keys promptfoo reads, as written (any key beyond them stays, to become a note)."""
+
+    description: object
+    threshold: object
+    options: object
+    metadata: object
+
+
+class TestOptions(TypedDict, total=False):
+    """The keys of a test's `options` the reader acts on (the rest are kept as a note)."""
+
+    prefix: object
+    suffix: object
+    disableVarExpansion: object
+    transformVars: object
+
+
 EMPTY_DEFAULT_ASSERT = (
     "empty: promptfoo warns (Expected array, received null) and runs with no default assertion"
 )
 
 
-def _header_notes(data: dict[str, Any]) -> list[Note]:
+def _header_notes(data: dict[str, object]) -> list[Note]:
     """The config's own keys (providers first), kept on its first case: nothing is dropped."""
     notes = []
     if "providers" in data:
@@ -201,7 +239,7 @@ def _header_notes(data: dict[str, Any]) -> list[Note]:
     return notes
 
 
-def _default_test_notes(default: Any) -> list[Note]:
+def _default_test_notes(default: object) -> list[Note]:
     """defaultTest's keys promptfoo does not merge into each test (and an empty assert)."""
     notes = []
     for key, value in default.items() if isinstance(default, dict) else ():
@@ -212,7 +250,7 @@ def _default_test_notes(default: Any) -> list[Note]:
     return notes
 
 
-def _prompt_notes(prompts: Any) -> list[Note]:
+def _prompt_notes(prompts: object) -> list[Note]:
     """The keys of prompt objects beyond their text, id and label."""
     return [
         Note(f"(config) prompts[{index}].{key}", value)
@@ -235,8 +273,9 @@ def _reference(
     """The files a (file://) path or glob names, relative to the config, sorted by path."""
     relative = ref.removeprefix("file://")
     if "{{" in relative or "{%" in relative:  # promptfoo renders a path as a template, env only
+        env = config.data.get("env")  # a mapping or none: _env refused any other before this runs
         try:
-            relative = render(relative, {}, dict(config.data.get("env") or {}))
+            relative = render(relative, {}, env if isinstance(env, dict) else {})
         except TemplateProblem as problem:
             raise refuse(
                 case=case,

@@ -12,9 +12,7 @@ from .config import Source, Test
 
 
 def _test_ids(tests: list[Test], source: Path) -> list[str]:
-    descriptions = [
-        t.data.get("description") if isinstance(t.data.get("description"), str) else None for t in tests
-    ]
+    descriptions = [_description(t) for t in tests]
     counts: dict[str, int] = {}
     for text in descriptions:
         if text and slug(text):
@@ -24,6 +22,11 @@ def _test_ids(tests: list[Test], source: Path) -> list[str]:
         slug(d) if d and slug(d) and counts[slug(d)] == 1 else f"{stem}-{t.number}"
         for d, t in zip(descriptions, tests, strict=True)
     ]
+
+
+def _description(test: Test) -> str | None:
+    description = test.data.get("description")
+    return description if isinstance(description, str) else None
 
 
 def _refuse_duplicates(cases: list[Case], source: Source) -> None:

@@ -12,7 +12,8 @@ import decimal
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import NoReturn, TypeVar, overload
 
 # JavaScript's \s (and String.prototype.trim): Unicode spaces, line terminators and the BOM.
 JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -20,21 +21,31 @@ _TRIM = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
 _INDEX_KEY = re.compile(r"0|[1-9][0-9]{0,9}")
 
 
-class JSList(list[Any]):
+class JSList(list[object]):
     """An array: true even when empty."""
 
     def __bool__(self) -> bool:
         return True
 
 
-class JSDict(dict[str, Any]):
+class JSDict(dict[str, object]):
     """An object: true even when empty; keys in JavaScript's own order when serialized."""
 
     def __bool__(self) -> bool:
         return True
 
 
-def js_value(value: Any) -> Any:
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+@overload
+def js_value(value: dict[_K, _V]) -> JSDict: ...
+@overload
+def js_value(value: list[_V] | tuple[_V, ...]) -> JSList: ...
+@overload
+def js_value(value: object) -> object: ...
+def js_value(value: object) -> object:
     """A value read from YAML/JSON, as JavaScript would hold it."""
     if isinstance(value, dict):
         return JSDict((str(k), js_value(v)) for k, v in value.items())
@@ -79,7 +90,7 @@ def js_number(value: float | int) -> str:
     return sign + text
 
 
-def js_string(value: Any) -> str:
+def js_string(value: object) -> str:
     """String(value), with undefined and null printed as nothing (as Nunjucks prints them)."""
     if value is None or _is_undefined(value):
         return ""
@@ -96,13 +107,13 @@ def js_string(value: Any) -> str:
     return str(value)
 
 
-def _is_undefined(value: Any) -> bool:
+def _is_undefined(value: object) -> bool:
     from jinja2 import Undefined
 
     return isinstance(value, Undefined)
 
 
-def js_keys(obj: dict[str, Any]) -> list[str]:
+def js_keys(obj: Mapping[str, object]) -> list[str]:
     """An object's keys in the order JavaScript lists them: array-index keys ascending, then the rest."""
     indexes = sorted((k for k in obj if _INDEX_KEY.fullmatch(k) and int(k) < 2**32 - 1), key=int)
     if not indexes:
@@ -110,7 +121,7 @@ def js_keys(obj: dict[str, Any]) -> list[str]:
     return indexes + [k for k in obj if k not in set(indexes)]
 
 
-def js_json(value: Any, indent: int = 0, _depth: int = 0) -> str | None:
+def js_json(value: object, indent: int = 0, _depth: int = 0) -> str | None:
     """JSON.stringify(value, null, indent); None where JavaScript returns undefined."""
     if value is None:
         return "null"
@@ -129,7 +140,7 @@ def js_json(value: Any, indent: int = 0, _depth: int = 0) -> str | None:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def _js_array(value: list[Any] | tuple[Any, ...], indent: int, depth: int) -> str:
+def _js_array(value: list[object] | tuple[object, ...], indent: int, depth: int) -> str:
     if not len(value):  # a JSList is true even when empty
         return "[]"
     inner, outer = _js_breaks(indent, depth)
@@ -137,7 +148,7 @@ def _js_array(value: list[Any] | tuple[Any, ...], indent: int, depth: int) -> st
     return "[" + inner + ("," + inner).join(items) + outer + "]"
 
 
-def _js_object(value: dict[str, Any], indent: int, depth: int) -> str:
+def _js_object(value: Mapping[str, object], indent: int, depth: int) -> str:
     colon = ": " if indent else ":"
     parts = []
     for key in js_keys(value):
@@ -157,7 +168,7 @@ def _js_breaks(indent: int, depth: int) -> tuple[str, str]:
     return "\n" + " " * (indent * (depth + 1)), "\n" + " " * (indent * depth)
 
 
-def js_truthy(value: Any) -> bool:
+def js_truthy(value: object) -> bool:
     if isinstance(value, (list, dict)):
         return True
     if isinstance(value, float) and math.isnan(value):
@@ -165,10 +176,10 @@ def js_truthy(value: Any) -> bool:
     return bool(value)
 
 
-def js_parse_json(text: str) -> Any:
+def js_parse_json(text: str) -> object:
     """JSON.parse: strict JSON (no NaN or Infinity); raises ValueError otherwise."""
     return js_value(json.loads(text, parse_constant=_no_constant))
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")

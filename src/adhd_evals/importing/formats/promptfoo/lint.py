@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from ...model import Refusal
+from .._common import Locator
 from .cases import _mapping
 from .config import _load_structured
 
 ASSERT_UNDER_VARS = "PromptfooAssertUnderVars"
 
 
-def _step(value: Any, step: str | int) -> Any:
+def _step(value: object, step: str | int) -> object:
     if isinstance(value, dict) and isinstance(step, str):
         return value.get(step)
     if isinstance(value, list) and isinstance(step, int) and step < len(value):
@@ -28,7 +28,7 @@ def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
         data, locator = _load_structured(source, str(source))
     except Refusal:
         return []  # the import's refusal says it
-    if not isinstance(data, dict) or locator is None:
+    if not isinstance(data, dict):
         return []
     found = _config_warnings(data, locator)
     places: list[tuple[str | int, ...]] = [("defaultTest",)]
@@ -36,7 +36,7 @@ def lint_warnings(source: Path) -> list[tuple[int, int, str, str]]:
     if isinstance(tests, list):
         places += [("tests", index) for index, item in enumerate(tests) if isinstance(item, dict)]
     for at in places:
-        test: Any = data
+        test: object = data
         for step in at:
             test = _step(test, step)
         variables = test.get("vars") if isinstance(test, dict) else None
@@ -63,7 +63,7 @@ NO_TESTS_CODE = "PromptfooNoTests"
 UNSET_VAR = "PromptfooVarNotSet"
 
 
-def _config_warnings(data: dict[str, Any], locator: Any) -> list[tuple[int, int, str, str]]:
+def _config_warnings(data: dict[str, object], locator: Locator) -> list[tuple[int, int, str, str]]:
     """What the config says that promptfoo reads otherwise: a top-level `assert` (promptfoo
     checks nothing with it, and passes), no tests (each prompt runs once, with no vars), and a
     variable of an inline prompt that neither defaultTest nor any inline test sets."""
@@ -84,7 +84,7 @@ def _config_warnings(data: dict[str, Any], locator: Any) -> list[tuple[int, int,
     return found
 
 
-def _unset_vars(data: dict[str, Any], tests: Any, locator: Any) -> list[tuple[int, int, str, str]]:
+def _unset_vars(data: dict[str, object], tests: object, locator: Locator) -> list[tuple[int, int, str, str]]:
     """Variables `{{ name }}` of inline prompts (without `{%` blocks, whose loops bind names) that
     no test sets, when every test is written in the config (files and CSVs are not read here)."""
     if not isinstance(tests, list) or not all(isinstance(t, dict) for t in tests):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import NamedTuple
 
 from ...model import Refusal, RefusalCode, describe
 from .._common import (
@@ -33,7 +33,7 @@ _PROMPT_EXTENSIONS = (
 )
 
 
-def _prompts(config: Config, given: Any) -> list[Prompt]:
+def _prompts(config: Config, given: object) -> list[Prompt]:
     refuse = config.source.refuse
     entries = _prompt_entries(refuse, given)
     prompts: list[Prompt] = []
@@ -45,7 +45,7 @@ def _prompts(config: Config, given: Any) -> list[Prompt]:
     return prompts
 
 
-def _prompt_entries(refuse: Refuser, given: Any) -> list[tuple[Any, str, tuple[str | int, ...]]]:
+def _prompt_entries(refuse: Refuser, given: object) -> list[tuple[str, str, tuple[str | int, ...]]]:
     if isinstance(given, str) and given:
         return [(given, "", ("prompts",))]
     if isinstance(given, list) and len(given):  # a JSList is true even when empty
@@ -113,26 +113,34 @@ def maybe_file_path(text: str) -> bool:
     )
 
 
+class _Place(NamedTuple):
+    """Where a prompt was named in the config, for its refusals."""
+
+    case: str  # "prompt 2"
+    field: str  # "prompts[1]"
+    at: tuple[str | int, ...]
+
+
 def _prompt(config: Config, raw: str, label: str, at: tuple[str | int, ...], index: int) -> list[Prompt]:
     refuse = config.source.refuse
-    where: dict[str, Any] = {"case": f"prompt {index + 1}", "field": f"prompts[{index}]", "at": at}
+    where = _Place(f"prompt {index + 1}", f"prompts[{index}]", at)
     if raw.startswith(("portkey://", "langfuse://", "helicone://")):
         raise refuse(
-            case=where["case"],
-            field_path=where["field"],
+            case=where.case,
+            field_path=where.field,
             at=at,
             code=RefusalCode.PROMPTFOO_CODE,
             expected="a prompt written down",
             actual=f"{raw!r}, fetched from a prompt service",
         )
     if raw.startswith("exec:"):
-        _refuse_code(refuse, raw, what="a prompt", field=str(where["field"]), at=at, case=str(where["case"]))
+        _refuse_code(refuse, raw, what="a prompt", field=where.field, at=at, case=where.case)
     if not maybe_file_path(raw):
-        return [Prompt(raw, slug(label) if label else "", label or raw, str(where["field"]))]
-    _refuse_code(refuse, raw, what="a prompt", field=str(where["field"]), at=at, case=str(where["case"]))
+        return [Prompt(raw, slug(label) if label else "", label or raw, where.field)]
+    _refuse_code(refuse, raw, what="a prompt", field=where.field, at=at, case=where.case)
     prompts = []
     for source in _reference(
-        config, refuse, raw, what="a prompt file", field=str(where["field"]), at=at, case=str(where["case"])
+        config, refuse, raw, what="a prompt file", field=where.field, at=at, case=where.case
     ):
         for text in _prompt_file(source, refuse, where):
             prompts.append(
@@ -140,13 +148,13 @@ def _prompt(config: Config, raw: str, label: str, at: tuple[str | int, ...], ind
                     text,
                     slug(label) if label else slug(source.path.stem),
                     label or source.display,
-                    f"{where['field']} ({source.display})",
+                    f"{where.field} ({source.display})",
                 )
             )
     return prompts
 
 
-def _prompt_file(source: Source, refuse: Refuser, where: dict[str, Any]) -> list[str]:
+def _prompt_file(source: Source, refuse: Refuser, where: _Place) -> list[str]:
     suffix = source.path.suffix.lower()
     if suffix in (".txt", ""):
         return _split_prompts(_text(source))
@@ -168,9 +176,9 @@ def _prompt_file(source: Source, refuse: Refuser, where: dict[str, Any]) -> list
             return [text]
         return [js_json(js_value(jsonable(data))) or text]
     raise refuse(
-        case=where["case"],
-        field_path=where["field"],
-        at=where["at"],
+        case=where.case,
+        field_path=where.field,
+        at=where.at,
         expected="a prompt file promptfoo reads as text",
         actual=f"{source.display} ({suffix} files are not prompts)",
         code=RefusalCode.PROMPTFOO_REFERENCE,

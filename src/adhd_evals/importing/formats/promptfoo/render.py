@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from jinja2 import TemplateSyntaxError, Undefined, nodes
@@ -361,7 +361,7 @@ def has_template(text: str) -> bool:
     return "{{" in text or "{%" in text or "{#" in text
 
 
-def render(template: str, variables: dict[str, Any], env_vars: dict[str, Any]) -> str:
+def render(template: str, variables: Mapping[str, object], env_vars: Mapping[str, object]) -> str:
     """`template` rendered with `variables` (already in their JavaScript form) as Nunjucks renders it."""
     if not has_template(template):
         return template
@@ -422,12 +422,14 @@ _REFERENCE = re.compile(f"\\{{\\{{[{JS_SPACE}]*([A-Za-z0-9_]+)[{JS_SPACE}]*\\}}\
 _DOLLAR = re.compile(r"\$([$&`'])")
 
 
-def resolve_variables(variables: dict[str, Any]) -> None:
+def resolve_variables(variables: dict[str, object]) -> None:
     for _ in range(5):
         resolved = True
         for key in list(variables):
             value = variables[key]
-            match = _REFERENCE.search(value) if isinstance(value, str) else None
+            if not isinstance(value, str):
+                continue
+            match = _REFERENCE.search(value)
             if match and match.group(1) in variables:
                 variables[key] = _replace_first(value, match, js_string_of_var(variables[match.group(1)]))
                 resolved = False
@@ -442,14 +444,16 @@ def _replace_first(value: str, match: re.Match[str], replacement: str) -> str:
     return before + _DOLLAR.sub(lambda m: specials[m.group(1)], replacement) + after
 
 
-def js_string_of_var(value: Any) -> str:
+def js_string_of_var(value: object) -> str:
     """String(value) for a replacement: null and undefined are printed by name here."""
     if value is None:
         return "null"
     return js_string(value)
 
 
-def render_in_object(value: Any, variables: dict[str, Any], env_vars: dict[str, Any]) -> Any:
+def render_in_object(
+    value: object, variables: Mapping[str, object], env_vars: Mapping[str, object]
+) -> object:
     """renderVarsInObject: every string inside a JSON prompt rendered with the vars."""
     if isinstance(value, str):
         return render(value, variables, env_vars)

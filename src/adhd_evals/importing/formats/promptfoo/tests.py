@@ -7,19 +7,20 @@ import csv
 import functools
 import io
 import re
-from typing import Any
+from typing import cast
 
 from ...model import Refusal, RefusalCode, describe
 from .._common import (
     NO_TESTS,
+    Locator,
     Refuser,
 )
 from .asserts import KNOWN
-from .config import Config, Source, Test, _load_structured, _reference, _refuse_code, _text
+from .config import Config, DefaultTest, Source, Test, _load_structured, _reference, _refuse_code, _text
 from .jsvalues import JSDict, JSList, js_parse_json, js_trim
 
 
-def _default_test(config: Config, given: Any) -> dict[str, Any]:
+def _default_test(config: Config, given: object) -> DefaultTest:
     refuse = config.source.refuse
     if given is None:
         return {}
@@ -33,11 +34,11 @@ def _default_test(config: Config, given: Any) -> dict[str, Any]:
         raise refuse(
             field_path="defaultTest", at=("defaultTest",), expected="a mapping", actual=describe(given)
         )
+    checked: dict[str, object] = given
     if "assert" in given and given["assert"] is None:  # `assert:` written empty: promptfoo warns
-        emptied: dict[str, Any] = copy.copy(given)  # ("Expected array, received null") and runs
-        emptied["assert"] = []  # without one
-        return emptied
-    if "assert" in given and not isinstance(given["assert"], list):
+        checked = copy.copy(given)  # ("Expected array, received null") and runs without one
+        checked["assert"] = []
+    elif "assert" in given and not isinstance(given["assert"], list):
         raise refuse(
             field_path="defaultTest.assert",
             at=("defaultTest", "assert"),
@@ -45,10 +46,10 @@ def _default_test(config: Config, given: Any) -> dict[str, Any]:
             actual=describe(given["assert"]),
             hint="promptfoo stops here: defaultTest.assert is not an array",
         )
-    return given
+    return cast(DefaultTest, checked)  # checked just above: a mapping, its assert (if any) a list
 
 
-def _tests(config: Config, given: Any) -> list[Test]:
+def _tests(config: Config, given: object) -> list[Test]:
     refuse = config.source.refuse
     if given is None or given == []:
         return [Test(JSDict(), NO_TESTS, config.source, (), 1)]
@@ -132,7 +133,7 @@ def _tests_file(source: Source, standalone: bool) -> list[Test]:
     )
 
 
-def _rows(source: Source, suffix: str) -> tuple[list[Any], Any]:
+def _rows(source: Source, suffix: str) -> tuple[list[object], Locator | None]:
     if suffix == ".jsonl":
         text = _text(source)
         rows = []
@@ -207,12 +208,13 @@ _CSV_TEST_KEYS = {"__description": "description", "__metric": "__metric", "__thr
 
 
 def _csv_test(refuse: Refuser, row: dict[str, str], number: int, source: Source, line: int) -> Test:
-    data: dict[str, Any] = JSDict(vars=JSDict())
-    asserts: list[Any] = JSList()
+    variables = JSDict()
+    data = JSDict(vars=variables)
+    asserts: list[JSDict] = []
     options, metadata = JSDict(), JSDict()
     for key, value in row.items():
         if not key.startswith("__"):
-            data["vars"][key] = value
+            variables[key] = value
         elif key.startswith("__expected"):
             if js_trim(value):
                 asserts.append(assertion_from_string(js_trim(value)))
@@ -239,13 +241,15 @@ def _csv_test(refuse: Refuser, row: dict[str, str], number: int, source: Source,
     return Test(data, f"{source.display} row {number}", Source(source.path, source.display, refuse), (), 0)
 
 
-def _csv_finished(data: dict[str, Any], asserts: list[Any], options: Any, metadata: Any, number: int) -> None:
+def _csv_finished(
+    data: JSDict, asserts: list[JSDict], options: JSDict, metadata: JSDict, number: int
+) -> None:
     """A row's test completed as testCaseFromCsvRow ends: __metric on every assertion,
     options and metadata when a column gave any, a description when none did."""
     if "__metric" in data:
         metric = data.pop("__metric")
-        asserts = JSList(JSDict(a, metric=metric) for a in asserts)
-    data["assert"] = asserts
+        asserts = [JSDict(a, metric=metric) for a in asserts]
+    data["assert"] = JSList(asserts)
     if options:
         data["options"] = options
     if metadata:
@@ -258,7 +262,7 @@ def _parse_float(text: str) -> float:
     return float(match.group(0)) if match else float("nan")
 
 
-def assertion_from_string(expected: str) -> dict[str, Any]:
+def assertion_from_string(expected: str) -> JSDict:
     """csv.ts assertionFromString: `type:value`, `not-type:value`, `type(threshold):value`, else equals."""
     found = _code_or_rubric(expected)
     if found is not None:
@@ -269,7 +273,7 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     return _typed_assertion(*match.groups())
 
 
-def _code_or_rubric(expected: str) -> dict[str, Any] | None:
+def _code_or_rubric(expected: str) -> JSDict | None:
     """The prefixes csv.ts reads before any type: code (JavaScript, Python) and rubrics."""
     if expected.startswith(("javascript:", "fn:", "eval:")):
         cut = len(expected.split(":", 1)[0]) + 1
@@ -293,16 +297,14 @@ def _assertion_string() -> re.Pattern[str]:
     return re.compile(rf"(not-)?({types})(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?")
 
 
-def _typed_assertion(
-    inverse: str | None, base: str, threshold: str | None, value: str | None
-) -> dict[str, Any]:
+def _typed_assertion(inverse: str | None, base: str, threshold: str | None, value: str | None) -> JSDict:
     """`type:value` read as csv.ts reads it: list types split on commas, thresholds defaulted."""
     kind = f"not-{base}" if inverse else base
     if base in ("contains-all", "contains-any", "icontains-all", "icontains-any"):
         return JSDict(type=kind, value=JSList(js_trim(v) for v in value.split(",")) if value else value)
     if base in ("contains-json", "is-json"):
         return JSDict(type=kind, value=value)
-    found: dict[str, Any] = JSDict(type=kind, value=js_trim(value) if value is not None else None)
+    found = JSDict(type=kind, value=js_trim(value) if value is not None else None)
     if value is None:
         del found["value"]
     thresholded = (

@@ -18,6 +18,7 @@ from yaml.nodes import Node, ScalarNode
 
 from ...model import RefusalCode
 from ...sourcetext import decode_utf8, read_bytes
+from .._common import Locator
 from .._yaml_safe import _compose, _construct, _Loader, _refuse_conflict_markers, locate_node
 
 _NULL = re.compile(r"~|null|Null|NULL|")
@@ -63,13 +64,13 @@ CoreLoader.add_constructor("tag:yaml.org,2002:int", CoreLoader.construct_yaml_in
 CoreLoader.add_constructor("tag:yaml.org,2002:bool", CoreLoader.construct_yaml_bool)
 
 
-def load_yaml(path: Path, display: str) -> tuple[Any, Any]:
+def load_yaml(path: Path, display: str) -> tuple[object, Locator]:
     """A YAML file's value and a locator of paths in it (refusing what is not YAML, by position)."""
     text = decode_utf8(read_bytes(path, display), display, RefusalCode.NOT_YAML, "is not YAML")
     return load_yaml_text(text, display)
 
 
-def load_yaml_text(text: str, display: str) -> tuple[Any, Any]:
+def load_yaml_text(text: str, display: str) -> tuple[object, Locator]:
     _refuse_conflict_markers(text, display)
     root = _compose(text, display, CoreLoader)
     data = _construct_core(text, root, display)
