@@ -20,7 +20,7 @@ SOURCE = ROOT / "src" / "adhd_evals"
 # Issue 36 asks for under 60, at the JSON boundary only; counted this way, 393 when the round
 # began (94e99d4), 356 after it, 336 with CaseRow (Mappings of Any counted from then). Lower
 # this as types replace them; never raise it.
-DICT_STR_ANY_AT_MOST = 336
+DICT_STR_ANY_AT_MOST = 198
 
 MAX_LINES = 500
 # Modules still over MAX_LINES, with the length they may not pass until they are split.
