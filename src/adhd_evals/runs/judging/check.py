@@ -44,7 +44,7 @@ Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
 class Suite:
     registry: Registry
     unwritten_calls: list[int]  # a one-item counter the patched unwritten() bumps
-    namespace: dict[str, Any] | None = None  # the module's globals: its TRACE is set per row
+    namespace: dict[str, object] | None = None  # the module's globals: its TRACE is set per row
 
     def see(self, row: ResponseRow) -> None:
         """Give the module's trace checks this row's trace (None: its runner records none)."""
