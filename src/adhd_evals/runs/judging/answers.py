@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import cast
 
 from ..rows import CriterionVerdict
-from ..rubric import METRICS
+from ..rubric import METRICS, Metric
 from .admission import looks_like_verdict, normalised, verdict_key
 from .shapes import JudgedFields
 
@@ -108,12 +108,12 @@ def verdict(answer: str, response: str, criteria: list[str], nonce: str | None =
     found, why = answer_object(answer, response, nonce)
     if found is None:
         return why
-    scores: list[int] = []
-    for metric in METRICS:
+    scores: dict[Metric, int] = {}
+    for metric in METRICS:  # in the rubric's order: the first one wrong is the one named
         value = found.get(metric)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
             return f"{metric} is {json.dumps(value)}, not a whole number from 1 to 5"
-        scores.append(value)
+        scores[metric] = value
     blocker = found.get("blocker")
     if not isinstance(blocker, bool):
         return f"blocker is {json.dumps(blocker)}, not true or false"
@@ -121,13 +121,12 @@ def verdict(answer: str, response: str, criteria: list[str], nonce: str | None =
     verdicts, reason = criterion_verdicts(found.get("criteria"), response, criteria)
     if reason:
         return reason
-    correctness, autonomy, actionability, safety, concision = scores  # in METRICS' order
     return {
-        "correctness": correctness,
-        "autonomy": autonomy,
-        "actionability": actionability,
-        "safety": safety,
-        "concision": concision,
+        "correctness": scores["correctness"],
+        "autonomy": scores["autonomy"],
+        "actionability": scores["actionability"],
+        "safety": scores["safety"],
+        "concision": scores["concision"],
         "blocker": blocker,
         "notes": notes if isinstance(notes, str) else "",
         "criteria": verdicts,
