@@ -97,12 +97,17 @@ def read_certificate(path: Path) -> Certificate:
     )
 
 
-def is_certificate(data: Any) -> TypeGuard[Certificate]:
+def is_certificate(data: object) -> TypeGuard[Certificate]:
     """A certificate that lets its judge decide: its shape, the floor, and no control passed."""
-    return not _certificate_problems(data) and not floor_problems(data) and not data["controls"]["passed"]
+    return (
+        isinstance(data, dict)
+        and not _certificate_problems(data)
+        and not floor_problems(data)
+        and not data["controls"]["passed"]
+    )
 
 
-def _certificate_problems(data: Any) -> list[str]:
+def _certificate_problems(data: object) -> list[str]:
     """What makes a file not a certificate at all: its kind, fingerprint, bar, counts."""
     if not isinstance(data, dict) or data.get("certificate") != CERTIFICATE:
         return ["not a judge certificate (write one with 'adhd-evals agree ... --certify --out FILE')"]
@@ -189,7 +194,7 @@ def _same(said: object, real: object) -> bool:
     return abs(said - real) <= 1e-9
 
 
-def _sample_problems(sample: Any, rates: dict[str, dict[str, RateJson]]) -> list[str]:
+def _sample_problems(sample: object, rates: dict[str, dict[str, RateJson]]) -> list[str]:
     """The labelled sample must be named, and hold at least what was counted on it."""
     fields = ("sha256", "rows", "criterion_labels")
     if (
@@ -213,7 +218,7 @@ def _sample_problems(sample: Any, rates: dict[str, dict[str, RateJson]]) -> list
     return found
 
 
-def _is_controls(controls: Any) -> bool:
+def _is_controls(controls: object) -> bool:
     return (
         isinstance(controls, dict)
         and all(
