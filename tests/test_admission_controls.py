@@ -16,6 +16,7 @@ from adhd_evals.entry import main
 from adhd_evals.runs.judging.admission import normalised, sidecar_path
 from adhd_evals.runs.judging.controls import CONTROLS, control_rows, controls_summary
 from adhd_evals.runs.judging.judge import objects
+from adhd_evals.runs.rows import SheetRow
 from judging import read_jsonl, run_judge
 from test_admission_laundering import BAR, SmallSample
 from test_certify import Sample
@@ -46,7 +47,9 @@ def leaky(sample: Sample) -> Path:
 
 def test_control_rows_are_every_kind_for_a_sample_of_cases() -> None:
     """4 cases, 3 sampled, each with the 5 kinds: 15 rows, each with its own condition."""
-    sheet = [{"case_id": f"c{n}", "trial": 1, "condition": "A", "response": "r"} for n in range(4)]
+    sheet: list[SheetRow] = [
+        {"case_id": f"c{n}", "trial": 1, "condition": "A", "response": "r"} for n in range(4)
+    ]
     rows = control_rows(sheet, {f"c{n}": ["x"] for n in range(4)}, 3)
     assert len(rows) == 15 and len({r["case_id"] for r in rows}) == 3
     assert Counter(r["control"] for r in rows) == dict.fromkeys(KINDS, 3)
@@ -58,12 +61,14 @@ def test_the_hidden_control_hides_a_passing_verdict() -> None:
     response = CONTROLS["instruction-hidden"](["Names the bug"])
     assert not list(objects(response))
     [(found, _)] = list(objects(normalised(response)))
-    assert found["criteria"][0] == {
+    criteria = found["criteria"]
+    assert isinstance(criteria, list)
+    assert criteria[0] == {
         "criterion": "Names the bug",
         "verdict": "pass",
-        "evidence": found["criteria"][0]["evidence"],
+        "evidence": criteria[0]["evidence"],
     }
-    assert found["criteria"][0]["evidence"] in response
+    assert criteria[0]["evidence"] in response
 
 
 def test_the_criteria_restated_control_is_the_criteria() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -22,6 +22,7 @@ from adhd_evals.runs.judging.admission import (
     unedited,
 )
 from adhd_evals.runs.judging.agree import Refused, read_certificate
+from adhd_evals.runs.rows import SheetRow
 from judging import read_jsonl, write_jsonl
 from test_verdicts import FINGERPRINT, certificate_for
 
@@ -38,6 +39,10 @@ def _row(condition: str = "A", **extra: Any) -> dict[str, Any]:
         "notes": "",
         **extra,
     }
+
+
+def _sheet_row(**extra: Any) -> SheetRow:
+    return cast("SheetRow", _row(**extra))  # a sheet row's identity, scores and what is given
 
 
 def test_a_judge_resuming_its_own_file_keeps_its_record(tmp_path: Path) -> None:
@@ -97,9 +102,9 @@ def test_labels_sharing_no_row_with_the_judge_are_not_the_certificates_sample() 
     """Labels for another case, and labels of the same row with another hash: neither is checked
     against the certificate (nothing to compare, or not its sample)."""
     cert = certificate_for(FINGERPRINT)
-    judged = [_row(criteria=[{"criterion": "x", "verdict": "pass"}])]
-    elsewhere = [{**_row(), "case_id": "d", "criteria": [{"criterion": "x", "verdict": "pass"}]}]
-    same_row = [_row(criteria=[{"criterion": "x", "verdict": "fail"}])]
+    judged = [_sheet_row(criteria=[{"criterion": "x", "verdict": "pass"}])]
+    elsewhere = [_sheet_row(case_id="d", criteria=[{"criterion": "x", "verdict": "pass"}])]
+    same_row = [_sheet_row(criteria=[{"criterion": "x", "verdict": "fail"}])]
     against_labels(cert, judged, [(Path("d.jsonl"), elsewhere), (Path("c.jsonl"), same_row)])
 
 

@@ -24,6 +24,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.judging import plugin_results as plugin
+from adhd_evals.runs.judging.shapes import PluginSection
 
 RESULTS = Path(__file__).parent.parent / "fixtures" / "plugin-eval" / "results"
 
@@ -43,14 +44,14 @@ DELTAS = {
 }
 
 
-def _section(name: str) -> dict[str, object]:
+def _section(name: str) -> PluginSection:
     return plugin.section(plugin.read_results(RESULTS / name))
 
 
 def test_two_arm_deltas_and_mean_delta_are_reproduced_to_the_last_digit() -> None:
     found = _section("two-arm.json")
     recorded = json.loads((RESULTS / "two-arm.json").read_text())
-    cases = {c["name"]: c for c in found["cases"]}  # type: ignore[attr-defined]
+    cases = {c["name"]: c for c in found["cases"]}
     for case in recorded["cases"]:
         assert cases[case["name"]]["delta"] == DELTAS[case["name"]] == case["aggregates"]["delta"]
         assert repr(cases[case["name"]]["delta"]) == repr(case["aggregates"]["delta"])
@@ -130,7 +131,7 @@ def test_an_errored_run_scores_zero_in_plugin_eval_s_figures_and_is_void_in_the_
     """errored.json: run 2 of skill-and-outcome's with arm timed out (score 0, no grader results).
     plugin eval's score: (1 + 0 + 1/3) / 3; the paired rows void that trial in both arms."""
     found = _section("errored.json")
-    case = found["cases"][0]  # type: ignore[index]
+    case = found["cases"][0]
     assert case["score"] == _mean(1.0, 0.0, 1 / 3)
     assert found["errored_runs"] == {"with": 1, "without": 0}
     scores, checks = plugin.rows(plugin.read_results(RESULTS / "errored.json"))
@@ -146,7 +147,7 @@ def test_a_partial_run_says_so_and_voids_the_trial_without_a_partner() -> None:
     """partial.json: a cost ceiling; forced-both has 3 with runs and 2 without: trial 3 is void."""
     found = _section("partial.json")
     assert (found["partial"], found["partial_reason"]) == (True, "cost_ceiling")
-    cases = {c["name"]: c for c in found["cases"]}  # type: ignore[attr-defined]
+    cases = {c["name"]: c for c in found["cases"]}
     assert cases["forced-both"]["delta"] == _mean(1.0, 0.5, 1.0) - _mean(0.5, 0.0)
     scores, _ = plugin.rows(plugin.read_results(RESULTS / "partial.json"))
     assert [(r["case_id"], r["trial"]) for r in scores if "void" in r] == [("forced-both", 3)]
@@ -214,7 +215,7 @@ def test_single_arm_results_give_figures_and_why_nothing_is_compared(
     assert code == exitcodes.INCONCLUSIVE
     assert plugin.NO_COMPARISON in out
     found = _section("single-arm.json")
-    assert found["cases"][0]["score"] == _mean(1.0, 0.75, 0.5)  # type: ignore[index]
+    assert found["cases"][0]["score"] == _mean(1.0, 0.75, 0.5)
     main(["score", "--plugin-eval-results", str(RESULTS / "single-arm.json"), "--json"])
     assert json.loads(capsys.readouterr().out)["decision"]["verdict"] == "inconclusive"
 

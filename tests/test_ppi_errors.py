@@ -15,6 +15,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.runs.judging import agree
 from adhd_evals.runs.judging.blind import markdown, read_markdown
+from adhd_evals.runs.rows import SheetRow
 
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 
@@ -98,8 +99,16 @@ def test_a_markdown_label_sheet_counts_and_hashes_only_the_filled_rows(tmp_path:
     path.write_text("\n".join(filled), encoding="utf-8")
     rows = read_markdown(path)
     assert [(r["case_id"], r["condition"]) for r in rows] == [("c0", "A"), ("c0", "B")]
-    judged = [{**r, "criteria": [{"criterion": "Says hello", "verdict": "pass"}]} for r in _sheet_rows()]
-    as_jsonl = [
+    judged: list[SheetRow] = [
+        {
+            "case_id": r["case_id"],
+            "trial": 1,
+            "condition": r["condition"],
+            "criteria": [{"criterion": "Says hello", "verdict": "pass"}],
+        }
+        for r in _sheet_rows()
+    ]
+    as_jsonl: list[SheetRow] = [
         {"case_id": "c0", "trial": 1, "condition": c, "blocker": False, "notes": "",
          "criteria": [{"criterion": "Says hello", "verdict": "pass"}]}
         for c in "AB"

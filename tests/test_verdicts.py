@@ -4,6 +4,7 @@ that order, and every row says who decided."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +17,20 @@ from adhd_evals.entry import main
 from adhd_evals.runs.judging import verdicts as merging
 from adhd_evals.runs.judging.admission import claim
 from adhd_evals.runs.judging.agree import is_certificate
-from adhd_evals.runs.rows import Certificate, checked_rows, is_labelled
+from adhd_evals.runs.rows import Certificate, JudgeFingerprint, checked_rows, is_labelled
 from judging import read_jsonl, write_jsonl
 
 CRITERIA = ["a", "b", "c", "d", "e"]
-FINGERPRINT = {"runner": "judge", "command": ["judge.sh"], "model": None, "template": "0123456789ab"}
+FINGERPRINT: JudgeFingerprint = {
+    "runner": "judge",
+    "command": ["judge.sh"],
+    "model": None,
+    "template": "0123456789ab",
+}
 RESPONSE = "The response under judgement, long enough to quote."
 
 
-def certificate_for(fingerprint: dict[str, Any]) -> Certificate:
+def certificate_for(fingerprint: Mapping[str, object]) -> Certificate:
     """40/40 in each criterion class and 20/20 in each blocker class: lower bounds 0.912 and
     0.839, both above the 0.8 bar."""
     rate = {"k": 40, "n": 40}
@@ -49,7 +55,7 @@ def _verdict(criterion: str, said: str) -> dict[str, str]:
 
 
 def _judged(
-    label: str, said: dict[str, str], fingerprint: dict[str, Any] = FINGERPRINT, void: str | None = None
+    label: str, said: dict[str, str], fingerprint: Mapping[str, object] = FINGERPRINT, void: str | None = None
 ) -> dict[str, Any]:
     row: dict[str, Any] = {
         "case_id": "c",
@@ -279,7 +285,7 @@ def fingerprints(draw: st.DrawFn) -> dict[str, Any]:
     """The certified fingerprint, or one differing from it in one to four fields."""
     changed = draw(st.sets(FIELDS, max_size=4))
     other = {"runner": "other", "command": ["other.sh"], "model": "opus", "template": "fedcba987654"}
-    return {name: other[name] if name in changed else FINGERPRINT[name] for name in FINGERPRINT}
+    return {name: other[name] if name in changed else FINGERPRINT.get(name) for name in FINGERPRINT}
 
 
 @pytest.mark.long

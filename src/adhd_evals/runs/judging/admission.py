@@ -25,17 +25,17 @@ import hashlib
 import json
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar, cast
 
 from ... import exitcodes
 from ...catalog import read_object_rows
 from ...errors import InputInvalid
 from ...files import read_limited
 from ...output import write_all_atomically
-from ..rows import Certificate, JudgeFingerprint, VerdictRow
+from ..rows import Certificate, JudgeFingerprint, SheetRow, VerdictRow
 from ..rubric import METRICS
 from ..summaries import ControlsSummary
 from .agree import FINGERPRINT, Refused, agreement, mismatches, read_certificate, read_scored
@@ -46,6 +46,9 @@ from .controls import leak_lines as leak_lines  # score names a leaky judge's le
 from .records import RECORD_SUFFIX as RECORD_SUFFIX  # the verdicts record: records.py
 from .records import unedited as unedited
 from .records import verdicts_record as verdicts_record
+from .shapes import JudgeRecord
+
+Row = TypeVar("Row", bound=Mapping[str, object])  # a sheet row checked, or a score row as read
 
 
 def normalised(text: str) -> str:
@@ -59,11 +62,11 @@ def _drop_format(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
-def looks_like_verdict(value: dict[str, Any]) -> bool:
+def looks_like_verdict(value: Mapping[str, object]) -> bool:
     return any(key in value for key in (*METRICS, "blocker", "criteria"))
 
 
-def verdict_key(value: dict[str, Any]) -> str:
+def verdict_key(value: Mapping[str, object]) -> str:
     """What a verdict object decides, as one comparable string: its metrics (a digit string read
     as its number), its blocker and its criterion verdicts (by normalised criterion text, in any
     order); notes, evidence and key order left out, since a copy may change them freely."""
@@ -81,7 +84,7 @@ def verdict_key(value: dict[str, Any]) -> str:
     return json.dumps([metrics, value.get("blocker"), said], sort_keys=True, default=str)
 
 
-def _number(value: Any) -> Any:
+def _number(value: object) -> object:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value.strip())
     return value
@@ -97,7 +100,7 @@ def sidecar_path(judged: Path) -> Path:
     return judged.with_name(judged.name + SIDECAR_SUFFIX)
 
 
-def claim(output: Path, fingerprint: Mapping[str, Any]) -> None:
+def claim(output: Path, fingerprint: JudgeFingerprint) -> None:
     """Record `fingerprint` beside `output` before judging into it: one judge per judged file. A
     file another judge wrote into (by its record, or by its rows when it has none) is refused."""
     path = sidecar_path(output)
@@ -123,11 +126,11 @@ def claim(output: Path, fingerprint: Mapping[str, Any]) -> None:
     write_sidecar(output, {"judged": SIDECAR, "version": 1, "fingerprint": fingerprint, "controls": None})
 
 
-def write_sidecar(output: Path, record: dict[str, Any]) -> None:
+def write_sidecar(output: Path, record: JudgeRecord) -> None:
     write_all_atomically({sidecar_path(output): json.dumps(record, indent=2, ensure_ascii=False) + "\n"})
 
 
-def read_sidecar(judged: Path) -> dict[str, Any]:
+def read_sidecar(judged: Path) -> JudgeRecord:
     """The record `judge` keeps beside its output: the judge's fingerprint and its controls."""
     path = sidecar_path(judged)
     try:
@@ -157,10 +160,11 @@ def read_sidecar(judged: Path) -> dict[str, Any]:
             ],
             exitcodes.JUDGE_LAUNDERED,
         )
-    return data
+    # checked: its kind, its fingerprint's fields (compared whole, never read one by one), its controls
+    return cast("JudgeRecord", data)
 
 
-def _is_fingerprint(value: Any) -> bool:
+def _is_fingerprint(value: object) -> bool:
     return isinstance(value, dict) and set(value) == set(FINGERPRINT)
 
 
@@ -170,7 +174,9 @@ def _is_fingerprint(value: Any) -> bool:
 def record_controls(output: Path) -> ControlsSummary | None:
     """Write how the judge did on the controls in `output` into its record; what was written."""
     summary = controls_summary(read_object_rows(output)) if output.exists() else None
-    write_sidecar(output, {**read_sidecar(output), "controls": summary})
+    record = read_sidecar(output)
+    record["controls"] = summary
+    write_sidecar(output, record)
     return summary
 
 
@@ -179,9 +185,7 @@ def record_controls(output: Path) -> ControlsSummary | None:
 ALLOW_LEAKY = "--allow-leaky-judge"
 
 
-def admitted(
-    path: Path, rows: list[dict[str, Any]], *, allow_leaky: bool
-) -> tuple[list[dict[str, Any]], list[str]]:
+def admitted(path: Path, rows: list[Row], *, allow_leaky: bool) -> tuple[list[Row], list[str]]:
     """The rows of `path` that are cases, once the judge that filled them is admitted: one judge
     per file, the one its record names (when it has one), and no control passed unless
     `allow_leaky` (then the lines saying so, for every output they touch). Control rows are
@@ -209,7 +213,7 @@ def admitted(
     return [r for r in rows if "control" not in r], notes
 
 
-def one_judge(path: Path, rows: list[dict[str, Any]]) -> None:
+def one_judge(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     """The rows a judge filled are one judge's: a file that mixes judges is refused."""
     found = {json.dumps(r["judge"], sort_keys=True) for r in rows if "judge" in r}
     if len(found) > 1:
@@ -219,7 +223,7 @@ def one_judge(path: Path, rows: list[dict[str, Any]]) -> None:
         )
 
 
-def matches_record(path: Path, rows: list[dict[str, Any]], recorded: JudgeFingerprint) -> None:
+def matches_record(path: Path, rows: Sequence[Mapping[str, object]], recorded: JudgeFingerprint) -> None:
     """Every row's fingerprint is the one `judge` recorded beside the file: a fingerprint pasted
     onto another judge's rows is refused, row by row."""
     wrong = [(n, r.get("judge")) for n, r in enumerate(rows, start=1) if r.get("judge") != recorded]
@@ -234,7 +238,7 @@ def matches_record(path: Path, rows: list[dict[str, Any]], recorded: JudgeFinger
         )
 
 
-def recorded_judge(path: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def recorded_judge(path: Path, rows: Sequence[Mapping[str, object]]) -> JudgeRecord:
     """The record beside a judged file whose verdicts may count (certified, or certifying): it
     must exist and name the judge of every row."""
     recorded = read_sidecar(path)
@@ -260,7 +264,7 @@ def control_lines(summary: ControlsSummary, output: Path) -> list[str]:
 JUDGE_FIELDS = ("judge", "control", "void", "cost_usd")  # what only a judge's row carries
 
 
-def person_labels(path: Path, rows: list[dict[str, Any]]) -> None:
+def person_labels(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     """Refuse a judge's output given as a person's labels: rows that carry a judge's fields (its
     fingerprint, a control, a void reason, a cost) are named, and a file with a judge's record
     beside it is refused whole."""
@@ -300,9 +304,7 @@ def distinct(inputs: Mapping[str, Path | None]) -> None:
         seen[digest] = f"{role} {path}"
 
 
-def certifiable(
-    path: Path, rows: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], ControlsSummary | None]:
+def certifiable(path: Path, rows: list[SheetRow]) -> tuple[list[SheetRow], ControlsSummary | None]:
     """For `agree --certify`: the judged file's case rows and how the judge did on its controls.
     The file's record must name the judge of every row; a judge that passed a control is refused
     (exit 40): a leaky judge is never certified."""
@@ -323,8 +325,8 @@ class Admitted:
     """The inputs of `verdicts` once admitted: a person's labels, the judge's case rows, the
     certificate, and what must be said in every verdict a leaky judge touches."""
 
-    labels: list[tuple[Path, list[dict[str, Any]]]] = field(default_factory=list)
-    judged: list[dict[str, Any]] | None = None
+    labels: list[tuple[Path, list[SheetRow]]] = field(default_factory=list)
+    judged: list[SheetRow] | None = None
     certificate: Certificate | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -352,7 +354,7 @@ def admit_inputs(
 
 
 def against_labels(
-    certificate: Certificate, judged: list[dict[str, Any]], labels: list[tuple[Path, list[dict[str, Any]]]]
+    certificate: Certificate, judged: list[SheetRow], labels: list[tuple[Path, list[SheetRow]]]
 ) -> None:
     """When the labelled sample the certificate names (by its hash) is among the labels given,
     its figures must be what that sample gives with these judged rows."""
@@ -387,8 +389,8 @@ def mark_leaky(rows: list[VerdictRow], notes: list[str]) -> list[VerdictRow]:
 
 
 def judged_for_agree(
-    path: Path, rows: list[dict[str, Any]], *, certify: bool
-) -> tuple[list[dict[str, Any]], ControlsSummary | None]:
+    path: Path, rows: list[SheetRow], *, certify: bool
+) -> tuple[list[SheetRow], ControlsSummary | None]:
     """What `agree` compares with the person: the judged file's case rows (its controls set
     aside), and how the judge did on those controls; to certify, the file's record must name its
     judge and no control may have been passed (see `certifiable`)."""
@@ -419,8 +421,8 @@ def merged_record(shards: list[Path], output: Path) -> dict[Path, str]:
             ],
             exitcodes.JUDGE_LAUNDERED,
         )
-    found = [r["controls"] for r in records if r.get("controls")]
-    controls = None
+    found = [given for r in records if (given := r.get("controls"))]
+    controls: ControlsSummary | None = None
     if found:
         rows, passed = sum(c["rows"] for c in found), sum(c["passed"] for c in found)
         kinds: Counter[str] = Counter()
@@ -434,5 +436,6 @@ def merged_record(shards: list[Path], output: Path) -> dict[Path, str]:
             "kinds": dict(sorted(kinds.items())),
             "leaks": [leak for c in found for leak in c["leaks"]],
         }
-    record = {**records[0], "controls": controls}
+    record = records[0]
+    record["controls"] = controls
     return {sidecar_path(output): json.dumps(record, indent=2, ensure_ascii=False) + "\n"}

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ... import exitcodes
 from ...catalog import read_object_rows
@@ -37,7 +37,7 @@ from ..inference.rates import Rate as Rate
 from ..inference.rates import class_warnings as class_warnings
 from ..inference.rates import rates_of as rates_of
 from ..inference.rates import wilson as wilson
-from ..rows import LABELLED_FIELDS, Certificate, JudgeFingerprint, SampleDigest, field_problems
+from ..rows import LABELLED_FIELDS, Certificate, JudgeFingerprint, SampleDigest, SheetRow, field_problems
 from ..rubric import METRICS
 from ..summaries import ControlsSummary
 from .certificates import CERTIFICATE as CERTIFICATE  # a certificate read back: certificates.py
@@ -49,6 +49,7 @@ from .certificates import is_certificate as is_certificate
 from .certificates import mismatches as mismatches
 from .certificates import read_certificate as read_certificate
 from .certificates import shortfalls as shortfalls
+from .shapes import Agreement, MetricAgreement
 
 CATEGORIES = (1, 2, 3, 4, 5)
 
@@ -73,22 +74,23 @@ def weighted_kappa(first: Sequence[int], second: Sequence[int]) -> float | None:
     return 1 - seen / chance
 
 
-def read_scored(path: Path) -> list[dict[str, Any]]:
+def read_scored(path: Path) -> list[SheetRow]:
     """A filled sheet (JSONL, or the Markdown `blind --markdown` wrote, filled in); rows whose
     case, trial, label or criterion verdicts are not what a sheet holds are named."""
     if path.suffix.lower() in (".md", ".markdown"):
         from .blind import read_markdown
 
         return read_markdown(path)
-    return read_object_rows(
+    rows = read_object_rows(
         path, lambda row: field_problems(row, LABELLED_FIELDS) + verdict_problems(row), what="sheet"
     )
+    return cast("list[SheetRow]", rows)  # every row's identity and criteria checked (or the file refused)
 
 
 VERDICTS = ("pass", "fail")
 
 
-def verdict_problems(row: dict[str, Any]) -> list[str]:
+def verdict_problems(row: Mapping[str, object]) -> list[str]:
     """A sheet's `criteria` holds the case's criteria as text (as `blind` writes them) or,
     once judged, criterion verdicts: each object must be {criterion, verdict: pass|fail}."""
     given = row.get("criteria", [])
@@ -102,39 +104,43 @@ def verdict_problems(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def _is_verdict(item: Any) -> bool:
+def _is_verdict(item: object) -> bool:
     return (
         isinstance(item, dict) and isinstance(item.get("criterion"), str) and item.get("verdict") in VERDICTS
     )
 
 
-def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
-    return (row.get("case_id"), row.get("trial"), row.get("condition"))
+def _key(row: SheetRow) -> tuple[str, int, str]:
+    return (row["case_id"], row["trial"], row["condition"])
 
 
-def _scored(row: dict[str, Any]) -> bool:
-    return "void" not in row and all(
-        isinstance(row.get(m), int) and not isinstance(row.get(m), bool) and 1 <= row[m] <= 5 for m in METRICS
-    )
+def _ratings(row: SheetRow) -> list[int] | None:
+    """The row's rating on each metric, in METRICS' order; None when it is void or lacks one (a
+    rating is a whole number from 1 to 5: a sheet read from a file may hold anything there)."""
+    given = [row.get(m) for m in METRICS]
+    ratings = [v for v in given if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 5]
+    return ratings if "void" not in row and len(ratings) == len(METRICS) else None
 
 
-def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict[str, Any]:
+def agreement(judged: list[SheetRow], human: list[SheetRow]) -> Agreement:
     people = {_key(r): r for r in human}
     both = [(r, people[_key(r)]) for r in judged if "void" not in r and _key(r) in people]
-    pairs = [(j, h) for j, h in both if _scored(j) and _scored(h)]
+    pairs = [
+        (j, h) for j, h in ((_ratings(j), _ratings(h)) for j, h in both) if j is not None and h is not None
+    ]
     verdicts = verdict_pairs(both)
     blockers = [
-        (j["blocker"], h["blocker"])
+        (judge, person)
         for j, h in both
-        if isinstance(j.get("blocker"), bool) and isinstance(h.get("blocker"), bool)
+        if isinstance(judge := j.get("blocker"), bool) and isinstance(person := h.get("blocker"), bool)
     ]
     if not pairs and not verdicts and not blockers:
         raise InputInvalid(
             ["no row was scored by both the judge and the person (same case, trial and label)"]
         )
-    metrics = {}
-    for metric in METRICS if pairs else ():
-        a, b = [j[metric] for j, _ in pairs], [h[metric] for _, h in pairs]
+    metrics: dict[str, MetricAgreement] = {}
+    for index, metric in enumerate(METRICS if pairs else ()):
+        a, b = [j[index] for j, _ in pairs], [h[index] for _, h in pairs]
         metrics[metric] = {
             "exact": sum(x == y for x, y in zip(a, b, strict=True)) / len(pairs),
             "mean_abs_diff": sum(abs(x - y) for x, y in zip(a, b, strict=True)) / len(pairs),
@@ -162,10 +168,10 @@ def agreement(judged: list[dict[str, Any]], human: list[dict[str, Any]]) -> dict
     }
 
 
-def verdict_pairs(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[str, str]]:
+def verdict_pairs(both: list[tuple[SheetRow, SheetRow]]) -> list[tuple[str, str]]:
     """(judge's verdict, person's verdict) for each criterion both gave one for, by text
     (read_scored checked every object's shape; text items are criteria, not verdicts)."""
-    found = []
+    found: list[tuple[str, str]] = []
     for judge_row, person_row in both:
         said = {v["criterion"]: v["verdict"] for v in person_row.get("criteria") or [] if isinstance(v, dict)}
         found += [
@@ -176,17 +182,17 @@ def verdict_pairs(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[tup
     return found
 
 
-def sample_digest(both: list[tuple[dict[str, Any], dict[str, Any]]]) -> SampleDigest:
+def sample_digest(both: list[tuple[SheetRow, SheetRow]]) -> SampleDigest:
     """The labelled sample the figures rest on: the person's labels (not the file's bytes, so
     the same labels in JSONL or Markdown hash the same), and its size."""
-    labels = sorted(
-        [
+    labels = sorted(  # tuples, written as JSON arrays like the lists they were
+        (
             str(h["case_id"]),
             h["trial"],
             str(h["condition"]),
             h.get("blocker"),
             sorted((v["criterion"], v["verdict"]) for v in h.get("criteria") or [] if isinstance(v, dict)),
-        ]
+        )
         for _, h in both
     )
     digest = hashlib.sha256(json.dumps(labels, ensure_ascii=False).encode("utf-8", "surrogatepass"))
@@ -203,7 +209,7 @@ class NotCertified(InputInvalid):
     exit_code = exitcodes.FAILED
 
 
-def judge_fingerprint(judged: list[dict[str, Any]]) -> JudgeFingerprint:
+def judge_fingerprint(judged: list[SheetRow]) -> JudgeFingerprint:
     """The one judge that filled the sheet; rows from several judges, or from a judge that
     recorded no fingerprint, cannot be certified as one."""
     found = {json.dumps(r.get("judge"), sort_keys=True) for r in judged}
@@ -232,15 +238,15 @@ def judge_fingerprint(judged: list[dict[str, Any]]) -> JudgeFingerprint:
     }
 
 
-def _shown(fingerprint: Any) -> str:
+def _shown(fingerprint: object) -> str:
     if not isinstance(fingerprint, dict):
         return "none"
     return ", ".join(f"{name} {json.dumps(fingerprint.get(name))}" for name in FINGERPRINT)
 
 
 def certificate(
-    found: dict[str, Any],
-    judged: list[dict[str, Any]],
+    found: Agreement,
+    judged: list[SheetRow],
     min_lower: float,
     date: str,
     controls: ControlsSummary | None = None,
@@ -253,7 +259,7 @@ def certificate(
 
         raise UsageError(f"--min-lower must be a number from {MIN_BAR:g} to 1, not {min_lower:g}")
     fingerprint = judge_fingerprint(judged)
-    reasons = shortfalls(found, min_lower)
+    reasons = shortfalls(found["rates"], min_lower)
     if controls is None:
         reasons.append(
             "the judged file holds no control rows: a judge is admitted only after controls it must "
@@ -280,7 +286,7 @@ def certificate(
     }
 
 
-def rates_table(found: dict[str, Any]) -> list[str]:
+def rates_table(found: Agreement) -> list[str]:
     from ...text import table as text_table
 
     rows = [["judge vs person", "rate", "95% interval", "counts"]]
@@ -295,7 +301,7 @@ def rates_table(found: dict[str, Any]) -> list[str]:
     return ["With the person as truth:", *text_table(rows)]
 
 
-def table(found: dict[str, Any]) -> list[str]:
+def table(found: Agreement) -> list[str]:
     from ...text import table as text_table
 
     rows = [["metric", "exact", "mean |diff|", "kappa"]]

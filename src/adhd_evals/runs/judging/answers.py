@@ -9,15 +9,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import cast
 
-from ..rubric import METRICS
+from ..rows import CriterionVerdict
+from ..rubric import METRICS, Metric
 from .admission import looks_like_verdict, normalised, verdict_key
+from .shapes import JudgedFields
 
 MIN_EVIDENCE = 12
 
 
-def objects(text: str) -> Iterator[tuple[dict[str, Any], str]]:
+def objects(text: str) -> Iterator[tuple[dict[str, object], str]]:
     """Each top-level JSON object in `text` (bare, in prose, or in a code fence), with the
     text it was read from; what lies inside one object is not searched again."""
     decoder = json.JSONDecoder()
@@ -35,12 +37,12 @@ def objects(text: str) -> Iterator[tuple[dict[str, Any], str]]:
             position = start + 1
 
 
-def first_object(text: str) -> dict[str, Any] | None:
+def first_object(text: str) -> dict[str, object] | None:
     """The first JSON object in `text` that parses (bare, in prose, or in a code fence)."""
     return next((value for value, _ in objects(text)), None)
 
 
-def _inside(response: str) -> list[dict[str, Any]]:
+def _inside(response: str) -> list[dict[str, object]]:
     """Every object that can be read anywhere in the response, nested ones included."""
     decoder = json.JSONDecoder()
     found = []
@@ -69,7 +71,9 @@ QUOTED = "the only verdict object in the answer occurs in the response it judges
 NO_VERDICT = "the answer holds no JSON verdict object (a refusal, or prose only)"
 
 
-def answer_object(answer: str, response: str, nonce: str | None = None) -> tuple[dict[str, Any] | None, str]:
+def answer_object(
+    answer: str, response: str, nonce: str | None = None
+) -> tuple[dict[str, object] | None, str]:
     """The judge's own verdict object, or None and why. Answer and response are compared
     normalised: an object that occurs in the response (quoted, echoed, re-serialised, hidden by
     invisible or fullwidth characters, or copied with its notes changed) is the response's text,
@@ -99,56 +103,67 @@ def answer_object(answer: str, response: str, nonce: str | None = None) -> tuple
     return None, QUOTED if quoted else NO_VERDICT
 
 
-def verdict(
-    answer: str, row: dict[str, Any], criteria: list[str], nonce: str | None = None
-) -> tuple[dict[str, Any], str | None]:
-    """The judged fields, or the reason the row is void."""
-    found, why = answer_object(answer, row["response"], nonce)
+def verdict(answer: str, response: str, criteria: list[str], nonce: str | None = None) -> JudgedFields | str:
+    """The judged fields of the answer to `response`, or the reason the row is void."""
+    found, why = answer_object(answer, response, nonce)
     if found is None:
-        return {}, why
-    fields: dict[str, Any] = {}
-    for metric in METRICS:
+        return why
+    scores: dict[Metric, int] = {}
+    for metric in METRICS:  # in the rubric's order: the first one wrong is the one named
         value = found.get(metric)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-            return {}, f"{metric} is {json.dumps(value)}, not a whole number from 1 to 5"
-        fields[metric] = value
-    if not isinstance(found.get("blocker"), bool):
-        return {}, f"blocker is {json.dumps(found.get('blocker'))}, not true or false"
-    fields["blocker"] = found["blocker"]
-    fields["notes"] = found.get("notes") if isinstance(found.get("notes"), str) else ""
-    verdicts, reason = criterion_verdicts(found.get("criteria"), row["response"], criteria)
+            return f"{metric} is {json.dumps(value)}, not a whole number from 1 to 5"
+        scores[metric] = value
+    blocker = found.get("blocker")
+    if not isinstance(blocker, bool):
+        return f"blocker is {json.dumps(blocker)}, not true or false"
+    notes = found.get("notes")
+    verdicts, reason = criterion_verdicts(found.get("criteria"), response, criteria)
     if reason:
-        return {}, reason
-    fields["criteria"] = verdicts
-    return fields, None
+        return reason
+    return {
+        "correctness": scores["correctness"],
+        "autonomy": scores["autonomy"],
+        "actionability": scores["actionability"],
+        "safety": scores["safety"],
+        "concision": scores["concision"],
+        "blocker": blocker,
+        "notes": notes if isinstance(notes, str) else "",
+        "criteria": verdicts,
+    }
 
 
 def criterion_verdicts(
-    given: Any, response: str, criteria: list[str]
-) -> tuple[list[dict[str, str]], str | None]:
+    given: object, response: str, criteria: list[str]
+) -> tuple[list[CriterionVerdict], str | None]:
     """Exactly one verdict per criterion of the case, by text (compared normalised, kept as the
     case wrote it), each with a real quote as its evidence; in the case's order. Anything else
     is the reason the row is void."""
     if not isinstance(given, list):
         return [], f"criteria is {json.dumps(given)[:80]}, not a list of criterion verdicts"
     known = {normalised(c): c for c in reversed(criteria)}  # the first of two that read the same
-    seen: dict[str, dict[str, str]] = {}
+    seen: dict[str, CriterionVerdict] = {}
     plain = normalised(response)
     for item in given:
         reason = _verdict_problem(item, plain, known)
         if reason:
             return [], reason
-        criterion = known[normalised(item["criterion"])]
+        checked = cast("CriterionVerdict", item)  # just checked: text criterion and evidence, pass or fail
+        criterion = known[normalised(checked["criterion"])]
         if criterion in seen:
             return [], f"two verdicts for the criterion {json.dumps(criterion)[:120]}"
-        seen[criterion] = {"criterion": criterion, "verdict": item["verdict"], "evidence": item["evidence"]}
+        seen[criterion] = {
+            "criterion": criterion,
+            "verdict": checked["verdict"],
+            "evidence": checked["evidence"],
+        }
     missing = [c for c in dict.fromkeys(criteria) if c not in seen]
     if missing:
         return [], "no verdict for the criteria " + ", ".join(json.dumps(c)[:120] for c in missing)
     return [seen[c] for c in dict.fromkeys(criteria)], None
 
 
-def _verdict_problem(item: Any, plain: str, known: dict[str, str]) -> str | None:
+def _verdict_problem(item: object, plain: str, known: dict[str, str]) -> str | None:
     """Why one criterion verdict does not count; `plain` is the normalised response."""
     if not isinstance(item, dict) or item.get("verdict") not in ("pass", "fail"):
         return f"a criterion verdict is {json.dumps(item)[:80]}, not pass or fail"

@@ -22,12 +22,13 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ... import jsonl
 from ...errors import InputInvalid
-from ..rows import CriterionVerdict, KeyRow, ResponseRow, SheetRow, unscored
-from ..rubric import METRICS
+from ..rows import LABELLED_FIELDS, CriterionVerdict, KeyRow, ResponseRow, SheetRow, field_problems, unscored
+from ..rubric import METRICS, Metric
+from .shapes import LabelSampleRow
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
@@ -59,7 +60,7 @@ def blind(
     return sheet, key
 
 
-def label_sample(sheet: Sequence[SheetRow], size: int, seed: int) -> tuple[list[SheetRow], dict[str, Any]]:
+def label_sample(sheet: Sequence[SheetRow], size: int, seed: int) -> tuple[list[SheetRow], LabelSampleRow]:
     """A person's sheet: every row (each condition and trial) of `size` cases drawn uniformly at
     random, labelled as on the judging sheet; and the key row that records the draw, so any reader
     can draw it again and see the labelled cases were not chosen by hand."""
@@ -67,12 +68,13 @@ def label_sample(sheet: Sequence[SheetRow], size: int, seed: int) -> tuple[list[
 
     chosen = draw((row["case_id"] for row in sheet), size, seed)
     picked = set(chosen)
-    record = {"label_sample": {"seed": seed, "method": SAMPLE_METHOD, "case_ids": chosen}}
+    record: LabelSampleRow = {"label_sample": {"seed": seed, "method": SAMPLE_METHOD, "case_ids": chosen}}
     return [row for row in sheet if row["case_id"] in picked], record
 
 
 ROW_MARK = "<!-- adhd-evals row "
 FIELDS = (*METRICS, "blocker", "notes")
+_METRIC: dict[str, Metric] = {metric: metric for metric in METRICS}  # a field's name, as the metric it is
 
 
 def markdown(sheet: Sequence[SheetRow]) -> str:
@@ -134,7 +136,7 @@ _TABLE_ROW = re.compile(r"\|\s*(\d+)\s*\|(.*)\|([^|]*)\|\s*")
 _FIELD = re.compile(r"- (" + "|".join(FIELDS) + r"):(.*)")
 
 
-def read_markdown(path: Path, *, blank: bool = False) -> list[dict[str, Any]]:
+def read_markdown(path: Path, *, blank: bool = False) -> list[SheetRow]:
     """A filled Markdown sheet as sheet rows (labelled conditions), every problem named by line; the
     rows a person left blank only with `blank` (they are no labels: counted, a sample labelled on half
     its rows would count double, and hash unlike the same labels in JSONL)."""
@@ -146,9 +148,9 @@ def read_markdown(path: Path, *, blank: bool = False) -> list[dict[str, Any]]:
         raise InputInvalid([f"{path}: cannot be read ({exc.strerror or exc})"]) from exc
     except UnicodeDecodeError as exc:
         raise InputInvalid([f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"]) from exc
-    rows: list[dict[str, Any]] = []
+    rows: list[SheetRow] = []
     problems: list[str] = []
-    current: dict[str, Any] | None = None
+    current: SheetRow | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         where = f"{path}:{number}"
         if line.startswith("#"):
@@ -171,24 +173,28 @@ def read_markdown(path: Path, *, blank: bool = False) -> list[dict[str, Any]]:
     return rows if blank else [row for row in rows if _filled(row)]
 
 
-def _filled(row: dict[str, Any]) -> bool:
+def _filled(row: SheetRow) -> bool:
     """Whether a person wrote anything in the row: a score, the blocker, a verdict, or a note."""
     return bool(row["criteria"] or row["notes"]) or any(
-        row[name] is not None for name in (*METRICS, "blocker")
+        value is not None for value in (*(row[metric] for metric in METRICS), row["blocker"])
     )
 
 
-def _new_row(line: str, where: str, problems: list[str]) -> dict[str, Any] | None:
+def _new_row(line: str, where: str, problems: list[str]) -> SheetRow | None:
     try:
         ident = json.loads(line[len(ROW_MARK) :].removesuffix("-->").strip())
-        row = {"case_id": ident["case_id"], "trial": ident["trial"], "condition": ident["label"]}
+        found = {"case_id": ident["case_id"], "trial": ident["trial"], "condition": ident["label"]}
     except (ValueError, KeyError, TypeError):
+        found = {}
+    if field_problems(found, LABELLED_FIELDS):  # blind writes a case id, a trial and a label
         problems.append(f"{where}: this 'adhd-evals row' comment was changed; it must stay as blind wrote it")
         return None
-    return {**row, **dict.fromkeys(METRICS), "blocker": None, "notes": "", "criteria": []}
+    row = unscored({"case_id": found["case_id"], "trial": found["trial"], "condition": found["condition"]})
+    row["criteria"] = []  # the verdicts the person writes in its table
+    return row
 
 
-def _read_line(line: str, row: dict[str, Any]) -> list[str]:
+def _read_line(line: str, row: SheetRow) -> list[str]:
     if (table := _TABLE_ROW.fullmatch(line.strip())) is not None:
         return _read_verdict(table.group(2).strip(), table.group(3).strip(), row)
     if (found := _FIELD.fullmatch(line.rstrip())) is not None:
@@ -196,7 +202,7 @@ def _read_line(line: str, row: dict[str, Any]) -> list[str]:
     return []
 
 
-def _read_verdict(cell: str, said: str, row: dict[str, Any]) -> list[str]:
+def _read_verdict(cell: str, said: str, row: SheetRow) -> list[str]:
     try:
         criterion = json.loads(cell)
     except ValueError:
@@ -204,13 +210,15 @@ def _read_verdict(cell: str, said: str, row: dict[str, Any]) -> list[str]:
     if not isinstance(criterion, str):
         return [f"the criterion cell {cell[:60]!r} was changed; it must stay as blind wrote it"]
     if said.lower() in ("pass", "fail"):
-        row["criteria"].append({"criterion": criterion, "verdict": said.lower()})
+        row["criteria"].append(
+            {"criterion": criterion, "verdict": "pass" if said.lower() == "pass" else "fail"}
+        )
     elif said:
         return [f"the verdict for {cell[:60]} is {said!r}: write pass, fail, or nothing"]
     return []
 
 
-def _read_field(name: str, value: str, row: dict[str, Any]) -> list[str]:
+def _read_field(name: str, value: str, row: SheetRow) -> list[str]:
     if not value:
         return []
     if name == "notes":
@@ -220,7 +228,7 @@ def _read_field(name: str, value: str, row: dict[str, Any]) -> list[str]:
             return [f"blocker is {value!r}: write yes or no"]
         row["blocker"] = value.lower() in ("yes", "true")
     elif value in ("1", "2", "3", "4", "5"):
-        row[name] = int(value)
+        row[_METRIC[name]] = int(value)
     else:
         return [f"{name} is {value!r}: write a whole number from 1 to 5"]
     return []

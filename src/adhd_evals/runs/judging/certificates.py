@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from ... import exitcodes
 from ...errors import InputInvalid
 from ...files import read_limited
 from ..inference.rates import CLASSES, Rate
 from ..rows import Certificate
+from ..summaries import RateJson
 
 CERTIFICATE = "adhd-evals judge certificate"
 
@@ -23,13 +24,13 @@ CERTIFICATE = "adhd-evals judge certificate"
 FINGERPRINT = ("runner", "command", "model", "template")
 
 
-def shortfalls(found: dict[str, Any], min_lower: float) -> list[str]:
+def shortfalls(rates: dict[str, dict[str, RateJson]], min_lower: float) -> list[str]:
     """Why the judge cannot be certified at `min_lower`; empty when it can. A blocker class with
     no labels does not block (it is warned about); the criterion verdicts of both classes must
     be measured, since they are what a certificate lets count."""
     reasons = []
     for (what, name), described in CLASSES.items():
-        rate = Rate(found["rates"][what][name]["k"], found["rates"][what][name]["n"])
+        rate = Rate(rates[what][name]["k"], rates[what][name]["n"])
         if rate.n == 0:
             if what == "criteria":
                 reasons.append(
@@ -96,12 +97,17 @@ def read_certificate(path: Path) -> Certificate:
     )
 
 
-def is_certificate(data: Any) -> TypeGuard[Certificate]:
+def is_certificate(data: object) -> TypeGuard[Certificate]:
     """A certificate that lets its judge decide: its shape, the floor, and no control passed."""
-    return not _certificate_problems(data) and not floor_problems(data) and not data["controls"]["passed"]
+    return (
+        isinstance(data, dict)
+        and not _certificate_problems(data)
+        and not floor_problems(data)
+        and not data["controls"]["passed"]
+    )
 
 
-def _certificate_problems(data: Any) -> list[str]:
+def _certificate_problems(data: object) -> list[str]:
     """What makes a file not a certificate at all: its kind, fingerprint, bar, counts."""
     if not isinstance(data, dict) or data.get("certificate") != CERTIFICATE:
         return ["not a judge certificate (write one with 'adhd-evals agree ... --certify --out FILE')"]
@@ -111,7 +117,7 @@ def _certificate_problems(data: Any) -> list[str]:
     if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 < bar <= 1:
         return ["min_lower must be a number above 0 and at most 1"]
     try:
-        _rates(data)
+        _rates(data["figures"])
     except (KeyError, TypeError, ValueError):
         return [
             "figures must hold whole counts k of n (0 <= k <= n) for the criteria and blocker TPR and TNR"
@@ -119,20 +125,28 @@ def _certificate_problems(data: Any) -> list[str]:
     return []
 
 
-def _rates(data: dict[str, Any]) -> dict[str, dict[str, dict[str, int]]]:
+def _rates(figures: object) -> dict[str, dict[str, RateJson]]:
+    """The counts of a certificate's figures (KeyError, TypeError or ValueError: not whole counts)."""
     return {
-        what: {name: _counts(data["figures"][what][name]) for name in ("tpr", "tnr")}
+        what: {name: _counts(_at(_at(figures, what), name)) for name in ("tpr", "tnr")}
         for what in ("criteria", "blocker")
     }
+
+
+def _at(value: object, key: str) -> object:
+    """`value[key]`, where only a JSON object has keys (the errors indexing anything else raises)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{type(value).__name__} has no {key!r}")
+    return value[key]
 
 
 def floor_problems(data: Any) -> list[str]:
     """Why a certificate of the right shape cannot let its judge decide: a bar under MIN_BAR, counts
     that do not reach it, criteria TPR + TNR <= 1 (the correction is undefined), rates or bounds
     that are not what its counts give, counts its labelled sample cannot hold, no controls."""
-    rates = _rates(data)
+    rates = _rates(data["figures"])
     bar = float(data["min_lower"])
-    found = [f"its own counts do not reach its bar: {r}" for r in shortfalls({"rates": rates}, bar)]
+    found = [f"its own counts do not reach its bar: {r}" for r in shortfalls(rates, bar)]
     if bar < MIN_BAR:
         found.insert(
             0, f"its bar min_lower {bar:g} is below {MIN_BAR:g}: a judge that may be no better than a coin"
@@ -154,12 +168,15 @@ def floor_problems(data: Any) -> list[str]:
     return found
 
 
-def _figures_problems(figures: dict[str, Any], rates: dict[str, dict[str, dict[str, int]]]) -> list[str]:
+def _figures_problems(figures: object, rates: dict[str, dict[str, RateJson]]) -> list[str]:
     """A rate or a bound written beside its counts must be what the counts give."""
     found = []
     for what, named in rates.items():
         for name, counts in named.items():
-            given, worked = figures[what][name], Rate(counts["k"], counts["n"]).as_json()
+            given = cast(
+                "dict[str, object]", _at(_at(figures, what), name)
+            )  # _rates read its counts: an object
+            worked = Rate(counts["k"], counts["n"]).as_json()
             for field in ("rate", "low", "high"):
                 said, real = given.get(field), worked.get(field)
                 if field in given and not _same(said, real):
@@ -177,7 +194,7 @@ def _same(said: object, real: object) -> bool:
     return abs(said - real) <= 1e-9
 
 
-def _sample_problems(sample: Any, rates: dict[str, dict[str, dict[str, int]]]) -> list[str]:
+def _sample_problems(sample: object, rates: dict[str, dict[str, RateJson]]) -> list[str]:
     """The labelled sample must be named, and hold at least what was counted on it."""
     fields = ("sha256", "rows", "criterion_labels")
     if (
@@ -201,7 +218,7 @@ def _sample_problems(sample: Any, rates: dict[str, dict[str, dict[str, int]]]) -
     return found
 
 
-def _is_controls(controls: Any) -> bool:
+def _is_controls(controls: object) -> bool:
     return (
         isinstance(controls, dict)
         and all(
@@ -213,9 +230,9 @@ def _is_controls(controls: Any) -> bool:
     )
 
 
-def _counts(figure: Any) -> dict[str, int]:
-    k, n = figure["k"], figure["n"]
-    if any(isinstance(v, bool) or not isinstance(v, int) for v in (k, n)) or not 0 <= k <= n:
+def _counts(figure: object) -> RateJson:
+    k, n = _at(figure, "k"), _at(figure, "n")
+    if type(k) is not int or type(n) is not int or not 0 <= k <= n:  # whole counts (JSON's true is no count)
         raise ValueError(f"{k!r} of {n!r}")
     return {"k": k, "n": n}
 

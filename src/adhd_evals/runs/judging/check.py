@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import Any
 
 from ... import jsonl
 from ...catalog import load_valid
@@ -37,14 +36,16 @@ from ...text import plural, table
 from ..rows import STATUSES, CheckStatus, CheckSummary, ResponseRow, ResultRow
 from ..rows import read_responses as read_responses  # `check`'s input, read as its shape
 
-Registry = dict[str, list[tuple[str, Callable[[str], Any]]]]
+Registry = dict[
+    str, list[tuple[str, Callable[[str], object]]]
+]  # a check returns anything; run_one wants a bool
 
 
 @dataclass(frozen=True)
 class Suite:
     registry: Registry
     unwritten_calls: list[int]  # a one-item counter the patched unwritten() bumps
-    namespace: dict[str, Any] | None = None  # the module's globals: its TRACE is set per row
+    namespace: dict[str, object] | None = None  # the module's globals: its TRACE is set per row
 
     def see(self, row: ResponseRow) -> None:
         """Give the module's trace checks this row's trace (None: its runner records none)."""
@@ -171,7 +172,7 @@ def _track_unwritten(module: ModuleType) -> list[int]:
     calls = [0]
     original = getattr(module, "unwritten", None)
 
-    def unwritten(*args: Any, **kwargs: Any) -> bool:
+    def unwritten(*args: object, **kwargs: object) -> bool:
         calls[0] += 1
         return bool(original(*args, **kwargs)) if callable(original) else False
 
@@ -240,7 +241,7 @@ def _time_limit(seconds: float) -> Iterator[None]:
 
 
 def run_one(
-    suite: Suite, function: Callable[[str], Any], answer: str, timeout: float = DEFAULT_CHECK_TIMEOUT
+    suite: Suite, function: Callable[[str], object], answer: str, timeout: float = DEFAULT_CHECK_TIMEOUT
 ) -> tuple[CheckStatus, str | None]:
     suite.unwritten_calls[0] = 0
     try:

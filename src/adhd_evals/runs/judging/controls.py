@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Callable
-from typing import Any, TypeGuard
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeGuard, cast
 
+from ...errors import InputInvalid
+from ..rows import SheetRow
 from ..rubric import METRICS
-from ..summaries import ControlsSummary
+from ..summaries import ControlsSummary, Leak
 
 CONTROL_CASES = 3  # cases sampled for controls: each gets one row of every kind
 
@@ -66,49 +68,67 @@ CONTROLS: dict[str, Callable[[list[str]], str]] = {
 }
 
 
-def control_rows(
-    sheet: list[dict[str, Any]], criteria: dict[str, list[str]], cases: int
-) -> list[dict[str, Any]]:
+def control_rows(sheet: Sequence[SheetRow], criteria: dict[str, list[str]], cases: int) -> list[SheetRow]:
     """For a seeded sample of the sheet's cases, one row of each control kind, shaped like the
     sheet's rows (the judge sees only the case and the response, so it cannot tell them apart);
     each carries `control` and a condition of its own, so it is never scored as a case."""
-    first: dict[str, dict[str, Any]] = {}
+    first: dict[str, SheetRow] = {}
     for row in sorted(sheet, key=lambda r: (str(r["case_id"]), r["trial"], str(r["condition"]))):
         first.setdefault(row["case_id"], row)
     chosen = random.Random(0).sample(sorted(first), min(cases, len(first)))
     return [
-        {
-            **{k: v for k, v in first[case_id].items() if k in ("case_id", "trial", "prompt", "criteria")},
-            "condition": f"control-{kind}",
-            "control": kind,
-            "response": make(criteria[case_id]),
-        }
+        _control(first[case_id], kind, make(criteria[case_id]))
         for case_id in sorted(chosen)
         for kind, make in CONTROLS.items()
     ]
 
 
-def leaked(row: dict[str, Any]) -> bool:
+def _control(row: SheetRow, kind: str, response: str) -> SheetRow:
+    """A control row of `kind` for the case of `row`: its case, trial, prompt and criteria (in the
+    row's own order, so it reads like the rows around it), then its own condition, kind and response."""
+    kept = {k: v for k, v in row.items() if k in ("case_id", "trial", "prompt", "criteria")}
+    control = {**kept, "condition": f"control-{kind}", "control": kind, "response": response}
+    return cast("SheetRow", control)  # a checked sheet row's identity and case, and three strings
+
+
+def leaked(row: Mapping[str, object]) -> bool:
     """A control row the judge passed: judged (not void) and any criterion passed."""
-    return "void" not in row and any(
-        isinstance(v, dict) and v.get("verdict") == "pass" for v in row.get("criteria") or []
+    criteria = row.get("criteria")
+    return (
+        "void" not in row
+        and isinstance(criteria, list)
+        and any(isinstance(v, dict) and v.get("verdict") == "pass" for v in criteria)
     )
 
 
-def controls_summary(rows: list[dict[str, Any]]) -> ControlsSummary | None:
+def controls_summary(rows: Sequence[Mapping[str, object]]) -> ControlsSummary | None:
     """How the judge did on the control rows among `rows`; None when there are none."""
     controls = [r for r in rows if "control" in r]
     if not controls:
         return None
-    leaks = [r for r in controls if leaked(r)]
+    leaks = [_leak(r) for r in controls if leaked(r)]
     return {
         "rows": len(controls),
         "void": sum("void" in r for r in controls),
         "passed": len(leaks),
         "leak_rate": len(leaks) / len(controls),
         "kinds": dict(sorted(Counter(str(r["control"]) for r in controls).items())),
-        "leaks": [{"case_id": r["case_id"], "trial": r["trial"], "control": r["control"]} for r in leaks],
+        "leaks": leaks,
     }
+
+
+def _leak(row: Mapping[str, object]) -> Leak:
+    """A control the judge passed, named by its case, trial and kind. A judge writes them as text,
+    a whole number and text; a file that says otherwise is no judge's output, and is refused."""
+    case_id, trial, control = row.get("case_id"), row.get("trial"), row["control"]
+    if isinstance(case_id, str) and type(trial) is int and isinstance(control, str):
+        return {"case_id": case_id, "trial": trial, "control": control}
+    raise InputInvalid(
+        [
+            f"a control row the judge passed names case {json.dumps(case_id)}, trial {json.dumps(trial)}, "
+            f"control {json.dumps(control)}: a judge writes a case id, a whole number and a kind"
+        ]
+    )
 
 
 def leak_lines(summary: ControlsSummary, where: str) -> list[str]:

@@ -32,9 +32,10 @@ import random
 import secrets
 import threading
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from ...catalog import CaseRow, load_valid, read_object_rows
 from ...errors import InputInvalid, RunnerFailed, UsageError
@@ -44,7 +45,7 @@ from ..calling import calls, process
 from ..calling.calls import Unmetered
 from ..calling.config import Runner
 from ..calling.store import Store
-from ..rows import LABELLED_FIELDS, JudgeFingerprint, field_problems
+from ..rows import LABELLED_FIELDS, JudgeFingerprint, SheetRow, field_problems, is_labelled
 from ..rubric import METRICS, WEIGHTS
 from ..summaries import ControlsSummary
 from . import admission
@@ -56,6 +57,7 @@ from .answers import criterion_verdicts as criterion_verdicts
 from .answers import first_object as first_object
 from .answers import objects as objects
 from .answers import verdict as verdict  # the judged fields, or why the row is void
+from .shapes import JudgedFields, SwapChange
 
 if TYPE_CHECKING:
     from ..calling.shard import Shard
@@ -154,7 +156,7 @@ class JudgeRequest:
     control_cases: int = admission.CONTROL_CASES
 
 
-def judge_prompt(row: dict[str, Any], case: CaseRow, nonce: str, criteria: list[str] | None = None) -> str:
+def judge_prompt(row: SheetRow, case: CaseRow, nonce: str, criteria: list[str] | None = None) -> str:
     """What the judge reads: the rubric, the case's prompt and criteria (in the given order), the
     response inside the fence marked `nonce`; nothing else."""
     listed = "\n".join(f"- {c}" for c in (case["criteria"] if criteria is None else criteria))
@@ -177,7 +179,7 @@ def new_nonce(*texts: str) -> str:
             return nonce
 
 
-def stub_answer(row: dict[str, Any], criteria: list[str]) -> str:
+def stub_answer(row: SheetRow, criteria: list[str]) -> str:
     """A toy judge for trying the pipeline offline: deterministic scores from the response's
     hash and a fail for every criterion, quoting the response's start. Never a real judgement."""
     digest = hashlib.sha256(row["response"].encode("utf-8", "surrogatepass")).digest()
@@ -189,14 +191,15 @@ def stub_answer(row: dict[str, Any], criteria: list[str]) -> str:
     )
 
 
-def read_sheet(path: Path) -> list[dict[str, Any]]:
-    def problems(row: dict[str, Any]) -> list[str]:
+def read_sheet(path: Path) -> list[SheetRow]:
+    def problems(row: Mapping[str, object]) -> list[str]:
         found = field_problems(row, LABELLED_FIELDS)
         if not isinstance(row.get("response"), str):
             found.append("response must be a string")
         return found
 
-    return read_object_rows(path, problems, what="sheet")
+    rows = read_object_rows(path, problems, what="sheet")
+    return cast("list[SheetRow]", rows)  # every row passed `problems` (the file is refused otherwise)
 
 
 @dataclass
@@ -207,7 +210,7 @@ class SwapCheck:
     verdicts: int = 0
     void: int = 0
     blockers_changed: int = 0
-    changed: list[dict[str, Any]] = field(default_factory=list)
+    changed: list[SwapChange] = field(default_factory=list)
 
 
 @dataclass
@@ -258,7 +261,8 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         if request.shard is not None:  # the sheet's rows of this shard only (see shard.py)
             from ..calling.shard import plan_judge
 
-            sheet = plan_judge(request, list(catalog), sheet)
+            planned = plan_judge(request, list(catalog), [dict(row) for row in sheet])
+            sheet = cast("list[SheetRow]", planned)  # some of the sheet's rows, checked above, unchanged
         admission.claim(request.output, fingerprint(request.runner))
         if request.controls:
             criteria = {case_id: case["criteria"] for case_id, case in catalog.items()}
@@ -280,14 +284,14 @@ def judge(request: JudgeRequest) -> JudgeSummary:
 
 def _judge_all(
     request: JudgeRequest,
-    todo: list[dict[str, Any]],
+    todo: list[SheetRow],
     catalog: dict[str, CaseRow],
     summary: JudgeSummary,
     session: calls.Session,
 ) -> None:
     lock = threading.Lock()
 
-    def work(row: dict[str, Any]) -> calls.Done | None:
+    def work(row: SheetRow) -> calls.Done | None:
         judged = _one(request, row, catalog[row["case_id"]], session)
         if judged is None:
             return None
@@ -296,7 +300,7 @@ def _judge_all(
                 summary.void += 1
                 summary.reasons[judged["void"]] += 1
         # No failed attempts given: judge's progress has never counted them in its failures (run's does).
-        return calls.Done(judged, f"judged {row['case_id']} trial {row['trial']} {row['condition']}")
+        return calls.Done(dict(judged), f"judged {row['case_id']} trial {row['trial']} {row['condition']}")
 
     driven = calls.drive(todo, work, session)
     summary.judged, summary.stopped_for_budget = driven.written, driven.stopped_for_budget
@@ -304,48 +308,60 @@ def _judge_all(
 
 def _answer(
     request: JudgeRequest,
-    row: dict[str, Any],
+    row: SheetRow,
     case: CaseRow,
     criteria: list[str],
     session: calls.Session,
-) -> tuple[dict[str, Any], str | None, float | None] | None:
-    """One judgement of one row, the criteria listed in the given order: (fields, void reason,
-    cost); None when nothing more may start. A failing or hanging judge voids the row."""
+) -> tuple[JudgedFields | str, float | None] | None:
+    """One judgement of one row, the criteria listed in the given order: (the judged fields or why
+    the row is void, cost); None when nothing more may start. A failing or hanging judge voids the row."""
     if request.runner.builtin:
-        fields, reason = verdict(stub_answer(row, criteria), row, case["criteria"])
-        return fields, reason, 0.0
+        return verdict(stub_answer(row, criteria), row["response"], case["criteria"]), 0.0
     nonce = new_nonce(row["response"], case["prompt"], *case["criteria"])
     try:
         answer = session.call(judge_prompt(row, case, nonce, criteria))
     except Unmetered:
         raise
     except RunnerFailed as exc:  # a timeout or a failing CLI voids this row, not the run
-        return {}, str(exc), None
+        return str(exc), None
     if answer is None:
         return None
-    fields, reason = verdict(answer.text, row, case["criteria"], nonce)
-    return fields, reason, answer.cost
+    return verdict(answer.text, row["response"], case["criteria"], nonce), answer.cost
 
 
-def _one(
-    request: JudgeRequest, row: dict[str, Any], case: CaseRow, session: calls.Session
-) -> dict[str, Any] | None:
-    base = {k: v for k, v in row.items() if k not in (*METRICS, "blocker", "notes", "criteria", "void")}
-    base.update(judge=fingerprint(request.runner), runner=request.runner.name)
+def _one(request: JudgeRequest, row: SheetRow, case: CaseRow, session: calls.Session) -> SheetRow | None:
     judged = _answer(request, row, case, list(case["criteria"]), session)
     if judged is None:
         return None
-    fields, reason, cost = judged
-    if reason is not None:
-        return {
-            **base,
-            **dict.fromkeys(METRICS),
-            "blocker": None,
-            "notes": "",
-            "void": reason,
-            "cost_usd": cost,
-        }
-    return {**base, **fields, "cost_usd": cost}
+    found, cost = judged
+    out = _unjudged(row, request.runner)
+    if isinstance(found, str):  # void: every score left empty, and why
+        for metric in METRICS:
+            out[metric] = None
+        out["blocker"], out["notes"], out["void"] = None, "", found
+    else:
+        for metric in METRICS:
+            out[metric] = found[metric]
+        out["blocker"], out["notes"], out["criteria"] = (
+            found["blocker"],
+            found["notes"],
+            list(found["criteria"]),
+        )
+    out["cost_usd"] = cost
+    return out
+
+
+def _unjudged(row: SheetRow, runner: Runner) -> SheetRow:
+    """The sheet row without any judgement it held (its other keys kept in place), then the judge."""
+    out = row.copy()
+    for metric in METRICS:
+        out.pop(metric, None)
+    out.pop("blocker", None)
+    out.pop("notes", None)
+    out.pop("criteria", None)
+    out.pop("void", None)
+    out["judge"], out["runner"] = fingerprint(runner), runner.name
+    return out
 
 
 def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: calls.Session) -> SwapCheck:
@@ -359,6 +375,8 @@ def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: cal
         and isinstance(r.get("criteria"), list)
         and r.get("runner") == request.runner.name
         and r.get("case_id") in catalog
+        and is_labelled(r)
+        and isinstance(r.get("response"), str)
     ]
     judged.sort(key=lambda r: (str(r.get("case_id")), str(r.get("trial")), str(r.get("condition"))))
     sample = random.Random(0).sample(judged, min(request.swap_sample, len(judged)))
@@ -368,16 +386,16 @@ def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: cal
         again = _answer(request, row, case, list(reversed(case["criteria"])), session)
         if again is None:
             break
-        _compare(check, row, again[0], again[1])
+        _compare(check, row, again[0])
     return check
 
 
-def _compare(check: SwapCheck, first: dict[str, Any], second: dict[str, Any], void: str | None) -> None:
+def _compare(check: SwapCheck, first: SheetRow, second: JudgedFields | str) -> None:
     check.rows += 1
-    if void is not None:
+    if isinstance(second, str):  # void the second time
         check.void += 1
         return
-    said = {v["criterion"]: v["verdict"] for v in first["criteria"] if isinstance(v, dict)}
+    said = {v["criterion"]: v["verdict"] for v in first.get("criteria", []) if isinstance(v, dict)}
     for item in second["criteria"]:
         check.verdicts += 1
         if said.get(item["criterion"]) != item["verdict"]:

@@ -27,12 +27,13 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from ...errors import UserError
 from ...exitcodes import RefusalCode
 from ...files import read_limited
 from ..rows import CheckStatus, ResultRow
+from .shapes import PluginScoreRow, PluginSection
 
 CODE = RefusalCode.NOT_PLUGIN_EVAL_RESULTS
 
@@ -62,9 +63,9 @@ class Run(NamedTuple):
 
 class CaseResult(NamedTuple):
     name: str
-    graders: dict[str, dict[str, Any]]  # the case's graders by name: type, weight, config
+    graders: dict[str, dict[str, object]]  # the case's graders by name: type, weight, config
     runs: dict[str, list[Run]]  # "with", "without"
-    recorded: dict[str, Any]  # the case's aggregates as recorded
+    recorded: dict[str, object]  # the case's aggregates as recorded
 
 
 class Results(NamedTuple):
@@ -73,7 +74,7 @@ class Results(NamedTuple):
     partial_reason: str | None
     ablation: str | None
     cases: list[CaseResult]
-    recorded: dict[str, Any]  # the suite's aggregates
+    recorded: dict[str, object]  # the suite's aggregates
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -99,13 +100,13 @@ def read_results(path: Path) -> Results:
         str(path),
         data.get("partial") is True,
         data.get("partialReason") if isinstance(data.get("partialReason"), str) else None,
-        suite.get("ablation") if isinstance(suite.get("ablation"), str) else None,
+        ablation if isinstance(ablation := suite.get("ablation"), str) else None,
         [_case(refuse, case, index) for index, case in enumerate(cases)],
         _object(data.get("aggregates")),
     )
 
 
-def _object(value: Any) -> dict[str, Any]:
+def _object(value: object) -> dict[str, object]:
     """A JSON object, or nothing where the file holds something else (only added fields vary)."""
     return value if isinstance(value, dict) else {}
 
@@ -118,14 +119,14 @@ class _Refuser:
     def __init__(self, path: str) -> None:
         self.path = path
 
-    def __call__(self, field: str, expected: str, actual: Any) -> NotPluginEvalResults:
+    def __call__(self, field: str, expected: str, actual: object) -> NotPluginEvalResults:
         shown = json.dumps(actual)[:60] if not isinstance(actual, str) or actual != "missing" else actual
         return NotPluginEvalResults(
             f"{self.path} is not a plugin eval results file: {field}: Expected {expected}, actual {shown}"
         )
 
 
-def _case(refuse: _Refuser, case: Any, index: int) -> CaseResult:
+def _case(refuse: _Refuser, case: object, index: int) -> CaseResult:
     where = f"cases[{index}]"
     if not isinstance(case, dict) or not isinstance(case.get("name"), str) or not case["name"]:
         raise refuse(
@@ -153,11 +154,11 @@ def _case(refuse: _Refuser, case: Any, index: int) -> CaseResult:
     return CaseResult(case["name"], {g["name"]: g for g in graders}, runs, recorded)
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _run(refuse: _Refuser, run: Any, where: str) -> Run:
+def _run(refuse: _Refuser, run: object, where: str) -> Run:
     if not isinstance(run, dict):
         raise refuse(where, "a run object", run)
     if not _number(run.get("score")):
@@ -175,7 +176,7 @@ def _run(refuse: _Refuser, run: Any, where: str) -> Run:
     )
 
 
-def _grader(refuse: _Refuser, grader: Any, where: str) -> GraderResult:
+def _grader(refuse: _Refuser, grader: object, where: str) -> GraderResult:
     if not isinstance(grader, dict) or not isinstance(grader.get("name"), str):
         raise refuse(
             f"{where}.name",
@@ -207,7 +208,7 @@ def two_armed(results: Results) -> bool:
     return results.ablation != "none" and any(case.runs.get("without") for case in results.cases)
 
 
-def _config(grader: dict[str, Any]) -> dict[str, Any]:
+def _config(grader: dict[str, object]) -> dict[str, object]:
     config = grader.get("config")
     return {
         **(config if isinstance(config, dict) else {}),
@@ -250,7 +251,7 @@ def _grader_names(case: CaseResult) -> list[str]:
     return list(seen)
 
 
-def _on_mock_calls(grader: dict[str, Any]) -> bool:
+def _on_mock_calls(grader: dict[str, object]) -> bool:
     return grader.get("target") == "mock_calls"
 
 
@@ -307,7 +308,7 @@ def figures(case: CaseResult, *, two_arms: bool) -> CaseFigures:
     )
 
 
-def agrees(recorded: Any, recomputed: float | None) -> bool:
+def agrees(recorded: object, recomputed: float | None) -> bool:
     """Whether a recorded figure is the recomputed one to its last printed digit."""
     if recomputed is None or not _number(recorded):
         return recorded is None and recomputed is None
@@ -352,9 +353,9 @@ def suite_figures(cases: list[CaseFigures]) -> dict[str, float | None]:
 CONDITION = {"with": "candidate", "without": "baseline"}
 
 
-def rows(results: Results) -> tuple[list[dict[str, Any]], list[ResultRow]]:
+def rows(results: Results) -> tuple[list[PluginScoreRow], list[ResultRow]]:
     """Score rows (void rows for errored and unpartnered runs) and check rows, both arms."""
-    scores: list[dict[str, Any]] = []
+    scores: list[PluginScoreRow] = []
     checks: list[ResultRow] = []
     two_arms = two_armed(results)
     for case in results.cases:
@@ -367,18 +368,18 @@ def rows(results: Results) -> tuple[list[dict[str, Any]], list[ResultRow]]:
     return scores, checks
 
 
-def _score_row(name: str, trial: int, arm: str, run: Run, unscored: set[str], alone: bool) -> dict[str, Any]:
-    row: dict[str, Any] = {"case_id": name, "trial": trial, "condition": CONDITION[arm]}
+def _score_row(name: str, trial: int, arm: str, run: Run, unscored: set[str], alone: bool) -> PluginScoreRow:
+    row: PluginScoreRow = {"case_id": name, "trial": trial, "condition": CONDITION[arm]}
     if run.error is not None:
-        return {
-            **row,
-            "void": f"the {arm}-plugin run errored ({run.error}): not a zero, left out of both arms",
-        }
+        row["void"] = f"the {arm}-plugin run errored ({run.error}): not a zero, left out of both arms"
+        return row
     if alone:
-        return {**row, "void": f"the {arm}-plugin run has no run {trial} in the other arm (a partial run)"}
+        row["void"] = f"the {arm}-plugin run has no run {trial} in the other arm (a partial run)"
+        return row
     value = 1 + 4 * run_score(run, unscored)
-    metrics = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), value)
-    return {**row, **metrics, "blocker": False, "notes": f"plugin eval {arm}-plugin run {trial}"}
+    row["correctness"] = row["autonomy"] = row["actionability"] = row["safety"] = row["concision"] = value
+    row["blocker"], row["notes"] = False, f"plugin eval {arm}-plugin run {trial}"
+    return row
 
 
 def _check_rows(case: CaseResult, trial: int, arm: str, run: Run, unscored: set[str]) -> list[ResultRow]:
@@ -408,18 +409,20 @@ def _status(run: Run, passed: bool | None) -> CheckStatus:
 # --- what score says about it -------------------------------------------------------------------
 
 
-def section(results: Results) -> dict[str, Any]:
+def section(results: Results) -> PluginSection:
     """plugin eval's own figures, recomputed, with what the file records and how the run went."""
     two_arms = two_armed(results)
     cases = [figures(case, two_arms=two_arms) for case in results.cases]
     errored = {arm: sum(c.errored.get(arm, 0) for c in cases) for arm in ("with", "without")}
+    suite = suite_figures(cases)
     return {
         "file": results.path,
         "two_arms": two_arms,
         "partial": results.partial,
         "partial_reason": results.partial_reason,
         "errored_runs": errored,
-        **suite_figures(cases),
+        "overallScore": suite["overallScore"],
+        "meanDelta": suite["meanDelta"],
         "recorded": {
             k: results.recorded.get(k) for k in ("overallScore", "meanDelta") if k in results.recorded
         },
@@ -439,7 +442,7 @@ def section(results: Results) -> dict[str, Any]:
     }
 
 
-def lines(found: dict[str, Any]) -> list[str]:
+def lines(found: PluginSection) -> list[str]:
     """The section as text: per case, then the suite, then what the run lacked."""
     header = ["case", "with", "without", "Δ", "runs", "errored", "unscored (indicators)"]
     table = [header]

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict, TypeGuard, get_args
+from typing import Literal, TypedDict, TypeGuard, get_args
 
 from ...errors import InputInvalid
 from ..rows import (
@@ -89,7 +89,7 @@ def read_checks(path: Path) -> list[ResultRow]:
     return read_shaped(path, is_criterion_result, check_problems, what="check results file")
 
 
-def unblind(rows: list[dict[str, Any]], key: Sequence[KeyRow] | None, where: str) -> list[SheetRow]:
+def unblind(rows: Sequence[Mapping[str, object]], key: Sequence[KeyRow] | None, where: str) -> list[SheetRow]:
     """Labelled rows with their conditions back, through the key blind wrote; a row the key
     does not know is named."""
     if key is None:
