@@ -16,7 +16,7 @@ NOT_CASE = "is not a plugin eval case"
 class Source(NamedTuple):
     """One file of a case: its data (front matter or case.yaml), body, and refuser."""
 
-    data: dict[str, Any]
+    data: dict[object, object]  # as YAML read it: a key may be a number
     body: str | None  # a markdown file's body; None for case.yaml
     refuse: Refuser
 
@@ -56,7 +56,7 @@ def _load(text: str, display: str) -> tuple[Any, Any]:
     return load_yaml_text(text, display)
 
 
-def _mapping(data: Any, refuse: Refuser, label: str) -> dict[str, Any]:
+def _mapping(data: object, refuse: Refuser, label: str) -> dict[object, object]:
     if data is None:
         return {}
     if not isinstance(data, dict):
