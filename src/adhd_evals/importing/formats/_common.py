@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -145,7 +145,7 @@ class Refuser:
         )
 
 
-def actual_of(container: dict[str, Any], key: str) -> str:
+def actual_of(container: Mapping[str, object], key: str) -> str:
     return describe(container[key]) if key in container else MISSING
 
 
@@ -199,7 +199,7 @@ def text_problem(value: Any) -> str | None:
 
 def require_text(
     refuse: Refuser,
-    obj: dict[str, Any],
+    obj: Mapping[str, object],
     key: str,
     *,
     case: str,

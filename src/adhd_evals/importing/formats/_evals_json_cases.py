@@ -56,7 +56,7 @@ def _alternatives(keys: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | N
 
 
 def _pick(
-    raw: dict[str, Any], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
+    raw: dict[str, object], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
 ) -> tuple[str, bool, Any]:
     """`_first_key` and `reach` in one walk: the alternative chosen, whether the case holds
     a value there, and the value (None when it holds none)."""
@@ -93,7 +93,7 @@ def _label_of(key: str, value: Any, index: int) -> str:
     return f"case #{index + 1} (no usable id)"
 
 
-def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
+def _first_key(raw: dict[str, object], keys: tuple[str, ...]) -> str:
     """The first of the dialect's alternatives the case has (else the first); an
     alternative may be a dotted path (`inputs.prompt`)."""
     if len(keys) == 1:
@@ -191,7 +191,7 @@ class _FileReading:
         return None
 
     def left_over(
-        self, reading: Reading, raw: dict[str, Any], read: tuple[str, str, str], found: Found
+        self, reading: Reading, raw: dict[str, object], read: tuple[str, str, str], found: Found
     ) -> list[Note]:
         """The case's keys nothing read, as notes: `read` is its id, prompt and category keys."""
         id_key, prompt_key, category_key = read
@@ -215,9 +215,11 @@ class _FileReading:
             root, key_read = dotted[0]
             used.discard(f"{root}.{key_read}")
             used.add(root)
+            nested = raw[root]
+            assert isinstance(nested, dict)  # the case's prompt (or id, or category) was read from it
             notes += [
                 reading.note(f"{root}.{key}", value, (*reading.at, root, key))
-                for key, value in raw[root].items()
+                for key, value in nested.items()
                 if key != key_read
             ]
         elif dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
@@ -235,7 +237,7 @@ class _FileReading:
         return notes
 
     def trigger(
-        self, reading: Reading, raw: dict[str, Any], checks: list[Check], empty: bool
+        self, reading: Reading, raw: dict[str, object], checks: list[Check], empty: bool
     ) -> tuple[list[Check], bool]:
         """A case with `should_trigger` first asks whether the skill is invoked (formats/_triggers.py);
         its own assertions stay after that, and the no-criteria placeholder goes."""
@@ -245,7 +247,7 @@ class _FileReading:
             raise reading.refusal("should_trigger", where, "true or false", describe(value))
         return [trigger_check(self.trigger_skill(), value), *([] if empty else checks)], False
 
-    def category(self, reading: Reading, raw: dict[str, Any]) -> tuple[str, str]:
+    def category(self, reading: Reading, raw: dict[str, object]) -> tuple[str, str]:
         """The case's own category where the dialect says (the file's when the case has none)."""
         key = _first_key(raw, self.shape.category)
         present, value = reach(raw, key)
@@ -272,7 +274,7 @@ class _FileReading:
         options.left_out.append(LeftOut(self.display, label, case_id, entry.reason))
         return True
 
-    def checks(self, reading: Reading, raw: dict[str, Any]) -> tuple[list[Check], list[Note], bool, Found]:
+    def checks(self, reading: Reading, raw: dict[str, object]) -> tuple[list[Check], list[Note], bool, Found]:
         """Checks from the assertion list, then from the dialect's criteria places."""
         if self.dialect is None or not self.dialect.cases.criteria:
             found = Found([], [], set(), [], set())
@@ -346,7 +348,7 @@ class _FileReading:
         return check, notes
 
 
-def _case_id(reading: Reading, raw: dict[str, Any], key: str, index: int, id_prefix: str) -> str:
+def _case_id(reading: Reading, raw: dict[str, object], key: str, index: int, id_prefix: str) -> str:
     """Integer (and digit-string) ids are prefixed with the category's slug."""
     if key == NUMBERED:
         return f"{id_prefix}-{index + 1}"
@@ -360,7 +362,7 @@ def _case_id(reading: Reading, raw: dict[str, Any], key: str, index: int, id_pre
     return f"{id_prefix}-{value}" if value.isdigit() else value
 
 
-def _prompt(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ...] = ()) -> str:
+def _prompt(reading: Reading, raw: dict[str, object], key: str, keys: tuple[str, ...] = ()) -> str:
     if any("." in k for k in keys):
         return _nested_text(reading, raw, key, keys)
     hint = None
@@ -371,7 +373,7 @@ def _prompt(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ..
     return require_text(reading.refuse, raw, key, case=reading.label, at=(*reading.at, key), hint=hint)
 
 
-def _nested_text(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
+def _nested_text(reading: Reading, raw: dict[str, object], key: str, keys: tuple[str, ...]) -> str:
     """A prompt at a dotted path; a refusal says where the path stopped ("inputs has no key prompt")."""
     present, value = reach(raw, key)
     problem = text_problem(value)
@@ -389,9 +391,10 @@ def _nested_text(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[st
     )
 
 
-def _depth(raw: dict[str, Any], path: str) -> int:
+def _depth(raw: dict[str, object], path: str) -> int:
     """How many of a dotted path's keys a case has, in order."""
-    value, depth = raw, 0
+    value: object = raw
+    depth = 0
     for key in path.split("."):
         if not isinstance(value, dict) or key not in value:
             break

@@ -60,7 +60,7 @@ _PHRASES = {
 _quoted = encode_basestring  # what compact() makes of a string, without its type dispatch
 
 
-def shape_of(item: dict[str, Any]) -> str:
+def shape_of(item: dict[str, object]) -> str:
     """How the summary and survey name an object's shape: its type/kind, else its keys."""
     for key in ("type", "kind"):
         value = item.get(key)
@@ -69,7 +69,7 @@ def shape_of(item: dict[str, Any]) -> str:
     return "{" + ", ".join(sorted(map(str, item))) + "}"
 
 
-def is_typed(item: dict[str, Any]) -> bool:
+def is_typed(item: dict[str, object]) -> bool:
     """An object whose meaning a dialect could declare (not plain prose)."""
     return "type" in item or "kind" in item or "text" not in item
 
@@ -112,7 +112,7 @@ Assertion = Callable[[Any, str, Path], tuple[Check, list[Note]]]
 
 
 def converted(
-    reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path
+    reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
 ) -> tuple[Check, list[Note]]:
     """The check a matched object becomes, and its unused keys as notes."""
     used = rule.used
@@ -123,18 +123,19 @@ def converted(
         for key, value in item.items()
         if key not in used
     ]
-    text = item.get(rule.criterion) if rule.criterion is not None else None
-    plain = type(text) is str and text.isascii() and text.strip()  # then _criterion has nothing to say
+    found = item.get(rule.criterion) if rule.criterion is not None else None
+    # plain ASCII text: then _criterion has nothing to say
+    plain = found if type(found) is str and found.isascii() and found.strip() else None
     if rule.check == "unwritten":
         verbatim = compact(item)
-        text = text if plain else _criterion(reading, rule, item, path, at)
+        text = plain if plain is not None else _criterion(reading, rule, item, path, at)
         return Check(text or verbatim, CheckKind.UNWRITTEN, (verbatim,), (), rule.label), notes
     key = rule.text_needle
     needle = item.get(key) if key is not None else None
     if not (type(needle) is str and needle.isascii() and needle.strip()):  # else nothing to refuse
         needle = _needle(reading, rule, item, path, at)
     args = () if rule.check in NO_NEEDLE else (needle,)
-    text = text if plain else _criterion(reading, rule, item, path, at)
+    text = plain if plain is not None else _criterion(reading, rule, item, path, at)
     criterion = text or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
@@ -147,7 +148,7 @@ def converted(
 
 
 def _keywords(
-    reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path
+    reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
 ) -> tuple[tuple[str, Any], ...]:
     """A trace check's keyword arguments from the keys the rule's `options` names, in the
     helper's own order; a key the object lacks leaves its keyword at the helper's default."""
@@ -179,7 +180,7 @@ def _keyword_problem(keyword: str, value: Any) -> str | None:
     return None if whole else f"a whole number from 0 to {MAX_COUNT:,}"
 
 
-def _criterion(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path) -> str | None:
+def _criterion(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> str | None:
     if rule.criterion is None or rule.criterion not in item:
         return None
     value = item[rule.criterion]
@@ -189,7 +190,7 @@ def _criterion(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at
     return str(value)
 
 
-def _needle(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path) -> Any:
+def _needle(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> Any:
     key = rule.needle
     if key is None:
         return None
@@ -233,7 +234,9 @@ class Found(NamedTuple):
     consumed: set[Path]  # the places read: what a path passed by beside them becomes notes
 
 
-def criteria_checks(reading: Reading, raw: dict[str, Any], dialect: Dialect, assertion: Assertion) -> Found:
+def criteria_checks(
+    reading: Reading, raw: dict[str, object], dialect: Dialect, assertion: Assertion
+) -> Found:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
     `assertion(item, path, where)` is the reader's own treatment of one list
@@ -267,7 +270,7 @@ class _Walk:
     assertion: Assertion
     found: Found
 
-    def one_key(self, entry: Place, key: str, raw: dict[str, Any]) -> None:
+    def one_key(self, entry: Place, key: str, raw: dict[str, object]) -> None:
         found = self.found
         if key not in raw:
             if entry.missing == SKIP:
@@ -300,7 +303,7 @@ class _Walk:
             else:
                 self.value(entry, (key, index), item)
 
-    def nested(self, entry: Place, pair: tuple[str, str], raw: dict[str, Any]) -> None:
+    def nested(self, entry: Place, pair: tuple[str, str], raw: dict[str, object]) -> None:
         found = self.found
         first, second = pair
         outer = raw.get(first)
@@ -318,7 +321,7 @@ class _Walk:
         else:
             self.value(entry, (first, second), value)
 
-    def traced(self, entry: Place, raw: dict[str, Any]) -> None:
+    def traced(self, entry: Place, raw: dict[str, object]) -> None:
         found = self.found
         reached = trace(raw, entry.at)
         if not reached and entry.missing == SKIP:  # the case has nothing there
@@ -328,7 +331,7 @@ class _Walk:
             found.consumed.add(sub)
             self.value(entry, sub, value)
 
-    def object(self, item: dict[str, Any], path: str, where: Path) -> None:
+    def object(self, item: dict[str, object], path: str, where: Path) -> None:
         """An object a place reached: a dialect rule's check, else the reader's own."""
         rule = self.dialect.match(item)
         if rule is not None:
@@ -409,7 +412,7 @@ class _Walk:
             found.notes.extend(extra)
 
 
-def passed_by(reading: Reading, raw: dict[str, Any], roots: set[str], consumed: set[Path]) -> list[Note]:
+def passed_by(reading: Reading, raw: dict[str, object], roots: set[str], consumed: set[Path]) -> list[Note]:
     """What the dialect's paths walked past (`inputs.context` beside `inputs.prompt`), as
     notes: under a key a path entered, everything no path read."""
     notes: list[Note] = []

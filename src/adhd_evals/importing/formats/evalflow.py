@@ -191,7 +191,7 @@ def _case(refuse: Refuser, raw: Any, index: int, options: ReadOptions, display: 
     )
 
 
-def _context(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> str:
+def _context(refuse: Refuser, raw: dict[str, object], label: str, at: tuple[str | int, ...]) -> str:
     context = raw.get("context")
     if context is not None and not isinstance(context, str):
         raise refuse(
@@ -205,7 +205,7 @@ def _context(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | i
 
 
 def _eval_config(
-    refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...], expected: str
+    refuse: Refuser, raw: dict[str, object], label: str, at: tuple[str | int, ...], expected: str
 ) -> tuple[list[Check], list[Note]]:
     config = raw.get("eval_config", {})
     where = (*at, "eval_config")
@@ -278,7 +278,9 @@ def _method_checks(methods: list[str], judge: bool, expected: str) -> list[Check
     return checks or [no_criteria_placeholder()]
 
 
-def _other_notes(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> list[Note]:
+def _other_notes(
+    refuse: Refuser, raw: dict[str, object], label: str, at: tuple[str | int, ...]
+) -> list[Note]:
     notes = []
     if "tags" in raw:
         tags = raw["tags"]

@@ -148,7 +148,7 @@ def _legacy_list(refuse: Refuser, data: Any) -> Any:
     return data["evals"]
 
 
-def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: ReadOptions) -> str:
+def _category(refuse: Refuser, data: dict[str, object], source: Path, options: ReadOptions) -> str:
     if options.category is not None:
         return options.category
     if "skill_name" in data:
@@ -164,7 +164,7 @@ def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: Read
     return skill_folder(source)
 
 
-def _trigger_skill(refuse: Refuser, top: dict[str, Any], source: Path, options: ReadOptions) -> str:
+def _trigger_skill(refuse: Refuser, top: dict[str, object], source: Path, options: ReadOptions) -> str:
     """The skill trigger cases name: --skill, the file's skill_name (or `skill`, as trigger files
     name it), or the SKILL.md beside it."""
     given = (top.get(key) for key in ("skill_name", "skill"))

@@ -72,12 +72,12 @@ read = strict(_read, CODE, REASON)
 problems = collecting(_read, CODE, REASON)
 
 
-def _entries(refuse: Refuser, data: Any) -> tuple[list[Entry], dict[str, Any]]:
+def _entries(refuse: Refuser, data: Any) -> tuple[list[Entry], dict[str, object]]:
     """Every query's item, with its list's polarity in the two-list shape, and the top
     level's other keys (the two-list shape's)."""
     if isinstance(data, list):
         found: list[Entry] = [(item, None, (at,)) for at, item in enumerate(data)]
-        top: dict[str, Any] = {}
+        top: dict[str, object] = {}
     elif isinstance(data, dict) and any(key in data for key in LISTS):
         found, top = [], data
         for key, polarity in LISTS.items():
@@ -97,7 +97,7 @@ def _entries(refuse: Refuser, data: Any) -> tuple[list[Entry], dict[str, Any]]:
     return found, top
 
 
-def _skill(refuse: Refuser, options: ReadOptions, top: dict[str, Any], source: Path) -> str:
+def _skill(refuse: Refuser, options: ReadOptions, top: dict[str, object], source: Path) -> str:
     if options.skill is not None:
         return options.skill
     for key in SKILL_KEYS:
@@ -158,7 +158,9 @@ def _label(raw: Any, at: tuple[str | int, ...]) -> str:
     return f"query {where}"
 
 
-def _case_id(refuse: Refuser, raw: dict[str, Any], prefix: str, at: tuple[str | int, ...], label: str) -> str:
+def _case_id(
+    refuse: Refuser, raw: dict[str, object], prefix: str, at: tuple[str | int, ...], label: str
+) -> str:
     """The item's own id (a digit-only one after the skill's slug), else its place."""
     if "id" not in raw:
         return f"{prefix}-{slug(str(at[0])) + '-' if len(at) == 2 else ''}{int(at[-1]) + 1}"

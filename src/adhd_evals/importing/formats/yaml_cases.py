@@ -289,7 +289,7 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
     )
 
 
-def _pick(plain: dict[str, Any], keys: tuple[str, ...]) -> str:
+def _pick(plain: dict[str, object], keys: tuple[str, ...]) -> str:
     """The first of the dialect's alternatives the case holds (else the first); an alternative
     may be a dotted path (`inputs.prompt`) or "#" (number the cases of a list)."""
     for key in keys:
@@ -302,7 +302,7 @@ def _number(spot: _Spot) -> str:
     return "(file)" if spot.position is None else f"case #{spot.position + 1}"
 
 
-def _text(reading: Reading, plain: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
+def _text(reading: Reading, plain: dict[str, object], key: str, keys: tuple[str, ...]) -> str:
     """The text at `key` (a dotted path walks objects), or a refusal saying where it stopped."""
     present, value = reach(plain, key)
     problem = text_problem(value)
@@ -321,7 +321,7 @@ def _text(reading: Reading, plain: dict[str, Any], key: str, keys: tuple[str, ..
     raise reading.refusal(key, (*reading.at, *steps[:reached]), expected, actual)
 
 
-def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> tuple[str, str]:
+def _case_id(refuse: Refuser, plain: dict[str, object], key: str, spot: _Spot) -> tuple[str, str]:
     """The id and the case's label for messages: a name slugged; an integer, or "#" (the
     case's number in its list), after the category's slug."""
     prefix = slug(spot.category) or "case"
