@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..model import Check, CheckKind, describe
 from ._common import (
     SUCCESS_VIA,
@@ -33,7 +31,7 @@ _KIND_PHRASES = {
 SUCCESS_KEY = SUCCESS_VIA  # the key, and the `via` its criteria carry
 
 
-def success_checks(value: Any) -> list[Check]:
+def success_checks(value: object) -> list[Check]:
     """A case's statement of success as prose criteria (read only when the case states no
     other criteria): a text is one criterion, a list of texts one each, any other non-empty
     value one criterion holding it verbatim. Nothing (null, blank, empty) gives none."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..dialect import NUMBERED, CaseShape, Dialect
 from ..dialect_paths import reach, stopped
@@ -36,7 +36,7 @@ FILES_REMARK = (
 )
 
 
-def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
+def _label(raw: object, index: int, id_keys: tuple[str, ...] = ()) -> str:
     if isinstance(raw, dict):
         for key in id_keys or ("id",):
             if key == NUMBERED:
@@ -68,7 +68,7 @@ def _pick(
                 if key == NUMBERED:
                     return key, False, None
                 continue
-            value: Any = raw
+            value: object = raw
             for step in dotted:
                 if not isinstance(value, dict) or step not in value:
                     break
@@ -82,7 +82,7 @@ def _pick(
     return key, present, value
 
 
-def _label_of(key: str, value: Any, index: int) -> str:
+def _label_of(key: str, value: object, index: int) -> str:
     """The case's label from the id alternative `_pick` chose (as `_label` reads it)."""
     if key == NUMBERED:
         return f"case #{index + 1}"
@@ -139,7 +139,7 @@ class _FileReading:
         """What an integer id is prefixed with: the category's slug."""
         return slug(self.file_category) or "case"
 
-    def case(self, raw: Any, index: int, at: tuple[str | int, ...]) -> Case:
+    def case(self, raw: object, index: int, at: tuple[str | int, ...]) -> Case:
         if not isinstance(raw, dict):
             label = _label(raw, index, self.id_keys)
             raise self.refuse(case=label, at=at, expected="an object", actual=describe(raw))
@@ -175,7 +175,7 @@ class _FileReading:
             tuple(found.skipped),
         )
 
-    def plain_id(self, id_key: str, id_value: Any, index: int) -> str | None:
+    def plain_id(self, id_key: str, id_value: object, index: int) -> str | None:
         """The common id, without a refusal to look for (None: `_case_id` reads it again)."""
         id_prefix = self.id_prefix
         if id_key == NUMBERED:
@@ -258,7 +258,7 @@ class _FileReading:
             raise reading.refusal(key, (*reading.at, *_steps(key)), problem, describe(value))
         return str(value).strip(), key
 
-    def skipped(self, raw: Any, index: int, options: ReadOptions) -> bool:
+    def skipped(self, raw: object, index: int, options: ReadOptions) -> bool:
         """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
         if not self.shape.skip or not isinstance(raw, dict):
             return False
@@ -306,7 +306,9 @@ class _FileReading:
             return [no_criteria_placeholder()], notes, True, found
         return checks, notes, False, found
 
-    def listed(self, reading: Reading, key: str, items: Any, checks: list[Check], notes: list[Note]) -> None:
+    def listed(
+        self, reading: Reading, key: str, items: object, checks: list[Check], notes: list[Note]
+    ) -> None:
         """The case's assertion list (under `key`), onto `checks` and `notes`."""
         if not isinstance(items, list):
             raise reading.refusal(key, (*reading.at, key), "a list", describe(items))
@@ -319,19 +321,20 @@ class _FileReading:
             checks.append(check)
             notes += extra
 
-    def prose(self, item: Any) -> bool:
+    def prose(self, item: object) -> TypeGuard[str]:
         """A string `_assertion` would accept as it is (a placeholder for its text)."""
         return type(item) is str and bool(item.strip()) and not (self.surrogates and has_lone_surrogate(item))
 
     def assertion(
-        self, reading: Reading, item: Any, path: str, at: tuple[str | int, ...]
+        self, reading: Reading, item: object, path: str, at: tuple[str | int, ...]
     ) -> tuple[Check, list[Note]]:
         """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
         if self.prose(item):
             return placeholder(item), []
-        rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
-        if rule is not None:
-            return converted(reading, rule, item, path, at)
+        if self.dialect is not None and isinstance(item, dict):
+            rule = self.dialect.match(item)
+            if rule is not None:
+                return converted(reading, rule, item, path, at)
         check = _assertion(reading, item, path, at)
         notes: list[Note] = []
         if isinstance(item, dict) and documented_kind(item) is not None:

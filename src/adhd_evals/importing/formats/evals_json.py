@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ..dialect import WHOLE_FILE
 from ..dialect_paths import reach
@@ -66,13 +66,15 @@ def _read(
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
-    kept: list[Any] = []  # the raw cases read (duplicate ids are told by their raw keys)
+    kept: list[
+        tuple[int, dict[str, object]]
+    ] = []  # the raw cases read (duplicate ids are told by their keys)
     for index, raw in enumerate(evals):
         try:
             if reading.skipped(raw, index, options):
                 continue
             cases.append(reading.case(raw, index, (*at_list, index)))
-            kept.append((index, raw))
+            kept.append((index, cast("dict[str, object]", raw)))  # an object: case() refuses all else
         except Refusal as refusal:
             if not collect:
                 raise
@@ -94,7 +96,7 @@ problems = collecting(
 )  # lint: every refusal in the file, not only the first
 
 
-def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[Any], str]:
+def _evals_list(refuse: Refuser, data: object, keys: tuple[str, ...]) -> tuple[list[object], str]:
     """The case list and where it was: "evals", or where the dialect says."""
     for key in keys:
         if key == WHOLE_FILE and isinstance(data, list):
@@ -110,7 +112,7 @@ def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list
     return _nonempty(refuse, _legacy_list(refuse, data), ("evals",)), "evals"
 
 
-def _nonempty(refuse: Refuser, evals: Any, at: tuple[str, ...]) -> list[Any]:
+def _nonempty(refuse: Refuser, evals: object, at: tuple[str, ...]) -> list[object]:
     where = at[0] if at else "(top level)"
     if not isinstance(evals, list):
         raise refuse(field_path=where, at=at, expected="a list of cases", actual=describe(evals))
@@ -125,7 +127,7 @@ def _nonempty(refuse: Refuser, evals: Any, at: tuple[str, ...]) -> list[Any]:
     return evals
 
 
-def _legacy_list(refuse: Refuser, data: Any) -> Any:
+def _legacy_list(refuse: Refuser, data: object) -> object:
     if isinstance(data, list):
         raise refuse(
             field_path="(top level)",
@@ -191,7 +193,7 @@ def skill_folder(source: Path) -> str:
 def _duplicate_ids(
     refuse: Refuser,
     cases: list[Case],
-    kept: list[tuple[int, Any]],
+    kept: list[tuple[int, dict[str, object]]],
     at_list: tuple[str | int, ...],
     id_keys: tuple[str, ...],
 ) -> list[Refusal]:

@@ -72,7 +72,7 @@ read = strict(_read, CODE, REASON)
 problems = collecting(_read, CODE, REASON)
 
 
-def _entries(refuse: Refuser, data: Any) -> tuple[list[Entry], dict[str, object]]:
+def _entries(refuse: Refuser, data: object) -> tuple[list[Entry], dict[str, object]]:
     """Every query's item, with its list's polarity in the two-list shape, and the top
     level's other keys (the two-list shape's)."""
     if isinstance(data, list):
@@ -150,7 +150,7 @@ def _case(
     return Case(case_id, category, query, risk, (check,), notes, f"{display}, {label}")
 
 
-def _label(raw: Any, at: tuple[str | int, ...]) -> str:
+def _label(raw: object, at: tuple[str | int, ...]) -> str:
     where = f"{at[0]}[{at[1]}]" if len(at) == 2 else f"#{int(at[0]) + 1}"
     case_id = raw.get("id") if isinstance(raw, dict) else None
     if isinstance(case_id, (str, int)) and not isinstance(case_id, bool) and str(case_id).strip():
