@@ -8,12 +8,17 @@ from adhd_evals.lint import lint_paths
 
 
 def test_a_number_as_a_case_yaml_key_is_warned_about_at_its_place(tmp_path: Path) -> None:
-    """YAML 1.2 reads the key `1` as the number 1: lint once failed joining it into the
-    message (exit 70). Worked by hand: `1: x` is line 3, its value at column 4; the message
-    names the key as written."""
+    """YAML 1.2 reads the keys `2` and `1` as numbers: lint once failed joining them into its
+    messages (exit 70). Worked by hand: `2: y` under execution is line 3, its value at column
+    6; `1: x` is line 4, its value at column 4; each message names the key as written."""
     path = tmp_path / "evals" / "c" / "case.yaml"
     path.parent.mkdir(parents=True)
-    path.write_text("execution:\n  prompt: Hi\n1: x\ngraders:\n  - {name: g, type: llm, criteria: Ok.}\n")
+    path.write_text(
+        "execution:\n  prompt: Hi\n  2: y\n1: x\ngraders:\n  - {name: g, type: llm, criteria: Ok.}\n"
+    )
     problems = lint_paths([path]).problems
-    assert [(p.code, p.line, p.column) for p in problems] == [("PluginEvalUndocumentedKey", 3, 4)]
-    assert problems[0].message.startswith("1: not a key plugin eval documents")
+    assert [(p.code, p.line, p.column) for p in problems] == [
+        ("PluginEvalUndocumentedKey", 3, 6),
+        ("PluginEvalUndocumentedKey", 4, 4),
+    ]
+    assert [p.message.split(":")[0] for p in problems] == ["execution.2", "1"]

@@ -87,13 +87,13 @@ def _empty_match(found: Grader, folder: Path) -> list[Problem]:
 def _undocumented(case_yaml: Source, folder: Path) -> list[Problem]:
     from . import CASE_KEYS, CONTEXT, EXECUTION
 
-    places: list[tuple[str, ...]] = []
+    places: list[tuple[str, ...]] = []  # a key as written: YAML may read `1:` as a number
     for key, value in case_yaml.data.items():
         if key in ("execution", "context") and isinstance(value, dict):
             known = EXECUTION if key == "execution" else CONTEXT
-            places += [(key, k) for k in value if k not in known]
+            places += [(key, str(k)) for k in value if k not in known]
         elif key not in (*CASE_KEYS, "graders", "execution", "context"):
-            places.append((str(key),))  # YAML may read a key as a number: `1: x`
+            places.append((str(key),))
     found = []
     for at in places:
         line, column = _position(case_yaml, at)
