@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any, NamedTuple
+from typing import NamedTuple, cast
 
 from ..dialect import (
     COUNTS,
@@ -74,7 +74,7 @@ def is_typed(item: dict[str, object]) -> bool:
     return "type" in item or "kind" in item or "text" not in item
 
 
-def words(check: str, needle: Any, ignore_case: bool | None) -> str:
+def words(check: str, needle: object, ignore_case: bool | None) -> str:
     """A criterion in plain words for a check that came with no rubric text."""
     if isinstance(needle, list):  # a string needle's JSON is its quoted text: no encoder detour
         shown = ", ".join([_quoted(n) if type(n) is str else compact(n) for n in needle])
@@ -102,13 +102,13 @@ class Reading:
         """A refusal of this case at `field_path`, located at `where` in the file."""
         return self.refuse(case=self.label, field_path=field_path, at=where, expected=expected, actual=actual)
 
-    def note(self, key: str, value: Any, where: Path, remark: str = "") -> Note:
+    def note(self, key: str, value: object, where: Path, remark: str = "") -> Note:
         """A value kept as a note (refused when it is nested too deep to keep)."""
         return note(self.refuse, key, value, case=self.label, at=where, remark=remark)
 
 
 # A reader's own treatment of one criterion: (item, its path in the case, its place in the file).
-Assertion = Callable[[Any, str, Path], tuple[Check, list[Note]]]
+Assertion = Callable[[object, str, Path], tuple[Check, list[Note]]]
 
 
 def converted(
@@ -149,11 +149,11 @@ def converted(
 
 def _keywords(
     reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
-) -> tuple[tuple[str, Any], ...]:
+) -> tuple[tuple[str, object], ...]:
     """A trace check's keyword arguments from the keys the rule's `options` names, in the
     helper's own order; a key the object lacks leaves its keyword at the helper's default."""
     named = dict(rule.keywords)
-    found: list[tuple[str, Any]] = []
+    found: list[tuple[str, object]] = []
     for keyword in TRACE_OPTIONS[rule.check]:
         key = named.get(keyword)
         if key is None or key not in item:
@@ -165,7 +165,7 @@ def _keywords(
     return tuple(found)
 
 
-def _keyword_problem(keyword: str, value: Any) -> str | None:
+def _keyword_problem(keyword: str, value: object) -> str | None:
     if keyword == "exists":
         return None if isinstance(value, bool) else "true or false"
     if keyword == "input_match":
@@ -190,7 +190,7 @@ def _criterion(reading: Reading, rule: Rule, item: dict[str, object], path: str,
     return str(value)
 
 
-def _needle(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> Any:
+def _needle(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> object:
     key = rule.needle
     if key is None:
         return None
@@ -200,7 +200,7 @@ def _needle(reading: Reading, rule: Rule, item: dict[str, object], path: str, at
     return argument(reading, rule.check, item[key], f"{path}.{key}", (*at, key))
 
 
-def argument(reading: Reading, check: str, value: Any, field: str, where: Path) -> Any:
+def argument(reading: Reading, check: str, value: object, field: str, where: Path) -> object:
     """The argument a check receives, checked for its kind."""
     if check in COUNTS:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
@@ -216,7 +216,7 @@ def argument(reading: Reading, check: str, value: Any, field: str, where: Path) 
     if problem:
         raise reading.refusal(field, where, problem, describe(value))
     if check in PATTERNS:
-        bad = regex_problem(value)
+        bad = regex_problem(cast(str, value))  # PATTERNS are ONE_TEXT: text_problem found a string
         if bad:
             raise reading.refusal(field, where, "a pattern Python's re compiles", f"{compact(value)}: {bad}")
     return value
@@ -284,7 +284,7 @@ class _Walk:
         found.roots.add(key)
         self.value(entry, (key,), child)
 
-    def spread(self, entry: Place, key: str, child: list[Any]) -> None:
+    def spread(self, entry: Place, key: str, child: list[object]) -> None:
         """`k[]`: each item of the list at `k`."""
         found = self.found
         if not child:  # an empty list walked: nothing reached (the key stays a note)
@@ -299,7 +299,7 @@ class _Walk:
             if prose and type(item) is str and item.isascii() and item.strip():
                 found.checks.append(placeholder(item))  # the common item: prose, no path built
             elif prose and type(item) is dict:  # an object: through the rules
-                self.object(item, f"{key}[{index}]", (*self.reading.at, key, index))
+                self.through_rules(item, f"{key}[{index}]", (*self.reading.at, key, index))
             else:
                 self.value(entry, (key, index), item)
 
@@ -331,7 +331,7 @@ class _Walk:
             found.consumed.add(sub)
             self.value(entry, sub, value)
 
-    def object(self, item: dict[str, object], path: str, where: Path) -> None:
+    def through_rules(self, item: dict[str, object], path: str, where: Path) -> None:
         """An object a place reached: a dialect rule's check, else the reader's own."""
         rule = self.dialect.match(item)
         if rule is not None:
@@ -341,7 +341,7 @@ class _Walk:
         self.found.checks.append(check)
         self.found.notes.extend(extra)
 
-    def value(self, entry: Place, sub: Path, value: Any) -> None:
+    def value(self, entry: Place, sub: Path, value: object) -> None:
         """One value a place reached, at `sub` in the case: needles, prose, objects, or nothing."""
         found = self.found
         if type(value) is str:  # the common needle or prose: straight to its check
@@ -353,7 +353,7 @@ class _Walk:
             else:
                 self.items(entry, value, sub)
         elif type(value) is dict and entry.check is None:  # an object: through the rules
-            self.object(value, path_text(sub), (*self.reading.at, *sub))
+            self.through_rules(value, path_text(sub), (*self.reading.at, *sub))
         elif isinstance(value, Stop):
             self.stop(entry, value)
         elif value is None or value == []:
@@ -364,7 +364,7 @@ class _Walk:
         else:
             self.items(entry, value, sub)
 
-    def nothing(self, entry: Place, sub: Path, value: Any) -> None:
+    def nothing(self, entry: Place, sub: Path, value: object) -> None:
         """A place holding null or an empty list: no criterion. `missing: skip` counts it (a null
         kept as a note); under `refuse` a null is refused, and an empty list states that
         nothing is required (as it always did)."""
@@ -392,7 +392,7 @@ class _Walk:
         self.found.notes.append(self.reading.note(where, stop.value, at, remark))
         self.found.skipped.append(entry.label)
 
-    def items(self, entry: Place, value: Any, sub: Path) -> None:
+    def items(self, entry: Place, value: object, sub: Path) -> None:
         found = self.found
         items = value if isinstance(value, list) else [value]
         for index, item in enumerate(items):
@@ -440,7 +440,7 @@ def passed_by(reading: Reading, raw: dict[str, object], roots: set[str], consume
     return notes
 
 
-def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) -> list[tuple[Path, Any]]:
+def _residue(value: object, sub: Path, consumed: set[Path], prefixes: set[Path]) -> list[tuple[Path, object]]:
     if sub in consumed:
         return []
     if sub not in prefixes:
@@ -458,7 +458,7 @@ def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) ->
     return [(sub, value)]
 
 
-def _needle_checks(reading: Reading, entry: Place, value: Any, where: Path, sub: Path) -> list[Check]:
+def _needle_checks(reading: Reading, entry: Place, value: object, where: Path, sub: Path) -> list[Check]:
     """A needle list's checks: one for the whole list (contains_any, contains_all, in_order),
     else one per needle. Each needle is checked by position (a list may mix in objects)."""
     check = str(entry.check)
