@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from ..dialect import NUMBERED, CaseShape, Dialect
 from ..dialect_paths import reach, stopped
@@ -57,7 +57,7 @@ def _alternatives(keys: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | N
 
 def _pick(
     raw: dict[str, object], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
-) -> tuple[str, bool, Any]:
+) -> tuple[str, bool, object]:
     """`_first_key` and `reach` in one walk: the alternative chosen, whether the case holds
     a value there, and the value (None when it holds none)."""
     if len(alternatives) > 1:

@@ -15,7 +15,6 @@ true or false, or two cases with one id refuse the file whole.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..model import Case, Refusal, RefusalCode, describe
 from ._common import (
@@ -41,7 +40,7 @@ SHAPES = (
     'a list of {"query", "should_trigger"} objects, or {"should_trigger": [...], "should_not_trigger": [...]}'
 )
 
-Entry = tuple[Any, bool | None, tuple[str | int, ...]]  # (item, its list's polarity, where)
+Entry = tuple[object, bool | None, tuple[str | int, ...]]  # (item, its list's polarity, where)
 
 
 def _read(
