@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ...model import RefusalCode, describe
 from ...sourcetext import decode_utf8, read_bytes
-from .._common import Refuser, jsonable
+from .._common import Locator, Refuser, jsonable
 
 NOT_CASE = "is not a plugin eval case"
 
@@ -48,7 +48,7 @@ def _yaml(path: Path, display: str, label: str) -> Source | None:
     return Source(_mapping(data, refuse, label), None, refuse)
 
 
-def _load(text: str, display: str) -> tuple[Any, Any]:
+def _load(text: str, display: str) -> tuple[object, Locator | None]:
     from ..promptfoo.yamljs import load_yaml_text  # YAML 1.2's core schema, as a Node tool reads it
 
     if not text.strip():

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Literal, TypedDict, cast
+from typing import Literal, TypedDict, cast, get_args
 
 from ...model import Check, CheckKind
 from ...tracehelpers import _js_regex as js_regex
@@ -27,8 +27,9 @@ from .._common import compact
 from ..promptfoo.jsregex import NotTranslatable, translate
 
 GraderType = Literal["regex", "tool_used", "tool_order", "file_exists", "llm", "baseline"]
-TYPES: tuple[GraderType, ...] = ("regex", "tool_used", "tool_order", "file_exists", "llm", "baseline")
-ARMS = ("with-only", "both")
+TYPES: tuple[GraderType, ...] = get_args(GraderType)
+Arm = Literal["with-only", "both"]
+ARMS: tuple[Arm, ...] = get_args(Arm)
 CARRIED = "plugin-eval grader: "  # begins the placeholder line that holds the grader itself
 _COUNT = re.compile(r"count:(0|[1-9][0-9]*)")
 
@@ -41,7 +42,7 @@ class _Common(TypedDict, total=False):
 
     name: object
     weight: int | float
-    arm: Literal["with-only", "both"]
+    arm: Arm
     body: object
 
 
