@@ -66,15 +66,13 @@ def _read(
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
-    kept: list[
-        tuple[int, dict[str, object]]
-    ] = []  # the raw cases read (duplicate ids are told by their keys)
+    kept: list[tuple[int, object]] = []  # the raw cases read (duplicate ids are told by their raw keys)
     for index, raw in enumerate(evals):
         try:
             if reading.skipped(raw, index, options):
                 continue
             cases.append(reading.case(raw, index, (*at_list, index)))
-            kept.append((index, cast("dict[str, object]", raw)))  # an object: case() refuses all else
+            kept.append((index, raw))
         except Refusal as refusal:
             if not collect:
                 raise
@@ -193,7 +191,7 @@ def skill_folder(source: Path) -> str:
 def _duplicate_ids(
     refuse: Refuser,
     cases: list[Case],
-    kept: list[tuple[int, dict[str, object]]],
+    kept: list[tuple[int, object]],
     at_list: tuple[str | int, ...],
     id_keys: tuple[str, ...],
 ) -> list[Refusal]:
@@ -204,7 +202,8 @@ def _duplicate_ids(
         index, raw = kept[position]
         if case.id in first:
             earlier, earlier_raw = kept[first[case.id]]
-            key = _first_key(raw, id_keys or ("id",))
+            # an object: case() refused anything else (cast here, off the path every case takes)
+            key = _first_key(cast("dict[str, object]", raw), id_keys or ("id",))
             found.append(
                 refuse(
                     case=_label(raw, index, id_keys),
