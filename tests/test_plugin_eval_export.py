@@ -40,8 +40,7 @@ def _regex(name: str, pattern: str, flags: str, match: str) -> Check | None:
     if flags:
         grader["flags"] = flags
     try:
-        validate(grader)  # as the import does
-        return check_of(grader)
+        return check_of(validate(grader))  # as the import does
     except Exception:  # a pattern JavaScript or Python cannot read: not this test's concern
         return None
 
@@ -149,7 +148,7 @@ def test_without_a_module_every_criterion_is_an_llm_grader(tmp_path: Path) -> No
 
 def test_an_edited_criterion_no_longer_matching_its_grader_goes_as_its_text(tmp_path: Path) -> None:
     """The carried grader would import to another criterion: written as an llm grader instead."""
-    check = check_of({"name": "t", "type": "file_exists", "path": "out.md"})
+    check = check_of(validate({"name": "t", "type": "file_exists", "path": "out.md"}))
     edited = Check("Writes out.md.", CheckKind.UNWRITTEN, check.args)
     _catalog(tmp_path, [Case("a", "c", "Hi", "low", (edited,))])
     files, _, _ = export_suite(tmp_path / "cases.jsonl", tmp_path / "checks.py")

@@ -131,7 +131,7 @@ def test_a_regex_criterion_reads_back_its_grader() -> None:
         "weight": 2.5,
         "arm": "both",
     }
-    criterion = check_of(grader).criterion
+    criterion = check_of(validate(grader)).criterion
     assert criterion == "g: /a/b/i is found exactly 2 times in the final message (weight 2.5) (arm: both)"
     assert regex_grader_of(criterion) == grader
     assert regex_grader_of("g: /x/ is found in the final message (weight 1e)") is None
@@ -151,7 +151,7 @@ def test_a_carried_grader_that_no_longer_validates_goes_as_its_text() -> None:
 
 
 def test_a_fallback_name_another_grader_has_is_numbered_on() -> None:
-    carried = check_of({"name": "criterion-2", "type": "file_exists", "path": "a.md"})
+    carried = check_of(validate({"name": "criterion-2", "type": "file_exists", "path": "a.md"}))
     calls: dict[tuple[str, str], Any] = {("a", carried.criterion): ("unwritten", carried.args, {})}
     files, _ = exporting.suite_files(_rows("first", carried.criterion), calls)
     rows = _rows("Prose.", carried.criterion)
@@ -188,8 +188,8 @@ def test_a_case_id_of_no_safe_letters_makes_a_case_folder() -> None:
 def test_a_fallback_name_skips_every_name_taken() -> None:
     """Carried graders named criterion-2 and criterion-2-1; the prose second criterion's
     fallback name criterion-2 moves on to criterion-2-2."""
-    first = check_of({"name": "criterion-2", "type": "file_exists", "path": "a.md"})
-    third = check_of({"name": "criterion-2-1", "type": "file_exists", "path": "b.md"})
+    first = check_of(validate({"name": "criterion-2", "type": "file_exists", "path": "a.md"}))
+    third = check_of(validate({"name": "criterion-2-1", "type": "file_exists", "path": "b.md"}))
     calls: dict[tuple[str, str], Any] = {
         ("a", check.criterion): ("unwritten", check.args, {}) for check in (first, third)
     }

@@ -98,7 +98,7 @@ def test_tool_order_steps_become_names_or_name_and_pattern(
 
 
 def _reason(grader: dict[str, Any]) -> str:
-    check = check_of(grader)
+    check = check_of(validate(grader))
     assert check.kind is CheckKind.UNWRITTEN
     assert carried_grader(check.args[0]) == grader  # the export writes it back as it was
     return check.criterion.split("} (", 1)[1].removesuffix(")")  # after the settings
@@ -161,7 +161,7 @@ def test_the_indicator_rule_still_reads_the_grader() -> None:
     skill: dict[str, object] = {"name": "s", "type": "tool_used", "tool": "Skill"}
     both: dict[str, object] = {**skill, "arm": "both"}
     assert is_indicator(skill) and not is_indicator(both)
-    assert check_of(both).criterion.endswith(" (arm: both)")
+    assert check_of(validate(both)).criterion.endswith(" (arm: both)")
 
 
 STEP = st.sampled_from(["Read", "Edit", "mcp__docs__search"]) | st.fixed_dictionaries(
@@ -194,9 +194,7 @@ def trace_graders(draw: st.DrawFn, index: int) -> dict[str, Any]:
 def test_import_of_the_export_gives_each_trace_check_back(graders: tuple[dict[str, Any], ...]) -> None:
     """Each trace check, exported, is its grader again, and imports to the same criterion,
     kind, arguments and options; nothing is listed lost."""
-    for grader in graders:
-        validate(grader)
-    checks = tuple(check_of(grader) for grader in graders)
+    checks = tuple(check_of(validate(grader)) for grader in graders)
     assert all(check.kind.traced for check in checks)
     case = Case("a", "c", "Hi", "low", checks)
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -145,7 +145,7 @@ class Refuser:
         )
 
 
-def actual_of(container: dict[str, Any], key: str) -> str:
+def actual_of(container: Mapping[str, object], key: str) -> str:
     return describe(container[key]) if key in container else MISSING
 
 
@@ -186,7 +186,7 @@ def has_lone_surrogate(text: str) -> bool:
     return False
 
 
-def text_problem(value: Any) -> str | None:
+def text_problem(value: object) -> str | None:
     """Why `value` cannot be a catalog text (None when it can)."""
     if not isinstance(value, str):
         return "a string"
@@ -199,7 +199,7 @@ def text_problem(value: Any) -> str | None:
 
 def require_text(
     refuse: Refuser,
-    obj: dict[str, Any],
+    obj: Mapping[str, object],
     key: str,
     *,
     case: str,
@@ -221,7 +221,7 @@ def require_text(
     return value
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: object) -> Any:
     """Turn YAML-only scalars (dates kept as written, sets, bytes) into JSON values."""
     if isinstance(value, dict):
         return {_key(k): jsonable(v) for k, v in value.items()}
@@ -232,12 +232,12 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _key(key: Any) -> str:
+def _key(key: object) -> str:
     return key if isinstance(key, str) else json.dumps(jsonable(key), ensure_ascii=False)
 
 
 def note(
-    refuse: Refuser, key: str, value: Any, *, case: str, at: tuple[str | int, ...], remark: str = ""
+    refuse: Refuser, key: str, value: object, *, case: str, at: tuple[str | int, ...], remark: str = ""
 ) -> Note:
     if isinstance(value, (dict, list)) and too_deep(value):
         raise refuse(
@@ -266,7 +266,7 @@ def slug(text: str) -> str:
     return _SLUG_DROP.sub("-", text.lower()).strip("-")
 
 
-def compact(value: Any) -> str:
+def compact(value: object) -> str:
     """`value` as JSON on one line, non-ASCII kept (json.dumps's own separators)."""
     return _ENCODE(value)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..model import Check, CheckKind, describe
 from ._common import (
     SUCCESS_VIA,
@@ -33,7 +31,7 @@ _KIND_PHRASES = {
 SUCCESS_KEY = SUCCESS_VIA  # the key, and the `via` its criteria carry
 
 
-def success_checks(value: Any) -> list[Check]:
+def success_checks(value: object) -> list[Check]:
     """A case's statement of success as prose criteria (read only when the case states no
     other criteria): a text is one criterion, a list of texts one each, any other non-empty
     value one criterion holding it verbatim. Nothing (null, blank, empty) gives none."""
@@ -49,13 +47,13 @@ def success_checks(value: Any) -> list[Check]:
     return [placeholder(verbatim, verbatim)._replace(via=SUCCESS_KEY)]
 
 
-def documented_kind(item: dict[str, Any]) -> CheckKind | None:
+def documented_kind(item: dict[str, object]) -> CheckKind | None:
     """The check a documented `content_contains_*` kind names (a list or object kind names none)."""
     kind = item.get("kind")
     return KINDS.get(kind) if isinstance(kind, str) else None
 
 
-def _assertion(reading: Reading, item: Any, path: str, at: tuple[str | int, ...]) -> Check:
+def _assertion(reading: Reading, item: object, path: str, at: tuple[str | int, ...]) -> Check:
     if isinstance(item, str):
         problem = text_problem(item)
         if problem:
@@ -63,8 +61,9 @@ def _assertion(reading: Reading, item: Any, path: str, at: tuple[str | int, ...]
         return placeholder(item)
     if not isinstance(item, dict):
         raise reading.refusal(path, at, "a string or an object", describe(item))
-    if documented_kind(item) is not None:
-        return _documented(reading, item, path, at)
+    kind = documented_kind(item)
+    if kind is not None:
+        return _documented(reading, item, kind, path, at)
     verbatim = compact(item)
     if "text" in item:
         text = _text(reading, item, path, at)
@@ -75,15 +74,16 @@ def _assertion(reading: Reading, item: Any, path: str, at: tuple[str | int, ...]
     return placeholder(verbatim, verbatim)
 
 
-def _text(reading: Reading, item: dict[str, Any], path: str, at: tuple[str | int, ...]) -> str:
+def _text(reading: Reading, item: dict[str, object], path: str, at: tuple[str | int, ...]) -> str:
     """An assertion object's `text`, strictly."""
     return require_text(
         reading.refuse, item, "text", case=reading.label, at=(*at, "text"), field_path=f"{path}.text"
     )
 
 
-def _documented(reading: Reading, item: dict[str, Any], path: str, at: tuple[str | int, ...]) -> Check:
-    kind = KINDS[item["kind"]]  # documented_kind() said so
+def _documented(
+    reading: Reading, item: dict[str, object], kind: CheckKind, path: str, at: tuple[str | int, ...]
+) -> Check:
     needles = item.get("needles")
     if not isinstance(needles, list) or not needles or any(text_problem(n) for n in needles):
         expected = "a non-empty list of non-empty strings"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TypeGuard
 
 from ..dialect import NUMBERED, CaseShape, Dialect
 from ..dialect_paths import reach, stopped
@@ -36,7 +36,7 @@ FILES_REMARK = (
 )
 
 
-def _label(raw: Any, index: int, id_keys: tuple[str, ...] = ()) -> str:
+def _label(raw: object, index: int, id_keys: tuple[str, ...] = ()) -> str:
     if isinstance(raw, dict):
         for key in id_keys or ("id",):
             if key == NUMBERED:
@@ -56,8 +56,8 @@ def _alternatives(keys: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...] | N
 
 
 def _pick(
-    raw: dict[str, Any], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
-) -> tuple[str, bool, Any]:
+    raw: dict[str, object], alternatives: tuple[tuple[str, tuple[str, ...] | None], ...]
+) -> tuple[str, bool, object]:
     """`_first_key` and `reach` in one walk: the alternative chosen, whether the case holds
     a value there, and the value (None when it holds none)."""
     if len(alternatives) > 1:
@@ -68,7 +68,7 @@ def _pick(
                 if key == NUMBERED:
                     return key, False, None
                 continue
-            value: Any = raw
+            value: object = raw
             for step in dotted:
                 if not isinstance(value, dict) or step not in value:
                     break
@@ -82,7 +82,7 @@ def _pick(
     return key, present, value
 
 
-def _label_of(key: str, value: Any, index: int) -> str:
+def _label_of(key: str, value: object, index: int) -> str:
     """The case's label from the id alternative `_pick` chose (as `_label` reads it)."""
     if key == NUMBERED:
         return f"case #{index + 1}"
@@ -93,7 +93,7 @@ def _label_of(key: str, value: Any, index: int) -> str:
     return f"case #{index + 1} (no usable id)"
 
 
-def _first_key(raw: dict[str, Any], keys: tuple[str, ...]) -> str:
+def _first_key(raw: dict[str, object], keys: tuple[str, ...]) -> str:
     """The first of the dialect's alternatives the case has (else the first); an
     alternative may be a dotted path (`inputs.prompt`)."""
     if len(keys) == 1:
@@ -139,7 +139,7 @@ class _FileReading:
         """What an integer id is prefixed with: the category's slug."""
         return slug(self.file_category) or "case"
 
-    def case(self, raw: Any, index: int, at: tuple[str | int, ...]) -> Case:
+    def case(self, raw: object, index: int, at: tuple[str | int, ...]) -> Case:
         if not isinstance(raw, dict):
             label = _label(raw, index, self.id_keys)
             raise self.refuse(case=label, at=at, expected="an object", actual=describe(raw))
@@ -175,7 +175,7 @@ class _FileReading:
             tuple(found.skipped),
         )
 
-    def plain_id(self, id_key: str, id_value: Any, index: int) -> str | None:
+    def plain_id(self, id_key: str, id_value: object, index: int) -> str | None:
         """The common id, without a refusal to look for (None: `_case_id` reads it again)."""
         id_prefix = self.id_prefix
         if id_key == NUMBERED:
@@ -191,7 +191,7 @@ class _FileReading:
         return None
 
     def left_over(
-        self, reading: Reading, raw: dict[str, Any], read: tuple[str, str, str], found: Found
+        self, reading: Reading, raw: dict[str, object], read: tuple[str, str, str], found: Found
     ) -> list[Note]:
         """The case's keys nothing read, as notes: `read` is its id, prompt and category keys."""
         id_key, prompt_key, category_key = read
@@ -215,9 +215,11 @@ class _FileReading:
             root, key_read = dotted[0]
             used.discard(f"{root}.{key_read}")
             used.add(root)
+            nested = raw[root]
+            assert isinstance(nested, dict)  # the case's prompt (or id, or category) was read from it
             notes += [
                 reading.note(f"{root}.{key}", value, (*reading.at, root, key))
-                for key, value in raw[root].items()
+                for key, value in nested.items()
                 if key != key_read
             ]
         elif dotted:  # a nested key's root is the dialect's; what it walked past becomes notes
@@ -235,7 +237,7 @@ class _FileReading:
         return notes
 
     def trigger(
-        self, reading: Reading, raw: dict[str, Any], checks: list[Check], empty: bool
+        self, reading: Reading, raw: dict[str, object], checks: list[Check], empty: bool
     ) -> tuple[list[Check], bool]:
         """A case with `should_trigger` first asks whether the skill is invoked (formats/_triggers.py);
         its own assertions stay after that, and the no-criteria placeholder goes."""
@@ -245,7 +247,7 @@ class _FileReading:
             raise reading.refusal("should_trigger", where, "true or false", describe(value))
         return [trigger_check(self.trigger_skill(), value), *([] if empty else checks)], False
 
-    def category(self, reading: Reading, raw: dict[str, Any]) -> tuple[str, str]:
+    def category(self, reading: Reading, raw: dict[str, object]) -> tuple[str, str]:
         """The case's own category where the dialect says (the file's when the case has none)."""
         key = _first_key(raw, self.shape.category)
         present, value = reach(raw, key)
@@ -256,7 +258,7 @@ class _FileReading:
             raise reading.refusal(key, (*reading.at, *_steps(key)), problem, describe(value))
         return str(value).strip(), key
 
-    def skipped(self, raw: Any, index: int, options: ReadOptions) -> bool:
+    def skipped(self, raw: object, index: int, options: ReadOptions) -> bool:
         """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
         if not self.shape.skip or not isinstance(raw, dict):
             return False
@@ -272,7 +274,7 @@ class _FileReading:
         options.left_out.append(LeftOut(self.display, label, case_id, entry.reason))
         return True
 
-    def checks(self, reading: Reading, raw: dict[str, Any]) -> tuple[list[Check], list[Note], bool, Found]:
+    def checks(self, reading: Reading, raw: dict[str, object]) -> tuple[list[Check], list[Note], bool, Found]:
         """Checks from the assertion list, then from the dialect's criteria places."""
         if self.dialect is None or not self.dialect.cases.criteria:
             found = Found([], [], set(), [], set())
@@ -304,7 +306,9 @@ class _FileReading:
             return [no_criteria_placeholder()], notes, True, found
         return checks, notes, False, found
 
-    def listed(self, reading: Reading, key: str, items: Any, checks: list[Check], notes: list[Note]) -> None:
+    def listed(
+        self, reading: Reading, key: str, items: object, checks: list[Check], notes: list[Note]
+    ) -> None:
         """The case's assertion list (under `key`), onto `checks` and `notes`."""
         if not isinstance(items, list):
             raise reading.refusal(key, (*reading.at, key), "a list", describe(items))
@@ -317,19 +321,20 @@ class _FileReading:
             checks.append(check)
             notes += extra
 
-    def prose(self, item: Any) -> bool:
+    def prose(self, item: object) -> TypeGuard[str]:
         """A string `_assertion` would accept as it is (a placeholder for its text)."""
         return type(item) is str and bool(item.strip()) and not (self.surrogates and has_lone_surrogate(item))
 
     def assertion(
-        self, reading: Reading, item: Any, path: str, at: tuple[str | int, ...]
+        self, reading: Reading, item: object, path: str, at: tuple[str | int, ...]
     ) -> tuple[Check, list[Note]]:
         """One assertion: a dialect rule's check, a documented kind, prose, or a placeholder."""
         if self.prose(item):
             return placeholder(item), []
-        rule = self.dialect.match(item) if self.dialect is not None and isinstance(item, dict) else None
-        if rule is not None:
-            return converted(reading, rule, item, path, at)
+        if self.dialect is not None and isinstance(item, dict):
+            rule = self.dialect.match(item)
+            if rule is not None:
+                return converted(reading, rule, item, path, at)
         check = _assertion(reading, item, path, at)
         notes: list[Note] = []
         if isinstance(item, dict) and documented_kind(item) is not None:
@@ -346,7 +351,7 @@ class _FileReading:
         return check, notes
 
 
-def _case_id(reading: Reading, raw: dict[str, Any], key: str, index: int, id_prefix: str) -> str:
+def _case_id(reading: Reading, raw: dict[str, object], key: str, index: int, id_prefix: str) -> str:
     """Integer (and digit-string) ids are prefixed with the category's slug."""
     if key == NUMBERED:
         return f"{id_prefix}-{index + 1}"
@@ -360,7 +365,7 @@ def _case_id(reading: Reading, raw: dict[str, Any], key: str, index: int, id_pre
     return f"{id_prefix}-{value}" if value.isdigit() else value
 
 
-def _prompt(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ...] = ()) -> str:
+def _prompt(reading: Reading, raw: dict[str, object], key: str, keys: tuple[str, ...] = ()) -> str:
     if any("." in k for k in keys):
         return _nested_text(reading, raw, key, keys)
     hint = None
@@ -371,7 +376,7 @@ def _prompt(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ..
     return require_text(reading.refuse, raw, key, case=reading.label, at=(*reading.at, key), hint=hint)
 
 
-def _nested_text(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
+def _nested_text(reading: Reading, raw: dict[str, object], key: str, keys: tuple[str, ...]) -> str:
     """A prompt at a dotted path; a refusal says where the path stopped ("inputs has no key prompt")."""
     present, value = reach(raw, key)
     problem = text_problem(value)
@@ -389,9 +394,10 @@ def _nested_text(reading: Reading, raw: dict[str, Any], key: str, keys: tuple[st
     )
 
 
-def _depth(raw: dict[str, Any], path: str) -> int:
+def _depth(raw: dict[str, object], path: str) -> int:
     """How many of a dotted path's keys a case has, in order."""
-    value, depth = raw, 0
+    value: object = raw
+    depth = 0
     for key in path.split("."):
         if not isinstance(value, dict) or key not in value:
             break

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import Any, NamedTuple
+from typing import NamedTuple, cast
 
 from ..dialect import (
     COUNTS,
@@ -60,7 +60,7 @@ _PHRASES = {
 _quoted = encode_basestring  # what compact() makes of a string, without its type dispatch
 
 
-def shape_of(item: dict[str, Any]) -> str:
+def shape_of(item: dict[str, object]) -> str:
     """How the summary and survey name an object's shape: its type/kind, else its keys."""
     for key in ("type", "kind"):
         value = item.get(key)
@@ -69,12 +69,12 @@ def shape_of(item: dict[str, Any]) -> str:
     return "{" + ", ".join(sorted(map(str, item))) + "}"
 
 
-def is_typed(item: dict[str, Any]) -> bool:
+def is_typed(item: dict[str, object]) -> bool:
     """An object whose meaning a dialect could declare (not plain prose)."""
     return "type" in item or "kind" in item or "text" not in item
 
 
-def words(check: str, needle: Any, ignore_case: bool | None) -> str:
+def words(check: str, needle: object, ignore_case: bool | None) -> str:
     """A criterion in plain words for a check that came with no rubric text."""
     if isinstance(needle, list):  # a string needle's JSON is its quoted text: no encoder detour
         shown = ", ".join([_quoted(n) if type(n) is str else compact(n) for n in needle])
@@ -102,17 +102,17 @@ class Reading:
         """A refusal of this case at `field_path`, located at `where` in the file."""
         return self.refuse(case=self.label, field_path=field_path, at=where, expected=expected, actual=actual)
 
-    def note(self, key: str, value: Any, where: Path, remark: str = "") -> Note:
+    def note(self, key: str, value: object, where: Path, remark: str = "") -> Note:
         """A value kept as a note (refused when it is nested too deep to keep)."""
         return note(self.refuse, key, value, case=self.label, at=where, remark=remark)
 
 
 # A reader's own treatment of one criterion: (item, its path in the case, its place in the file).
-Assertion = Callable[[Any, str, Path], tuple[Check, list[Note]]]
+Assertion = Callable[[object, str, Path], tuple[Check, list[Note]]]
 
 
 def converted(
-    reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path
+    reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
 ) -> tuple[Check, list[Note]]:
     """The check a matched object becomes, and its unused keys as notes."""
     used = rule.used
@@ -123,18 +123,19 @@ def converted(
         for key, value in item.items()
         if key not in used
     ]
-    text = item.get(rule.criterion) if rule.criterion is not None else None
-    plain = type(text) is str and text.isascii() and text.strip()  # then _criterion has nothing to say
+    found = item.get(rule.criterion) if rule.criterion is not None else None
+    # plain ASCII text: then _criterion has nothing to say
+    plain = found if type(found) is str and found.isascii() and found.strip() else None
     if rule.check == "unwritten":
         verbatim = compact(item)
-        text = text if plain else _criterion(reading, rule, item, path, at)
+        text = plain if plain is not None else _criterion(reading, rule, item, path, at)
         return Check(text or verbatim, CheckKind.UNWRITTEN, (verbatim,), (), rule.label), notes
     key = rule.text_needle
     needle = item.get(key) if key is not None else None
     if not (type(needle) is str and needle.isascii() and needle.strip()):  # else nothing to refuse
         needle = _needle(reading, rule, item, path, at)
     args = () if rule.check in NO_NEEDLE else (needle,)
-    text = text if plain else _criterion(reading, rule, item, path, at)
+    text = plain if plain is not None else _criterion(reading, rule, item, path, at)
     criterion = text or words(rule.check, needle, rule.ignore_case)
     if rule.schema is not None and rule.criterion is None:
         criterion += f" matching the schema of the dialect's {rule.label}"
@@ -147,12 +148,12 @@ def converted(
 
 
 def _keywords(
-    reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path
-) -> tuple[tuple[str, Any], ...]:
+    reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
+) -> tuple[tuple[str, object], ...]:
     """A trace check's keyword arguments from the keys the rule's `options` names, in the
     helper's own order; a key the object lacks leaves its keyword at the helper's default."""
     named = dict(rule.keywords)
-    found: list[tuple[str, Any]] = []
+    found: list[tuple[str, object]] = []
     for keyword in TRACE_OPTIONS[rule.check]:
         key = named.get(keyword)
         if key is None or key not in item:
@@ -164,7 +165,7 @@ def _keywords(
     return tuple(found)
 
 
-def _keyword_problem(keyword: str, value: Any) -> str | None:
+def _keyword_problem(keyword: str, value: object) -> str | None:
     if keyword == "exists":
         return None if isinstance(value, bool) else "true or false"
     if keyword == "input_match":
@@ -179,7 +180,7 @@ def _keyword_problem(keyword: str, value: Any) -> str | None:
     return None if whole else f"a whole number from 0 to {MAX_COUNT:,}"
 
 
-def _criterion(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path) -> str | None:
+def _criterion(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> str | None:
     if rule.criterion is None or rule.criterion not in item:
         return None
     value = item[rule.criterion]
@@ -189,7 +190,7 @@ def _criterion(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at
     return str(value)
 
 
-def _needle(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: Path) -> Any:
+def _needle(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> object:
     key = rule.needle
     if key is None:
         return None
@@ -199,7 +200,7 @@ def _needle(reading: Reading, rule: Rule, item: dict[str, Any], path: str, at: P
     return argument(reading, rule.check, item[key], f"{path}.{key}", (*at, key))
 
 
-def argument(reading: Reading, check: str, value: Any, field: str, where: Path) -> Any:
+def argument(reading: Reading, check: str, value: object, field: str, where: Path) -> object:
     """The argument a check receives, checked for its kind."""
     if check in COUNTS:
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
@@ -215,7 +216,7 @@ def argument(reading: Reading, check: str, value: Any, field: str, where: Path) 
     if problem:
         raise reading.refusal(field, where, problem, describe(value))
     if check in PATTERNS:
-        bad = regex_problem(value)
+        bad = regex_problem(cast(str, value))  # PATTERNS are ONE_TEXT: text_problem found a string
         if bad:
             raise reading.refusal(field, where, "a pattern Python's re compiles", f"{compact(value)}: {bad}")
     return value
@@ -233,7 +234,9 @@ class Found(NamedTuple):
     consumed: set[Path]  # the places read: what a path passed by beside them becomes notes
 
 
-def criteria_checks(reading: Reading, raw: dict[str, Any], dialect: Dialect, assertion: Assertion) -> Found:
+def criteria_checks(
+    reading: Reading, raw: dict[str, object], dialect: Dialect, assertion: Assertion
+) -> Found:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
     `assertion(item, path, where)` is the reader's own treatment of one list
@@ -267,7 +270,7 @@ class _Walk:
     assertion: Assertion
     found: Found
 
-    def one_key(self, entry: Place, key: str, raw: dict[str, Any]) -> None:
+    def one_key(self, entry: Place, key: str, raw: dict[str, object]) -> None:
         found = self.found
         if key not in raw:
             if entry.missing == SKIP:
@@ -281,7 +284,7 @@ class _Walk:
         found.roots.add(key)
         self.value(entry, (key,), child)
 
-    def spread(self, entry: Place, key: str, child: list[Any]) -> None:
+    def spread(self, entry: Place, key: str, child: list[object]) -> None:
         """`k[]`: each item of the list at `k`."""
         found = self.found
         if not child:  # an empty list walked: nothing reached (the key stays a note)
@@ -296,11 +299,11 @@ class _Walk:
             if prose and type(item) is str and item.isascii() and item.strip():
                 found.checks.append(placeholder(item))  # the common item: prose, no path built
             elif prose and type(item) is dict:  # an object: through the rules
-                self.object(item, f"{key}[{index}]", (*self.reading.at, key, index))
+                self.through_rules(item, f"{key}[{index}]", (*self.reading.at, key, index))
             else:
                 self.value(entry, (key, index), item)
 
-    def nested(self, entry: Place, pair: tuple[str, str], raw: dict[str, Any]) -> None:
+    def nested(self, entry: Place, pair: tuple[str, str], raw: dict[str, object]) -> None:
         found = self.found
         first, second = pair
         outer = raw.get(first)
@@ -318,7 +321,7 @@ class _Walk:
         else:
             self.value(entry, (first, second), value)
 
-    def traced(self, entry: Place, raw: dict[str, Any]) -> None:
+    def traced(self, entry: Place, raw: dict[str, object]) -> None:
         found = self.found
         reached = trace(raw, entry.at)
         if not reached and entry.missing == SKIP:  # the case has nothing there
@@ -328,7 +331,7 @@ class _Walk:
             found.consumed.add(sub)
             self.value(entry, sub, value)
 
-    def object(self, item: dict[str, Any], path: str, where: Path) -> None:
+    def through_rules(self, item: dict[str, object], path: str, where: Path) -> None:
         """An object a place reached: a dialect rule's check, else the reader's own."""
         rule = self.dialect.match(item)
         if rule is not None:
@@ -338,7 +341,7 @@ class _Walk:
         self.found.checks.append(check)
         self.found.notes.extend(extra)
 
-    def value(self, entry: Place, sub: Path, value: Any) -> None:
+    def value(self, entry: Place, sub: Path, value: object) -> None:
         """One value a place reached, at `sub` in the case: needles, prose, objects, or nothing."""
         found = self.found
         if type(value) is str:  # the common needle or prose: straight to its check
@@ -350,7 +353,7 @@ class _Walk:
             else:
                 self.items(entry, value, sub)
         elif type(value) is dict and entry.check is None:  # an object: through the rules
-            self.object(value, path_text(sub), (*self.reading.at, *sub))
+            self.through_rules(value, path_text(sub), (*self.reading.at, *sub))
         elif isinstance(value, Stop):
             self.stop(entry, value)
         elif value is None or value == []:
@@ -361,7 +364,7 @@ class _Walk:
         else:
             self.items(entry, value, sub)
 
-    def nothing(self, entry: Place, sub: Path, value: Any) -> None:
+    def nothing(self, entry: Place, sub: Path, value: object) -> None:
         """A place holding null or an empty list: no criterion. `missing: skip` counts it (a null
         kept as a note); under `refuse` a null is refused, and an empty list states that
         nothing is required (as it always did)."""
@@ -389,7 +392,7 @@ class _Walk:
         self.found.notes.append(self.reading.note(where, stop.value, at, remark))
         self.found.skipped.append(entry.label)
 
-    def items(self, entry: Place, value: Any, sub: Path) -> None:
+    def items(self, entry: Place, value: object, sub: Path) -> None:
         found = self.found
         items = value if isinstance(value, list) else [value]
         for index, item in enumerate(items):
@@ -409,7 +412,7 @@ class _Walk:
             found.notes.extend(extra)
 
 
-def passed_by(reading: Reading, raw: dict[str, Any], roots: set[str], consumed: set[Path]) -> list[Note]:
+def passed_by(reading: Reading, raw: dict[str, object], roots: set[str], consumed: set[Path]) -> list[Note]:
     """What the dialect's paths walked past (`inputs.context` beside `inputs.prompt`), as
     notes: under a key a path entered, everything no path read."""
     notes: list[Note] = []
@@ -437,7 +440,7 @@ def passed_by(reading: Reading, raw: dict[str, Any], roots: set[str], consumed: 
     return notes
 
 
-def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) -> list[tuple[Path, Any]]:
+def _residue(value: object, sub: Path, consumed: set[Path], prefixes: set[Path]) -> list[tuple[Path, object]]:
     if sub in consumed:
         return []
     if sub not in prefixes:
@@ -455,7 +458,7 @@ def _residue(value: Any, sub: Path, consumed: set[Path], prefixes: set[Path]) ->
     return [(sub, value)]
 
 
-def _needle_checks(reading: Reading, entry: Place, value: Any, where: Path, sub: Path) -> list[Check]:
+def _needle_checks(reading: Reading, entry: Place, value: object, where: Path, sub: Path) -> list[Check]:
     """A needle list's checks: one for the whole list (contains_any, contains_all, in_order),
     else one per needle. Each needle is checked by position (a list may mix in objects)."""
     check = str(entry.check)

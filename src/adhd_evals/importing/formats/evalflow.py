@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from ..model import Case, Check, CheckKind, Note, Refusal, RefusalCode, describe
 from ._common import (
@@ -96,7 +95,7 @@ problems = collecting(
 )  # lint: every refusal in the dataset, not only the first
 
 
-def _test_cases(refuse: Refuser, data: Any) -> list[Any]:
+def _test_cases(refuse: Refuser, data: object) -> list[object]:
     if not isinstance(data, dict):
         raise refuse(
             field_path="(top level)",
@@ -126,7 +125,7 @@ def _test_cases(refuse: Refuser, data: Any) -> list[Any]:
     return cases
 
 
-def _refuse_lookalike(refuse: Refuser, cases: list[Any]) -> None:
+def _refuse_lookalike(refuse: Refuser, cases: list[object]) -> None:
     """Another tool's dataset shares "version" and "test_cases": name it, never half-import it."""
     for index, raw in enumerate(cases):
         if isinstance(raw, dict) and "input" not in raw and "input_prompt" in raw:
@@ -144,7 +143,7 @@ def _refuse_lookalike(refuse: Refuser, cases: list[Any]) -> None:
             )
 
 
-def _case(refuse: Refuser, raw: Any, index: int, options: ReadOptions, display: str) -> Case:
+def _case(refuse: Refuser, raw: object, index: int, options: ReadOptions, display: str) -> Case:
     at: tuple[str | int, ...] = ("test_cases", index)
     label = f"test case #{index + 1}"
     if not isinstance(raw, dict):
@@ -191,7 +190,7 @@ def _case(refuse: Refuser, raw: Any, index: int, options: ReadOptions, display: 
     )
 
 
-def _context(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> str:
+def _context(refuse: Refuser, raw: dict[str, object], label: str, at: tuple[str | int, ...]) -> str:
     context = raw.get("context")
     if context is not None and not isinstance(context, str):
         raise refuse(
@@ -205,7 +204,7 @@ def _context(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | i
 
 
 def _eval_config(
-    refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...], expected: str
+    refuse: Refuser, raw: dict[str, object], label: str, at: tuple[str | int, ...], expected: str
 ) -> tuple[list[Check], list[Note]]:
     config = raw.get("eval_config", {})
     where = (*at, "eval_config")
@@ -278,7 +277,9 @@ def _method_checks(methods: list[str], judge: bool, expected: str) -> list[Check
     return checks or [no_criteria_placeholder()]
 
 
-def _other_notes(refuse: Refuser, raw: dict[str, Any], label: str, at: tuple[str | int, ...]) -> list[Note]:
+def _other_notes(
+    refuse: Refuser, raw: dict[str, object], label: str, at: tuple[str | int, ...]
+) -> list[Note]:
     notes = []
     if "tags" in raw:
         tags = raw["tags"]

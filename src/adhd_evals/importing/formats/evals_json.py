@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ..dialect import WHOLE_FILE
 from ..dialect_paths import reach
@@ -66,7 +66,7 @@ def _read(
     cases: list[Case] = []
     refusals: list[Refusal] = []
     at_list: tuple[str | int, ...] = () if list_key == WHOLE_FILE else (list_key,)
-    kept: list[Any] = []  # the raw cases read (duplicate ids are told by their raw keys)
+    kept: list[tuple[int, object]] = []  # the raw cases read (duplicate ids are told by their raw keys)
     for index, raw in enumerate(evals):
         try:
             if reading.skipped(raw, index, options):
@@ -94,7 +94,7 @@ problems = collecting(
 )  # lint: every refusal in the file, not only the first
 
 
-def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[Any], str]:
+def _evals_list(refuse: Refuser, data: object, keys: tuple[str, ...]) -> tuple[list[object], str]:
     """The case list and where it was: "evals", or where the dialect says."""
     for key in keys:
         if key == WHOLE_FILE and isinstance(data, list):
@@ -110,7 +110,7 @@ def _evals_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list
     return _nonempty(refuse, _legacy_list(refuse, data), ("evals",)), "evals"
 
 
-def _nonempty(refuse: Refuser, evals: Any, at: tuple[str, ...]) -> list[Any]:
+def _nonempty(refuse: Refuser, evals: object, at: tuple[str, ...]) -> list[object]:
     where = at[0] if at else "(top level)"
     if not isinstance(evals, list):
         raise refuse(field_path=where, at=at, expected="a list of cases", actual=describe(evals))
@@ -125,7 +125,7 @@ def _nonempty(refuse: Refuser, evals: Any, at: tuple[str, ...]) -> list[Any]:
     return evals
 
 
-def _legacy_list(refuse: Refuser, data: Any) -> Any:
+def _legacy_list(refuse: Refuser, data: object) -> object:
     if isinstance(data, list):
         raise refuse(
             field_path="(top level)",
@@ -148,7 +148,7 @@ def _legacy_list(refuse: Refuser, data: Any) -> Any:
     return data["evals"]
 
 
-def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: ReadOptions) -> str:
+def _category(refuse: Refuser, data: dict[str, object], source: Path, options: ReadOptions) -> str:
     if options.category is not None:
         return options.category
     if "skill_name" in data:
@@ -164,7 +164,7 @@ def _category(refuse: Refuser, data: dict[str, Any], source: Path, options: Read
     return skill_folder(source)
 
 
-def _trigger_skill(refuse: Refuser, top: dict[str, Any], source: Path, options: ReadOptions) -> str:
+def _trigger_skill(refuse: Refuser, top: dict[str, object], source: Path, options: ReadOptions) -> str:
     """The skill trigger cases name: --skill, the file's skill_name (or `skill`, as trigger files
     name it), or the SKILL.md beside it."""
     given = (top.get(key) for key in ("skill_name", "skill"))
@@ -191,7 +191,7 @@ def skill_folder(source: Path) -> str:
 def _duplicate_ids(
     refuse: Refuser,
     cases: list[Case],
-    kept: list[tuple[int, Any]],
+    kept: list[tuple[int, object]],
     at_list: tuple[str | int, ...],
     id_keys: tuple[str, ...],
 ) -> list[Refusal]:
@@ -202,7 +202,8 @@ def _duplicate_ids(
         index, raw = kept[position]
         if case.id in first:
             earlier, earlier_raw = kept[first[case.id]]
-            key = _first_key(raw, id_keys or ("id",))
+            # an object: case() refused anything else (cast here, off the path every case takes)
+            key = _first_key(cast("dict[str, object]", raw), id_keys or ("id",))
             found.append(
                 refuse(
                     case=_label(raw, index, id_keys),

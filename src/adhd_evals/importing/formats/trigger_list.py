@@ -15,7 +15,6 @@ true or false, or two cases with one id refuse the file whole.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..model import Case, Refusal, RefusalCode, describe
 from ._common import (
@@ -41,7 +40,7 @@ SHAPES = (
     'a list of {"query", "should_trigger"} objects, or {"should_trigger": [...], "should_not_trigger": [...]}'
 )
 
-Entry = tuple[Any, bool | None, tuple[str | int, ...]]  # (item, its list's polarity, where)
+Entry = tuple[object, bool | None, tuple[str | int, ...]]  # (item, its list's polarity, where)
 
 
 def _read(
@@ -72,12 +71,12 @@ read = strict(_read, CODE, REASON)
 problems = collecting(_read, CODE, REASON)
 
 
-def _entries(refuse: Refuser, data: Any) -> tuple[list[Entry], dict[str, Any]]:
+def _entries(refuse: Refuser, data: object) -> tuple[list[Entry], dict[str, object]]:
     """Every query's item, with its list's polarity in the two-list shape, and the top
     level's other keys (the two-list shape's)."""
     if isinstance(data, list):
         found: list[Entry] = [(item, None, (at,)) for at, item in enumerate(data)]
-        top: dict[str, Any] = {}
+        top: dict[str, object] = {}
     elif isinstance(data, dict) and any(key in data for key in LISTS):
         found, top = [], data
         for key, polarity in LISTS.items():
@@ -97,7 +96,7 @@ def _entries(refuse: Refuser, data: Any) -> tuple[list[Entry], dict[str, Any]]:
     return found, top
 
 
-def _skill(refuse: Refuser, options: ReadOptions, top: dict[str, Any], source: Path) -> str:
+def _skill(refuse: Refuser, options: ReadOptions, top: dict[str, object], source: Path) -> str:
     if options.skill is not None:
         return options.skill
     for key in SKILL_KEYS:
@@ -150,7 +149,7 @@ def _case(
     return Case(case_id, category, query, risk, (check,), notes, f"{display}, {label}")
 
 
-def _label(raw: Any, at: tuple[str | int, ...]) -> str:
+def _label(raw: object, at: tuple[str | int, ...]) -> str:
     where = f"{at[0]}[{at[1]}]" if len(at) == 2 else f"#{int(at[0]) + 1}"
     case_id = raw.get("id") if isinstance(raw, dict) else None
     if isinstance(case_id, (str, int)) and not isinstance(case_id, bool) and str(case_id).strip():
@@ -158,7 +157,9 @@ def _label(raw: Any, at: tuple[str | int, ...]) -> str:
     return f"query {where}"
 
 
-def _case_id(refuse: Refuser, raw: dict[str, Any], prefix: str, at: tuple[str | int, ...], label: str) -> str:
+def _case_id(
+    refuse: Refuser, raw: dict[str, object], prefix: str, at: tuple[str | int, ...], label: str
+) -> str:
     """The item's own id (a digit-only one after the skill's slug), else its place."""
     if "id" not in raw:
         return f"{prefix}-{slug(str(at[0])) + '-' if len(at) == 2 else ''}{int(at[-1]) + 1}"

@@ -189,7 +189,7 @@ class _Spot(NamedTuple):
     position: int | None = None  # in the file's case list (None: the file is the case)
 
 
-def _case_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[Any], tuple[str, ...]]:
+def _case_list(refuse: Refuser, data: object, keys: tuple[str, ...]) -> tuple[list[object], tuple[str, ...]]:
     """The case list where the dialect's `cases.at` says ("." : the file is the list)."""
     for key in keys:
         if key == WHOLE_FILE and isinstance(data, list):
@@ -220,7 +220,7 @@ def _case_list(refuse: Refuser, data: Any, keys: tuple[str, ...]) -> tuple[list[
     )
 
 
-def _skipped(refuse: Refuser, raw: Any, spot: _Spot, shape: CaseShape, options: ReadOptions) -> bool:
+def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: CaseShape, options: ReadOptions) -> bool:
     """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
     if not shape.skip or not isinstance(raw, dict):
         return False
@@ -236,7 +236,7 @@ def _skipped(refuse: Refuser, raw: Any, spot: _Spot, shape: CaseShape, options: 
     return True
 
 
-def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = None) -> Case:
+def _case(refuse: Refuser, data: object, spot: _Spot, dialect: Dialect | None = None) -> Case:
     base = spot.at
     if not isinstance(data, dict):  # an item of a case list
         raise refuse(case=_number(spot), at=base, expected="an object", actual=describe(jsonable(data)))
@@ -289,7 +289,7 @@ def _case(refuse: Refuser, data: Any, spot: _Spot, dialect: Dialect | None = Non
     )
 
 
-def _pick(plain: dict[str, Any], keys: tuple[str, ...]) -> str:
+def _pick(plain: dict[str, object], keys: tuple[str, ...]) -> str:
     """The first of the dialect's alternatives the case holds (else the first); an alternative
     may be a dotted path (`inputs.prompt`) or "#" (number the cases of a list)."""
     for key in keys:
@@ -302,7 +302,7 @@ def _number(spot: _Spot) -> str:
     return "(file)" if spot.position is None else f"case #{spot.position + 1}"
 
 
-def _text(reading: Reading, plain: dict[str, Any], key: str, keys: tuple[str, ...]) -> str:
+def _text(reading: Reading, plain: dict[str, object], key: str, keys: tuple[str, ...]) -> str:
     """The text at `key` (a dotted path walks objects), or a refusal saying where it stopped."""
     present, value = reach(plain, key)
     problem = text_problem(value)
@@ -321,7 +321,7 @@ def _text(reading: Reading, plain: dict[str, Any], key: str, keys: tuple[str, ..
     raise reading.refusal(key, (*reading.at, *steps[:reached]), expected, actual)
 
 
-def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> tuple[str, str]:
+def _case_id(refuse: Refuser, plain: dict[str, object], key: str, spot: _Spot) -> tuple[str, str]:
     """The id and the case's label for messages: a name slugged; an integer, or "#" (the
     case's number in its list), after the category's slug."""
     prefix = slug(spot.category) or "case"
@@ -349,7 +349,7 @@ def _case_id(refuse: Refuser, plain: dict[str, Any], key: str, spot: _Spot) -> t
 _STEPS_REMARK = "a step budget for agent runs; adhd-evals does not enforce it"
 
 
-def _note(refuse: Refuser, key: Any, value: Any, label: str, base: tuple[str | int, ...] = ()) -> Note:
+def _note(refuse: Refuser, key: object, value: object, label: str, base: tuple[str | int, ...] = ()) -> Note:
     if key == "max_steps" and (not isinstance(value, int) or isinstance(value, bool)):
         raise refuse(
             case=label,
@@ -393,7 +393,7 @@ def _judge_context(
 
 
 def _item(
-    reading: Reading, dialect: Dialect, item: Any, path: str, at: tuple[str | int, ...]
+    reading: Reading, dialect: Dialect, item: object, path: str, at: tuple[str | int, ...]
 ) -> tuple[Check, list[Note]]:
     """One criterion a dialect points at: prose, or an object through its rules."""
     if isinstance(item, dict):
@@ -404,6 +404,6 @@ def _item(
             return placeholder(item["text"], compact(item)), []
         return placeholder(compact(item), compact(item))._replace(via=shape_of(item)), []
     problem = text_problem(item)
-    if problem:
+    if problem or not isinstance(item, str):  # text_problem says "a string" of a non-string
         raise reading.refusal(path, at, problem, describe(jsonable(item)))
     return placeholder(item), []

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple, cast
 
 from ...model import RISKS, Case, Check, Note, Refusal, RefusalCode, describe
 from .._common import ReadOptions, collecting, jsonable, note, strict, text_problem
+from . import graders as kinds
 from .casefiles import NOT_CASE, Origin, Source, _markdown, _refuse_not_mappings, _refuse_unknown, _yaml
 from .graders import BODY_KEYS, GraderProblem, check_of, validate
 
@@ -184,7 +185,8 @@ def read_case(folder: Path, where: str, shown: str, options: ReadOptions, root: 
             expected="at least one grader (case.yaml's graders: or graders/*.md); plugin eval loads no case without",
             actual="none",
         )
-    tags: list[str] = merged["tags"][0] if "tags" in merged else []
+    # a list of strings: _setting refused any other tags above
+    tags = cast("list[str]", merged["tags"][0]) if "tags" in merged else []
     case_id = _case_id(merged, where)
     return Case(
         id=case_id,
@@ -197,9 +199,9 @@ def read_case(folder: Path, where: str, shown: str, options: ReadOptions, root: 
     )
 
 
-def _merged(prompt_md: Source | None, case_yaml: Source | None) -> dict[str, tuple[Any, Origin]]:
+def _merged(prompt_md: Source | None, case_yaml: Source | None) -> dict[str, tuple[object, Origin]]:
     """The case's settings: case.yaml's (top level and execution), then prompt.md's over them."""
-    found: dict[str, tuple[Any, Origin]] = {}
+    found: dict[str, tuple[object, Origin]] = {}
     if case_yaml is not None:
         data = case_yaml.data
         found |= {k: (data[k], (case_yaml, (k,))) for k in CASE_KEYS if k in data}
@@ -211,11 +213,12 @@ def _merged(prompt_md: Source | None, case_yaml: Source | None) -> dict[str, tup
                 if k in EXECUTION and k != "prompt"
             }
     if prompt_md is not None:
-        found |= {k: (v, (prompt_md, (k,))) for k, v in prompt_md.data.items()}
+        # every key is a string: _refuse_unknown refused any not in FRONT_MATTER
+        found |= {str(k): (v, (prompt_md, (str(k),))) for k, v in prompt_md.data.items()}
     return found
 
 
-def _setting(origin: Origin, key: str, value: Any, label: str) -> None:
+def _setting(origin: Origin, key: str, value: object, label: str) -> None:
     """Refuse a setting plugin eval would not load (range, pattern, type)."""
     source, at = origin
     field = ".".join(str(s) for s in at)
@@ -231,7 +234,7 @@ def _setting(origin: Origin, key: str, value: Any, label: str) -> None:
         )
 
 
-def _setting_problem(key: str, value: Any) -> str | None:
+def _setting_problem(key: str, value: object) -> str | None:
     if key in _LIMITS:
         low, high = _LIMITS[key]
         ok = isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
@@ -254,7 +257,7 @@ def _setting_problem(key: str, value: Any) -> str | None:
     return None if isinstance(value, str) else "a string"
 
 
-def _bad_env_name(env: dict[Any, Any]) -> str | None:
+def _bad_env_name(env: dict[object, object]) -> str | None:
     return next((str(k) for k in env if not (isinstance(k, str) and _ENV_KEY.fullmatch(k))), None)
 
 
@@ -289,7 +292,7 @@ def _prompt(prompt_md: Source | None, case_yaml: Source | None, folder: Path, sh
 class Grader(NamedTuple):
     """A validated grader and where it was written."""
 
-    grader: dict[str, Any]
+    grader: kinds.Grader
     source: Source
     at: tuple[str | int, ...]
 
@@ -299,7 +302,8 @@ def graders_of(case_yaml: Source | None, folder: Path, shown: str, label: str) -
     found: list[Grader] = []
     names: set[str] = set()
     inline = case_yaml.data.get("graders", []) if case_yaml is not None else []
-    if case_yaml is not None and not isinstance(inline, list):
+    if not isinstance(inline, list):
+        assert case_yaml is not None  # the default, [], is a list
         raise case_yaml.refuse(
             case=label,
             field_path="graders",
@@ -331,7 +335,7 @@ def graders_of(case_yaml: Source | None, folder: Path, shown: str, label: str) -
     return found
 
 
-def _with_body(grader: dict[str, Any], source: Source, label: str, name: str) -> dict[str, Any]:
+def _with_body(grader: dict[str, object], source: Source, label: str, name: str) -> dict[str, object]:
     """A grader file's body, trimmed, as the key its type reads text from (a regex's pattern, an
     llm's or baseline's criteria); kept as `body` for a type that reads none."""
     body = (source.body or "").strip()
@@ -351,8 +355,13 @@ def _with_body(grader: dict[str, Any], source: Source, label: str, name: str) ->
 
 
 def _grader(
-    grader: dict[str, Any], source: Source, at: tuple[str | int, ...], field: str, label: str, names: set[str]
-) -> dict[str, Any]:
+    grader: dict[str, object],
+    source: Source,
+    at: tuple[str | int, ...],
+    field: str,
+    label: str,
+    names: set[str],
+) -> kinds.Grader:
     name = grader.get("name")
     if text_problem(name) is not None:
         raise source.refuse(
@@ -372,7 +381,7 @@ def _grader(
         )
     names.add(str(name))
     try:
-        validate(grader)
+        return validate(grader)
     except GraderProblem as problem:
         key = problem.field if problem.field in grader else ""
         raise source.refuse(
@@ -382,10 +391,9 @@ def _grader(
             expected=problem.expected,
             actual=problem.actual,
         ) from None
-    return grader
 
 
-def _case_id(merged: dict[str, tuple[Any, Origin]], where: str) -> str:
+def _case_id(merged: dict[str, tuple[object, Origin]], where: str) -> str:
     if "name" in merged:
         return str(merged["name"][0])
     return where
@@ -430,7 +438,7 @@ def _notes(prompt_md: Source | None, case_yaml: Source | None, label: str, promp
     return notes
 
 
-def _kept(source: Source, key: str, value: Any, label: str, remark: str = "") -> Note:
+def _kept(source: Source, key: str, value: object, label: str, remark: str = "") -> Note:
     return note(source.refuse, key, jsonable(value), case=label, at=(), remark=remark)
 
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ...model import RefusalCode, describe
 from ...sourcetext import decode_utf8, read_bytes
-from .._common import Refuser, jsonable
+from .._common import Locator, Refuser, jsonable
 
 NOT_CASE = "is not a plugin eval case"
 
@@ -16,7 +16,7 @@ NOT_CASE = "is not a plugin eval case"
 class Source(NamedTuple):
     """One file of a case: its data (front matter or case.yaml), body, and refuser."""
 
-    data: dict[str, Any]
+    data: dict[object, object]  # as YAML read it: a key may be a number
     body: str | None  # a markdown file's body; None for case.yaml
     refuse: Refuser
 
@@ -48,7 +48,7 @@ def _yaml(path: Path, display: str, label: str) -> Source | None:
     return Source(_mapping(data, refuse, label), None, refuse)
 
 
-def _load(text: str, display: str) -> tuple[Any, Any]:
+def _load(text: str, display: str) -> tuple[object, Locator | None]:
     from ..promptfoo.yamljs import load_yaml_text  # YAML 1.2's core schema, as a Node tool reads it
 
     if not text.strip():
@@ -56,7 +56,7 @@ def _load(text: str, display: str) -> tuple[Any, Any]:
     return load_yaml_text(text, display)
 
 
-def _mapping(data: Any, refuse: Refuser, label: str) -> dict[str, Any]:
+def _mapping(data: object, refuse: Refuser, label: str) -> dict[object, object]:
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -24,7 +24,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -44,7 +44,7 @@ from .graders import (
 if TYPE_CHECKING:
     from ....catalog import CaseRow
 
-Call = tuple[str, tuple[Any, ...], dict[str, Any]]  # a generated check's helper, arguments, keywords
+Call = tuple[str, tuple[object, ...], dict[str, object]]  # a generated check's helper, arguments, keywords
 
 
 def module_calls(module_text: str) -> dict[tuple[str, str], Call | None]:
@@ -130,14 +130,14 @@ def prompt_md(row: CaseRow) -> str:
 
 def grader_for(
     case_id: str, criterion: str, calls: dict[tuple[str, str], Call | None], index: int
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, object], list[str]]:
     """The grader a criterion is written as, and what was lost doing so."""
     key = (case_id, criterion)
     call = calls.get(key)
     found = _carried(call) if call is not None and call[0] == "unwritten" else _mechanical(criterion, call)
     if found is not None and _imports_to(found, criterion, call):
         return found, []
-    rubric = {"name": f"criterion-{index + 1}", "type": "llm", "criteria": criterion}
+    rubric: dict[str, object] = {"name": f"criterion-{index + 1}", "type": "llm", "criteria": criterion}
     if key in calls and call is None:
         return rubric, [
             f"{case_id}: the hand-written check of {criterion!r} goes as an llm grader (its text)"
@@ -147,23 +147,22 @@ def grader_for(
     return rubric, []
 
 
-def _carried(call: Call) -> dict[str, Any] | None:
+def _carried(call: Call) -> dict[str, object] | None:
     argument = call[1][0] if call[1] else ""
     return carried_grader(argument) if isinstance(argument, str) and CARRIED in argument else None
 
 
-def _mechanical(criterion: str, call: Call | None) -> dict[str, Any] | None:
+def _mechanical(criterion: str, call: Call | None) -> dict[str, object] | None:
     """The regex or trace grader a mechanical check's criterion says (checked by _imports_to)."""
     if call is None:
         return None
     return regex_grader_of(criterion) or trace_grader_of(criterion)
 
 
-def _imports_to(grader: dict[str, Any], criterion: str, call: Call | None) -> bool:
+def _imports_to(grader: dict[str, object], criterion: str, call: Call | None) -> bool:
     """Whether the grader imports back to this criterion and (for a regex) this very call."""
     try:
-        validate(grader)
-        check = check_of(grader)
+        check = check_of(validate(grader))
     except (GraderProblem, NotTranslatable, KeyError, TypeError, AttributeError):
         return False
     if check.criterion != criterion:
@@ -175,7 +174,7 @@ def _same_call(check: Check, call: Call) -> bool:
     return (check.kind.value, tuple(check.args), dict(check.options)) == (call[0], tuple(call[1]), call[2])
 
 
-def _unique_names(graders: list[dict[str, Any]]) -> None:
+def _unique_names(graders: list[dict[str, object]]) -> None:
     """A fallback grader's name never repeats another grader's of the case."""
     names = [g["name"] for g in graders]
     for grader in graders:
@@ -207,7 +206,7 @@ _WORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}
 _Dumper.add_representer(str, _quoted)
 
 
-def _dump(data: Any) -> str:
+def _dump(data: object) -> str:
     return str(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10**9))
 
 

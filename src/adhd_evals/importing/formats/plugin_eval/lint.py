@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from ....problem import WARNING, Problem
@@ -20,7 +21,6 @@ from .._common import ReadOptions
 from ..promptfoo.jsregex import translate
 from . import UNDOCUMENTED, Grader, graders_of
 from .casefiles import Source, _yaml
-from .graders import pattern_of
 
 INDICATORS_ONLY = "PluginEvalIndicatorsOnly"
 EMPTY_MATCH = "PluginEvalEmptyMatch"
@@ -43,7 +43,7 @@ def lint_warnings(path: Path) -> list[Problem]:
     return found + (_undocumented(case_yaml, folder) if case_yaml is not None else [])
 
 
-def is_indicator(grader: dict[str, object]) -> bool:
+def is_indicator(grader: Mapping[str, object]) -> bool:
     """Whether a two-arm run leaves the grader unscored (mock_calls graders aside: whether every
     mocked server is the plugin's is not in the case's files)."""
     if grader.get("arm") == "both":
@@ -69,7 +69,7 @@ def _empty_match(found: Grader, folder: Path) -> list[Problem]:
     grader = found.grader
     if (
         grader["type"] != "regex"
-        or re.search(translate(pattern_of(grader), str(grader.get("flags", ""))), "") is None
+        or re.search(translate(grader["pattern"], grader.get("flags", "")), "") is None
     ):
         return []
     match = str(grader.get("match", "contains"))
@@ -87,13 +87,13 @@ def _empty_match(found: Grader, folder: Path) -> list[Problem]:
 def _undocumented(case_yaml: Source, folder: Path) -> list[Problem]:
     from . import CASE_KEYS, CONTEXT, EXECUTION
 
-    places: list[tuple[str, ...]] = []
+    places: list[tuple[str, ...]] = []  # a key as written: YAML may read `1:` as a number
     for key, value in case_yaml.data.items():
         if key in ("execution", "context") and isinstance(value, dict):
             known = EXECUTION if key == "execution" else CONTEXT
-            places += [(key, k) for k in value if k not in known]
+            places += [(key, str(k)) for k in value if k not in known]
         elif key not in (*CASE_KEYS, "graders", "execution", "context"):
-            places.append((key,))
+            places.append((str(key),))
     found = []
     for at in places:
         line, column = _position(case_yaml, at)
