@@ -22,13 +22,13 @@ from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
 from ..calling import calls, process
+from ..calling.budget import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from ..calling.cache import cached_row, validated_dir
-from ..calling.calls import Progress as Progress  # re-exported: run's progress, by its old name
-from ..calling.calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from ..calling.config import Runner
 from ..calling.prompts import condition_prompt, skill_text
 from ..calling.store import Store
 from ..calling.traces import Trace, stub_trace
+from ..calling.workers import Progress as Progress  # re-exported: run's progress, by its old name
 from ..rubric import CONDITIONS
 
 if TYPE_CHECKING:
