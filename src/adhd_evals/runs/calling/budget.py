@@ -18,8 +18,8 @@ from ... import exitcodes
 from ...errors import Stopped, UsageError
 from ...text import plural, usd
 from .config import Runner
-from .process import POLL_S
 from .store import Ledger, Store
+from .watchdog import POLL_S
 
 
 class BudgetPolicy(Protocol):

@@ -30,6 +30,7 @@ from .responses import ResponseUnreadable, parse
 from .store import Ledger, Store
 from .traces import Trace
 from .traces import read as read_trace
+from .watchdog import owner
 from .workers import Progress, Task, pool, signals_stop
 
 
@@ -260,7 +261,7 @@ def open_session(
     budget of `scope` opened, nothing started inside outliving it, SIGINT and SIGTERM a
     stop (Stopped, 130 or 143, on the way out), then Stopped (the budget's code) for a call
     that cost more than it held."""
-    ledger = Ledger.beside(store.path, process.owner())
+    ledger = Ledger.beside(store.path, owner())
     try:
         budget = open_budget(policy, store, ledger, scope)
         with signals_stop() as stop:

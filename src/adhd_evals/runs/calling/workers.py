@@ -20,6 +20,7 @@ from ... import exitcodes
 from ...errors import Stopped
 from ...text import usd
 from . import process
+from .watchdog import POLL_S
 
 
 class Progress:
@@ -118,6 +119,6 @@ def pool(jobs: int, tasks: Sequence[Task], work: Callable[[Task], object], stop:
         thread.start()
     for thread in threads:
         while thread.is_alive():
-            thread.join(process.POLL_S * 4)
+            thread.join(POLL_S * 4)
     if failures:
         raise failures[0]
