@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol, TextIO
@@ -116,7 +116,7 @@ class Answer(NamedTuple):
 class Done(NamedTuple):
     """What one task's work made: the row to write, its progress line, its failed attempts."""
 
-    row: dict[str, Any]
+    row: Mapping[str, object]
     label: str
     failed_attempts: int = 0
 
@@ -247,7 +247,7 @@ class Session:
         if held is not None:
             self.budget.release(held)
 
-    def write(self, row: dict[str, Any]) -> None:
+    def write(self, row: Mapping[str, object]) -> None:
         """The row on disk, and then the reservations of the calls that made it settled."""
         self.store.append(row)
         self.budget.row_written()

@@ -256,7 +256,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         )
     with calls.only_writer(request.output):
         if request.shard is not None:  # the sheet's rows of this shard only (see shard.py)
-            from ..calling.shard import plan_judge
+            from ..calling.sidecar import plan_judge
 
             sheet = plan_judge(request, list(catalog), sheet)
         admission.claim(request.output, fingerprint(request.runner))

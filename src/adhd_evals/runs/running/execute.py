@@ -106,7 +106,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
     watch = _watch(request, cases)  # None unless --stop-when-decided: its inputs checked before any write
     with calls.only_writer(request.output):
         if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
-            from ..calling.shard import plan
+            from ..calling.sidecar import plan
 
             cases = plan(
                 request.output,
