@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from adhd_evals.runs.calling import process
+from adhd_evals.runs.calling import watchdog
 
-pytestmark = pytest.mark.skipif(not process.LINUX, reason="/proc, subreaper and death signals are Linux's")
+pytestmark = pytest.mark.skipif(not watchdog.LINUX, reason="/proc, subreaper and death signals are Linux's")
 
 DETACHING_CLI = """
 import os, subprocess, sys, time
@@ -118,7 +118,7 @@ def test_a_sigkilled_run_leaves_no_detached_grandchild(tmp_path: Path) -> None:
 def _idle(pid: int) -> bool:
     """Asleep at five looks 0.1 s apart: past its start, waiting in its loop."""
     for _ in range(5):
-        fields = process._stat(pid)
+        fields = watchdog._stat(pid)
         if fields is None or fields[0] != "S":
             return False
         time.sleep(0.1)
@@ -138,19 +138,19 @@ def test_the_watchdog_ends_what_it_saw_appear_once_its_owner_dies(tmp_path: Path
         env={},
     )  # fmt: skip
     assert _until(lambda: len(marked(marker)) == 2)
-    who = f"{owner.pid}-{process.start_time(owner.pid)}"
-    watchdog = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from adhd_evals.runs.calling import process; process._watch_over(*sys.argv[1:])",
+    who = f"{owner.pid}-{watchdog.start_time(owner.pid)}"
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from adhd_evals.runs.calling import watchdog; watchdog._watch_over(*sys.argv[1:])",
          who, str(tmp_path), ""],
         stdin=subprocess.PIPE,
     )  # fmt: skip
-    assert _until(lambda: _idle(watchdog.pid), 60)  # started (under coverage, slowly), now waiting
-    time.sleep(3 * process.WATCH_S)  # it looks every WATCH_S: it has seen the child
+    assert _until(lambda: _idle(watcher.pid), 60)  # started (under coverage, slowly), now waiting
+    time.sleep(3 * watchdog.WATCH_S)  # it looks every WATCH_S: it has seen the child
     owner.kill()
     owner.wait()
-    assert watchdog.stdin is not None
-    watchdog.stdin.close()  # the pipe closes without a goodbye, as when its owner dies
-    assert watchdog.wait(timeout=30) == 0
+    assert watcher.stdin is not None
+    watcher.stdin.close()  # the pipe closes without a goodbye, as when its owner dies
+    assert watcher.wait(timeout=30) == 0
     assert _until(lambda: marked(marker) == [], 5), marked(marker)
 
 
@@ -158,10 +158,10 @@ def test_a_noted_process_whose_pid_was_reused_is_left_alone() -> None:
     """_end_seen ends a pid only while it is the process noted: a wrong start time spares it."""
     sleeper = subprocess.Popen(["sleep", "30"])
     try:
-        process._end_seen({(sleeper.pid, process.start_time(sleeper.pid) + 1)})
+        watchdog._end_seen({(sleeper.pid, watchdog.start_time(sleeper.pid) + 1)})
         time.sleep(0.1)
         assert sleeper.poll() is None
-        process._end_seen({(sleeper.pid, process.start_time(sleeper.pid))})
+        watchdog._end_seen({(sleeper.pid, watchdog.start_time(sleeper.pid))})
         assert sleeper.wait(timeout=5) == -signal.SIGKILL
     finally:
         sleeper.kill()

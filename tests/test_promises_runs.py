@@ -24,7 +24,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.files import Held, only_writer
-from adhd_evals.runs.calling import process
+from adhd_evals.runs.calling import process, watchdog
 
 CHEAT = str(Path(__file__).parent / "fakes" / "cheating_cli.py")
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
@@ -660,11 +660,11 @@ def test_the_next_start_sweeps_what_a_dead_owner_left(tmp_path: Path) -> None:
     default), and a process tagged as one of its calls: the next start ends the process,
     removes the folder and names it."""
     scratch = tmp_path / "tmp"
-    (scratch / f"{process.SCRATCH_PREFIX}4194305-12345-abc" / "cwd").mkdir(parents=True)
+    (scratch / f"{watchdog.SCRATCH_PREFIX}4194305-12345-abc" / "cwd").mkdir(parents=True)
     marker = f"adhd-evals-promise-sweep-{os.getpid()}"
     orphan = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(3600)", marker],
-        env={**os.environ, process.TAG: "4194305-12345/1/"},
+        env={**os.environ, watchdog.TAG: "4194305-12345/1/"},
     )
     _cases(tmp_path, 1)
     done = subprocess.run(
@@ -693,7 +693,7 @@ def test_the_next_start_sweeps_what_a_dead_owner_left(tmp_path: Path) -> None:
     assert orphan.wait(timeout=10) == -signal.SIGKILL
     assert list(scratch.iterdir()) == []
     assert (
-        f"{process.SCRATCH_PREFIX}4194305-12345-abc: a scratch folder of adhd-evals pid 4194305"
+        f"{watchdog.SCRATCH_PREFIX}4194305-12345-abc: a scratch folder of adhd-evals pid 4194305"
         in done.stderr
     )
 

@@ -29,13 +29,16 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ... import exitcodes
 from ...errors import ScaleRefused
 from ...files import read_limited
 from .config import Runner
 from .responses import is_dollars
+
+if TYPE_CHECKING:
+    from ..rows import ResponseRow
 
 CacheAction = Literal["stats", "prune"]  # what the cache command does
 LAYOUT = "v2"  # v2: the case id in the key, a digest of each entry's content
@@ -183,7 +186,7 @@ class Cache:
         with contextlib.suppress(OSError):
             temp.unlink()
 
-    def store(self, digest: str, row: dict[str, Any]) -> None:
+    def store(self, digest: str, row: ResponseRow) -> None:
         """Keep a row a call just paid for."""
         self.put(
             digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"], row.get("trace"))
@@ -192,14 +195,14 @@ class Cache:
 
 def cached_row(
     cache: Cache, runner: Runner, condition: str, case_id: str, trial: int, prompt: str
-) -> tuple[dict[str, Any] | None, str]:
+) -> tuple[ResponseRow | None, str]:
     """The row a hit writes (`cached: true`, the original cost and time kept, charged nothing
     now), or None on a miss; and the key, for storing what the call returns."""
     digest = key(runner, prompt, trial, case_id=case_id)
     hit = cache.get(digest)
     if hit is None:
         return None, digest
-    row = {
+    row: ResponseRow = {
         "case_id": case_id,
         "trial": trial,
         "condition": condition,

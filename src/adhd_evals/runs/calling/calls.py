@@ -1,14 +1,12 @@
-"""Model calls, one driver for `run` and `judge`: the budget, the pool, retries, signals, the
-output lock and progress.
+"""Model calls, one driver for `run` and `judge`: what a command asks of its calls, the output
+lock, retries, and the rows the workers write.
 
 Each command keeps what is its own: its request type, the tasks it builds, the work one task
-does and the row it writes. Everything between (money and processes) is here, once:
-- a call starts only with its share of the budget reserved; a runner with a
-  `budget_flag` is told at most that share, so what calls may spend never sums
-  past `--budget-usd`;
+does and the row it writes. Everything between (money and processes) is in calling/, once:
+- a call starts only with its share of the budget reserved (budget.py);
 - a stop (a fatal failure, the budget, Ctrl-C, SIGTERM) starts nothing new and
-  ends in-flight calls with their process groups (see process.py);
-- one writer per output file (an advisory lock naming the holder's pid).
+  ends in-flight calls with their process groups (workers.py, process.py);
+- one writer per output file (an advisory lock naming the holder's pid; here).
 
 A command calls `only_writer(output)`, opens its rows (`Store`), builds its tasks, then
 `with open_session(request, store, scope) as session:` and `drive(tasks, work, session)`.
@@ -17,36 +15,29 @@ A command calls `only_writer(output)`, opens its rows (`Store`), builds its task
 from __future__ import annotations
 
 import contextlib
-import itertools
-import math
-import signal
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TextIO, TypeVar
+from typing import Any, Literal, NamedTuple, Protocol, TextIO
 
-from ... import exitcodes, files
-from ...errors import Busy, OutputError, RunnerFailed, Stopped, UsageError
-from ...text import plural, usd
+from ... import files
+from ...errors import Busy, OutputError, RunnerFailed, UsageError
 from . import process
-from .config import Runner
+from .budget import Budget, BudgetPolicy, Reservation, finite, floor, open_budget
 from .responses import ResponseUnreadable, parse
 from .store import Ledger, Store
 from .traces import Trace
 from .traces import read as read_trace
+from .watchdog import owner
+from .workers import Progress, Task, pool, signals_stop
 
 
-class CallPolicy(Protocol):
+class CallPolicy(BudgetPolicy, Protocol):
     """What the driver reads of a command's request: the fields a RunRequest and a
     JudgeRequest both have. Each command keeps its own request type."""
 
-    @property
-    def runner(self) -> Runner: ...
-    @property
-    def jobs(self) -> int: ...
     @property
     def retries(self) -> int: ...
     @property
@@ -55,14 +46,6 @@ class CallPolicy(Protocol):
     def timeout(self) -> float | None: ...
     @property
     def max_output_bytes(self) -> int: ...
-    @property
-    def budget_usd(self) -> float: ...
-    @property
-    def allow_unmetered(self) -> bool: ...
-    @property
-    def max_calls(self) -> int | None: ...
-    @property
-    def assume_call_usd(self) -> float | None: ...  # None: the runner config's, if it has one
 
 
 class Unmetered(RunnerFailed):
@@ -75,17 +58,13 @@ COUNTS = "--trials and --jobs must be at least 1, --retries at least 0"
 CALL_COUNTS = "--jobs must be at least 1, --retries at least 0"
 
 
-def _finite(value: float | None, *, positive: bool) -> bool:
-    return value is not None and math.isfinite(value) and (value > 0 if positive else value >= 0)
-
-
 def check_amounts(policy: CallPolicy) -> None:
     """The amounts a command's calls are given: money and seconds."""
-    if not _finite(policy.budget_usd, positive=True):
+    if not finite(policy.budget_usd, positive=True):
         raise UsageError("--budget-usd must be a number greater than 0")
-    if not _finite(policy.backoff, positive=False):
+    if not finite(policy.backoff, positive=False):
         raise UsageError("--backoff must be a number of seconds, 0 or more")
-    if policy.timeout is not None and not _finite(policy.timeout, positive=True):
+    if policy.timeout is not None and not finite(policy.timeout, positive=True):
         raise UsageError("--timeout must be a number of seconds greater than 0")
 
 
@@ -106,306 +85,6 @@ def check_limits(policy: CallPolicy) -> None:
         )
 
 
-@dataclass(frozen=True)
-class Reservation:
-    """Money held for one call: `usd` is charged when its cost stays unknown; `told` is what
-    the CLI is told through its budget flag (None when it has none)."""
-
-    usd: float
-    told: float | None = None
-    ticket: str | None = None  # its line in the ledger, when there is one
-
-
-FREE = Reservation(0.0)  # a call that costs this run nothing (a cached answer)
-
-
-def floor(policy: CallPolicy) -> float | None:
-    """The least a call without a budget flag reserves: --assume-call-usd, else the runner
-    config's `assume_call_usd`; refused when missing where calls would share the budget blind."""
-    runner = policy.runner
-    given = policy.assume_call_usd
-    value = given if given is not None else runner.assume_call_usd
-    if value is not None and not _finite(value, positive=True):
-        raise UsageError("--assume-call-usd must be a number of dollars greater than 0")
-    blind = runner.metered and not runner.budget_flag and not runner.builtin
-    if value is None and blind and policy.jobs > 1:
-        raise UsageError(
-            f"runner {runner.name!r} has no budget_flag, so its calls cannot be told their share: with "
-            "--jobs above 1, say the most one call may cost with --assume-call-usd USD (or "
-            '"assume_call_usd" in runners.json); a call that costs more stops the run'
-        )
-    return value if blind else None
-
-
-class Budget:
-    """Money shared by the workers: reserved before each call, then recorded or charged.
-
-    API: `reserve()` a Reservation (or None: nothing more may start), then exactly
-    one of `record(held, cost)` (the CLI reported its cost), `charge(held)` (it
-    started, and its cost is unknown: it may have spent all it held) or
-    `release(held)` (it never started). `reserve(stop, cached=True)` is FREE.
-
-    With a budget flag, a call reserves an equal share of what is unreserved
-    among the calls that may still start, and the CLI is told that share; no
-    call starts with less left than the dearest call so far has cost (a CLI that
-    ignores a small share is not given one).
-    Without one, a call reserves the dearest cost seen so far and at least the
-    floor (`--assume-call-usd`); with no floor (allowed at --jobs 1 only) a call
-    runs alone and holds all that is left. Either way calls start one at a time
-    and widen by one call for each call that came back within what it held (up to
-    `--jobs`): a CLI that ignores its flag, or costs more than the floor, is caught
-    on its first call, and rising costs on a few, not on eight at once. A call that costs more than it held has broken the accounting:
-    nothing more starts, and `overspent` says who. A call whose cost stays unknown
-    is charged what can be known (`unknown_cost`), never more than it held.
-    `--max-calls` caps calls (every attempt counts) for runs that report no cost.
-    """
-
-    def __init__(
-        self,
-        limit: float,
-        spent: float,
-        jobs: int,
-        flagged: bool,
-        max_calls: int | None,
-        *,
-        floor: float | None = None,
-        metered: bool = True,
-        runner: str = "",
-        ledger: Ledger | None = None,
-        scope: tuple[str, str] = ("", ""),
-        charged: float = 0.0,
-        confirm_rows: bool = False,
-    ) -> None:
-        self.limit, self.jobs, self.flagged = limit, jobs, flagged
-        self.spent = spent + charged  # recorded plus charged: what counts against the limit
-        self.max_calls, self.calls = max_calls, 0
-        self.floor, self.metered, self.runner = floor, metered, runner
-        self.ledger, self.scope, self.confirm_rows = ledger, scope, confirm_rows
-        self.charged, self.charged_calls = 0.0, 0  # this run's charges (the ledger holds earlier ones)
-        self.reserved = 0.0
-        self.in_flight = 0
-        self.dearest: float | None = None
-        self.window = 1  # calls that may be in flight: one more per call that came back within its hold
-        self.planned = 1  # the calls the run plans: the budget's even share is limit / planned
-        self.overspent = ""
-        self._changed = threading.Condition()
-        self._unwritten = threading.local()
-
-    def reserve(self, stop: threading.Event, *, cached: bool = False) -> Reservation | None:
-        """A reservation for one call, or None when nothing more may start (the budget, the
-        cap, an overspend, a stop). A cached answer costs nothing and waits for nothing."""
-        if cached:
-            return FREE
-        with self._changed:
-            while True:
-                if stop.is_set() or self.overspent or self.spent >= self.limit:
-                    return None
-                if self.max_calls is not None and self.calls >= self.max_calls:
-                    return None
-                share = self._share(self.limit - self.spent - self.reserved)
-                if share is not None:
-                    self.reserved += share[0]
-                    self.in_flight += 1
-                    self.calls += 1
-                    break
-                if self.in_flight == 0:
-                    return None  # too little left for one more call
-                self._changed.wait(timeout=process.POLL_S)
-        ticket = self.ledger.reserve(share[0], *self.scope) if self.ledger and share[0] > 0 else None
-        return Reservation(share[0], share[1], ticket)
-
-    def _share(self, free: float) -> tuple[float, float | None] | None:
-        """(held, told) for the next call, or None when it must wait."""
-        if free <= 0:
-            return None
-        if self.flagged:
-            if self.in_flight >= self.window or (self.dearest or 0.0) > free:
-                return (
-                    None  # widened one call per call within its share; never less left than a call has cost
-                )
-            told = free / (self.jobs - self.in_flight)
-            return (told if self.metered else 0.0), told
-        if not self.metered:
-            return 0.0, None  # nothing to count: --max-calls bounds the run
-        if self.in_flight >= self.window:
-            return None  # widened only by calls that came back within what they held
-        if self.floor is None:
-            return (free, None) if self.in_flight == 0 else None
-        need = max(self.dearest or 0.0, self.floor)
-        return (need, None) if need <= free else None
-
-    def record(self, held: Reservation, cost: float | None, *, on_row: bool = True) -> None:
-        """The call reported its cost (None: an unmetered run, which counts calls instead).
-        `on_row=False`: a failed attempt's, which no row will carry, so the ledger keeps it
-        for the runs that resume this one."""
-        with self._changed:
-            self._end(held)
-            if cost is not None:
-                self.spent += cost
-                self.dearest = max(self.dearest or 0.0, cost)
-                if self.metered and cost > held.usd + 1e-9 and held is not FREE:
-                    self.overspent = self.overspent or self._overspend(cost, held)
-                else:
-                    self.window = min(self.window + 1, self.jobs)
-        if held.ticket is None:
-            return
-        if not on_row:
-            self._settle(held.ticket, cost or 0.0)
-        elif self.confirm_rows:  # settled once its row is written: a kill in between overcounts
-            self._pending().append((held.ticket, cost or 0.0))
-        else:
-            self._settle(held.ticket, 0.0)
-
-    def row_written(self) -> None:
-        """The calling thread's row is on disk: its reservations are settled (the cost is on it)."""
-        tickets = self._pending()
-        while tickets:
-            self._settle(tickets.pop()[0], 0.0)
-
-    def row_lost(self) -> None:
-        """The calling thread's row was not written (a failure after its call was paid): its
-        reservations are settled charging what the calls cost, so the ledger still counts it."""
-        tickets = self._pending()
-        while tickets:
-            self._settle(*tickets.pop())
-
-    def charge(self, held: Reservation) -> None:
-        """The call started and its cost is unknown: it is charged what can be known of it."""
-        with self._changed:
-            self._end(held)
-            usd = self.unknown_cost(held)
-            self.spent += usd
-            self.charged += usd
-            self.charged_calls += usd > 0
-        if held.ticket is not None:
-            self._settle(held.ticket, usd)
-
-    def unknown_cost(self, held: Reservation) -> float:
-        """What a call whose cost stayed unknown is charged: the dearest cost this runner was
-        seen to cost, else the floor (`--assume-call-usd`), else the budget's even share per
-        planned call; never more than it held. Not the whole of what it held: a flag handing
-        a lone call all that is left must not make one failure end the run (issue 35)."""
-        if self.dearest is not None:
-            known = self.dearest
-        elif self.floor is not None:
-            known = self.floor
-        else:
-            known = self.limit / max(self.planned, 1)
-        return min(known, held.usd)
-
-    def release(self, held: Reservation) -> None:
-        """The call never started: nothing can have been spent."""
-        with self._changed:
-            self._end(held)
-            if held is not FREE:  # FREE (a cached answer) was never counted as a call
-                self.calls -= 1
-        if held.ticket is not None:
-            self._settle(held.ticket, 0.0)
-
-    def _end(self, held: Reservation) -> None:
-        if held is FREE:
-            return
-        self.reserved -= held.usd
-        self.in_flight -= 1
-        self._changed.notify_all()
-
-    def _settle(self, ticket: str, usd: float) -> None:
-        if self.ledger is not None:
-            self.ledger.settle(ticket, usd, self.scope)
-
-    def _pending(self) -> list[tuple[str, float]]:
-        if not hasattr(self._unwritten, "tickets"):
-            self._unwritten.tickets = []
-        tickets: list[tuple[str, float]] = self._unwritten.tickets
-        return tickets
-
-    def _overspend(self, cost: float, held: Reservation) -> str:
-        what = (
-            f"it was told {usd(held.told)} through its budget flag"
-            if held.told is not None
-            else f"{usd(held.usd)} was reserved for it (the dearest call so far, at least --assume-call-usd)"
-        )
-        return (
-            f"runner {self.runner!r} spent {usd(cost)} on one call where {what}; no call started after "
-            "it, since the budget can no longer be promised with this runner"
-        )
-
-    def raise_if_overspent(self) -> None:
-        if self.overspent:
-            raise Stopped(self.overspent, exitcodes.BUDGET)
-
-    def exhausted(self) -> bool:
-        """Whether the money (not a stop, not the call cap) is why no more calls start."""
-        with self._changed:
-            free = self.limit - self.spent - self.reserved
-            return bool(self.overspent) or self.spent >= self.limit or self._share(free) is None
-
-    def capped(self) -> bool:
-        with self._changed:
-            return self.max_calls is not None and self.calls >= self.max_calls
-
-
-def open_budget(policy: CallPolicy, store: Store, ledger: Ledger, scope: tuple[str, str]) -> Budget:
-    """The budget of one (condition, runner) — of one runner, any condition, when the scope's
-    condition is "" (a judge's) — from what its rows recorded and its ledger charged."""
-    runner = policy.runner
-    mine = [key for key in store.spent if key == scope or (scope[0] == "" and key[1] == scope[1])]
-    budget = Budget(
-        policy.budget_usd,
-        sum(store.spent[key] for key in mine),
-        policy.jobs,
-        bool(runner.budget_flag),
-        policy.max_calls if policy.allow_unmetered else None,
-        floor=floor(policy),
-        metered=not policy.allow_unmetered or runner.metered,
-        runner=runner.name,
-        ledger=ledger,
-        scope=scope,
-        charged=ledger.charged.get(scope, 0.0),
-        confirm_rows=True,
-    )
-    budget.dearest = max((store.dearest.get(key, 0.0) for key in mine), default=None)  # earlier runs' too
-    return budget
-
-
-class Progress:
-    """A bar on a terminal (cases done, failures, spend, rate); plain lines otherwise."""
-
-    def __init__(self, total: int, stream: TextIO) -> None:
-        self.total, self.stream = total, stream
-        self.tty = stream.isatty()
-        self.done = self.failures = 0
-        self.started = time.monotonic()
-        self._lock = threading.Lock()
-
-    def step(self, label: str, spent: float, *, failed_attempts: int = 0) -> None:
-        with self._lock:
-            self.done += 1
-            self.failures += failed_attempts
-            rate = self.done / max(time.monotonic() - self.started, 1e-9)
-            if self.tty:
-                filled = int(24 * self.done / max(self.total, 1))
-                self.stream.write(
-                    f"\r[{'#' * filled}{'.' * (24 - filled)}] {self.done}/{self.total} "
-                    f"failures {self.failures}  {usd(spent)}  {rate:.1f}/s "
-                )
-                if self.done == self.total:
-                    self.stream.write("\n")
-            else:
-                self.stream.write(f"{label} ({self.done}/{self.total}, {usd(spent)})\n")
-            self.stream.flush()
-
-
-def charged_line(amount: float, calls: int) -> str:
-    """The summary's line for calls whose cost stayed unknown ("" when there were none)."""
-    if not calls:
-        return ""
-    return (
-        f"Of that, {usd(amount)} for {plural(calls, 'call')} that failed, timed out or printed unreadable "
-        "output after starting: charged the reservation: cost unknown."
-    )
-
-
 @contextlib.contextmanager
 def only_writer(output: Path) -> Iterator[None]:
     """One writer per output file, by the file's identity (see files.only_writer): a second
@@ -424,79 +103,6 @@ def only_writer(output: Path) -> Iterator[None]:
         yield
 
 
-@contextlib.contextmanager
-def signals_stop() -> Iterator[threading.Event]:
-    """The scope of a run's calls: nothing they start outlives it (process.guarded), and
-    SIGINT or SIGTERM stops it (see _signals)."""
-    with process.guarded(lambda line: print(line, file=sys.stderr)), _signals() as stop:
-        yield stop
-
-
-@contextlib.contextmanager
-def _signals() -> Iterator[threading.Event]:
-    """SIGINT and SIGTERM set the stop (in-flight calls end with their groups); the run
-    then raises Stopped with 130 or 143. Off the main thread, signals stay as they are."""
-    stop = threading.Event()
-    received: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-
-    def handle(signum: int, frame: object) -> None:
-        received.append(signum)
-        stop.set()
-
-    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield stop
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if received:
-        terminated = received[0] == signal.SIGTERM
-        raise Stopped(
-            "stopped by " + ("SIGTERM" if terminated else "Ctrl-C") + ": no new call started, "
-            "calls in flight were ended",
-            exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED,
-        )
-
-
-Task = TypeVar("Task")
-
-
-def pool(jobs: int, tasks: Sequence[Task], work: Callable[[Task], object], stop: threading.Event) -> None:
-    """Run `work` over the tasks on `jobs` threads, each taking the next task when it is free;
-    the first failure sets the stop before anything else can start, and is raised once every
-    thread is done. The main thread only waits, free for signals: an executor's future per
-    task, scanned whole five times a second, cost a 10,000-task run of cache hits more CPU
-    than its tasks (the scan holds the GIL the workers need)."""
-    failures: list[BaseException] = []
-    taken = itertools.count()
-    taking = threading.Lock()
-
-    def worker() -> None:
-        while not stop.is_set():
-            with taking:
-                at = next(taken)
-            if at >= len(tasks):
-                return
-            try:
-                work(tasks[at])
-            except BaseException as exc:
-                stop.set()
-                failures.append(exc)
-                return
-
-    threads = [threading.Thread(target=worker) for _ in range(min(jobs, len(tasks)))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(process.POLL_S * 4)
-    if failures:
-        raise failures[0]
-
-
 class Answer(NamedTuple):
     """A model CLI's answer to one prompt, and how many attempts failed before it."""
 
@@ -510,7 +116,7 @@ class Answer(NamedTuple):
 class Done(NamedTuple):
     """What one task's work made: the row to write, its progress line, its failed attempts."""
 
-    row: dict[str, Any]
+    row: Mapping[str, object]
     label: str
     failed_attempts: int = 0
 
@@ -523,6 +129,22 @@ class Driven:
     failed_attempts: int = 0
     stopped_for_budget: bool = False
     stopped_for_calls: bool = False
+
+
+# How an attempt's reservation ends: recorded with the cost on its row, recorded with the
+# cost a failed call reported ("failed"), charged (cost unknown) or released (nothing ran).
+Ending = Literal["record", "failed", "charge", "release"]
+
+
+class _Tried(NamedTuple):
+    """One attempt's end: how its reservation ends, its cost, and its answer or why it failed
+    (failure None and no answer: a stop); `unsent` when no retry could send it."""
+
+    ending: Ending
+    cost: float | None = None
+    answer: Answer | None = None
+    failure: str | None = None
+    unsent: bool = False
 
 
 @dataclass
@@ -543,63 +165,81 @@ class Session:
         Every reservation ends in exactly one of record, charge or release: a call
         that started and did not report its cost readably is charged what it held.
         """
-        policy, budget = self.policy, self.budget
-        runner = policy.runner
+        policy = self.policy
         last = ""
         for attempt in range(policy.retries + 1):
             if attempt and self.stop.wait(min(policy.backoff * 2 ** (attempt - 1), 30.0)):
                 return None
-            held = budget.reserve(self.stop)
+            held = self.budget.reserve(self.stop)
             if held is None:
                 return None
-            ending, cost = "charge", None  # what ends the reservation, unless the call says otherwise
+            tried = _Tried("charge")  # what ends the reservation if the attempt raises
             try:
-                argv, stdin_text = runner.invocation(prompt, held.told)
-                outcome = process.call(
-                    argv,
-                    stdin_text=stdin_text,
-                    timeout=policy.timeout,
-                    max_output=policy.max_output_bytes,
-                    stop=self.stop,
-                )
-                if not outcome.started:
-                    ending = "release"
-                    if outcome.ended == "unsent":  # no retry can send it
-                        raise RunnerFailed(f"runner {runner.name!r}: {outcome.err}")
-                    last = _failure(outcome, policy)
-                    continue
-                if outcome.ended == "stop":
-                    return None
-                if outcome.code != 0:
-                    last = _failure(outcome, policy)
-                    cost = _reported_cost(outcome.out, runner.response_format)
-                    ending = "charge" if cost is None else "failed"  # a failure that says what it cost
-                    continue
-                if outcome.out_not_utf8_at is not None:  # the reference's strict decoding raises here
-                    last = f"output is not UTF-8 (byte {outcome.out_not_utf8_at + 1} of stdout)\n{_tail(outcome.out)}"
-                    continue  # charged its reservation: the CLI may have spent it
-                try:
-                    text, usage, cost = parse(outcome.out, runner.response_format)
-                except ResponseUnreadable as exc:
-                    last = f"{exc}\n{_tail(outcome.out)}"
-                    continue
-                if cost is None and not policy.allow_unmetered:
-                    raise Unmetered(
-                        f"runner {runner.name!r} ({runner.shown()}) did not report dollar cost; rerun with "
-                        "--allow-unmetered only when the provider has a separate hard spending cap"
-                    )
-                ending = "record"
-                return Answer(text, usage, cost, attempt, read_trace(outcome.out, runner.response_format))
+                tried = self._attempt(prompt, held, attempt)
             finally:
-                if ending in ("record", "failed"):
-                    budget.record(held, cost, on_row=ending == "record")
-                elif ending == "release":
-                    budget.release(held)
-                else:
-                    budget.charge(held)
+                self._settle(held, tried)
+            if tried.unsent:  # no retry can send it
+                raise RunnerFailed(f"runner {policy.runner.name!r}: {tried.failure}")
+            if tried.failure is None:
+                return tried.answer  # None: stopped
+            last = tried.failure
         raise RunnerFailed(
-            f"runner {runner.name!r} failed after {policy.retries + 1} attempts (command: {runner.shown()}): {last}"
+            f"runner {policy.runner.name!r} failed after {policy.retries + 1} attempts "
+            f"(command: {policy.runner.shown()}): {last}"
         )
+
+    def _attempt(self, prompt: str, held: Reservation, attempt: int) -> _Tried:
+        """One attempt of a call whose reservation is held: how it ends, and what it gave."""
+        policy = self.policy
+        argv, stdin_text = policy.runner.invocation(prompt, held.told)
+        outcome = process.call(
+            argv,
+            stdin_text=stdin_text,
+            timeout=policy.timeout,
+            max_output=policy.max_output_bytes,
+            stop=self.stop,
+        )
+        if not outcome.started:  # no process ran: nothing can have been spent
+            if outcome.ended == "unsent":
+                return _Tried("release", failure=outcome.err, unsent=True)
+            return _Tried("release", failure=_failure(outcome, policy))
+        if outcome.ended == "stop":
+            return _Tried("charge")
+        if outcome.code != 0:
+            cost = _reported_cost(outcome.out, policy.runner.response_format)
+            # a failure that says what it cost is recorded; one that does not is charged
+            return _Tried("charge" if cost is None else "failed", cost, failure=_failure(outcome, policy))
+        return self._answer(outcome, attempt)
+
+    def _answer(self, outcome: process.Outcome, attempt: int) -> _Tried:
+        """A call that exited 0: its answer read, or why it cannot be (charged its reservation:
+        the CLI may have spent it)."""
+        policy, runner = self.policy, self.policy.runner
+        if outcome.out_not_utf8_at is not None:  # the reference's strict decoding raises here
+            return _Tried(
+                "charge",
+                failure=f"output is not UTF-8 (byte {outcome.out_not_utf8_at + 1} of stdout)\n{_tail(outcome.out)}",
+            )
+        try:
+            text, usage, cost = parse(outcome.out, runner.response_format)
+        except ResponseUnreadable as exc:
+            return _Tried("charge", failure=f"{exc}\n{_tail(outcome.out)}")
+        if cost is None and not policy.allow_unmetered:
+            raise Unmetered(
+                f"runner {runner.name!r} ({runner.shown()}) did not report dollar cost; rerun with "
+                "--allow-unmetered only when the provider has a separate hard spending cap"
+            )
+        trace = read_trace(outcome.out, runner.response_format)
+        return _Tried("record", cost, Answer(text, usage, cost, attempt, trace))
+
+    def _settle(self, held: Reservation, tried: _Tried) -> None:
+        """End the attempt's reservation the way the attempt said."""
+        if tried.ending in ("record", "failed"):  # "failed": its cost is on no row
+            self.budget.record(held, tried.cost, on_row=tried.ending == "record")
+        elif tried.ending == "release":
+            self.budget.release(held)
+        else:
+            self.budget.charge(held)
 
     def hit(self) -> None:
         """A cached answer: FREE, reserved and released as any call's reservation is."""
@@ -607,7 +247,7 @@ class Session:
         if held is not None:
             self.budget.release(held)
 
-    def write(self, row: dict[str, Any]) -> None:
+    def write(self, row: Mapping[str, object]) -> None:
         """The row on disk, and then the reservations of the calls that made it settled."""
         self.store.append(row)
         self.budget.row_written()
@@ -621,7 +261,7 @@ def open_session(
     budget of `scope` opened, nothing started inside outliving it, SIGINT and SIGTERM a
     stop (Stopped, 130 or 143, on the way out), then Stopped (the budget's code) for a call
     that cost more than it held."""
-    ledger = Ledger.beside(store.path, process.owner())
+    ledger = Ledger.beside(store.path, owner())
     try:
         budget = open_budget(policy, store, ledger, scope)
         with signals_stop() as stop:

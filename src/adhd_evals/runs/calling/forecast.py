@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ...text import plural, table
 from .responses import is_dollars
@@ -38,7 +38,7 @@ class History:
     cost: Samples = field(default_factory=lambda: defaultdict(list))
     elapsed: Samples = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: Mapping[str, object]) -> None:
         names = (row.get("runner"), row.get("condition"), row.get("case_id"))
         if row.get("cached") is True or not all(isinstance(n, str) for n in names):
             return
@@ -59,6 +59,26 @@ def read_history(paths: Iterable[Path]) -> History:
     return history
 
 
+class CostSpread(TypedDict):
+    """What the planned calls may cost: each case priced at its lowest, median and highest."""
+
+    low: float
+    median: float
+    high: float
+
+
+class LineJson(TypedDict):
+    """One line of `plan --estimate --json`."""
+
+    runner: str
+    condition: str
+    calls: int
+    cached: int
+    cost_usd: CostSpread | None  # None: a call has no recorded cost
+    calls_without_recorded_cost: int
+    wall_s: float | None  # None: a call has no recorded time
+
+
 @dataclass
 class Line:
     runner: str
@@ -72,8 +92,10 @@ class Line:
     unpriced: int = 0  # calls with no recorded cost: the cost is unknown
     untimed: int = 0
 
-    def as_json(self, jobs: int) -> dict[str, Any]:
-        cost = None if self.unpriced else {"low": self.low, "median": self.median, "high": self.high}
+    def as_json(self, jobs: int) -> LineJson:
+        cost: CostSpread | None = (
+            None if self.unpriced else {"low": self.low, "median": self.median, "high": self.high}
+        )
         return {
             "runner": self.runner,
             "condition": self.condition,
@@ -165,7 +187,7 @@ def _answered(where: str, config: Path | None, skill: Path | None, names: list[s
     runners = {name: load_runner(name, config) for name in names}
     wrapped: dict[str, str | None] = {}
 
-    def answered(name: str, condition: str, case: dict[str, Any], trial: int) -> bool:
+    def answered(name: str, condition: str, case: CaseRow, trial: int) -> bool:
         if condition not in wrapped:
             wrapped[condition] = skill_text(condition, skill)
         prompt = condition_prompt(case["prompt"], wrapped[condition])

@@ -25,6 +25,7 @@ from ...catalog import open_rows
 from ...errors import ScaleRefused
 from ...text import plural
 from . import shard as sharding
+from . import sidecar
 from .responses import is_dollars as dollars
 
 Key = tuple[str, int, str, str]  # (case_id, trial, condition, runner)
@@ -62,7 +63,7 @@ class Merged:
 @dataclass(frozen=True)
 class Part:
     path: Path
-    record: dict[str, Any]
+    record: sidecar.ShardRecord
 
     @property
     def name(self) -> str:
@@ -74,14 +75,14 @@ class Part:
         whole = dict(zip(self.record["ids"], self.record["places"], strict=True))
         return {(run["condition"], run["runner"]["name"]): (run["trials"], whole) for run in self.runs()}
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[sidecar.RecordedRun]:
         return list(self.record["runs"].values())
 
     def narrowed(self) -> list[str]:
         """Each run that ran fewer cases than its slice, said with the cases it left out."""
         said = []
         for run in self.runs():
-            ran = set(sharding.run_cases(self.record, run))
+            ran = set(sidecar.run_cases(self.record, run))
             left = [case_id for case_id in self.record["ids"] if case_id not in ran]
             if left:
                 shown = ", ".join(left[:SHOWN]) + (
@@ -96,7 +97,7 @@ class Part:
 
 
 def merge(paths: list[Path], plan: Path | None = None) -> Merged:
-    parts = [Part(path, sharding.read_sidecar(sharding.sidecar_path(path))) for path in paths]
+    parts = [Part(path, sidecar.read_sidecar(sidecar.sidecar_path(path))) for path in paths]
     parts = _belong_together(parts)
     narrowed = [said for part in parts for said in part.narrowed()]
     if narrowed:
@@ -179,7 +180,7 @@ def _foreign(part: Part, first: Part) -> list[str]:
     return problems
 
 
-def _names(runs: dict[str, Any]) -> str:
+def _names(runs: dict[str, sidecar.RecordedRun]) -> str:
     return ", ".join(sorted(runs)) or "none"
 
 

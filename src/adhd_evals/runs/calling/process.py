@@ -14,7 +14,7 @@ descendants inherit) and, on Linux, adhd-evals is a child subreaper
 rather than to init, so walking our own descendants finds it, and its tag
 (or a working folder inside the call's scratch) says which call it belongs
 to. The call's leader gets `PR_SET_PDEATHSIG` (SIGKILL), so it dies with a
-SIGKILLed adhd-evals; for its descendants a watchdog (this file run as a
+SIGKILLed adhd-evals; for its descendants a watchdog (watchdog.py run as a
 script, in a session of its own) waits on a pipe from us and, when that pipe
 closes without a goodbye, ends every process with our tag and removes our
 scratch folders. Scratch folders carry their owner's pid and start time, so
@@ -32,7 +32,6 @@ import ctypes
 import functools
 import itertools
 import os
-import re
 import select
 import shutil
 import signal
@@ -45,20 +44,29 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
-if TYPE_CHECKING:  # never at run time: the watchdog runs this file as a script, outside the package
+from . import watchdog
+from .watchdog import (
+    LINUX,
+    POLL_S,
+    SCRATCH_PREFIX,
+    TAG,
+    descendants,
+    identified,
+    owner,
+    reap,
+    sweep_stale,
+    tagged,
+)
+
+if TYPE_CHECKING:  # annotations only
     from ..types import Ended
 
-POLL_S = 0.05
 GRACE_S = 2.0
 DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
 MAX_OUTPUT_LIMIT = 1024 * 1024 * 1024  # what one call's output may be read into memory at most
-TAG = "ADHD_EVALS_CALL"
 _TAG_BYTES = TAG.encode()
-SCRATCH_PREFIX = "adhd-evals-run-"
-_OWNED = re.compile(re.escape(SCRATCH_PREFIX) + r"(\d+)-(\d+)-")
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
-LINUX = sys.platform.startswith("linux")
 
 
 @dataclass(frozen=True)
@@ -70,54 +78,6 @@ class Outcome:
     started: bool = True  # False: no process ran, so nothing can have been spent
     # where stdout stops being UTF-8 (0-based byte), else None; `out` then shows U+FFFD there
     out_not_utf8_at: int | None = None
-
-
-# --- who a process is: pid and start time (a pid alone is reused) ---------------------------
-
-
-def _stat(pid: int) -> list[str] | None:
-    """/proc/PID/stat's fields from the state on (field 3 is index 0), or None when gone."""
-    try:
-        raw = _proc(f"/proc/{pid}/stat")
-    except OSError:
-        return None
-    return raw[raw.rfind(b")") + 2 :].decode("ascii", "replace").split()
-
-
-def _proc(path: str) -> bytes:
-    """A /proc file, whole (its size says 0: read to the end); read on every call, so no pathlib."""
-    with open(path, "rb") as stream:
-        return stream.read()
-
-
-def start_time(pid: int) -> int:
-    """The process's start time in clock ticks since boot (0 where /proc has none)."""
-    fields = _stat(pid)
-    return int(fields[19]) if fields and len(fields) > 19 else 0
-
-
-def owner() -> str:
-    """This process as an owner of scratch folders and call tags: "<pid>-<start time>"."""
-    return _owner(os.getpid())
-
-
-@functools.cache
-def _owner(pid: int) -> str:
-    """Read from /proc once per process (a forked child has another pid, so its own entry)."""
-    return f"{pid}-{start_time(pid)}"
-
-
-def alive(pid: int, started: int) -> bool:
-    if LINUX:
-        fields = _stat(pid)
-        return fields is not None and fields[0] != "Z" and start_time(pid) == started
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # --- Linux process control -----------------------------------------------------------------
@@ -172,47 +132,7 @@ def _die_with(parent: int) -> Callable[[], None]:
     return preexec
 
 
-# --- finding what a call left running -------------------------------------------------------
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        with contextlib.suppress(OSError, ValueError):
-            found += [int(p) for p in _proc(f"/proc/{pid}/task/{task}/children").split()]
-    return found
-
-
-def descendants(root: int, skip: frozenset[int] = frozenset()) -> list[int]:
-    """Every live descendant of `root` (with us a subreaper, orphans of our calls included),
-    but none under `skip` (the leaders of calls still running: theirs to end, not ours)."""
-    seen: list[int] = []
-    pending = _children(root)
-    while pending:
-        pid = pending.pop()
-        if pid in seen or pid in skip:
-            continue
-        seen.append(pid)
-        pending += _children(pid)
-    return seen
-
-
-def _tagged(pid: int, tag: bytes, scratch: str) -> bool:
-    """Whether the process carries the tag (an environment entry starting with it) or works
-    inside the scratch folder (a CLI that clears its environment still starts there)."""
-    try:
-        if (b"\0" + _proc(f"/proc/{pid}/environ")).find(b"\0" + tag) >= 0:
-            return True
-    except OSError:
-        pass
-    try:
-        return (os.readlink(f"/proc/{pid}/cwd") + os.sep).startswith(scratch)
-    except OSError:
-        return False
+# --- ending what a call left running ----------------------------------------------------------
 
 
 def end_tagged(tag: str, scratch: str, pids: list[int]) -> list[int]:
@@ -220,25 +140,13 @@ def end_tagged(tag: str, scratch: str, pids: list[int]) -> list[int]:
     marked = (f"{TAG}={tag}").encode()
     ended = []
     for pid in pids:
-        if pid not in _leaders and _tagged(pid, marked, scratch):
+        if pid not in _leaders and tagged(pid, marked, scratch):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
                 ended.append(pid)
     for pid in ended:
-        _reap(pid)
+        reap(pid)
     return ended
-
-
-def _reap(pid: int) -> None:
-    fields = _stat(pid)
-    if fields is None or int(fields[1]) != os.getpid():
-        return
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, 0)
-
-
-def _all_pids() -> list[int]:
-    return [int(name) for name in os.listdir("/proc") if name.isdigit()] if LINUX else []
 
 
 # --- one call --------------------------------------------------------------------------------
@@ -443,7 +351,7 @@ def guarded(report: Callable[[str], None]) -> Iterator[None]:
         report(line)
     _guard.clear()
     _before.clear()
-    _before.update(_identified(descendants(os.getpid())))
+    _before.update(identified(descendants(os.getpid())))
     try:
         yield
     finally:
@@ -454,22 +362,18 @@ def guarded(report: Callable[[str], None]) -> Iterator[None]:
         _guard.clear()
 
 
-def _identified(pids: list[int]) -> set[tuple[int, int]]:
-    return {(pid, start_time(pid)) for pid in pids}
-
-
 def _end_new_descendants(watchdog: subprocess.Popen[bytes] | None) -> None:
     """After the tagged ones: every descendant that was not ours when the scope began — a
     grandchild that cleared its environment, called setsid and left the scratch folder carries
     no tag, but reparented to us (the subreaper) it is still ours to end. The watchdog stays."""
     keep = {watchdog.pid} if watchdog is not None else set()
     for _ in range(3):  # a process forked while we ended its parent is caught on the next pass
-        found = _identified(descendants(os.getpid(), frozenset(keep))) - _before
+        found = identified(descendants(os.getpid(), frozenset(keep))) - _before
         for pid, _started in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         for pid, _started in found:
-            _reap(pid)
+            reap(pid)
         if not found:
             return
 
@@ -494,7 +398,7 @@ def _start_watchdog() -> subprocess.Popen[bytes] | None:
     known = ",".join(f"{pid}-{started}" for pid, started in sorted(_before))
     with contextlib.suppress(OSError):
         return subprocess.Popen(
-            [sys.executable, "-I", "-S", __file__, "--watch", owner(), tempfile.gettempdir(), known],
+            [sys.executable, "-I", "-S", watchdog.__file__, "--watch", owner(), tempfile.gettempdir(), known],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -513,78 +417,3 @@ def _dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
         watchdog.stdin.close()
     with contextlib.suppress(subprocess.TimeoutExpired):
         watchdog.wait(timeout=GRACE_S)
-
-
-def end_owned(who: str, tmp: str) -> list[str]:
-    """End every process of a (dead) owner's calls and remove its scratch folders; returns them."""
-    scratch = os.path.join(tmp, f"{SCRATCH_PREFIX}{who}-")
-    marked = (f"{TAG}={who}/").encode()
-    for pid in _all_pids():
-        if pid != os.getpid() and _tagged(pid, marked, scratch):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-    removed = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(tmp):
-            if entry.name.startswith(f"{SCRATCH_PREFIX}{who}-") and entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
-                removed.append(entry.path)
-    return removed
-
-
-def sweep_stale(tmp: str | None = None) -> list[str]:
-    """Scratch folders whose owner is dead (a SIGKILLed run whose watchdog died too): their
-    processes ended, the folders removed, each named in a line for the user."""
-    tmp = tmp or tempfile.gettempdir()
-    dead: set[tuple[int, int]] = set()
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(tmp):
-            match = _OWNED.match(entry.name)
-            if match and not alive(int(match[1]), int(match[2])):
-                dead.add((int(match[1]), int(match[2])))
-    lines = []
-    for pid, started in sorted(dead):
-        for path in end_owned(f"{pid}-{started}", tmp):
-            lines.append(
-                f"Removed {path}: a scratch folder of adhd-evals pid {pid}, which is no longer running."
-            )
-    return lines
-
-
-WATCH_S = 0.2  # how often the watchdog notes the owner's descendants
-
-
-def _watch_over(who: str, tmp: str, known: str = "") -> None:
-    """The watchdog: wait for the owner's goodbye; without one (it died), clean up after it.
-    While it waits it notes every descendant of the owner that was not there at the start (by
-    pid and start time): one that cleared its environment and left the scratch folder carries
-    no tag, and after a SIGKILL of the owner only this list still names it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    pid, _, started = who.partition("-")
-    before = {tuple(map(int, item.split("-"))) for item in known.split(",") if item}
-    seen: set[tuple[int, int]] = set()
-    while not select.select([0], [], [], WATCH_S)[0]:
-        seen |= _identified(descendants(int(pid), frozenset({os.getpid()}))) - before
-    if os.read(0, 1):
-        return
-    seen |= _identified(descendants(int(pid), frozenset({os.getpid()}))) - before
-    deadline = time.monotonic() + 5
-    while alive(int(pid), int(started)) and time.monotonic() < deadline:
-        time.sleep(POLL_S)  # the pipe closes as the owner dies; let it finish dying
-    for _ in range(3):  # a process forked while we swept is caught on the next pass
-        end_owned(who, tmp)
-        _end_seen(seen)
-        time.sleep(POLL_S)
-
-
-def _end_seen(seen: set[tuple[int, int]]) -> None:
-    """SIGKILL each process noted, if it is still the one noted (its pid not reused)."""
-    for pid, started in seen:
-        if alive(pid, started):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-
-
-if __name__ == "__main__" and sys.argv[1:2] == ["--watch"]:
-    _watch_over(sys.argv[2], sys.argv[3], *sys.argv[4:5])

@@ -106,7 +106,7 @@ _NEEDS = {
 }
 
 
-def _check_trace_event(at: int, event: dict[str, Any]) -> None:
+def _check_trace_event(at: int, event: dict[str, object]) -> None:
     need = _NEEDS.get(str(event.get("type")))
     if need is not None and not isinstance(event.get(need[0]), str):
         raise ValueError(f"event {at} ({event['type']}): {need[0]} must be {need[1]}")

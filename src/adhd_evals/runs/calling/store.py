@@ -17,10 +17,10 @@ import itertools
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ... import jsonl
 from ...errors import InputInvalid, OutputError
@@ -43,7 +43,7 @@ class Store:
 
     @classmethod
     def open(cls, path: Path) -> Store:
-        from .shard import read_sidecar, sidecar_path
+        from .sidecar import read_sidecar, sidecar_path
 
         store = cls(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -107,12 +107,12 @@ class Store:
             self.spent[budget_key] = self.spent.get(budget_key, 0.0) + float(cost)
             self.dearest[budget_key] = max(self.dearest.get(budget_key, 0.0), float(cost))
 
-    def append(self, row: dict[str, Any]) -> None:
+    def append(self, row: Mapping[str, object]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
         try:
             data = jsonl.line(row).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate a CLI printed: kept escaped, the row says so
-            row = jsonl.escaped_row(row)
+            row = jsonl.escaped_row(dict(row))
             data = jsonl.line(row).encode("utf-8")
         if self.seal_with is not None:
             from .shard import sealed
@@ -148,6 +148,22 @@ def _cost_problem(row: Any) -> str:
     if is_dollars(row["cost_usd"]):
         return ""
     return f"cost_usd is {json.dumps(row['cost_usd'])}, not a finite number of dollars, 0 or more"
+
+
+class Reserved(TypedDict):
+    """A ledger line written before a call starts: what it holds, and for whom."""
+
+    id: str
+    reserve: float
+    condition: str
+    runner: str
+
+
+class Settled(TypedDict):
+    """A ledger line written once a reservation ends: what it was charged (0: its cost is on a row)."""
+
+    id: str
+    charged: float
 
 
 @dataclass
@@ -217,7 +233,7 @@ class Ledger:
         with self._lock:
             self._add(scope, charged)
 
-    def _write(self, entry: dict[str, Any]) -> None:
+    def _write(self, entry: Reserved | Settled) -> None:
         data = ("\n" + jsonl.line(entry) + "\n").encode()  # a leading newline ends a torn line
         with self._lock:
             if self._fd < 0:  # created at the first reservation: a stub run leaves no ledger

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from collections.abc import Iterator
+from typing import cast
 
 from ..rows import ToolCall
 from ..rows import Trace as Trace  # a trace is a row's field: its shape is rows.py's
@@ -38,7 +39,8 @@ def read(output: str, response_format: str) -> Trace | None:
     return _generic(events)
 
 
-def _events(output: str) -> Any:
+def _events(output: str) -> Iterator[dict[str, object]]:
+    """The output's JSON objects, one a line, as parsed (their shape not yet checked)."""
     for line in output.splitlines():
         if line.strip():
             event = json.loads(line)
@@ -46,14 +48,14 @@ def _events(output: str) -> Any:
                 yield event
 
 
-def _call(name: str, value: Any, status: str | None) -> ToolCall:
+def _call(name: str, value: object, status: str | None) -> ToolCall:
     call: ToolCall = {"name": name, "input": value}
     if status is not None:
         call["status"] = status
     return call
 
 
-def _claude(events: list[dict[str, Any]]) -> Trace:
+def _claude(events: list[dict[str, object]]) -> Trace:
     """`tool_use` blocks of `assistant` messages, in order; a `tool_result` block of a later
     `user` message gives the call's status (`is_error`). The files created are the paths the
     Write tool wrote without an error (Claude Code reports no other file events)."""
@@ -80,7 +82,7 @@ def _claude(events: list[dict[str, Any]]) -> Trace:
     return {"tool_calls": calls, "files_created": _unique(files)}
 
 
-def _blocks(event: dict[str, Any]) -> list[dict[str, Any]]:
+def _blocks(event: dict[str, object]) -> list[dict[str, object]]:
     message = event.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
@@ -89,7 +91,7 @@ def _blocks(event: dict[str, Any]) -> list[dict[str, Any]]:
 _CODEX_ENDED = {"completed": "ok", "failed": "error", "declined": "error"}
 
 
-def _codex(events: list[dict[str, Any]]) -> Trace:
+def _codex(events: list[dict[str, object]]) -> Trace:
     """Each tool item once, when it completes (`item.completed`): command_execution (its
     command), file_change (its changes; the paths of kind `add` are the files created),
     mcp_tool_call (named `mcp__SERVER__TOOL`, as Claude Code names MCP tools), web_search."""
@@ -105,7 +107,7 @@ def _codex(events: list[dict[str, Any]]) -> Trace:
             calls.append(_call(kind, {"command": item.get("command")}, "error" if failed else status))
         elif kind == "file_change":
             found = item.get("changes")
-            changes: list[Any] = found if isinstance(found, list) else []
+            changes: list[object] = found if isinstance(found, list) else []
             calls.append(_call(kind, {"changes": changes}, status))
             if status == "ok":
                 files += [c["path"] for c in changes if isinstance(c, dict) and c.get("kind") == "add"]
@@ -117,13 +119,16 @@ def _codex(events: list[dict[str, Any]]) -> Trace:
     return {"tool_calls": calls, "files_created": _unique(files)}
 
 
-def _generic(events: list[dict[str, Any]]) -> Trace:
+def _generic(events: list[dict[str, object]]) -> Trace:
     """trace-jsonl: `tool_call` lines (name, input, optional status) and `file_created` lines
-    (path), in order; responses.parse has already checked their shape."""
+    (path), in order; responses.parse has already checked their shape (responses._check_trace_event:
+    a name or path a string, a status ok or error), so the casts below say what it checked."""
     calls = [
-        _call(e["name"], e.get("input", {}), e.get("status")) for e in events if e.get("type") == "tool_call"
+        _call(cast("str", e["name"]), e.get("input", {}), cast("str | None", e.get("status")))
+        for e in events
+        if e.get("type") == "tool_call"
     ]
-    files = [e["path"] for e in events if e.get("type") == "file_created"]
+    files = [cast("str", e["path"]) for e in events if e.get("type") == "file_created"]
     return {"tool_calls": calls, "files_created": _unique(files)}
 
 

@@ -259,7 +259,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         )
     with calls.only_writer(request.output):
         if request.shard is not None:  # the sheet's rows of this shard only (see shard.py)
-            from ..calling.shard import plan_judge
+            from ..calling.sidecar import plan_judge
 
             planned = plan_judge(request, list(catalog), [dict(row) for row in sheet])
             sheet = cast("list[SheetRow]", planned)  # some of the sheet's rows, checked above, unchanged

@@ -22,13 +22,13 @@ from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
 from ..calling import calls, process
+from ..calling.budget import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from ..calling.cache import cached_row, validated_dir
-from ..calling.calls import Progress as Progress  # re-exported: run's progress, by its old name
-from ..calling.calls import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from ..calling.config import Runner
 from ..calling.prompts import condition_prompt, skill_text
 from ..calling.store import Store
 from ..calling.traces import Trace, stub_trace
+from ..calling.workers import Progress as Progress  # re-exported: run's progress, by its old name
 from ..rubric import CONDITIONS
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
     watch = _watch(request, cases)  # None unless --stop-when-decided: its inputs checked before any write
     with calls.only_writer(request.output):
         if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
-            from ..calling.shard import plan
+            from ..calling.sidecar import plan
 
             cases = plan(
                 request.output,
