@@ -60,7 +60,11 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 @pytest.fixture(autouse=True, scope="session")
 def _private_xdg_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Catalog validation records (and the default response cache) go to a cache of the test
-    run's, not the user's ($XDG_CACHE_HOME/adhd-evals/...)."""
+    run's, not the user's ($XDG_CACHE_HOME/adhd-evals/...). Where the user's was is kept in
+    ADHD_EVALS_USER_CACHE: what .ci/run installed there (promptfoo) is still found by the tests
+    that run it, which otherwise looked in the empty new folder and skipped."""
+    user = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.environ.setdefault("ADHD_EVALS_USER_CACHE", user)
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 

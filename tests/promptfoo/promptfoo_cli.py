@@ -28,13 +28,21 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 VERSION = "0.120.0"
 MAIN = Path("node_modules/promptfoo/dist/src/main.js")
 
 
+def _user_cache() -> Path:
+    """The user's cache folder: the suite moves XDG_CACHE_HOME to a folder of its own (conftest)
+    and keeps the user's in ADHD_EVALS_USER_CACHE, where .ci/run installs promptfoo."""
+    given = os.environ.get("ADHD_EVALS_USER_CACHE") or os.environ.get("XDG_CACHE_HOME")
+    return Path(given) if given else Path.home() / ".cache"
+
+
 def install_folder() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "adhd-evals" / f"promptfoo-{VERSION}"
+    return _user_cache() / "adhd-evals" / f"promptfoo-{VERSION}"
 
 
 def find() -> tuple[Path | None, str]:
@@ -48,19 +56,21 @@ def find() -> tuple[Path | None, str]:
         main = candidate if candidate.suffix == ".js" else candidate / MAIN
         if main.is_file():
             return main, ""
-    return None, (
+    why = (
         f"promptfoo {VERSION} is not installed at {install_folder()} "
         f"(npm install --prefix {install_folder()} promptfoo@{VERSION}, then link "
         "node_modules/promptfoo/drizzle to dist/drizzle; .ci/run does both)"
     )
+    if os.environ.get("ADHD_EVALS_REQUIRE_PROMPTFOO") == "1":  # .ci/run installed it: no skip
+        pytest.fail(f"{why}, yet ADHD_EVALS_REQUIRE_PROMPTFOO=1 says it was installed")
+    return None, why
 
 
 OUTPUT, HOME = "promptfoo-output.json", "promptfoo-home"  # what a run writes into its work folder
 
 
 def results_folder() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "adhd-evals" / "promptfoo-results"
+    return _user_cache() / "adhd-evals" / "promptfoo-results"
 
 
 @functools.cache
