@@ -1,0 +1,15 @@
+"""The five-field catalog (`cases.jsonl`): what `import` writes and every later command reads.
+Linted, never imported (`import` refuses it: it is adhd-evals' own output)."""
+
+from __future__ import annotations
+
+from .declare import Format
+
+FORMAT = Format(
+    name="catalog",
+    description="a five-field catalog (JSONL)",
+    reader=None,
+    refusal=None,
+    by_name=("*.jsonl",),
+    hook=("evals/*.jsonl",),
+)
