@@ -10,7 +10,9 @@ evals.json.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -21,7 +23,7 @@ import yaml
 from adhd_evals.importing import catalogue
 from adhd_evals.importing.catalogue import Format, Head, hook
 from adhd_evals.importing.catalogue.declare import path_regex
-from helpers import ROOT
+from helpers import FIXTURES, ROOT
 
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
@@ -128,7 +130,8 @@ def test_regenerating_the_manifest_changes_only_its_files_line(tmp_path: Path) -
     text = MANIFEST.read_text(encoding="utf-8")
     stale = re.sub(r"(?m)^  files: .*$", "  files: old", text)
     copy.write_text(stale, encoding="utf-8")
-    assert hook.main([str(copy)]) == 0
+    target = [sys.executable, "-m", "adhd_evals.importing.catalogue.hook", str(copy)]
+    assert subprocess.run(target, capture_output=True, check=False).returncode == 0
     assert copy.read_text(encoding="utf-8") == text
     assert hook.with_pattern("  files: x\n", "it's") == "  files: 'it''s'\n"
 
@@ -144,6 +147,25 @@ def test_regenerating_refuses_what_it_cannot_do(tmp_path: Path, capsys: pytest.C
     assert hook.main([str(tmp_path / "absent.yaml")]) == 1
     err = capsys.readouterr().err
     assert "expected one line starting 'files:', found 0" in err and "absent.yaml" in err
+
+
+@pytest.mark.parametrize(
+    "fmt", [pytest.param(fmt, id=fmt.name) for fmt in catalogue.formats() if fmt.reader is not None]
+)
+def test_each_declared_refusal_is_one_its_bad_fixtures_get(fmt: Format) -> None:
+    """The code a format declares is one its own golden bad fixtures (fixtures/NAME/bad/*/
+    fixture.json, which tests/test_golden.py holds the reader to) are refused with."""
+    codes = {
+        json.loads(path.read_text(encoding="utf-8"))["code"]
+        for path in (FIXTURES / fmt.name / "bad").glob("*/fixture.json")
+    }
+    assert fmt.refusal is not None and fmt.refusal.value in codes
+
+
+def test_what_adhd_evals_writes_has_no_reader() -> None:
+    """The catalog and the check module are linted, never imported: no reader, no refusal."""
+    written = [fmt for fmt in catalogue.formats() if fmt.reader is None]
+    assert [(fmt.name, fmt.refusal) for fmt in written] == [("catalog", None), ("module", None)]
 
 
 def _module(monkeypatch: pytest.MonkeyPatch, name: str, found: object) -> str:

@@ -3,6 +3,7 @@ Linted, never imported (`import` refuses it: it is adhd-evals' own output)."""
 
 from __future__ import annotations
 
+from ...schema import DEFAULT_CATALOG
 from .declare import Format
 
 FORMAT = Format(
@@ -11,5 +12,5 @@ FORMAT = Format(
     reader=None,
     refusal=None,
     by_name=("*.jsonl",),
-    hook=("evals/*.jsonl",),
+    hook=(f"{DEFAULT_CATALOG.parent.as_posix()}/*.jsonl",),  # evals/*.jsonl: the catalog's folder
 )

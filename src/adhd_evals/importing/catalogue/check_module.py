@@ -3,6 +3,7 @@ In a folder, a `.py` file is one only when it carries the generator's marker lin
 
 from __future__ import annotations
 
+from ...schema import DEFAULT_MODULE
 from .declare import Format, Head
 
 
@@ -20,5 +21,5 @@ FORMAT = Format(
     by_shape=("*.py",),
     if_named=("*.py",),
     looks_like=_marked,
-    hook=("evals/checks.py",),
+    hook=(DEFAULT_MODULE.as_posix(),),  # evals/checks.py
 )

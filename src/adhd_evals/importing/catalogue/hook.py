@@ -40,5 +40,5 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":  # pragma: no cover - the tests call main()
+if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
