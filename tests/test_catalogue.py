@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from adhd_evals.importing import catalogue
 from adhd_evals.importing.catalogue import Format, Head, hook
@@ -191,3 +193,29 @@ def test_loading_refuses_two_formats_of_one_name(monkeypatch: pytest.MonkeyPatch
     )
     with pytest.raises(ValueError, match="two formats share a name"):
         catalogue.formats()
+
+
+FOLDERS = st.sampled_from(["evals", "tasks", "cases", "agent_tasks", "pkg", "more"])
+STEMS = st.sampled_from(
+    ["cases", "evals", "dataset", "checks", "case", "prompt", "promptfooconfig", "promptfooconfig.ci", "x"]
+)
+SUFFIXES = st.sampled_from([".jsonl", ".json", ".yaml", ".yml", ".py", ".md", ".txt"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(folders=st.lists(FOLDERS, max_size=3), stem=STEMS, suffix=SUFFIXES)
+@example(folders=["evals", "a"], stem="prompt", suffix=".md")  # selected: a plugin eval case's prompt
+@example(folders=["cases"], stem="promptfooconfig", suffix=".yml")  # selected twice: yaml and promptfoo
+def test_every_file_the_hook_selects_lint_can_read(
+    tmp_path: Path, folders: list[str], stem: str, suffix: str
+) -> None:
+    """pre-commit names each selected file to `lint`: a file the hook's pattern selects must
+    have a format when named, however empty (else the commit fails with "cannot tell its
+    format")."""
+    relative = "/".join([*folders, stem + suffix])
+    if not re.search(catalogue.hook_pattern(), relative):
+        return
+    path = tmp_path.joinpath(*folders, stem + suffix)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("", encoding="utf-8")
+    assert catalogue.format_of(path, explicit=True) is not None, relative
