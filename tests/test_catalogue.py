@@ -22,9 +22,11 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from adhd_evals.errors import UsageError
 from adhd_evals.importing import catalogue
 from adhd_evals.importing.catalogue import Format, Head, hook
 from adhd_evals.importing.catalogue.declare import path_regex
+from adhd_evals.importing.detect import detect
 from helpers import FIXTURES, ROOT
 
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
@@ -219,3 +221,13 @@ def test_every_file_the_hook_selects_lint_can_read(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("", encoding="utf-8")
     assert catalogue.format_of(path, explicit=True) is not None, relative
+
+
+def test_a_folder_is_no_source_of_a_format_read_one_file_at_a_time(tmp_path: Path) -> None:
+    """promptfoo declares `folders=False`: a folder whose only case file is a promptfoo config
+    is not told a promptfoo source; beside a YAML case, the folder is the YAML case's."""
+    (tmp_path / "promptfooconfig.yaml").write_text("prompts: [p]\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"holds promptfoo files, read one file at a time: name the file"):
+        detect([tmp_path])
+    (tmp_path / "t.yaml").write_text("name: n\ntask: t\n", encoding="utf-8")
+    assert detect([tmp_path]) == "yaml"
