@@ -181,9 +181,12 @@ def _module(monkeypatch: pytest.MonkeyPatch, name: str, found: object) -> str:
 
 
 def test_loading_refuses_a_module_without_a_format(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        catalogue, "REGISTERED", (*catalogue.REGISTERED, _module(monkeypatch, "catalogue_not_one", 1))
-    )
+    """A registered module whose FORMAT is not a Format (or that has none) is named."""
+    registered = catalogue.REGISTERED
+    monkeypatch.setattr(catalogue, "REGISTERED", (*registered, "adhd_evals.schema"))
+    with pytest.raises(TypeError, match=r"adhd_evals\.schema\.FORMAT is not a catalogue Format"):
+        catalogue.formats()
+    monkeypatch.setattr(catalogue, "REGISTERED", (*registered, _module(monkeypatch, "catalogue_not_one", 1)))
     with pytest.raises(TypeError, match=r"catalogue_not_one\.FORMAT is not a catalogue Format"):
         catalogue.formats()
 

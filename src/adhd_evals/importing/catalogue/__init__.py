@@ -45,14 +45,16 @@ def formats() -> tuple[Format, ...]:
 
 @functools.lru_cache(maxsize=4)
 def _load(registered: tuple[str, ...]) -> tuple[Format, ...]:
-    loaded = tuple(importlib.import_module(module).FORMAT for module in registered)
-    for module, found in zip(registered, loaded, strict=True):
+    loaded: list[Format] = []
+    for module in registered:
+        found = getattr(importlib.import_module(module), "FORMAT", None)
         if not isinstance(found, Format):
             raise TypeError(f"{module}.FORMAT is not a catalogue Format")
-    names = [found.name for found in loaded]
+        loaded.append(found)
+    names = [fmt.name for fmt in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"two formats share a name: {names}")
-    return loaded
+    return tuple(loaded)
 
 
 def named(name: str) -> Format:
