@@ -27,7 +27,8 @@ def _where(pattern: str) -> list[str]:
         ("conditions", r'"baseline",\s*"candidate",\s*"comparator"', "schema.py"),
         ("the default catalog path", r'"evals/cases\.jsonl"', "schema.py"),
         ("the default check module path", r'"evals/checks\.py"', "schema.py"),
-        ("format name lists", r'"evals-json",\s*"(yaml|evalflow)",\s*"', "schema.py"),
+        # each format is named once, in its catalogue module; the one list is lint's old order
+        ("format name lists", r'"evals-json",\s*"(yaml|evalflow)",\s*"', "importing/catalogue/__init__.py"),
         ("metrics", r'"correctness"\s*:\s*0', "runs/rubric.py"),
         ("the marker text", r'"# adhd-evals: "', "importing/checkgen.py"),
         ("reading the dialect schema", r'"dialect\.schema\.json"\)', "importing/dialect_schema.py"),

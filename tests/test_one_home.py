@@ -20,7 +20,8 @@ from adhd_evals.cli import app
 from adhd_evals.entry import main
 from adhd_evals.exitcodes import RefusalCode
 from adhd_evals.importing import checkhelpers, dialect, tracehelpers, vocabulary
-from adhd_evals.importing.formats import MODULES
+from adhd_evals.importing.catalogue import lint_names, readers, source_names
+from adhd_evals.importing.formats import READERS
 from adhd_evals.importing.model import CheckKind, Refusal
 from adhd_evals.lint import FORMATS
 from helpers import ROOT
@@ -42,8 +43,8 @@ def _params(command: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("argv", "option", "constant"),
     [
-        (["import", "x.json", "--format"], "'--format' / '-f'", schema.IMPORT_FORMATS),
-        (["survey", "x.json", "--format"], "'--format' / '-f'", schema.IMPORT_FORMATS),
+        (["import", "x.json", "--format"], "'--format' / '-f'", source_names()),
+        (["survey", "x.json", "--format"], "'--format' / '-f'", source_names()),
         (["import", "x.json", "--risk"], "'--risk'", schema.RISKS),
         (["run", "--runner-config", "r.json", "--condition"], "'--condition'", schema.CONDITIONS),
     ],
@@ -61,20 +62,32 @@ def test_cli_choices_are_the_core_constants(
 def test_constants_are_what_the_rules_say() -> None:
     """Worked from the catalog's rules: five fields in line order, three of them text, three
     risks with medium the default; six formats import reads (evals-json, yaml, evalflow,
-    promptfoo, plugin-eval, trigger-list), lint reading those plus the catalog and check module
-    they become (eight); three conditions."""
+    promptfoo, plugin-eval, trigger-list, in the order its help has always listed them), lint
+    reading those plus the catalog and check module they become (eight, in its own help's
+    order); three conditions."""
     assert schema.FIELDS == ("id", "category", "prompt", "risk", "criteria")
     assert schema.TEXT_FIELDS == ("id", "category", "prompt")
     assert schema.RISKS == ("low", "medium", "high") and schema.DEFAULT_RISK in schema.RISKS
-    assert set(schema.LINT_FORMATS) == {*schema.IMPORT_FORMATS, "catalog", "module"}
-    assert len(schema.LINT_FORMATS) == 8
+    assert source_names() == ("evals-json", "yaml", "evalflow", "promptfoo", "plugin-eval", "trigger-list")
+    assert lint_names() == (
+        "catalog",
+        "evals-json",
+        "evalflow",
+        "yaml",
+        "module",
+        "promptfoo",
+        "plugin-eval",
+        "trigger-list",
+    )
     assert schema.CONDITIONS == ("baseline", "candidate", "comparator")
 
 
 def test_format_names_have_one_home() -> None:
-    """lint's formats are the core's tuple itself; each import format has one reader module."""
-    assert FORMATS is schema.LINT_FORMATS
-    assert set(MODULES) == set(schema.IMPORT_FORMATS)
+    """lint's formats are the catalogue's; each import format has one reader module, and the
+    readers' registry is the catalogue's list of them."""
+    assert lint_names() == FORMATS
+    assert list(READERS) == list(readers()) == list(source_names())
+    assert len(set(readers().values())) == len(readers())
 
 
 def _cases_defaults() -> list[tuple[str, Any]]:

@@ -5,7 +5,9 @@ A page holds a marker line; at build time the hook puts the generated text in it
   `adhd-evals` (the typer app's commands, then lint's argparse parser), so the reference is
   what the tool says today;
 - `<!-- generated: lint-rules -->`: the rule table and each rule's docstring (what it finds, why
-  it matters, a passing and a failing example), from `adhd_evals.lint.rules`.
+  it matters, a passing and a failing example), from `adhd_evals.lint.rules`;
+- `<!-- generated: formats -->`: the catalogue of formats as a table (name, words, the hook's
+  paths, what lint reads of a folder, the refusal), from `adhd_evals.importing.catalogue`.
 The tests call `render` the same way (tests/lint/test_rules.py).
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 MARKERS = {
     "<!-- generated: cli-reference -->": "cli_reference",
     "<!-- generated: lint-rules -->": "lint_rules",
+    "<!-- generated: formats -->": "formats",
 }
 
 
@@ -74,3 +77,9 @@ def lint_rules() -> str:
             "",
         ]
     return "\n".join(parts)
+
+
+def formats() -> str:
+    from adhd_evals.importing.catalogue import table
+
+    return table()

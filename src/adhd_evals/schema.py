@@ -1,5 +1,6 @@
 """The names every layer shares, each defined here once: the catalog's fields and risks,
-its default paths, the format names, the run conditions.
+its default paths, the run conditions. (The format names are the catalogue of formats':
+`importing/catalogue`, where each format is declared once.)
 
 Constants and Literal types only: lint's hook path reads them, so this module must cost
 nothing. The CLI's choices are these Literal types (typer offers their values); the tuples
@@ -24,22 +25,6 @@ DEFAULT_CATALOG = PurePath("evals/cases.jsonl")
 DEFAULT_MODULE = PurePath("evals/checks.py")  # the check module beside it
 # what run and judge may spend when no --budget-usd is given (each is a request's default)
 DEFAULT_BUDGET_USD = 25.0
-
-ImportFormat = Literal[
-    "evals-json", "yaml", "evalflow", "promptfoo", "plugin-eval", "trigger-list"
-]  # what `import` reads
-IMPORT_FORMATS: tuple[ImportFormat, ...] = get_args(ImportFormat)
-# what lint reads: the imported formats, and the catalog and check module they become
-LINT_FORMATS = (
-    "catalog",
-    "evals-json",
-    "evalflow",
-    "yaml",
-    "module",
-    "promptfoo",
-    "plugin-eval",
-    "trigger-list",
-)
 
 Condition = Literal["baseline", "candidate", "comparator"]  # what a run compares
 ExportFormat = Literal["promptfoo", "evals-json", "plugin-eval"]  # what `export --to` writes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -14,18 +14,23 @@ from ..errors import OutputError, UsageError
 from ..files import DEFAULT_MAX_BYTES, read_text_limited, set_max_bytes
 from ..importing import dialect as dialects
 from ..importing import survey
+from ..importing.catalogue import source_names
 from ..importing.detect import detect
 from ..importing.importer import Request, collector_paused, import_sources
 from ..importing.summary import outcome_lines
 from ..output import refuse_clobbering, write_all_atomically
 
-# the choices are the core's Literal types (schema.py): typer offers their values
-from ..schema import ImportFormat, Risk
+# the choices are the core's Literal type (schema.py) and the catalogue's names: typer offers them
+from ..schema import Risk
 from ..text import plural
 from . import options
 from .options import FLAG, MaxBytes
 
 commands = typer.Typer()
+if TYPE_CHECKING:
+    SourceFormat = str
+else:  # typer offers a Literal's values: the catalogue's formats, as registered when this loads
+    SourceFormat = Literal[source_names()]
 
 
 @commands.command("import")
@@ -37,7 +42,7 @@ def import_command(
         "or dataset.json files.",
     ),
     format: Annotated[
-        ImportFormat | None,
+        SourceFormat | None,
         options.source_format("The source format (default: recognised as lint recognises it)."),
     ] = None,
     out: Annotated[
@@ -136,7 +141,7 @@ def _import(fmt: str, sources: list[Path], request: Request, choices: dict[str, 
 def survey_command(
     *,
     sources: Annotated[list[Path], typer.Argument(help="Case files, or folders to search for them.")],
-    format: Annotated[ImportFormat, options.source_format("evals-json or yaml.")],
+    format: Annotated[SourceFormat, options.source_format("evals-json or yaml.")],
     out: Annotated[Path | None, options.out("Write (or extend) a draft dialect file here.")] = None,
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
 ) -> int:

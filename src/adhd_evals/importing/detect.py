@@ -12,11 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UsageError
-from .catalogue import DESCRIPTIONS, format_of
+from .catalogue import description_of, discover, format_of, formats
 from .formats import READERS, ReadOptions
 from .model import DEFAULT_RISK, Refusal, RefusalCode
-
-ONE_FILE = ("promptfoo",)  # formats whose reader takes one file: a folder is not their source
 
 
 def detect(sources: list[Path], dialect_format: str | None = None) -> str:
@@ -32,13 +30,12 @@ def detect(sources: list[Path], dialect_format: str | None = None) -> str:
 
 
 def _format_of(source: Path) -> str:
-    from .catalogue import discover
-
     if not source.exists():
         raise UsageError(f"{source}: no such file or directory")
     if source.is_dir():
         found = {kind for _, kind in discover([source], None) if kind in READERS}
-        kinds = sorted(found - set(ONE_FILE))
+        one_file = {fmt.name for fmt in formats() if not fmt.folders}  # a folder is not their source
+        kinds = sorted(found - one_file)
         if not kinds and found:  # a format read one file at a time (a promptfoo config)
             raise UsageError(
                 f"{source} holds {' and '.join(sorted(found))} files, read one file at a time: "
@@ -66,7 +63,7 @@ def with_format_hint(refusal: Refusal, fmt: str, source: Path) -> Refusal:
     if looks is None or looks == fmt:
         return refusal
     advice = f"try --format {looks}" if looks in READERS else "it is not a source to import"
-    looks_like = f"{source.name} looks like {DESCRIPTIONS.get(looks, f'a {looks} file')}: {advice}"
+    looks_like = f"{source.name} looks like {description_of(looks)}: {advice}"
     refusal.hint = f"{refusal.hint}; {looks_like}" if refusal.hint else looks_like
     return refusal
 

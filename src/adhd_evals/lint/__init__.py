@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..catalogrules.stream import lint_catalog
-from ..importing.catalogue import NotRecognised, discover
+from ..importing.catalogue import NotRecognised, discover, lint_names
 from ..importing.catalogue import format_of as format_of  # lint's name for the one detector
 from ..problem import ERROR, WARNING, Problem
-from ..schema import LINT_FORMATS
 from .engine import check_folder, check_module, folder_of, module_beside
 from .lookalike import why_not_ours
 
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from ..importing.dialect import Dialect
     from ..importing.model import Refusal
 
-FORMATS = LINT_FORMATS  # defined once, in the core
+FORMATS = lint_names()  # declared once, in the catalogue of formats
 LintUsageError = NotRecognised  # a path that does not exist, or a file whose format cannot be told
 
 

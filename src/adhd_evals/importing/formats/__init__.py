@@ -1,9 +1,10 @@
-"""The explicit registry of source formats.
+"""The readers of the source formats, by name, as the catalogue of formats declares them.
 
-Adding a format is one module with `NAME`, `read` and `problems`, one line in
-`MODULES`, and one folder of golden fixtures under `fixtures/<name>/`. A
-format's module is imported when it is first used, so linting an evals.json
-never imports PyYAML (the pre-commit hook runs on every commit).
+Adding a format is one module declaring its `Format` (its reader named by dotted path: a
+module with `read` and `problems`), one line in the catalogue's `REGISTERED`, and one folder
+of golden fixtures under `fixtures/<name>/` (docs/extending.md). A reader's module is imported
+when it is first used, so linting an evals.json never imports PyYAML (the pre-commit hook runs
+on every commit).
 """
 
 from __future__ import annotations
@@ -14,17 +15,9 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from ...problem import Problem
+from ..catalogue import readers
 from ..model import Case
 from ._common import ReadOptions, SourceProblems
-
-MODULES = {
-    "evals-json": "evals_json",
-    "yaml": "yaml_cases",
-    "evalflow": "evalflow",
-    "promptfoo": "promptfoo",
-    "plugin-eval": "plugin_eval",
-    "trigger-list": "trigger_list",
-}
 
 
 class Reader(Protocol):
@@ -39,24 +32,24 @@ T = TypeVar("T")
 
 
 class _Registry(Mapping[str, T], Generic[T]):
-    """Format name -> the module's `attribute`, the module imported on first use."""
+    """Format name -> its reader module's `attribute`, the module imported on first use."""
 
     def __init__(self, attribute: str) -> None:
         self.attribute = attribute
 
     def __getitem__(self, name: str) -> T:
-        module: Any = importlib.import_module(f"{__name__}.{MODULES[name]}")
+        module: Any = importlib.import_module(readers()[name])
         found: T = getattr(module, self.attribute)
         return found
 
     def __contains__(self, name: object) -> bool:  # without importing the module
-        return name in MODULES
+        return name in readers()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(MODULES)
+        return iter(readers())
 
     def __len__(self) -> int:
-        return len(MODULES)
+        return len(readers())
 
 
 READERS: Mapping[str, Reader] = _Registry("read")
@@ -71,4 +64,4 @@ def plugin_eval_warnings(path: Path) -> list[Problem]:
     return lint_warnings(path)
 
 
-__all__ = ["MODULES", "PROBLEMS", "READERS", "ProblemFinder", "ReadOptions", "Reader"]
+__all__ = ["PROBLEMS", "READERS", "ProblemFinder", "ReadOptions", "Reader"]
