@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--output-format",
-        choices=("text", "json", "github", "sarif"),
+        choices=tuple(RENDERERS),
         default=None,
         help="text (default), json, sarif (SARIF 2.1.0), or github annotations (the default under GitHub Actions)",
     )
@@ -116,6 +117,26 @@ def _github(problem: Problem) -> str:
     )
     path = printable(problem.path).replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
     return f"::{level} file={path},line={problem.line},col={problem.column}::{message}"
+
+
+def _lines(report: LintReport, render: Callable[[Problem], str]) -> str:
+    """The skipped files, a line per problem and the summary: what a person (or Actions) reads."""
+    return "\n".join([*skipped_lines(report), *(render(p) for p in report.problems), summary(report)])
+
+
+def _sarif(report: LintReport, code: int) -> str:
+    from importlib.metadata import version  # (email, zipfile...) only for SARIF's tool version
+
+    return sarif(report.problems, version("adhd-evals"))
+
+
+# --output-format: each renderer by its name, the whole output from the report and exit code.
+RENDERERS: dict[str, Callable[[LintReport, int], str]] = {
+    "text": lambda report, code: _lines(report, _text),
+    "json": lambda report, code: _json(report, code),
+    "github": lambda report, code: _lines(report, _github),
+    "sarif": _sarif,
+}
 
 
 def summary(report: LintReport) -> str:
@@ -229,18 +250,5 @@ def main(argv: list[str]) -> int:
     style = args.output_format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if os.environ.get("GITHUB_ACTIONS") == "true" and os.environ.get("GITHUB_STEP_SUMMARY"):
         _append_step_summary(report, os.environ["GITHUB_STEP_SUMMARY"])
-    if style == "json":
-        print(_json(report, code))
-        return code
-    if style == "sarif":
-        from importlib.metadata import version  # (email, zipfile...) only for SARIF's tool version
-
-        print(sarif(report.problems, version("adhd-evals")))
-        return code
-    render = _github if style == "github" else _text
-    for line in skipped_lines(report):
-        print(line)
-    for problem in report.problems:
-        print(render(problem))
-    print(summary(report))
+    print(RENDERERS[style](report, code))
     return code
