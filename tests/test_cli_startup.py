@@ -19,6 +19,7 @@ import pytest
 
 import adhd_evals
 from adhd_evals import cli, exitcodes
+from adhd_evals.cli import _declared
 from adhd_evals.entry import main
 from helpers import unmeasured_environment
 
@@ -180,3 +181,36 @@ def test_score_imports_no_importer_nor_calls(tmp_path: Path) -> None:
     scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     modules = _imported(tmp_path, "score", str(scores), code=exitcodes.GATE)
     assert not _heavy(modules)
+
+
+# The parser typer brings, and what typer 0.29 brings with it: none is on a fast path.
+PARSER = {"typer", "click", "pydantic", "rich"}
+# A trivial call of each declared command (cli/_declared.py), and the exit code it ends with;
+# {cases}, {suite} and {tmp} are the catalog fixture's files and a scratch folder.
+FAST_CALLS = {
+    "validate": (["validate", "{cases}"], exitcodes.OK),
+    "plan": (["plan", "--cases", "{cases}", "--trials", "1"], exitcodes.OK),
+    "merge": (["merge", "{tmp}/missing.jsonl", "--output", "{tmp}/merged.jsonl"], exitcodes.SHARD_FOREIGN),
+    "cache": (["cache", "stats", "--cache", "{tmp}/cache"], exitcodes.OK),
+    "export": (
+        ["export", "--to", "evals-json", "--cases", "{cases}", "--suite", "{suite}", "--out", "{tmp}/e.json"],
+        exitcodes.OK,
+    ),
+}
+
+
+def test_every_declared_command_has_a_fast_call() -> None:
+    """A command added to the fast path gets its module-set test below."""
+    assert set(FAST_CALLS) == set(_declared.COMMANDS)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", sorted(FAST_CALLS))
+def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, catalog: Path, name: str) -> None:
+    """The trivial call of a command on the fast path runs its body without typer, click,
+    pydantic or rich, and without any command's typer stage module."""
+    argv, code = FAST_CALLS[name]
+    fill = {"cases": str(catalog), "suite": str(catalog.parent / "checks.py"), "tmp": str(tmp_path)}
+    modules = _imported(tmp_path, *(word.format(**fill) for word in argv), code=code)
+    assert not {m.partition(".")[0] for m in modules} & PARSER
+    assert not modules & STAGES
