@@ -91,6 +91,11 @@ def test_the_declarations_are_regenerated_byte_for_byte() -> None:
         ["cache", "prune", "--older-than", "30d", "--cache", "dir"],
         ["cache", "stats"],
         ["export", "--to", "evals-json", "--out", "e.json"],
+        ["score", "s.jsonl"],
+        ["score", "--checks", "c.jsonl", "--gate", "paired", "--min-effect", "0.5", "--seed", "7", "--json"],
+        ["score", "s.jsonl", "--max-drop", "0", "--min-trials", "2", "--allow-leaky-judge"],
+        ["verdicts", "--out", "v.jsonl", "--labels", "a.md", "--labels", "b.jsonl", "--checks", "c.jsonl"],
+        ["report", "--responses", "r.jsonl", "--out", "r.html", "--format", "markdown", "--full"],
     ],
 )
 def test_a_clean_line_takes_the_fast_path_with_typers_arguments(recorded: None, argv: list[str]) -> None:
@@ -127,6 +132,10 @@ def test_a_clean_line_takes_the_fast_path_with_typers_arguments(recorded: None, 
         ["merge", "--output", "m.jsonl"],  # SHARDS missing
         ["merge", "a"],  # --output missing
         ["cache", "trim"],  # not a choice
+        ["score", "--gate", "Paired"],
+        ["score", "--min-trials", "0"],
+        ["report", "--out", "r.html"],  # --responses missing
+        ["agree", "a", "b"],  # a pair of paths (--judges): not declared
         ["export", "-f=x", "--to", "promptfoo", "--out", "o"],
     ],
 )

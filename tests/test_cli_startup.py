@@ -196,7 +196,30 @@ FAST_CALLS = {
         ["export", "--to", "evals-json", "--cases", "{cases}", "--suite", "{suite}", "--out", "{tmp}/e.json"],
         exitcodes.OK,
     ),
+    # one case, every metric 3 in both conditions: no better, so the reference gate fails
+    "score": (["score", "{tmp}/scores.jsonl"], exitcodes.GATE),
+    "report": (
+        ["report", "--cases", "{cases}", "--responses", "{tmp}/responses.jsonl", "--out", "{tmp}/r.md"],
+        exitcodes.OK,
+    ),
+    # nothing to merge: refused in the body, after its imports
+    "verdicts": (["verdicts", "--cases", "{cases}", "--out", "{tmp}/v.jsonl"], exitcodes.USAGE),
 }
+
+
+def _fast_inputs(folder: Path, catalog: Path) -> None:
+    """scores.jsonl (case c1, both conditions, every metric 3) and responses.jsonl (one baseline
+    answer per case of the catalog) in `folder`."""
+    metrics = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), 3)
+    rows = [
+        {"case_id": "c1", "trial": 1, "condition": c, **metrics, "blocker": False, "notes": ""}
+        for c in ("baseline", "candidate")
+    ]
+    (folder / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    ids = [json.loads(line)["id"] for line in catalog.read_text(encoding="utf-8").splitlines()]
+    answer = {"trial": 1, "condition": "baseline", "runner": "r", "response": "An answer."}
+    lines = "".join(json.dumps({"case_id": i, **answer}) + "\n" for i in ids)
+    (folder / "responses.jsonl").write_text(lines, encoding="utf-8")
 
 
 def test_every_declared_command_has_a_fast_call() -> None:
@@ -210,6 +233,7 @@ def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, cata
     """The trivial call of a command on the fast path runs its body without typer, click,
     pydantic or rich, and without any command's typer stage module."""
     argv, code = FAST_CALLS[name]
+    _fast_inputs(tmp_path, catalog)
     fill = {"cases": str(catalog), "suite": str(catalog.parent / "checks.py"), "tmp": str(tmp_path)}
     modules = _imported(tmp_path, *(word.format(**fill) for word in argv), code=code)
     assert not {m.partition(".")[0] for m in modules} & PARSER

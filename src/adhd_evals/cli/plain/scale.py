@@ -1,21 +1,27 @@
-"""The plain bodies of `plan`, `merge` and `cache` (their typer signatures: cli/scale.py)."""
+"""The plain bodies of `plan`, `merge` and `cache` (their typer signatures: cli/scale.py).
+
+Each imports what only it (or only one of its modes) needs where it is used: the plain matrix
+of `plan`, the trivial call, needs the catalog alone, while the forecast, the sizing (with
+paired inference), the cache and merging cost 10-70 ms of imports each (python -X importtime,
+2026-12-02; tests/test_cli_startup.py).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import exitcodes, jsonl
 from ...catalog import load_valid
 from ...errors import UsageError
 from ...files import set_max_bytes
 from ...output import refuse_clobbering, write_all_atomically
-from ...runs.calling import cache as caching
-from ...runs.calling import forecast
-from ...runs.calling.cache import CacheAction
-from ...runs.calling.merge import merge as merge_shards
-from ...runs.deciding import sizing
 from ...text import plural, usd
+
+if TYPE_CHECKING:
+    from ...runs.calling import forecast
+    from ...runs.calling.cache import CacheAction
 
 
 def plan(
@@ -38,12 +44,16 @@ def plan(
     """Print the paired run matrix as JSONL; with --from-scores, how many cases and trials you need;
     with --estimate, what running it will cost."""
     if from_scores is not None:
+        from ...runs.deciding import sizing
+
         print("\n".join(sizing.plan_lines(from_scores, key, trials, effect or [])))
         return exitcodes.OK
 
     loaded = load_valid(cases)
     conditions = ["baseline", "candidate"] + (["comparator"] if include_comparator else [])
     if estimate:
+        from ...runs.calling import forecast
+
         lines = forecast.forecast(
             loaded,
             trials,
@@ -70,6 +80,8 @@ def plan(
 
 def _forecast(lines: list[forecast.Line], jobs: int, *, as_json: bool) -> str:
     """plan --estimate's forecast: a table, or JSON."""
+    from ...runs.calling import forecast
+
     if not as_json:
         return "\n".join(forecast.report(lines, jobs))
     total = forecast.total(lines).as_json(jobs)
@@ -80,6 +92,8 @@ def _forecast(lines: list[forecast.Line], jobs: int, *, as_json: bool) -> str:
 
 def merge(*, shards: list[Path], output: Path, plan: Path | None, max_bytes: int) -> int:
     """Merge shard outputs, refusing a missing or foreign shard and a missing or doubled row."""
+    from ...runs.calling.merge import merge as merge_shards
+
     set_max_bytes(max_bytes)
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
@@ -102,6 +116,8 @@ def merge(*, shards: list[Path], output: Path, plan: Path | None, max_bytes: int
 
 def cache(*, action: CacheAction, cache: Path | None, older_than: str | None) -> int:
     """The response cache: what it holds, and pruning what is old."""
+    from ...runs.calling import cache as caching
+
     root = cache if cache is not None else caching.default_dir()
     if action == "prune":
         if older_than is None:
