@@ -92,6 +92,9 @@ def test_the_declarations_are_regenerated_byte_for_byte() -> None:
         ["cache", "stats"],
         ["export", "--to", "evals-json", "--out", "e.json"],
         ["score", "s.jsonl"],
+        ["check", "r.jsonl", "--suite", "c.py", "--check-timeout", "0", "--shard", "1/2", "--junit", "j.xml"],
+        ["check", "r.jsonl", "--shard", "auto", "--shard-count", "4", "--json", "--output", "o.jsonl"],
+        ["blind", "r.jsonl", "--sheet", "s.jsonl", "--key", "k.jsonl", "--label-sample", "2", "--seed", "3"],
         ["score", "--checks", "c.jsonl", "--gate", "paired", "--min-effect", "0.5", "--seed", "7", "--json"],
         ["score", "s.jsonl", "--max-drop", "0", "--min-trials", "2", "--allow-leaky-judge"],
         ["verdicts", "--out", "v.jsonl", "--labels", "a.md", "--labels", "b.jsonl", "--checks", "c.jsonl"],
@@ -133,6 +136,8 @@ def test_a_clean_line_takes_the_fast_path_with_typers_arguments(recorded: None, 
         ["merge", "a"],  # --output missing
         ["cache", "trim"],  # not a choice
         ["score", "--gate", "Paired"],
+        ["check", "r.jsonl", "--check-timeout", "-1"],
+        ["blind", "r.jsonl", "--sheet", "s.jsonl"],  # --key missing
         ["score", "--min-trials", "0"],
         ["report", "--out", "r.html"],  # --responses missing
         ["agree", "a", "b"],  # a pair of paths (--judges): not declared
@@ -280,3 +285,17 @@ def test_the_generator_writes_the_declarations(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert target.read_text(encoding="utf-8") == declare.render(declare.declarations())
+
+
+def test_a_param_too_long_for_one_line_is_laid_out_one_argument_a_line() -> None:
+    """As ruff lays out a call past 110 columns: each argument on its own line, trailing commas."""
+    choices = tuple(f"choice-{n}" for n in range(12))
+    source = declare._param_source(Param("fmt", ("--format",), "choice", choices=choices))
+    lines = source.splitlines()
+    assert lines[0] == "            Param(" and lines[-1] == "            ),"
+    assert lines[1:4] == [
+        '                "fmt",',
+        '                ("--format",),',
+        '                "choice",',
+    ]
+    assert lines[4].startswith("                choices=(") and len(lines) == 6

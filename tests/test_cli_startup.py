@@ -202,6 +202,24 @@ FAST_CALLS = {
         ["report", "--cases", "{cases}", "--responses", "{tmp}/responses.jsonl", "--out", "{tmp}/r.md"],
         exitcodes.OK,
     ),
+    # each case's one criterion is prose: an unwritten check, so check fails
+    "check": (
+        ["check", "{tmp}/responses.jsonl", "--cases", "{cases}", "--suite", "{suite}"],
+        exitcodes.FAILED,
+    ),
+    "blind": (
+        [
+            "blind",
+            "{tmp}/responses.jsonl",
+            "--sheet",
+            "{tmp}/s.jsonl",
+            "--key",
+            "{tmp}/k.jsonl",
+            "--cases",
+            "{cases}",
+        ],
+        exitcodes.OK,
+    ),
     # nothing to merge: refused in the body, after its imports
     "verdicts": (["verdicts", "--cases", "{cases}", "--out", "{tmp}/v.jsonl"], exitcodes.USAGE),
 }

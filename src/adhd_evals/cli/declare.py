@@ -48,6 +48,7 @@ PLAIN_SETTINGS: dict[str, object] = {
 }
 # Defaults written by the name of their home (tests/test_homes.py: one home per default path)
 NAMED = {Path(DEFAULT_CATALOG): "DEFAULT_CATALOG", Path(DEFAULT_MODULE): "DEFAULT_MODULE"}
+LINE_LENGTH = 110  # pyproject.toml [tool.ruff]
 SCALARS = {str: "str", Path: "path", int: "int", float: "float", bool: "flag"}
 
 
@@ -161,13 +162,23 @@ def render(found: dict[str, Command]) -> str:
     ]
     for name, command in found.items():
         lines += [f"    {_literal(name)}: Command(", f"        {_literal(command.body)},", "        ("]
-        for param in command.params:
-            lines.append("            Param(")
-            lines += [f"                {field}={_literal(value)}," for field, value in _fields(param)]
-            lines.append("            ),")
+        lines += [_param_source(param) for param in command.params]
         lines += ["        ),", "    ),"]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _param_source(param: Param) -> str:
+    """One Param as ruff lays it out: on one line when it fits in 110 columns, else one
+    argument a line (name, flags and kind by position, the rest by keyword where not default)."""
+    arguments = [
+        _literal(value) if field in ("name", "flags", "kind") else f"{field}={_literal(value)}"
+        for field, value in _fields(param)
+    ]
+    line = f"            Param({', '.join(arguments)}),"
+    if len(line) <= LINE_LENGTH:
+        return line
+    return "\n".join(["            Param(", *(f"                {a}," for a in arguments), "            ),"])
 
 
 def _fields(param: Param) -> list[tuple[str, object]]:
