@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from adhd_evals.cli import _declared, declare, fast, typed
 from adhd_evals.cli.fast import Command, Param
+from adhd_evals.cli.plain import bare_cache
 from adhd_evals.errors import UserError
 
 DECLARED = _declared.COMMANDS
@@ -51,9 +52,10 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def _typer_call(argv: list[str]) -> str | None:
-    """repr of the keywords typer passes the body, or None when typer calls no body."""
+    """repr of the keywords typer passes the body, or None when typer calls no body (both paths
+    get the line as cli.main hands it on: a bare --cache made --cache=)."""
     try:
-        typed.main(argv)
+        typed.main(bare_cache(argv))
     except Called as called:
         return repr(called.keywords)
     except UserError:
@@ -64,7 +66,7 @@ def _typer_call(argv: list[str]) -> str | None:
 def _fast_call(argv: list[str]) -> str | None:
     """repr of the keywords the fast path passes, or None when it defers."""
     try:
-        assert fast.run(argv) is None
+        assert fast.run(bare_cache(argv)) is None
     except Called as called:
         return repr(called.keywords)
     return None
@@ -92,6 +94,46 @@ def test_the_declarations_are_regenerated_byte_for_byte() -> None:
         ["cache", "stats"],
         ["export", "--to", "evals-json", "--out", "e.json"],
         ["score", "s.jsonl"],
+        [
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--output",
+            "o.jsonl",
+            "--case",
+            "a",
+            "--case",
+            "b",
+        ],
+        [
+            "run",
+            "--runner",
+            "r",
+            "--condition",
+            "candidate",
+            "--output",
+            "o",
+            "--cache",
+            "--budget-usd",
+            "2.5",
+        ],
+        [
+            "run",
+            "--runner",
+            "r",
+            "--condition",
+            "comparator",
+            "--output",
+            "o",
+            "-j",
+            "4",
+            "--stop-when-decided",
+        ],
+        ["judge", "s.jsonl", "--runner", "stub", "--output", "j.jsonl", "--swap-check", "--controls"],
+        ["audit", "c.jsonl", "--flaky-above", "1", "--effect", "0.25", "--markdown"],
+        ["audit", "--prompt-only", "--quarantine-out", "q.jsonl", "--json"],
         ["check", "r.jsonl", "--suite", "c.py", "--check-timeout", "0", "--shard", "1/2", "--junit", "j.xml"],
         ["check", "r.jsonl", "--shard", "auto", "--shard-count", "4", "--json", "--output", "o.jsonl"],
         ["blind", "r.jsonl", "--sheet", "s.jsonl", "--key", "k.jsonl", "--label-sample", "2", "--seed", "3"],
@@ -136,6 +178,8 @@ def test_a_clean_line_takes_the_fast_path_with_typers_arguments(recorded: None, 
         ["merge", "a"],  # --output missing
         ["cache", "trim"],  # not a choice
         ["score", "--gate", "Paired"],
+        ["audit", "--flaky-above", "1.5"],  # above max=1
+        ["run", "--runner", "r", "--output", "o"],  # --condition missing
         ["check", "r.jsonl", "--check-timeout", "-1"],
         ["blind", "r.jsonl", "--sheet", "s.jsonl"],  # --key missing
         ["score", "--min-trials", "0"],
@@ -214,6 +258,7 @@ def test_a_path_is_rendered_as_path_source() -> None:
     assert declare._literal(Path("a/b.jsonl")) == 'Path("a/b.jsonl")'
     assert declare._literal(("--x",)) == '("--x",)'
     assert declare._literal(("a", "b")) == '("a", "b")'
+    assert declare._literal(("baseline", "candidate", "comparator")) == "CONDITIONS"
 
 
 class _Colour(enum.Enum):

@@ -220,6 +220,35 @@ FAST_CALLS = {
         ],
         exitcodes.OK,
     ),
+    "run": (
+        [
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--cases",
+            "{cases}",
+            "--output",
+            "{tmp}/o.jsonl",
+        ],
+        exitcodes.OK,
+    ),
+    # no such sheet: said by the judge, after the body's imports
+    "judge": (
+        [
+            "judge",
+            "{tmp}/no-sheet.jsonl",
+            "--runner",
+            "stub",
+            "--cases",
+            "{cases}",
+            "--output",
+            "{tmp}/j.jsonl",
+        ],
+        exitcodes.USAGE,
+    ),
+    "audit": (["audit", "--prompt-only", "--cases", "{cases}", "--suite", "{suite}"], exitcodes.OK),
     # nothing to merge: refused in the body, after its imports
     "verdicts": (["verdicts", "--cases", "{cases}", "--out", "{tmp}/v.jsonl"], exitcodes.USAGE),
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..schema import DEFAULT_CATALOG, DEFAULT_MODULE
+from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
 from .fast import Command, Param
 
 COMMANDS: dict[str, Command] = {
@@ -48,6 +48,38 @@ COMMANDS: dict[str, Command] = {
             Param("cache", ("--cache",), "str"),
             Param("jobs", ("--jobs", "-j"), "int", default=1, low=1),
             Param("as_json", ("--json",), "flag", default=False),
+        ),
+    ),
+    "run": Command(
+        "adhd_evals.cli.plain.running:run",
+        (
+            Param("runner", ("--runner",), "str", required=True),
+            Param("condition", ("--condition",), "choice", choices=CONDITIONS, required=True),
+            Param("output", ("--output",), "path", required=True),
+            Param("cases", ("--cases",), "path", default=Path(DEFAULT_CATALOG)),
+            Param("runner_config", ("--runner-config",), "path"),
+            Param("condition_skill", ("--condition-skill",), "path"),
+            Param("case", ("--case",), "str", many=True),
+            Param("trials", ("--trials",), "int", default=3),
+            Param("retries", ("--retries",), "int", default=2),
+            Param("backoff", ("--backoff",), "float", default=1.0),
+            Param("budget_usd", ("--budget-usd",), "float"),
+            Param("allow_unmetered", ("--allow-unmetered",), "flag", default=False),
+            Param("jobs", ("--jobs", "-j"), "int", default=1),
+            Param("timeout", ("--timeout",), "float"),
+            Param("max_calls", ("--max-calls",), "int"),
+            Param("max_output_bytes", ("--max-output-bytes",), "int", default=16777216),
+            Param("shard", ("--shard",), "str"),
+            Param("shard_count", ("--shard-count",), "int"),
+            Param("shard_budget_total", ("--shard-budget-total",), "float"),
+            Param("cache", ("--cache",), "str"),
+            Param("refresh", ("--refresh",), "flag", default=False),
+            Param("assume_call_usd", ("--assume-call-usd",), "float"),
+            Param("stop_when_decided", ("--stop-when-decided",), "flag", default=False),
+            Param("baseline", ("--baseline",), "path"),
+            Param("suite", ("--suite",), "path"),
+            Param("seed", ("--seed",), "int"),
+            Param("anytime", ("--anytime",), "flag", default=False),
         ),
     ),
     "merge": Command(
@@ -105,6 +137,28 @@ COMMANDS: dict[str, Command] = {
             Param("label_markdown", ("--label-markdown",), "path"),
         ),
     ),
+    "judge": Command(
+        "adhd_evals.cli.plain.running:judge",
+        (
+            Param("sheet", (), "path", required=True),
+            Param("runner", ("--runner",), "str", required=True),
+            Param("runner_config", ("--runner-config",), "path"),
+            Param("cases", ("--cases",), "path", default=Path(DEFAULT_CATALOG)),
+            Param("output", ("--output",), "path", required=True),
+            Param("jobs", ("--jobs", "-j"), "int", default=1),
+            Param("budget_usd", ("--budget-usd",), "float", default=25.0),
+            Param("allow_unmetered", ("--allow-unmetered",), "flag", default=False),
+            Param("retries", ("--retries",), "int", default=2),
+            Param("timeout", ("--timeout",), "float"),
+            Param("assume_call_usd", ("--assume-call-usd",), "float"),
+            Param("swap_check", ("--swap-check",), "flag", default=False),
+            Param("swap_sample", ("--swap-sample",), "int", default=10, low=1),
+            Param("controls", ("--controls",), "flag", default=False),
+            Param("control_cases", ("--control-cases",), "int", default=3, low=1),
+            Param("shard", ("--shard",), "str"),
+            Param("shard_count", ("--shard-count",), "int"),
+        ),
+    ),
     "verdicts": Command(
         "adhd_evals.cli.plain.scoring:verdicts",
         (
@@ -117,6 +171,22 @@ COMMANDS: dict[str, Command] = {
             Param("cases", ("--cases",), "path", default=Path(DEFAULT_CATALOG)),
             Param("max_bytes", ("--max-bytes",), "int", default=268435456, low=1),
             Param("allow_leaky_judge", ("--allow-leaky-judge",), "flag", default=False),
+        ),
+    ),
+    "audit": Command(
+        "adhd_evals.cli.plain.auditing:audit",
+        (
+            Param("checks", (), "path"),
+            Param("responses", ("--responses",), "path"),
+            Param("criteria", ("--criteria",), "path"),
+            Param("as_json", ("--json",), "flag", default=False),
+            Param("markdown", ("--markdown",), "flag", default=False),
+            Param("flaky_above", ("--flaky-above",), "float", default=0.2, low=0.0, high=1.0),
+            Param("effect", ("--effect",), "float", default=0.1, low=0.0),
+            Param("quarantine_out", ("--quarantine-out",), "path"),
+            Param("prompt_only", ("--prompt-only",), "flag", default=False),
+            Param("suite", ("--suite",), "path"),
+            Param("cases", ("--cases",), "path", default=Path(DEFAULT_CATALOG)),
         ),
     ),
     "report": Command(

@@ -23,7 +23,7 @@ from typer.models import ArgumentInfo, OptionInfo, ParameterInfo
 from typer.utils import get_params_from_function
 
 from .. import exitcodes
-from ..schema import DEFAULT_CATALOG, DEFAULT_MODULE
+from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
 from . import COMMANDS
 from .fast import Command, Param
 
@@ -47,7 +47,11 @@ PLAIN_SETTINGS: dict[str, object] = {
     "default_factory": None,
 }
 # Defaults written by the name of their home (tests/test_homes.py: one home per default path)
-NAMED = {Path(DEFAULT_CATALOG): "DEFAULT_CATALOG", Path(DEFAULT_MODULE): "DEFAULT_MODULE"}
+NAMED: dict[object, str] = {
+    Path(DEFAULT_CATALOG): "DEFAULT_CATALOG",
+    Path(DEFAULT_MODULE): "DEFAULT_MODULE",
+    CONDITIONS: "CONDITIONS",
+}
 LINE_LENGTH = 110  # pyproject.toml [tool.ruff]
 SCALARS = {str: "str", Path: "path", int: "int", float: "float", bool: "flag"}
 
@@ -135,6 +139,8 @@ def _literal(value: object) -> str:
     """Python source for a declared value, strings in double quotes (ruff's style)."""
     if isinstance(value, Path) and value in NAMED:
         return f"Path({NAMED[value]})"  # the default's one home stays schema.py
+    if isinstance(value, tuple) and value in NAMED:
+        return str(NAMED[value])
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, Path):
