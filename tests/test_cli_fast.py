@@ -174,6 +174,9 @@ def test_a_clean_line_takes_the_fast_path_with_typers_arguments(recorded: None, 
         ["plan", "--estimate", "--estimate"],
         ["plan", "--effect", "1e3"],
         ["plan", "--effect", ".5"],
+        ["plan", "--effect", "1."],
+        ["plan", "--effect", "٣"],  # a digit, but not an ASCII one
+        ["validate", "--max-bytes", "1.5"],
         ["merge", "--output", "m.jsonl"],  # SHARDS missing
         ["merge", "a"],  # --output missing
         ["cache", "trim"],  # not a choice

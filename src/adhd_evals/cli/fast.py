@@ -13,13 +13,8 @@ text is typer's own (tests/test_cli_fast.py compares the two parsers' calls).
 from __future__ import annotations
 
 import importlib
-import re
 from pathlib import Path
 from typing import NamedTuple
-
-# A number as click and pydantic read it alike: no sign, no leading zero, no underscore, ASCII
-_INT = re.compile(r"(?:0|[1-9][0-9]*)")
-_FLOAT = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
 class Param(NamedTuple):
@@ -143,10 +138,18 @@ def _convert(param: Param, word: str) -> object:
         return Path(word) if word else _DEFER
     if param.kind == "choice":
         return word if word in param.choices else _DEFER
-    number = _INT if param.kind == "int" else _FLOAT
-    if not number.fullmatch(word):
+    if not _plain_number(word, fraction=param.kind == "float"):
         return _DEFER
     value = int(word) if param.kind == "int" else float(word)
     if (param.low is not None and value < param.low) or (param.high is not None and value > param.high):
         return _DEFER
     return value
+
+
+def _plain_number(word: str, *, fraction: bool) -> bool:
+    """A number as click and pydantic read it alike: ASCII digits, no sign, no leading zero, no
+    underscore, no exponent; a float may have one point with digits on both sides."""
+    whole, point, part = word.partition(".")
+    if not (whole.isascii() and whole.isdigit()) or (len(whole) > 1 and whole[0] == "0"):
+        return False
+    return not point or (fraction and part.isascii() and part.isdigit())
