@@ -197,6 +197,13 @@ def test_anything_else_is_left_to_typer(recorded: None, argv: list[str]) -> None
     assert _fast_call(argv) is None
 
 
+def test_a_completion_request_is_left_to_typer(recorded: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With click's completion variable set, a clean line is still typer's: it answers with
+    completions, and no body runs."""
+    monkeypatch.setenv("_ADHD_EVALS_COMPLETE", "bash_complete")
+    assert _fast_call(["validate", "x.jsonl"]) is None
+
+
 def _words(param: Param) -> st.SearchStrategy[list[str]]:
     """How a person might write one parameter: clean values and every near miss."""
     if param.kind == "flag":

@@ -13,6 +13,7 @@ text is typer's own (tests/test_cli_fast.py compares the two parsers' calls).
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,9 +39,13 @@ class Command(NamedTuple):
     params: tuple[Param, ...]
 
 
+# Set, it asks click's shell completion for candidates instead of running anything: typer's job
+COMPLETION = "_ADHD_EVALS_COMPLETE"
+
+
 def run(argv: list[str]) -> int | None:
     """Run `argv` through its command's plain body, or None when typer must parse it."""
-    if not argv:
+    if not argv or os.environ.get(COMPLETION):
         return None
     from ._declared import COMMANDS
 
