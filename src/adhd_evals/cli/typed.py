@@ -80,12 +80,5 @@ def _command(name: str) -> CommandInfo:
 
 @functools.cache
 def _whole_app() -> typer.Typer:
-    """Every command, built once: the object `app` names."""
+    """Every command, built once: the object `cli.app` names."""
     return _app(list(COMMANDS))
-
-
-def __getattr__(name: str) -> typer.Typer:
-    # `app` is built on first use (PEP 562): importing this package imports no stage
-    if name == "app":
-        return _whole_app()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
