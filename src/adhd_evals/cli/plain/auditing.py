@@ -47,7 +47,9 @@ def audit(
     if checks is not None or criteria is not None:
         found = _audit(checks, responses, criteria, quarantine_out, flaky_above, effect)
     if as_json:  # one JSON document, whichever passes ran
-        shown: dict[str, object] = {} if found is None else auditing.as_json(found)  # only dumped as JSON
+        shown: dict[str, object] = (
+            {} if found is None else dict(auditing.as_json(found))
+        )  # only dumped as JSON
         if echoed is not None:
             shown["prompt_only"] = [echo.json() for echo in echoed]
         print(json.dumps(shown, ensure_ascii=False, indent=2))
