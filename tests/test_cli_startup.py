@@ -285,3 +285,5 @@ def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, cata
     modules = _imported(tmp_path, *(word.format(**fill) for word in argv), code=code)
     assert not {m.partition(".")[0] for m in modules} & PARSER
     assert not modules & STAGES
+    if name == "check":  # unsharded: the shard parser is --shard's alone
+        assert "adhd_evals.runs.calling.shard" not in modules

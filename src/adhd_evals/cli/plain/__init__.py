@@ -26,8 +26,10 @@ def bare_cache(argv: list[str]) -> list[str]:
 
 def shard_part(spec: str | None, count: int | None) -> ShardPart | None:
     """The shard --shard and --shard-count name, or None for the whole run."""
-    # Imported here: every body imports this module, only check, run and judge take --shard,
-    # and import and validate import nothing from runs (tests/test_cli_startup.py).
+    if spec is None:
+        return None
+    # Imported here, and only for --shard: only check, run and judge take it, and the others
+    # import nothing from runs (tests/test_cli_startup.py); unsharded, it costs ~8 ms for nothing
     from ...runs.calling.shard import parse
 
-    return parse(spec, count=count) if spec is not None else None
+    return parse(spec, count=count)
