@@ -12,9 +12,6 @@ from ...errors import UsageError
 from ...files import set_max_bytes
 from ...output import refuse_clobbering, write_all_atomically
 from ...runs.judging import check as checking
-from ...runs.judging.blind import blind as blinded
-from ...runs.judging.blind import label_sample as draw_label_sample
-from ...runs.judging.blind import markdown as sheet_markdown
 from ...runs.rows import NotRunRow, not_run_note
 from ...schema import DEFAULT_CATALOG
 from . import shard_part
@@ -89,6 +86,11 @@ def blind(
     label_markdown: Path | None,
 ) -> int:
     """Write a judging sheet with conditions hidden behind labels A/B/C, plus a key file."""
+    # Imported here: the sheet's shuffling and Markdown are blind's alone, never check's
+    from ...runs.judging.blind import blind as blinded
+    from ...runs.judging.blind import label_sample as draw_label_sample
+    from ...runs.judging.blind import markdown as sheet_markdown
+
     set_max_bytes(max_bytes)
 
     if (label_sample is None) != (label_sheet is None) or (label_markdown and label_sheet is None):
