@@ -10,6 +10,7 @@ import pytest
 import typer
 
 from adhd_evals import cli
+from adhd_evals.cli import typed
 
 NAMES = [info.name for info in cli.app.registered_commands]
 
@@ -27,15 +28,15 @@ def _shown(app: typer.Typer, argv: list[str], capsys: pytest.CaptureFixture[str]
 
 def test_a_named_command_gets_an_app_of_its_own_and_anything_else_the_whole_app() -> None:
     assert len(NAMES) == len(set(NAMES)) and "import" in NAMES  # lint is dispatched before typer
-    assert [info.name for info in cli._registry(["import", "x"]).registered_commands] == ["import"]
+    assert [info.name for info in typed._registry(["import", "x"]).registered_commands] == ["import"]
     for argv in ([], ["--help"], ["imprt"], ["--version"]):
-        assert cli._registry(argv) is cli.app
+        assert typed._registry(argv) is cli.app
 
 
 @pytest.mark.long
 @pytest.mark.parametrize("name", NAMES)
 def test_help_of_each_command_is_unchanged(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    shown = _shown(cli._registry([name]), [name, "--help"], capsys)
+    shown = _shown(typed._registry([name]), [name, "--help"], capsys)
     assert shown == _shown(cli.app, [name, "--help"], capsys) and f"adhd-evals {name}" in shown
 
 
@@ -51,7 +52,7 @@ def test_help_of_each_command_is_unchanged(name: str, capsys: pytest.CaptureFixt
     ],
 )
 def test_usage_errors_are_unchanged(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    shown = _shown(cli._registry(argv), argv, capsys)
+    shown = _shown(typed._registry(argv), argv, capsys)
     assert shown == _shown(cli.app, argv, capsys) and shown
 
 

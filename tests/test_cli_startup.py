@@ -19,6 +19,7 @@ import pytest
 
 import adhd_evals
 from adhd_evals import cli, exitcodes
+from adhd_evals.cli import _declared
 from adhd_evals.entry import main
 from helpers import unmeasured_environment
 
@@ -180,3 +181,109 @@ def test_score_imports_no_importer_nor_calls(tmp_path: Path) -> None:
     scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     modules = _imported(tmp_path, "score", str(scores), code=exitcodes.GATE)
     assert not _heavy(modules)
+
+
+# The parser typer brings, and what typer 0.29 brings with it: none is on a fast path.
+PARSER = {"typer", "click", "pydantic", "rich"}
+# A trivial call of each declared command (cli/_declared.py), and the exit code it ends with;
+# {cases}, {suite} and {tmp} are the catalog fixture's files and a scratch folder.
+FAST_CALLS = {
+    "validate": (["validate", "{cases}"], exitcodes.OK),
+    "plan": (["plan", "--cases", "{cases}", "--trials", "1"], exitcodes.OK),
+    "merge": (["merge", "{tmp}/missing.jsonl", "--output", "{tmp}/merged.jsonl"], exitcodes.SHARD_FOREIGN),
+    "cache": (["cache", "stats", "--cache", "{tmp}/cache"], exitcodes.OK),
+    "export": (
+        ["export", "--to", "evals-json", "--cases", "{cases}", "--suite", "{suite}", "--out", "{tmp}/e.json"],
+        exitcodes.OK,
+    ),
+    # one case, every metric 3 in both conditions: no better, so the reference gate fails
+    "score": (["score", "{tmp}/scores.jsonl"], exitcodes.GATE),
+    "report": (
+        ["report", "--cases", "{cases}", "--responses", "{tmp}/responses.jsonl", "--out", "{tmp}/r.md"],
+        exitcodes.OK,
+    ),
+    # each case's one criterion is prose: an unwritten check, so check fails
+    "check": (
+        ["check", "{tmp}/responses.jsonl", "--cases", "{cases}", "--suite", "{suite}"],
+        exitcodes.FAILED,
+    ),
+    "blind": (
+        [
+            "blind",
+            "{tmp}/responses.jsonl",
+            "--sheet",
+            "{tmp}/s.jsonl",
+            "--key",
+            "{tmp}/k.jsonl",
+            "--cases",
+            "{cases}",
+        ],
+        exitcodes.OK,
+    ),
+    "run": (
+        [
+            "run",
+            "--runner",
+            "stub",
+            "--condition",
+            "baseline",
+            "--cases",
+            "{cases}",
+            "--output",
+            "{tmp}/o.jsonl",
+        ],
+        exitcodes.OK,
+    ),
+    # no such sheet: said by the judge, after the body's imports
+    "judge": (
+        [
+            "judge",
+            "{tmp}/no-sheet.jsonl",
+            "--runner",
+            "stub",
+            "--cases",
+            "{cases}",
+            "--output",
+            "{tmp}/j.jsonl",
+        ],
+        exitcodes.USAGE,
+    ),
+    "audit": (["audit", "--prompt-only", "--cases", "{cases}", "--suite", "{suite}"], exitcodes.OK),
+    # nothing to merge: refused in the body, after its imports
+    "verdicts": (["verdicts", "--cases", "{cases}", "--out", "{tmp}/v.jsonl"], exitcodes.USAGE),
+}
+
+
+def _fast_inputs(folder: Path, catalog: Path) -> None:
+    """scores.jsonl (case c1, both conditions, every metric 3) and responses.jsonl (one baseline
+    answer per case of the catalog) in `folder`."""
+    metrics = dict.fromkeys(("correctness", "autonomy", "actionability", "safety", "concision"), 3)
+    rows = [
+        {"case_id": "c1", "trial": 1, "condition": c, **metrics, "blocker": False, "notes": ""}
+        for c in ("baseline", "candidate")
+    ]
+    (folder / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    ids = [json.loads(line)["id"] for line in catalog.read_text(encoding="utf-8").splitlines()]
+    answer = {"trial": 1, "condition": "baseline", "runner": "r", "response": "An answer."}
+    lines = "".join(json.dumps({"case_id": i, **answer}) + "\n" for i in ids)
+    (folder / "responses.jsonl").write_text(lines, encoding="utf-8")
+
+
+def test_every_declared_command_has_a_fast_call() -> None:
+    """A command added to the fast path gets its module-set test below."""
+    assert set(FAST_CALLS) == set(_declared.COMMANDS)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", sorted(FAST_CALLS))
+def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, catalog: Path, name: str) -> None:
+    """The trivial call of a command on the fast path runs its body without typer, click,
+    pydantic or rich, and without any command's typer stage module."""
+    argv, code = FAST_CALLS[name]
+    _fast_inputs(tmp_path, catalog)
+    fill = {"cases": str(catalog), "suite": str(catalog.parent / "checks.py"), "tmp": str(tmp_path)}
+    modules = _imported(tmp_path, *(word.format(**fill) for word in argv), code=code)
+    assert not {m.partition(".")[0] for m in modules} & PARSER
+    assert not modules & STAGES
+    if name == "check":  # unsharded: the shard parser is --shard's alone
+        assert "adhd_evals.runs.calling.shard" not in modules

@@ -3,23 +3,16 @@ tool's format)."""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .. import exitcodes
-from ..catalog import validate_file
-from ..errors import CatalogInvalid
-from ..files import DEFAULT_MAX_BYTES, read_limited, set_max_bytes
-from ..lint import format_of
-from ..output import write_all_atomically
+from ..files import DEFAULT_MAX_BYTES
 from ..schema import DEFAULT_CATALOG, DEFAULT_MODULE, ExportFormat
-from ..text import plural
 from . import options
 from .options import MaxBytes
+from .plain import catalog as plain
 
 commands = typer.Typer()
 
@@ -31,40 +24,7 @@ def validate_command(
     max_bytes: MaxBytes = DEFAULT_MAX_BYTES,
 ) -> int:
     """Check a five-field catalog and print every problem with its line."""
-    set_max_bytes(max_bytes)
-
-    count, problems = validate_file(cases)
-    if problems and (other := _other_format(cases)):
-        raise CatalogInvalid([other])
-    if problems:
-        raise CatalogInvalid(
-            [p.render(str(cases)) for p in problems]
-            + [f"{plural(len(problems), 'problem')} in {plural(count, 'case')}."]
-        )
-    print("Evaluation cases are valid.")
-    return exitcodes.OK
-
-
-def _other_format(path: Path) -> str | None:
-    """One line for a file that is not a JSONL catalog at all (not one per line of it)."""
-    looks = format_of(path, explicit=True)
-    if looks in ("evals-json", "evalflow"):
-        try:
-            json.loads(read_limited(path))
-        except (ValueError, RecursionError, OSError):
-            return None  # not one JSON document either: the problems by line say more
-    elif looks not in ("yaml", "module"):
-        return None
-    what = {
-        "evals-json": "an evals.json",
-        "evalflow": "an evalflow dataset",
-        "yaml": "a YAML case file",
-        "module": "a check module",
-    }[looks]
-    use = f"adhd-evals lint {path}" + (
-        f", or adhd-evals import --format {looks} {path}" if looks != "module" else ""
-    )
-    return f"{path} is not a five-field catalog (JSONL, one case per line): it looks like {what}; use {use}"
+    return plain.validate(cases=cases, max_bytes=max_bytes)
 
 
 @commands.command("export")
@@ -85,21 +45,4 @@ def export_command(
     ],
 ) -> int:
     """Export the catalog to a promptfoo config or a skill-creator evals.json; says what did not survive."""
-    # Imported here: the promptfoo writer brings jinja2 and PyYAML, which validate never needs
-    # (tests/test_cli_startup.py).
-    if to == "plugin-eval":
-        from ..importing.formats.plugin_eval.export import export_suite, write_suite
-
-        files, count, lost = export_suite(cases, suite)
-        write_suite(out, files)
-    else:
-        from ..importing.export import export
-
-        result = export(to, cases, suite, as_json=out.suffix.lower() == ".json")
-        write_all_atomically({out: result.text})
-        count, lost = result.cases, result.lost
-    lines = [f"Wrote {out} ({plural(count, 'case')}, {to})."]
-    if lost:
-        lines += ["Did not survive the export:", *(f"  {line}" for line in lost)]
-    print("\n".join(lines), file=sys.stderr)
-    return exitcodes.OK
+    return plain.export(to=to, cases=cases, suite=suite, out=out)

@@ -12,12 +12,13 @@ Defaults stay in the signatures (typer reads them there), each from the core's c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
-if TYPE_CHECKING:
-    from ..runs.calling.shard import Shard as ShardPart
+from .plain import shard_part
+
+__all__ = ["shard_part"]  # re-exported: the typer commands name it options.shard_part
 
 # typer 0.29 prints "<bool>" beside every flag, which reads as if it took a value.
 FLAG = " "
@@ -148,33 +149,10 @@ def cache(help: str) -> Any:
     return typer.Option("--cache", metavar="[DIR]", help=help)
 
 
-def bare_cache(argv: list[str]) -> list[str]:
-    """`--cache` with no DIR after it (last, or before another option) means the default folder:
-    typer's options take a value or none, never either, so the bare form becomes `--cache=`."""
-    if not argv or argv[0] not in ("run", "plan"):
-        return argv
-    out = list(argv)
-    for at, word in enumerate(out):
-        if word == "--":
-            break
-        if word == "--cache" and (at + 1 == len(out) or out[at + 1].startswith("-")):
-            out[at] = "--cache="
-    return out
-
-
 Jobs = Annotated[int, jobs("Calls run at once.")]
 Retries = Annotated[int, typer.Option("--retries", help="Retries per call after a failure.")]
 Shard = Annotated[str | None, typer.Option("--shard", metavar="K/N|auto", help=SHARD_HELP)]
 ShardCount = Annotated[int | None, typer.Option("--shard-count", help=SHARD_COUNT_HELP)]
-
-
-def shard_part(spec: str | None, count: int | None) -> ShardPart | None:
-    """The shard --shard and --shard-count name, or None for the whole run."""
-    # Imported here: every command imports this module, only check, run and judge take --shard,
-    # and import and validate import nothing from runs (tests/test_cli_startup.py).
-    from ..runs.calling.shard import parse
-
-    return parse(spec, count=count) if spec is not None else None
 
 
 # -- the gate (score, report) --

@@ -11,28 +11,23 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .. import exitcodes, jsonl
-from ..catalog import load_valid
+from .. import exitcodes
 from ..errors import UsageError
 from ..files import DEFAULT_MAX_BYTES, set_max_bytes
 from ..output import refuse_clobbering, write_all_atomically
 from ..runs.deciding import score as scoring
 from ..runs.deciding import swap
-from ..runs.deciding.decision import Decide, checked
-from ..runs.deciding.scoring_request import ScoreRequest, criteria_summary, score, settled
+from ..runs.deciding.decision import checked
 from ..runs.judging import admission, agree
-from ..runs.judging import verdicts as merging
-from ..runs.judging.check import read_responses
-from ..runs.reporting import report
 from ..runs.reporting.report import ReportFormat
-from ..runs.rows import GateName, not_run_note
+from ..runs.rows import GateName
 from ..schema import DEFAULT_CATALOG
-from ..text import plural
 from . import options
 from .options import FLAG, Cases, Checks, Key, MaxBytes
+from .plain import scoring as plain
 
 if TYPE_CHECKING:
-    from ..runs.rows import Certificate, NotRunRow
+    from ..runs.rows import Certificate
 
 commands = typer.Typer()
 AllowLeaky = Annotated[
@@ -112,8 +107,7 @@ def score_command(
     allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """Per-condition means, the weighted score, the paired analysis and the release decision."""
-    set_max_bytes(max_bytes)
-    request = ScoreRequest(
+    return plain.score(
         scores=scores,
         checks=checks,
         quarantine=quarantine,
@@ -124,6 +118,7 @@ def score_command(
         min_trials=min_trials,
         criteria=criteria,
         certificate=certificate,
+        max_bytes=max_bytes,
         plugin_eval_results=plugin_eval_results,
         gate=gate,
         min_effect=min_effect,
@@ -132,9 +127,6 @@ def score_command(
         labels=labels,
         allow_leaky_judge=allow_leaky_judge,
     )
-    text, code = score(request)
-    print(text)
-    return code
 
 
 @commands.command("agree")
@@ -264,40 +256,17 @@ def verdicts_command(
     allow_leaky_judge: AllowLeaky = False,
 ) -> int:
     """One verdict per criterion, and who decided it: a written check, else a person, else a certified judge."""
-    set_max_bytes(max_bytes)
-
-    refuse_clobbering(
-        {"--out": out},
-        {
-            "check results file": checks,
-            "judged sheet": judged,
-            "key file": key,
-            "certificate": certificate,
-            "catalog": cases,
-            **{f"labels {n}": p for n, p in enumerate(labels or [], 1)},
-        },
+    return plain.verdicts(
+        out=out,
+        checks=checks,
+        labels=labels,
+        judged=judged,
+        key=key,
+        certificate=certificate,
+        cases=cases,
+        max_bytes=max_bytes,
+        allow_leaky_judge=allow_leaky_judge,
     )
-    if checks is None and not labels and judged is None:
-        raise UsageError("nothing to merge: pass --checks, --labels or --judged (with --key)")
-    key_rows = merging.read_key(key) if key is not None else None
-    sources = merging.Sources({case["id"]: case["criteria"] for case in load_valid(cases)}, key=key_rows)
-    sources.checks = merging.read_checks(checks) if checks is not None else []
-    given = admission.admit_inputs(labels or [], judged, certificate, allow_leaky=allow_leaky_judge)
-    sources.labels = [(str(p), merging.unblind(rows, key_rows, str(p))) for p, rows in given.labels]
-    if given.judged is not None:
-        sources.judged = merging.unblind(given.judged, key_rows, str(judged))
-    sources.certificate = given.certificate
-    rows = admission.mark_leaky(merging.merge(sources), given.notes)
-    inputs = {"checks": checks, "judged": judged, "key": key, "certificate": certificate, "cases": cases}
-    inputs |= {f"labels {n}": p for n, p in enumerate(labels or [], 1)}
-    text = jsonl.text(rows)
-    record = admission.verdicts_record(out, rows, text, inputs)
-    write_all_atomically({out: text, record[0]: record[1]})
-    if given.notes:
-        print("\n".join(given.notes))
-    print("\n".join(merging.summary_table(rows)))
-    print(f"Wrote {plural(len(rows), 'criterion verdict')} to {out}.", file=sys.stderr)
-    return exitcodes.OK
 
 
 @commands.command("report")
@@ -335,64 +304,21 @@ def report_command(
     ),
 ) -> int:
     """One self-contained HTML report (or Markdown for CI): the gate, charts, every case."""
-    set_max_bytes(max_bytes)
-
-    if key is not None and scores is None:
-        raise UsageError("--key maps a labelled score sheet back: pass the sheet with --scores")
-    decide = checked(gate, min_effect, max_drop)
-    refuse_clobbering(
-        {"--out": out},
-        {
-            "catalog": cases,
-            "responses file": responses,
-            "check results file": checks,
-            "scores file": scores,
-            "key file": key,
-            "criterion verdicts": criteria,
-            "certificate": certificate,
-            "label sheet": labels,
-        },
-    )
-    if labels is not None and scores is None:
-        raise UsageError("--labels corrects a judge's scores: pass them with --scores (and --key)")
-    not_run: list[NotRunRow] = []
-    inputs = report.Inputs(load_valid(cases), read_responses(responses, not_run), full=full)
-    if not_run:  # a curtailed run's rows: skipped, and said
-        print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
-    inputs.checks = (
-        settled(scoring.read_results(checks), criteria, certificate) if checks is not None else None
-    )
-    inputs.criteria = criteria_summary(criteria, certificate)
-    if scores is not None:
-        _add_scores(inputs, scores, key=key, labels=labels, decide=decide, allow_leaky=allow_leaky_judge)
-    text = report.render(fmt, inputs)
-    write_all_atomically({out: text})
-    size = f", {report.size_text(text)}" if full else ""  # --full: how big every case makes it
-    print(
-        f"Wrote {out} ({plural(len(inputs.cases), 'case')}, {plural(len(inputs.responses), 'response')}{size})"
-    )
-    return exitcodes.OK
-
-
-def _add_scores(
-    inputs: report.Inputs,
-    scores: Path,
-    *,
-    key: Path | None,
-    labels: Path | None,
-    decide: Decide,
-    allow_leaky: bool,
-) -> None:
-    """report --scores: the rows, and the verdict score gives them (the same rows refused the same way)."""
-    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky)
-    if leaky:
-        print("\n".join(leaky), file=sys.stderr)
-    inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows
-    inputs.summary = scoring.summarize(
-        inputs.scores,
-        None,
-        inputs.checks,
-        decide=decide,
-        criteria=inputs.criteria,
-        labels=scoring.read_labels(labels, key) if labels is not None else None,
+    return plain.report(
+        cases=cases,
+        responses=responses,
+        checks=checks,
+        scores=scores,
+        key=key,
+        out=out,
+        fmt=fmt,
+        criteria=criteria,
+        certificate=certificate,
+        max_bytes=max_bytes,
+        gate=gate,
+        min_effect=min_effect,
+        max_drop=max_drop,
+        labels=labels,
+        allow_leaky_judge=allow_leaky_judge,
+        full=full,
     )
