@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adhd_evals.cli import _declared, declare, fast, typed
-from adhd_evals.cli.fast import Command, Param
+from adhd_evals.cli.declaration import Command, Param
 from adhd_evals.cli.plain import bare_cache
 from adhd_evals.errors import UserError
 

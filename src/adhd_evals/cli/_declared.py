@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
-from .fast import Command, Param
+from .declaration import Command, Param
 
 COMMANDS: dict[str, Command] = {
     "validate": Command(

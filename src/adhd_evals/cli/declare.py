@@ -25,7 +25,7 @@ from typer.utils import get_params_from_function
 from .. import exitcodes
 from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
 from . import COMMANDS
-from .fast import Command, Param
+from .declaration import Command, Param
 
 TARGET = Path(__file__).with_name("_declared.py")
 # Settings whose every other value changes how typer reads a value: a parameter that sets one
@@ -162,7 +162,7 @@ def render(found: dict[str, Command]) -> str:
         "from pathlib import Path",
         "",
         f"from ..schema import {', '.join(sorted(NAMED.values()))}",
-        "from .fast import Command, Param",
+        "from .declaration import Command, Param",
         "",
         "COMMANDS: dict[str, Command] = {",
     ]

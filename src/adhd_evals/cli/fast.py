@@ -15,29 +15,8 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
-from typing import NamedTuple
 
-
-class Param(NamedTuple):
-    """One parameter of a command as typer declares it; `flags` is empty for an argument."""
-
-    name: str  # the body's keyword
-    flags: tuple[str, ...]
-    kind: str  # "str", "path", "int", "float", "choice" or "flag"
-    choices: tuple[str, ...] = ()
-    many: bool = False  # a repeatable option, or an argument taking every word left
-    default: object = None
-    required: bool = False
-    low: float | None = None
-    high: float | None = None
-
-
-class Command(NamedTuple):
-    """A command's body ("module:function") and its parameters in typer's order."""
-
-    body: str
-    params: tuple[Param, ...]
-
+from .declaration import Command, Param
 
 # Set, it asks click's shell completion for candidates instead of running anything: typer's job
 COMPLETION = "_ADHD_EVALS_COMPLETE"
