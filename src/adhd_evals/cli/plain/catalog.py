@@ -34,6 +34,7 @@ def validate(*, cases: Path, max_bytes: int) -> int:
 def _other_format(path: Path) -> str | None:
     """One line for a file that is not a JSONL catalog at all (not one per line of it)."""
     # Imported here: lint's rules (~10 ms) only for a catalog with problems, never for a valid one
+    from ...importing.catalogue import description_of
     from ...lint import format_of
 
     looks = format_of(path, explicit=True)
@@ -44,12 +45,7 @@ def _other_format(path: Path) -> str | None:
             return None  # not one JSON document either: the problems by line say more
     elif looks not in ("yaml", "module"):
         return None
-    what = {
-        "evals-json": "an evals.json",
-        "evalflow": "an evalflow dataset",
-        "yaml": "a YAML case file",
-        "module": "a check module",
-    }[looks]
+    what = description_of(looks)
     use = f"adhd-evals lint {path}" + (
         f", or adhd-evals import --format {looks} {path}" if looks != "module" else ""
     )
