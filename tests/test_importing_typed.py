@@ -70,6 +70,20 @@ def test_an_is_json_schema_that_is_not_json_text_exports_as_its_rubric() -> None
     assert assertion_for("c", hand) == {"type": "llm-rubric", "value": "c", "config": {"criterion": "c"}}
 
 
+def test_an_is_json_schema_text_that_is_not_json_exports_as_its_rubric() -> None:
+    """'{bad' is no JSON (a hand-edited module): not the vocabulary's call, so llm-rubric with the
+    criterion's text, as a dict schema goes (it ended in a traceback, exit 70); 'null' is JSON but
+    no JSON Schema (an object or a boolean), so it goes as text too, and 'true' is one; not_is_json
+    with a schema is never mapped."""
+    rubric = {"type": "llm-rubric", "value": "c", "config": {"criterion": "c"}}
+    assert assertion_for("c", Mechanical("is_json", (), {"schema": "{bad"})) == rubric
+    assert assertion_for("c", Mechanical("is_json", (), {"schema": "null"})) == rubric
+    true = Mechanical("is_json", (), {"schema": "true"})
+    assert assertion_for("c", true) == {"type": "is-json", "value": True, "config": {"criterion": "c"}}
+    negated = Mechanical("not_is_json", (), {"schema": '{"type": "object"}'})
+    assert assertion_for("c", negated)["type"] == "llm-rubric"
+
+
 def test_a_replaced_catalog_is_read_for_its_text_ids_and_text_prompts(tmp_path: Path) -> None:
     """By hand, line by line: `a` has a text id and prompt (both kept); `b` a text id and a
     number for a prompt (its id kept, no prompt); an id that is a number, a line that is a

@@ -269,12 +269,22 @@ def _mapped(call: Mechanical) -> Assertion | None:
         if schema is None:
             return {"type": call.helper.replace("_", "-")}
         # the vocabulary writes a schema as JSON text; anything else is a person's, not mapped
-        return (
-            {"type": "is-json", "value": json.loads(schema)}
-            if call.helper == "is_json" and isinstance(schema, str)
-            else None
-        )
+        read = _schema_text(schema) if call.helper == "is_json" else None
+        return {"type": "is-json", "value": read} if read is not None else None
     return None
+
+
+def _schema_text(schema: object) -> dict[str, object] | bool | None:
+    """A schema= as the vocabulary writes it, JSON text of a JSON Schema (an object or a
+    boolean), read; None for anything else: a dict, or text a person left unparseable ('{bad')
+    or that is no schema ('null'), is theirs, and the criterion goes as its text."""
+    if not isinstance(schema, str):
+        return None
+    try:
+        read = json.loads(schema)
+    except (ValueError, RecursionError):
+        return None
+    return read if isinstance(read, (dict, bool)) else None
 
 
 def to_promptfoo(
