@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ...text import lone_surrogate_at
 from ..model import MISSING, Case, Check, CheckKind, LeftOut, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, load_json, locate, read_bytes, too_deep
 
@@ -177,13 +178,8 @@ def may_hold_surrogates(json_bytes: bytes) -> bool:
 
 
 def has_lone_surrogate(text: str) -> bool:
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    """Whether `text` holds a lone surrogate, which no catalog line (UTF-8) can hold."""
+    return lone_surrogate_at(text) is not None
 
 
 def text_problem(value: object) -> str | None:
