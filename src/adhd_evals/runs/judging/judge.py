@@ -37,11 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ...catalog import CaseRow, load_valid, read_object_rows
+from ...catalog import CaseRow, load_valid_once, read_object_rows
 from ...errors import InputInvalid, RunnerFailed, UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import plural
 from ..calling import calls, process
+from ..calling.cache import validated_dir
 from ..calling.calls import Unmetered
 from ..calling.config import Runner
 from ..calling.store import Store
@@ -251,7 +252,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
             "shards without and certify on an unsharded judged file"
         )
     sheet = read_sheet(request.sheet)
-    catalog = {case["id"]: case for case in load_valid(request.cases)}
+    catalog = {case["id"]: case for case in load_valid_once(request.cases, validated_dir())}
     missing = sorted({row["case_id"] for row in sheet} - set(catalog))
     if missing:
         raise InputInvalid(
