@@ -18,10 +18,10 @@ from helpers import ROOT
 SOURCE = ROOT / "src" / "adhd_evals"
 
 # Issue 36 asks for under 60, at the JSON boundary only; counted this way, 393 when the round
-# began (94e99d4), 356 after it, 336 with CaseRow (Mappings of Any counted from then), and 1
-# once the readers, judging, calling and the rest were typed (JSON as read is dict[str, object],
-# narrowed where used; the shapes written are TypedDicts). Never raise it.
-DICT_STR_ANY_AT_MOST = 1
+# began (94e99d4), 356 after it, 336 with CaseRow (Mappings of Any counted from then), and 0
+# once the readers, judging, calling, the CLI and the rest were typed (JSON as read is
+# dict[str, object], narrowed where used; the shapes written are TypedDicts). Keep it there.
+DICT_STR_ANY_AT_MOST = 0
 
 MAX_LINES = 500
 # Modules over MAX_LINES, with the length they may not pass until they are split: none left.

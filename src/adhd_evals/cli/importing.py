@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -104,23 +104,46 @@ def import_command(
     if dry_run and out is None:
         raise UsageError("--dry-run compares with what --out DIR holds: pass --out")
     request = Request(out=out, prune=prune, replace=replace, dry_run=dry_run)
-    choices = {
-        "risk": risk,
-        "category": category,
-        "dialect": declared,
-        "default_criteria": not no_default_criteria,
-        "skip_tests": tuple(skip_test),
-        "skill": skill,
-    }
     # Paused for the whole command, output included; the model (acyclic) is freed by reference
     # counting when _import returns, so resuming the collector finds nothing left to scan.
     with collector_paused():
-        _import(fmt, sources, request, choices)
+        _import(
+            fmt,
+            sources,
+            request,
+            risk=risk,
+            category=category,
+            dialect=declared,
+            default_criteria=not no_default_criteria,
+            skip_tests=tuple(skip_test),
+            skill=skill,
+        )
     return exitcodes.OK
 
 
-def _import(fmt: str, sources: list[Path], request: Request, choices: dict[str, Any]) -> None:
-    outcome = import_sources(fmt, sources, request, **choices)
+def _import(
+    fmt: str,
+    sources: list[Path],
+    request: Request,
+    *,
+    risk: Risk | None,
+    category: str | None,
+    dialect: dialects.Dialect | None,
+    default_criteria: bool,
+    skip_tests: tuple[int, ...],
+    skill: str | None,
+) -> None:
+    outcome = import_sources(
+        fmt,
+        sources,
+        request,
+        risk=risk,
+        category=category,
+        dialect=dialect,
+        default_criteria=default_criteria,
+        skip_tests=skip_tests,
+        skill=skill,
+    )
     if request.dry_run:
         for diff in outcome.diffs:
             print(diff, end="")
