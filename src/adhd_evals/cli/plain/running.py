@@ -54,7 +54,7 @@ def run(
     """Run one condition through a model CLI, resumably and concurrently."""
     from ...runs.calling import shard as sharding
     from ...runs.calling.config import load_runner
-    from ...runs.running.curtail import requested
+    from ...runs.running.curtail_options import requested
     from ...runs.running.execute import RunRequest
     from ...runs.running.execute import run as execute
 
@@ -96,7 +96,6 @@ def run(
 
 def _ran(request: RunRequest, summary: RunSummary) -> int:
     """Say what the run did on stderr; BUDGET when it stopped before every row ran."""
-    from ...runs.running.curtail import lines as curtailed_lines
     from ...runs.running.execute import charged_line
 
     said = []
@@ -115,6 +114,8 @@ def _ran(request: RunRequest, summary: RunSummary) -> int:
     if summary.charged_calls:
         said.append(charged_line(summary.charged, summary.charged_calls))
     if summary.curtailed is not None:
+        from ...runs.running.curtail import lines as curtailed_lines  # a curtailed run's modules only
+
         said.append("\n".join(curtailed_lines(summary.curtailed)))
     if request.allow_unmetered:
         cap = f"--max-calls {request.max_calls}" if request.max_calls is not None else "no --max-calls cap"

@@ -33,7 +33,6 @@ import random
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import UsageError
@@ -42,6 +41,7 @@ from ..deciding.audit import ALPHA, Outcome, check_outcomes, pass_counts
 from ..deciding.audit import sign_verdict as sign_verdict  # the verdict curtailment keeps (one home: audit)
 from ..judging.check import catalog_criteria, load_suite, run_checks
 from ..rows import PairedVerdict, ResponseRow, is_response, read_responses
+from .curtail_options import Curtail as Curtail  # what --stop-when-decided was given: its own light module
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
@@ -116,55 +116,6 @@ def stopping_point(signs: Sequence[int], *, anytime: bool = False) -> tuple[int,
 
 
 # ---- in a run ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Curtail:
-    """What `run --stop-when-decided` was given: the baseline's responses, the check module, and
-    the seed of the order the cases run in."""
-
-    baseline: Path
-    suite: Path
-    seed: int = 0
-    anytime: bool = False  # --anytime: the e-process decides instead, stopping once it reaches 1/α
-
-
-def requested(
-    *,
-    stop_when_decided: bool,
-    baseline: Path | None,
-    suite: Path | None,
-    seed: int | None,
-    condition: str,
-    sharded: bool,
-    anytime: bool = False,
-) -> Curtail | None:
-    """The CLI's options as a Curtail (None without --stop-when-decided); any combination that
-    cannot be honoured is refused before anything runs."""
-    if not stop_when_decided:
-        named = (
-            ("--baseline", baseline),
-            ("--suite", suite),
-            ("--seed", seed),
-            ("--anytime", anytime or None),
-        )
-        given = [name for name, value in named if value is not None]
-        if given:
-            raise UsageError(f"{' and '.join(given)} only mean something with --stop-when-decided")
-        return None
-    if condition != "candidate":
-        raise UsageError(
-            "--stop-when-decided runs the candidate against a baseline: use --condition candidate"
-        )
-    if baseline is None:
-        raise UsageError("--stop-when-decided needs --baseline: the baseline's responses, already run")
-    if sharded:
-        raise UsageError("--stop-when-decided decides over every case, so it cannot run one --shard")
-    if suite is None:
-        from ..judging.check import default_suite
-
-        suite = default_suite()
-    return Curtail(baseline, suite, 0 if seed is None else seed, anytime)
 
 
 @dataclass
