@@ -36,18 +36,13 @@ def _problem(line: int, message: str, column: int = 0) -> Problem:
 
 class CaseRow(TypedDict):
     """One catalog line that passed the rules: the five fields they require, typed as the rules
-    make them. A line may carry more keys; code that reads one goes through `extra`."""
+    make them. A line may carry more keys, which no code here reads."""
 
     id: str
     category: str
     prompt: str
     risk: Risk
     criteria: list[str]
-
-
-def extra(row: CaseRow, key: str) -> object:
-    """A key the five fields do not name, as JSON gave it (None when absent)."""
-    return cast("dict[str, object]", row).get(key)
 
 
 class Case(Protocol):
