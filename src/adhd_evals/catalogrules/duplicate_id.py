@@ -103,16 +103,10 @@ class SeenIds:
             exact[case_id] = number
             return True
         digest = hash(case_id) or 1
-        table = self.table
-        size = len(table)
-        slot = digest % size
-        held = table[slot]
-        while held:  # _slot's probe, written out: this runs once a row on the fast path
-            if held == digest:
-                return False
-            slot = (slot + 1) % size
-            held = table[slot]
-        table[slot] = digest
+        slot = _slot(self.table, digest)
+        if self.table[slot]:
+            return False
+        self.table[slot] = digest
         self.count += 1
         if 2 * self.count > len(self.table):
             self._grow()
