@@ -25,7 +25,7 @@ from adhd_evals import exitcodes
 from adhd_evals.errors import RunnerFailed, Stopped, UsageError
 from adhd_evals.runs.calling import calls
 from adhd_evals.runs.calling.config import Runner
-from adhd_evals.runs.calling.store import Store
+from adhd_evals.runs.calling.store import Ledger, Store
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
 TEXT = Runner("text", (sys.executable, FAKE), "text")  # reports no cost
@@ -336,3 +336,38 @@ def test_the_shared_checks_take_any_policy_with_the_common_fields() -> None:
         calls.check_amounts(Policy(TEXT, budget_usd=float("nan")))
     calls.check_amounts(Policy(TEXT, allow_unmetered=True))
     calls.check_limits(Policy(TEXT, allow_unmetered=True))
+
+
+def test_the_ledger_gives_each_of_many_workers_its_own_ticket(tmp_path: Path) -> None:
+    """Eight workers reserving at once (what `--jobs 8` does): each reservation gets a ticket of
+    its own, and none raises. Ticket numbers came from one generator entered by every worker, which
+    raised "generator already executing" (an internal error) when two met in it."""
+    ledger = Ledger.beside(tmp_path / "out.jsonl", "w")
+    errors: list[BaseException] = []
+    tickets: list[str] = []
+    start = threading.Barrier(8)
+
+    def reserve() -> None:
+        start.wait()
+        try:
+            tickets.extend(ledger.reserve(0.01, "baseline", "r") for _ in range(5000))
+        except BaseException as exc:  # whatever it is, the assertion below names it
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: a meeting within the minute
+    try:
+        workers = [threading.Thread(target=reserve) for _ in range(8)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+        ledger.close()
+    assert errors == []
+    assert len(set(tickets)) == 40000
+    written = [
+        json.loads(line)["id"] for line in (tmp_path / "out.jsonl.ledger").read_text().split("\n") if line
+    ]
+    assert sorted(written) == sorted(tickets)

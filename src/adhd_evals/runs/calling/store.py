@@ -224,7 +224,8 @@ class Ledger:
         self.charged[scope] = self.charged.get(scope, 0.0) + usd
 
     def reserve(self, usd: float, condition: str, runner: str) -> str:
-        ticket = str(next(self._ids))
+        with self._lock:  # workers reserve at once: a generator entered twice raises ValueError
+            ticket = str(next(self._ids))
         self._write({"id": ticket, "reserve": usd, "condition": condition, "runner": runner})
         return ticket
 
