@@ -30,7 +30,7 @@ try:
     with _signals() as stop:
         sender = threading.Thread(target=pester)
         sender.start()
-        until = time.monotonic() + 0.6
+        until = time.monotonic() + 0.3
         while time.monotonic() < until:  # the main thread in and out of the stop's lock
             stop.wait(0)
         done.set()
@@ -43,7 +43,7 @@ except Stopped as stopped:
 
 def test_sigterm_while_the_main_thread_waits_on_the_stop_stops_the_run_with_143() -> None:
     """The main thread waits on the stop (Event.wait, holding the Event's lock for a few
-    bytecodes each time) for 0.6 s while SIGTERM comes every 0.2 ms: about 3,000 signals, so
+    bytecodes each time) for 0.3 s while SIGTERM comes every 0.2 ms: about 1,500 signals, so
     some land while the lock is held. Expected, from the promise of _signals: the stop is set
     ("set"), then Stopped with 143 (exitcodes.TERMINATED) on the way out, and nothing else on
     stderr. Without the fix the process died of SIGTERM (-15) within 0.2 s in 5 runs of 5."""
