@@ -340,26 +340,43 @@ def _text(stream: IO[bytes], limit: int) -> tuple[str, int | None]:
 
 _guard: list[subprocess.Popen[bytes] | None] = []  # the scope's watchdog, once a call has started
 _before: set[tuple[int, int]] = set()  # (pid, start time) of our descendants when the scope began
+# Scopes open at once (runs called from Python on several threads) share one guard: the first
+# sets it up, the last ends what their calls left; one ending earlier would end the others' calls.
+_scopes = [0]
 
 
 @contextlib.contextmanager
 def guarded(report: Callable[[str], None]) -> Iterator[None]:
     """Calls made inside never outlive it: stale scratch swept first (named through
     `report`); at the first call, us a subreaper and a watchdog for our SIGKILL; every
-    tagged process ended after."""
+    tagged process ended after (by the last of the scopes open at once)."""
+    with _spawning:
+        _scopes[0] += 1
+        if _scopes[0] == 1:
+            _open_guard(report)
+    try:
+        yield
+    finally:
+        with _spawning:
+            _scopes[0] -= 1
+            if _scopes[0] == 0:
+                _close_guard()
+
+
+def _open_guard(report: Callable[[str], None]) -> None:
     for line in sweep_stale():
         report(line)
     _guard.clear()
     _before.clear()
     _before.update(identified(descendants(os.getpid())))
-    try:
-        yield
-    finally:
-        if LINUX and _guard:
-            end_tagged(f"{owner()}/", _scratch_root(owner()), descendants(os.getpid()))
-            _end_new_descendants(_guard[0])
-        _dismiss(_guard[0] if _guard else None)
-        _guard.clear()
+
+
+def _close_guard() -> None:
+    if LINUX and _guard:
+        end_tagged(f"{owner()}/", _scratch_root(owner()), descendants(os.getpid()))
+        _end_new_descendants(_guard[0])
+    _dismiss(_guard[0] if _guard else None)
+    _guard.clear()
 
 
 def _end_new_descendants(watchdog: subprocess.Popen[bytes] | None) -> None:

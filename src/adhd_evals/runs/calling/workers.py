@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import signal
 import sys
 import threading
@@ -69,9 +70,18 @@ def _signals() -> Iterator[threading.Event]:
         yield stop
         return
 
+    # The handler runs in the main thread between two of its bytecodes, perhaps inside
+    # stop.wait holding the stop's lock: setting the stop there would wait for itself. It
+    # only writes a byte (no lock); a thread of its own sets the stop.
+    wake, woken = os.pipe()
+    os.set_blocking(woken, False)
+    setter = threading.Thread(target=_set_when_woken, args=(wake, stop), daemon=True)
+    setter.start()
+
     def handle(signum: int, frame: object) -> None:
         received.append(signum)
-        stop.set()
+        with contextlib.suppress(BlockingIOError):  # a full pipe already holds a wake-up
+            os.write(woken, b"!")
 
     previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -79,6 +89,9 @@ def _signals() -> Iterator[threading.Event]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        os.close(woken)  # the setter reads the end of the pipe and leaves
+        setter.join()
+        os.close(wake)
     if received:
         terminated = received[0] == signal.SIGTERM
         raise Stopped(
@@ -86,6 +99,12 @@ def _signals() -> Iterator[threading.Event]:
             "calls in flight were ended",
             exitcodes.TERMINATED if terminated else exitcodes.INTERRUPTED,
         )
+
+
+def _set_when_woken(wake: int, stop: threading.Event) -> None:
+    """Set the stop at each byte a signal handler writes, until the pipe is closed."""
+    while os.read(wake, 512):
+        stop.set()
 
 
 Task = TypeVar("Task")

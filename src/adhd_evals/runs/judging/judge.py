@@ -385,6 +385,7 @@ def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: cal
     for row in sample:
         case = catalog[str(row["case_id"])]  # a catalog id: the rows sampled are the catalog's
         again = _answer(request, row, case, list(reversed(case["criteria"])), session)
+        session.budget.row_lost()  # no row will carry this call's cost: the ledger keeps it
         if again is None:
             break
         _compare(check, row, again[0])
