@@ -5,12 +5,23 @@ declare lets it skip them (contract.py), and nothing else."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from ..problem import Finding, Problem
 from . import CATALOG_RULES, ROW_RULES
-from .contract import PREDICATE_ERRORS, CatalogRead, RecordingCheck, RowCheck, RowRule, Rule, Run, fused
+from .contract import (
+    PREDICATE_ERRORS,
+    CatalogRead,
+    Field,
+    RecordingCheck,
+    RowCheck,
+    RowRule,
+    Rule,
+    Run,
+    fused,
+)
+from .linepattern import line_test
 from .row import Row
 
 T = TypeVar("T")
@@ -47,6 +58,36 @@ class RowRun:
             if not check.clean(row, number):
                 return False
         return True
+
+    def line_clean(self) -> Callable[[str, int], bool] | None:
+        """The first test of a line (its text), from the rules' facts (linepattern.py): true
+        only when no row rule can report it, recording what the recording checks would. None
+        when a rule declares no facts: then the pattern vouches for no line."""
+        facts: list[Field] = []
+        for rule in ROW_RULES:
+            declared: tuple[Field, ...] | None = getattr(rule, "facts", None)  # a rule may not say
+            if declared is None:
+                return None
+            facts += declared
+        test = line_test(tuple(facts), tuple(check.field for check in self.recording))
+        if test is None:
+            return None
+        match, free = test.match, test.free
+        records = tuple((test.recorded[check.field], check.record) for check in self.recording)
+
+        def clean(text: str, number: int) -> bool:
+            found = match(text)
+            if found is None:
+                return False
+            for group, unreported in free:  # a loop: cheaper than all() of a generator
+                if not unreported(found[group]):
+                    return False
+            for group, record in records:  # noqa: SIM110  # last: they record
+                if not record(found[group], number):
+                    return False
+            return True
+
+        return clean
 
     def state(self, kind: type[T]) -> T:
         """The check of this run that is a `kind` (a test seeds E106's ids through it)."""
