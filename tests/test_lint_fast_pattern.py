@@ -78,6 +78,55 @@ def lines(draw: st.DrawFn) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+# Pieces of a JSON string as a line holds them: plain, escaped (a surrogate's, a lone one's and
+# an escaped space's too), and raw characters JSON forbids there.
+PIECES = st.sampled_from(
+    [
+        "a",
+        "A",
+        " ",
+        "\u00a0",
+        "\u3000",
+        "é",
+        "😀",
+        " and gives ",
+        " AND Shows ",
+        r"\"",
+        "\\\\",
+        r"\n",
+        r"\t",
+        r"\u0020",
+    ]
+    + [r"\u00e9", r"\ud800", r"\udc00", r"\ud83d\ude00", r"\u0061", "\t", "\x1f", "\x7f", "\\", '"']
+)
+string = st.lists(PIECES, max_size=2).map(lambda pieces: '"' + "".join(pieces) + '"')
+solid = st.tuples(string, string).map(lambda two: two[0][:-1] + "x" + two[1][1:])  # never blank
+scalars = st.sampled_from(["3", "null", "true", "[]", "{}", '"low"', r'"l\u006fw"', '"High"', '""'])
+
+
+@st.composite
+def written(draw: st.DrawFn) -> bytes:
+    """The five fields in their order written as JSON text, one or two of them piece by piece
+    (often clean, with an edge inside); sometimes one is any other JSON token, or gone."""
+    fields = {"id": draw(st.sampled_from(['"a"', '"b"'])), "category": '"c"', "prompt": '"p"'}
+    fields["risk"] = draw(st.sampled_from(['"low"', '"medium"', '"high"', '"High"', '"x"', '" low"']))
+    fields["criteria"] = '["Answers 102."]'
+    for name in draw(
+        st.sets(st.sampled_from(["id", "category", "prompt", "criteria"]), min_size=1, max_size=2)
+    ):
+        if name == "criteria":
+            fields[name] = "[" + ", ".join(draw(st.lists(solid | string, min_size=1, max_size=2))) + "]"
+        else:
+            fields[name] = draw(solid)
+    for name in draw(st.sets(st.sampled_from(sorted(fields)), max_size=draw(st.sampled_from([0, 0, 1])))):
+        fields[name] = draw(scalars | string)
+    for name in draw(st.sets(st.sampled_from(sorted(fields)), max_size=draw(st.sampled_from([0, 0, 0, 1])))):
+        del fields[name]
+    item, key = draw(st.sampled_from([(", ", ": "), (",", ":"), (" ,\t", " :  ")]))
+    text = "{" + item.join(f'"{name}"{key}{value}' for name, value in fields.items()) + "}"
+    return text.encode("utf-8", "surrogatepass")
+
+
 def _by_the_rules(catalog: list[bytes]) -> list[Problem]:
     """Every line through every row rule (no fast path), then the catalog rules."""
     run = RowRun()
@@ -88,7 +137,7 @@ def _by_the_rules(catalog: list[bytes]) -> list[Problem]:
 
 @pytest.mark.long
 @settings(max_examples=150, deadline=None)
-@given(catalog=st.lists(lines(), min_size=1, max_size=4))
+@given(catalog=st.lists(written() | lines() | written(), min_size=1, max_size=4))
 def test_the_line_pattern_reports_what_the_rules_report(catalog: list[bytes]) -> None:
     """The property, with the pattern from the first line on: same problems, same order."""
     _, problems, _ = lint_lines(catalog, pattern_after=0)
