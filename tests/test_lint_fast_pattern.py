@@ -323,3 +323,20 @@ def test_values_among_add_up_and_only_plain_ones_are_written() -> None:
     ]
     none = line_test((Field("r", TEXT, among=()),), ())
     assert none is not None and none.match('{"r": ""}') is None
+
+
+def test_a_rule_naming_a_field_without_a_kind_turns_the_pattern_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A toy rule's facts say only that a sixth field is present: no rule says how its value is
+    written, so the engine has no pattern, and a five-field line is still linted (clean)."""
+    toy = SimpleNamespace(
+        ID="E999",
+        NAME="toy",
+        SEVERITY=ERROR,
+        SCOPE="row",
+        clean=Predicate("True"),
+        facts=(Field("extra"),),
+        start=lambda run: lambda row: iter(()),
+    )
+    monkeypatch.setattr(engine, "ROW_RULES", [*catalogrules.ROW_RULES, toy])
+    assert RowRun().line_clean() is None
+    assert lint_lines([GOOD.encode()], pattern_after=0)[:2] == (1, [])
