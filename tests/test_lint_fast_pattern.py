@@ -27,6 +27,7 @@ from adhd_evals.catalogrules.linepattern import line_test, merged
 from adhd_evals.catalogrules.row import Row
 from adhd_evals.catalogrules.stream import lint_lines, read_row
 from adhd_evals.problem import ERROR, Finding, Problem
+from helpers import CORPUS
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}'
 
@@ -340,3 +341,20 @@ def test_a_rule_naming_a_field_without_a_kind_turns_the_pattern_off(monkeypatch:
     monkeypatch.setattr(engine, "ROW_RULES", [*catalogrules.ROW_RULES, toy])
     assert RowRun().line_clean() is None
     assert lint_lines([GOOD.encode()], pattern_after=0)[:2] == (1, [])
+
+
+def test_the_real_catalogs_read_alike_with_the_pattern() -> None:
+    """Every JSONL catalog of ../shared/corpus (real files, escapes and CJK included): the same
+    cases and problems with the pattern from line 1 as with no pattern at all; and the pattern
+    does vouch for some of their lines (else the comparison would prove nothing)."""
+    catalogs = sorted((CORPUS / "jsonl").glob("*.jsonl"))
+    if not catalogs:
+        pytest.skip("../shared/corpus is not here (a user's clone has none)")
+    vouched = 0
+    for path in catalogs:
+        catalog = path.read_bytes().splitlines(keepends=True)
+        assert lint_lines(catalog, pattern_after=0)[:2] == lint_lines(catalog, pattern_after=len(catalog))[:2]
+        clean = RowRun().line_clean()
+        assert clean is not None
+        vouched += sum(clean(raw.decode("utf-8", "replace"), number) for number, raw in enumerate(catalog, 1))
+    assert vouched > 0
