@@ -23,7 +23,7 @@ from adhd_evals import catalogrules
 from adhd_evals.catalogrules import engine
 from adhd_evals.catalogrules.contract import ANY, TEXT, TEXTS, CatalogRead, Field, Predicate
 from adhd_evals.catalogrules.engine import RowRun, check_catalog
-from adhd_evals.catalogrules.linepattern import line_test, merged
+from adhd_evals.catalogrules.linepattern import SOLID_ESCAPE, line_test, merged
 from adhd_evals.catalogrules.row import Row
 from adhd_evals.catalogrules.stream import lint_lines, read_row
 from adhd_evals.problem import ERROR, Finding, Problem
@@ -171,6 +171,8 @@ def _vouches(line: str) -> bool:
         pytest.param(json.dumps(json.loads(GOOD), separators=(",", ":")) + "\r\n", id="compact"),
         pytest.param(GOOD.replace('"p"', r'"\n say \"hi\" \u00e9"'), id="escapes in a text"),
         pytest.param(GOOD.replace('"p"', '"\u3000p"'), id="a Unicode space before a character"),
+        pytest.param(GOOD.replace("Answers 102.", r"Says \"no\" \u00e9"), id="escapes in a criterion"),
+        pytest.param(GOOD.replace("Answers 102.", r"\u4e0d\u3002"), id="a criterion written in escapes only"),
     ],
 )
 def test_the_pattern_vouches_for_a_clean_line(line: str) -> None:
@@ -195,13 +197,17 @@ def test_a_vouched_lines_id_is_recorded() -> None:
         pytest.param(GOOD.replace('"p"', '" "'), ["E105"], id="blank prompt"),
         pytest.param(GOOD.replace('"p"', r'"\n\u0020"'), ["E105"], id="prompt of escaped spaces"),
         pytest.param(GOOD.replace('"p"', '"\u00a0"'), ["E105"], id="prompt of a Unicode space"),
+        pytest.param(
+            GOOD.replace('"p"', r'"\u3000\u2028\u1680\u0085"'),
+            ["E105"],
+            id="prompt of escaped Unicode spaces",
+        ),
         pytest.param(GOOD.replace('["Answers 102."]', "[]"), ["E108"], id="empty criteria"),
         pytest.param(GOOD.replace('102."]', '102.", " "]'), ["E108"], id="blank criterion"),
         pytest.param(GOOD.replace("Answers 102.", "Finds it and gives the fix."), ["W201"], id="bundled"),
         pytest.param(
             GOOD.replace("Answers 102.", r"Finds it\nand gives"), ["W201"], id="bundled after an escape"
         ),
-        pytest.param(GOOD.replace("Answers 102.", r"Says \"no\""), [], id="a criterion with an escape"),
         pytest.param(GOOD.replace('"a"', "3"), ["E104"], id="id a number"),
         pytest.param(GOOD.replace('["Answers 102."]', '"x"'), ["E104"], id="criteria a text"),
         pytest.param(GOOD.replace(', "risk": "low"', ""), ["E103"], id="no risk"),
@@ -358,3 +364,12 @@ def test_the_real_catalogs_read_alike_with_the_pattern() -> None:
         assert clean is not None
         vouched += sum(clean(raw.decode("utf-8", "replace"), number) for number, raw in enumerate(catalog, 1))
     assert vouched > 0
+
+
+def test_an_escape_counts_as_kept_only_when_it_names_no_space() -> None:
+    """SOLID_ESCAPE (an escape strip() keeps) admits no escape of a space, in either case of
+    hex, and does admit the escapes of other characters (a CJK one, a quote, U+FEFF)."""
+    spaces = [c for c in range(0x10000) if chr(c).isspace()]
+    escapes = [f"\\u{c:04x}" for c in spaces] + [f"\\u{c:04X}" for c in spaces] + ["\\n", "\\t", "\\r", "\\f"]
+    assert [e for e in escapes if re.fullmatch(SOLID_ESCAPE, e)] == []
+    assert all(re.fullmatch(SOLID_ESCAPE, e) for e in ("\\u4e0d", "\\uFEFF", '\\"', "\\/", "\\\\"))

@@ -58,7 +58,7 @@ def start(run: Run) -> RowCheck:
 
 def unbundled(text: str) -> bool:
     """True when no criterion in `text` bundles: the criteria joined by characters BUNDLED
-    holds none of, and no word character (a newline; or `", "` in a JSON list written without
+    holds none of, and no word character (a newline; or `", "` in a JSON list without
     escapes), so that no match spans two criteria and each one's word boundaries stay. It
     cannot match where "and " is absent from the lowered text, so one search is rarely run."""
     return "and " not in text.lower() or not BUNDLED.search(text)

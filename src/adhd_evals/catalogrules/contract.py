@@ -75,8 +75,9 @@ class Field(NamedTuple):
     nonblank: bool = False  # TEXT: `strip()` leaves something; TEXTS: so does every item's
     among: tuple[str, ...] | None = None  # TEXT: one of these (written plainly, no escape)
     nonempty: bool = False  # TEXTS: at least one item
-    # TEXTS: true only when the rule cannot report a list whose JSON text this is (its items
-    # written without escapes, so their text is their value, joined by `", "`-like separators)
+    # TEXTS: true only when the rule cannot report a list of these items: its JSON text when
+    # it holds no escape (each item's characters are its value, between `", "`-like
+    # separators), else the items joined by newlines
     free: Callable[[str], bool] | None = None
 
 

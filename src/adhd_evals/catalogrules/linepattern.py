@@ -10,8 +10,8 @@ their values may be. The pattern is sound, not complete: it admits only text the
 accepts as such an object (UTF-8 already decoded; no surrogate escape, no raw control
 character, no repeated key), and a line it refuses simply goes to the parse and the rules.
 
-Fields a recording check reads (E106's id), and lists with a `free` test, are matched in
-plain text (no escape), so the text a group captures is the value itself.
+A field a recording check reads (E106's id) is matched in plain text (no escape), so the text
+its group captures is the value itself; a list with a `free` test is captured whole.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ PLAIN = r'[^"\\\x00-\x1f]'  # a character a JSON string holds as itself
 ESCAPE = r'\\(?:["\\/bfnrt]|u(?:[0-9a-ce-fA-CE-F][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}))'
 SPACE = r"[^\S\x00-\x1f]"  # what str.strip() removes and a JSON string may hold as itself
 SOLID = r'[^\s"\\\x00-\x1f]'  # a plain character str.strip() keeps
+# an escape of a character str.strip() keeps: every space is U+00xx, U+1680, U+20xx or U+3000
+SOLID_ESCAPE = r'\\(?:["\\/]|u(?!00|1680|20|3000|[dD][89a-fA-F])[0-9a-fA-F]{4})'
 GAP = r"[ \t\n\r]*+"  # JSON's whitespace between tokens
 
 
@@ -87,7 +89,7 @@ def line_test(facts: tuple[Field, ...], recorded: tuple[str, ...]) -> LineTest |
         return None
     parts, free, groups = [], [], {}
     for number, (name, field) in enumerate(fields.items(), start=1):
-        plain = name in recorded or bool(field.free)
+        plain = name in recorded
         parts.append(f"{GAP}{re.escape(json.dumps(name))}{GAP}:{GAP}{_value(field, plain=plain)}")
         free += [(number, test) for test in field.free]
         groups[name] = number
@@ -112,7 +114,8 @@ def _string(nonblank: bool, among: tuple[str, ...] | None, *, plain: bool) -> st
         ]
         return "(?:" + "|".join(re.escape(v) for v in values) + ")" if values else "(?!)"
     rest = f"{PLAIN}*+" if plain else f"{PLAIN}*+(?:{ESCAPE}{PLAIN}*+)*+"
-    if nonblank:  # something strip() keeps: a plain non-space after spaces (or escapes)
-        lead = f"{SPACE}*+" if plain else f"(?:{SPACE}|{ESCAPE})*+"
-        return f"{lead}{SOLID}{rest}"
+    if nonblank:  # something strip() keeps, after spaces (or escapes that may be spaces)
+        return (
+            f"{SPACE}*+{SOLID}{rest}" if plain else f"(?:{SPACE}|{ESCAPE})*?(?:{SOLID}|{SOLID_ESCAPE}){rest}"
+        )
     return rest
