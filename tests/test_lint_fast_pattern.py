@@ -294,8 +294,10 @@ def test_two_kinds_for_one_field_are_refused() -> None:
 
 
 def test_a_field_without_a_kind_or_a_recorded_list_leaves_no_pattern() -> None:
-    """Present only (ANY): the pattern cannot write its value; a recorded field must be a text."""
+    """Present only (ANY): the pattern cannot write its value; a `free` test reads a list, not
+    a text; a recorded field must be a text."""
     assert line_test((Field("id", TEXT), Field("x", ANY)), ()) is None
+    assert line_test((Field("id", TEXT, free=str.isascii),), ()) is None
     assert line_test((Field("id", TEXTS),), ("id",)) is None
     assert line_test((Field("id", TEXT),), ("id",)) is not None
 

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from .contract import ANY, TEXT, Field
+from .contract import ANY, TEXT, TEXTS, Field
 
 PLAIN = r'[^"\\\x00-\x1f]'  # a character a JSON string holds as itself
 # an escape, never of a surrogate (a lone one names no character: E110 looks at those)
@@ -80,10 +80,11 @@ def _both(one: tuple[str, ...] | None, other: tuple[str, ...] | None) -> tuple[s
 @functools.lru_cache(maxsize=8)
 def line_test(facts: tuple[Field, ...], recorded: tuple[str, ...]) -> LineTest | None:
     """The pattern of a line no rule can report by these facts (compiled on first use: a few
-    milliseconds a hook linting 20 cases need not spend); None when some field has no kind,
-    or a recorded field is not text: then the pattern cannot vouch for any line."""
+    milliseconds a hook linting 20 cases need not spend); None when some field has no kind
+    (or a `free` test on a text: those read lists), or a recorded field is not text: then the
+    pattern cannot vouch for any line."""
     fields = merged(facts)
-    if any(field.kind == ANY for field in fields.values()) or any(
+    if any(field.kind == ANY or (field.free and field.kind != TEXTS) for field in fields.values()) or any(
         fields.get(name, Merged(ANY, False, None, False, ())).kind != TEXT for name in recorded
     ):
         return None
