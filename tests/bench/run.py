@@ -315,6 +315,14 @@ def bench_lint(repeat: int, sizes: list[int]) -> None:
                 floor,
                 "<= 1.3x, peak <= 64 MiB (issues 15, 38)",
             )
+            # CPU time too, the two interleaved: on a shared machine the wall clock is the load's
+            (_, floor_cpu), (_, lint_cpu) = interleaved(
+                [[py, "-c", LINT_FLOOR, str(big)], [py, "-c", CLI, "lint", str(big)]], repeat
+            )
+            print(
+                f"{'  CPU (user+sys), least of ' + str(repeat):<44} {lint_cpu:7.3f} s"
+                f"{'':17}   floor {floor_cpu:7.3f} s  ratio {lint_cpu / floor_cpu:5.2f}x   target <= 1.3x"
+            )
             big.unlink()
         # The other sources a hook lints: one large evals.json, and a folder of YAML cases.
         source = work / "skill" / "evals" / "evals.json"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from ..problem import WARNING, Finding
-from .contract import ROW, Predicate, RowCheck, Run
+from .contract import ROW, TEXTS, Field, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -56,13 +56,18 @@ def start(run: Run) -> RowCheck:
     return check  # nothing is remembered across rows
 
 
-# One search for all criteria: the pattern holds no newline, so no match spans two of them;
-# and it cannot match where "and " is absent from the lowered text.
+def unbundled(text: str) -> bool:
+    """True when no criterion in `text` bundles: the criteria joined by characters BUNDLED
+    holds none of, and no word character (a newline; or `", "` in a JSON list without
+    escapes), so that no match spans two criteria and each one's word boundaries stay. It
+    cannot match where "and " is absent from the lowered text, so one search is rarely run."""
+    return "and " not in text.lower() or not BUNDLED.search(text)
+
+
 clean = Predicate(
-    "type(row['criteria']) is list"
-    " and ('and ' not in (joined := '\\n'.join(row['criteria'])).lower() or not BUNDLED.search(joined))",
-    BUNDLED=BUNDLED,
+    "type(row['criteria']) is list and UNBUNDLED('\\n'.join(row['criteria']))", UNBUNDLED=unbundled
 )
+facts = (Field("criteria", TEXTS, free=unbundled),)
 
 
 def check(row: Row) -> Iterator[Finding]:

@@ -26,6 +26,12 @@ and the engine honours exactly that (stream.py):
   engine fuses every rule's predicate into one function (one call a row, not one a rule).
 - A rule that remembers across rows (E106) has its started check declare `clean(row, line)`
   instead (`RecordingCheck`): the fast path records what the check would (the id), last.
+
+Before any parse, a long catalog's lines meet one regular expression (linepattern.py), compiled
+from what each row rule declares a clean line's fields look like (`facts`, a tuple of `Field`:
+none for a rule the strict grammar already satisfies; None, or no `facts` at all, when the
+rule cannot say, and then no line is vouched for by the pattern). A line the pattern matches
+is a clean row by every rule's facts; any other line takes the path above.
 """
 
 from __future__ import annotations
@@ -53,6 +59,26 @@ class Rule(Protocol):
 RowCheck = Callable[[Row], Iterable[Finding]]  # one run's check of one row
 Clean = Callable[[dict[str, object]], bool]  # True: the rule cannot report a row parsed to this object
 PREDICATE_ERRORS = (LookupError, TypeError, AttributeError)  # what reading an odd row may raise
+
+
+TEXT = "text"  # a Field's kinds: a JSON string,
+TEXTS = "texts"  # a JSON list of strings,
+ANY = "any"  # or only present (the pattern cannot vouch for a field no rule gives a kind)
+
+
+class Field(NamedTuple):
+    """One fact a row rule declares about one field of every line it cannot report, in terms
+    the line pattern can check in C. Facts about one field add up (their conjunction)."""
+
+    name: str
+    kind: str = ANY
+    nonblank: bool = False  # TEXT: `strip()` leaves something; TEXTS: so does every item's
+    among: tuple[str, ...] | None = None  # TEXT: one of these (written plainly, no escape)
+    nonempty: bool = False  # TEXTS: at least one item
+    # TEXTS: true only when the rule cannot report a list of these items: its JSON text when
+    # it holds no escape (each item's characters are its value, between `", "`-like
+    # separators), else the items joined by newlines
+    free: Callable[[str], bool] | None = None
 
 
 class Predicate:
@@ -105,6 +131,11 @@ class RecordingCheck(Protocol):
     def __call__(self, row: Row) -> Iterable[Finding]: ...
 
     def clean(self, row: dict[str, object], number: int) -> bool: ...
+
+    # the line pattern's way in: the text field whose value is recorded (its text, plain)
+    field: str
+
+    def record(self, text: str, number: int) -> bool: ...
 
 
 class Run(NamedTuple):

@@ -21,6 +21,7 @@ ID = "E106"
 NAME = "duplicate-id"
 SEVERITY = ERROR
 SCOPE = ROW
+facts = ()  # its started check records the id the line pattern captures (DuplicateIds.field)
 clean = None  # what it remembers is the started check's: DuplicateIds.clean
 
 
@@ -37,13 +38,19 @@ class DuplicateIds:
     """E106 in one run: the ids seen so far are its state. The catalog's fast path records
     the ids of the rows it proves clean here too (`seen.add`), so no id is missed."""
 
+    field = "id"  # what it records, for the line pattern
+
     def __init__(self, seen: SeenIds) -> None:
         self.seen = seen
 
     def clean(self, row: dict[str, object], number: int) -> bool:
         """True (and the id recorded) when the row's id is no repeat; the fast path asks last."""
         case_id = row.get("id")
-        return not (type(case_id) is str and case_id) or self.seen.add(case_id, number)
+        return type(case_id) is not str or self.record(case_id, number)
+
+    def record(self, text: str, number: int) -> bool:
+        """`clean` of a row whose id is this text (an empty id is E105's, never recorded)."""
+        return not text or self.seen.add(text, number)
 
     def __call__(self, row: Row) -> Iterator[Finding]:
         case_id = _id(row)

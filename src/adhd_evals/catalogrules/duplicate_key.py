@@ -20,6 +20,7 @@ ID = "E109"
 NAME = "duplicate-key"
 SEVERITY = ERROR
 SCOPE = ROW
+facts = ()  # the line pattern admits only what the strict parse does (linepattern.py)
 clean = None  # the fast path parses with duplicate keys refused
 
 

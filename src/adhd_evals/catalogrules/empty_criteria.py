@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..problem import ERROR, Finding
-from .contract import ROW, Predicate, RowCheck, Run
+from .contract import ROW, TEXTS, Field, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -29,6 +29,7 @@ def start(run: Run) -> RowCheck:
 clean = Predicate(
     "type(row['criteria']) is list and row['criteria'] != [] and '' not in map(str.strip, row['criteria'])"
 )
+facts = (Field("criteria", TEXTS, nonblank=True, nonempty=True),)
 
 
 def check(row: Row) -> Iterator[Finding]:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..problem import ERROR, Finding
 from ..schema import TEXT_FIELDS
-from .contract import ROW, Predicate, RowCheck, Run
+from .contract import ROW, TEXT, Field, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -28,6 +28,7 @@ def start(run: Run) -> RowCheck:
 
 
 clean = Predicate(" and ".join(f"row[{name!r}].strip() != ''" for name in TEXT_FIELDS))
+facts = tuple(Field(name, TEXT, nonblank=True) for name in TEXT_FIELDS)
 
 
 def check(row: Row) -> Iterator[Finding]:

@@ -29,6 +29,7 @@ SEVERITY = ERROR
 SCOPE = ROW
 # A BOM, invalid UTF-8 and a lone surrogate (only a `\ud800`-style escape can write one in
 # valid UTF-8) are each refused by the fast path's strict parse: it never sees them.
+facts = ()  # the line pattern admits only what the strict parse does (linepattern.py)
 clean = None
 
 

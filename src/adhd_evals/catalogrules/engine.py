@@ -5,12 +5,24 @@ declare lets it skip them (contract.py), and nothing else."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from ..problem import Finding, Problem
 from . import CATALOG_RULES, ROW_RULES
-from .contract import PREDICATE_ERRORS, CatalogRead, RecordingCheck, RowCheck, RowRule, Rule, Run, fused
+from .contract import (
+    PREDICATE_ERRORS,
+    CatalogRead,
+    Field,
+    RecordingCheck,
+    RowCheck,
+    RowRule,
+    Rule,
+    Run,
+    fused,
+)
+from .linepattern import line_test
 from .row import Row
 
 T = TypeVar("T")
@@ -48,6 +60,36 @@ class RowRun:
                 return False
         return True
 
+    def line_clean(self) -> Callable[[str, int], bool] | None:
+        """The first test of a line (its text), from the rules' facts (linepattern.py): true
+        only when no row rule can report it, recording what the recording checks would. None
+        when a rule declares no facts: then the pattern vouches for no line."""
+        facts: list[Field] = []
+        for rule in ROW_RULES:
+            declared: tuple[Field, ...] | None = getattr(rule, "facts", None)  # a rule may not say
+            if declared is None:
+                return None
+            facts += declared
+        test = line_test(tuple(facts), tuple(check.field for check in self.recording))
+        if test is None:
+            return None
+        match, free = test.match, test.free
+        records = tuple((test.recorded[check.field], check.record) for check in self.recording)
+
+        def clean(text: str, number: int) -> bool:
+            found = match(text)
+            if found is None:
+                return False
+            for group, unreported in free:  # a loop: cheaper than all() of a generator
+                if not unreported(_items(found[group])):
+                    return False
+            for group, record in records:  # noqa: SIM110  # last: they record
+                if not record(found[group], number):
+                    return False
+            return True
+
+        return clean
+
     def state(self, kind: type[T]) -> T:
         """The check of this run that is a `kind` (a test seeds E106's ids through it)."""
         return next(check for _, check in self.checks if isinstance(check, kind))
@@ -58,6 +100,12 @@ class RowRun:
         for rule, check in self.checks:
             problems += stamp(rule, check(row))
         return problems
+
+
+def _items(text: str) -> str:
+    """A list's text as a `free` test reads it: as written when it holds no escape (the items'
+    characters are their values), else its items decoded and joined by newlines."""
+    return "\n".join(json.loads(text)) if "\\" in text else text
 
 
 def check_catalog(catalog: CatalogRead) -> list[Problem]:

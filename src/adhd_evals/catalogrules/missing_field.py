@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..problem import ERROR, Finding
 from ..schema import FIELDS
-from .contract import ROW, Predicate, RowCheck, Run
+from .contract import ROW, Field, Predicate, RowCheck, Run
 from .row import Row
 
 ID = "E103"
@@ -22,6 +22,7 @@ NAME = "missing-field"
 SEVERITY = ERROR
 SCOPE = ROW
 clean = Predicate("row.keys() >= FIELD_SET", FIELD_SET=frozenset(FIELDS))
+facts = tuple(Field(name) for name in FIELDS)
 
 
 def start(run: Run) -> RowCheck:

@@ -18,6 +18,7 @@ ID = "E102"
 NAME = "not-object"
 SEVERITY = ERROR
 SCOPE = ROW
+facts = ()  # the line pattern admits only what the strict parse does (linepattern.py)
 clean = None  # the fast path admits only objects
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import codecs
 import functools
+import itertools
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -62,44 +63,96 @@ def lint_stream(stream: BinaryIO) -> tuple[int, list[Problem], SeenIds]:
     return lint_lines(stream)
 
 
+# The line pattern is compiled (a few milliseconds) only for a catalog longer than this: a
+# hook's twenty cases are read faster without it.
+PATTERN_AFTER = 1000
+
+
 def lint_lines(
-    lines: Iterable[bytes], run: Run | None = None, keep: list[Any] | None = None
+    lines: Iterable[bytes],
+    run: Run | None = None,
+    keep: list[Any] | None = None,
+    *,
+    pattern_after: int = PATTERN_AFTER,
 ) -> tuple[int, list[Problem], SeenIds]:
     """The catalog rules, the one home of what a valid catalog is (validate uses them too).
     With `keep`, every row that parsed is appended to it: a caller that needs the rows
-    reads the file once. Returns the ids E106 saw."""
+    reads the file once. Returns the ids E106 saw. After `pattern_after` lines, each line
+    meets the rules' line pattern first (RowRun.line_clean), then the parse if it must."""
     rows = RowRun(run)
     seen = rows.state(DuplicateIds).seen  # the ids E106 saw, for the caller
-    clean = rows.clean  # looked up once: it is called on every line
-    problems: list[Problem] = []
-    cases = 0
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
+    read = _Read(rows, keep)
+    numbered = enumerate(lines, start=1)
+    for number, raw in itertools.islice(numbered, pattern_after):
+        read.line(number, raw)
+    following = next(numbered, None)
+    if following is not None:  # a long catalog: the pattern is worth compiling
+        vouch = rows.line_clean()
+        rest = itertools.chain((following,), numbered)
+        if vouch is None:
+            for number, raw in rest:
+                read.line(number, raw)
+        else:
+            _vouched(read, vouch, rest)
+    read.problems += check_catalog(CatalogRead(read.cases))
+    return read.cases, read.problems, seen
+
+
+def _vouched(read: _Read, vouch: Callable[[str, int], bool], lines: Iterable[tuple[int, bytes]]) -> None:
+    """Lines the pattern vouches for are counted (and kept, parsed); the rest are `read.line`."""
+    loads = json.loads  # no hook: the pattern admits no repeated key
+    keep = read.keep
+    for number, raw in lines:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            read.line(number, raw)  # E110 says where
             continue
-        cases += 1
+        if vouch(text, number):
+            read.cases += 1
+            if keep is not None:
+                keep.append(loads(text))
+        else:
+            read.line(number, raw)
+
+
+class _Read:
+    """One catalog read line by line: its non-blank lines so far, and the rules' problems."""
+
+    def __init__(self, rows: RowRun, keep: list[Any] | None) -> None:
+        self.rows = rows
+        self.clean = rows.clean  # looked up once: it is called on every line
+        self.keep = keep
+        self.cases = 0
+        self.problems: list[Problem] = []
+
+    def line(self, number: int, raw: bytes) -> None:
+        """A line through the fast path of the parse and the rules' predicates, else the rules."""
+        if not raw.strip():
+            return
+        self.cases += 1
+        keep = self.keep
         if number > 1 or not raw.startswith(codecs.BOM_UTF8):
             try:
                 value = _decode(raw.decode("utf-8"))
                 # A surrogate escape may be a lone one: the rules look (the fast path records
                 # the id, so it must not run for a row the rules will see). A pair (an emoji
                 # written ASCII-only) takes the slow path too; plain `\\u00e9` escapes do not.
-                if (b"\\u" not in raw or not _SURROGATE_ESCAPE.search(raw)) and clean(value, number):
+                if (b"\\u" not in raw or not _SURROGATE_ESCAPE.search(raw)) and self.clean(value, number):
                     if keep is not None:
                         keep.append(value)
-                    continue
+                    return
             except (ValueError, RecursionError):
                 pass  # the rules below say what is wrong
         row = read_row(number, raw)
         # U+00A0, U+3000...: blank, as the reference reads it; but a BOM is not whitespace to its
         # strip(), so a first line of a BOM and blanks is a row there (and E110 here)
         if row.value is None and not row.bom and _blank(row.text):
-            cases -= 1
-            continue
+            self.cases -= 1
+            return
         if keep is not None and row.value is not None:
             keep.append(row.value)
-        problems += rows.check(row)
-    problems += check_catalog(CatalogRead(cases))
-    return cases, problems, seen
+        self.problems += self.rows.check(row)
 
 
 def _blank(text: str | None) -> bool:

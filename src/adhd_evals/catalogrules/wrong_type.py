@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..problem import ERROR, Finding
 from ..schema import TEXT_FIELDS
-from .contract import ROW, Predicate, RowCheck, Run
+from .contract import ROW, TEXT, TEXTS, Field, Predicate, RowCheck, Run
 from .position import column_of
 from .row import Row
 
@@ -44,6 +44,7 @@ clean = Predicate(
     + " and type(row['criteria']) is list and {*map(type, row['criteria'])} <= STR",
     STR={str},
 )
+facts = (*(Field(name, TEXT) for name in _STRINGS), Field("criteria", TEXTS))
 
 
 def check(row: Row) -> Iterator[Finding]:
