@@ -164,7 +164,7 @@ def load_valid(path: Path) -> list[CaseRow]:
 
 def load_valid_once(path: Path, records: Path) -> list[CaseRow]:
     """load_valid's cases, the rules run once per catalog content: a record in `records`, named
-    by a SHA-256 over the rules' version and the catalog's bytes, says those bytes passed, and a
+    by a SHA-256 over the rules' version and the catalog's SHA-256, says those bytes passed, and a
     run then only parses them. The bytes hashed are the bytes parsed (read once), so an edited
     catalog, even one edited while it is read, has no record, whoever wrote the old one; and a
     record that cannot be written costs the next run the rules, never this one its cases."""
