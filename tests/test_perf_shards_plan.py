@@ -241,3 +241,16 @@ def test_only_a_shard_without_stop_when_decided_reads_the_index(
     part = execute.shard_part(_request(cases, out, shard=Shard(1, 2)))
     assert part is not None and part.ids == IDS
     assert [at for at, _ in part.held] == [at for at, case_id in enumerate(IDS) if shard_of(case_id, 2) == 1]
+
+
+def test_the_index_spans_hold_across_crlf_and_blank_lines(xdg: Path, cases: Path, tmp_path: Path) -> None:
+    """CRLF line ends, a leading line of U+3000 (a Unicode blank the rules skip), blank lines
+    between and after: each shard's part is load_valid's cases at their places, shard by shard."""
+    body = "\r\n\r\n".join(line.rstrip("\n") for line in _lines())
+    cases.write_bytes(("\u3000\n" + body + "\r\n\n  \n").encode("utf-8"))
+    _run(cases, tmp_path / "first.jsonl")
+    whole = catalog.load_valid(cases)
+    for k in (1, 2, 3):
+        part = execute.shard_part(_request(cases, tmp_path / "out.jsonl", shard=Shard(k, 3)))
+        assert part is not None
+        assert part.held == [(at, case) for at, case in enumerate(whole) if shard_of(case["id"], 3) == k]
