@@ -17,7 +17,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import BinaryIO, Protocol, TypedDict, cast
+from typing import BinaryIO, NamedTuple, Protocol, TypedDict, cast
 
 from . import __version__
 from .catalogrules.stream import lint_lines, row_problems
@@ -164,7 +164,7 @@ def load_valid(path: Path) -> list[CaseRow]:
 
 def load_valid_once(path: Path, records: Path) -> list[CaseRow]:
     """load_valid's cases, the rules run once per catalog content: a record in `records`, named
-    by a SHA-256 over the rules' version and the catalog's bytes, says those bytes passed, and a
+    by a SHA-256 over the rules' version and the catalog's SHA-256, says those bytes passed, and a
     run then only parses them. The bytes hashed are the bytes parsed (read once), so an edited
     catalog, even one edited while it is read, has no record, whoever wrote the old one; and a
     record that cannot be written costs the next run the rules, never this one its cases."""
@@ -174,14 +174,11 @@ def load_valid_once(path: Path, records: Path) -> list[CaseRow]:
         data = read_limited(path)
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
-    # hashlib here, not at the top: the hook reads catalogs through this module and never runs a
-    # catalog once, and hashlib (OpenSSL) is off its module set (tests/lint/test_startup.py)
-    import hashlib
-
-    name = hashlib.sha256(rules_version().encode() + b"\0" + data).hexdigest()
+    digest, name = _names(data)
     record = records / f"{name}.valid"
     rows = _parsed(data)
     if rows is not None and _recorded(record):
+        _keep_index(records / f"{name}.index", data, digest, rows)
         return cast("list[CaseRow]", rows)  # these bytes passed the rules before
     _, problems = validate_lines(io.BytesIO(data))  # the bytes read, not the file again
     if problems:
@@ -189,7 +186,19 @@ def load_valid_once(path: Path, records: Path) -> list[CaseRow]:
     if rows is None:  # the rules passed what a plain parse cannot read: theirs is the reading
         return load_valid(path)
     _record(record, f"{path}: {len(rows)} cases passed the rules\n")
+    _keep_index(records / f"{name}.index", data, digest, rows)
     return cast("list[CaseRow]", rows)
+
+
+def _names(data: bytes) -> tuple[str, str]:
+    """The catalog's SHA-256, and its records' name: a SHA-256 over the rules' version and that
+    digest (so one pass over the bytes serves the records and a shard's sidecar)."""
+    # hashlib here, not at the top: the hook reads catalogs through this module and never runs a
+    # catalog once, and hashlib (OpenSSL) is off its module set (tests/lint/test_startup.py)
+    import hashlib
+
+    digest = hashlib.sha256(data).hexdigest()
+    return digest, hashlib.sha256(f"{rules_version()}\0{digest}".encode()).hexdigest()
 
 
 @functools.cache
@@ -216,12 +225,7 @@ def _parsed(data: bytes) -> list[dict[str, object]] | None:
     too), or None at a line that is not one JSON object."""
     rows: list[dict[str, object]] = []
     try:
-        for raw in io.BytesIO(data):  # lines as a file gives them: split at b"\n" alone
-            if not raw.strip():
-                continue
-            text = raw.decode("utf-8")
-            if not text.strip():
-                continue
+        for _, _, text in _lines(data):
             row = json.loads(text)
             if type(row) is not dict:
                 return None
@@ -229,6 +233,19 @@ def _parsed(data: bytes) -> list[dict[str, object]] | None:
     except (ValueError, RecursionError):
         return None
     return rows
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, int, str]]:
+    """(start, end, text) of each line that is not blank (Unicode's blanks too), as a file splits
+    them: at b"\n" alone, the newline kept. Raises UnicodeDecodeError at a line not UTF-8."""
+    at = 0
+    for raw in io.BytesIO(data):
+        start, at = at, at + len(raw)
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8")
+        if text.strip():
+            yield start, at, text
 
 
 def _recorded(record: Path) -> bool:
@@ -249,3 +266,77 @@ def _record(record: Path, text: str) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             temp.unlink()
+
+
+# The catalog's index: a shard parses only its own lines (issue 38) -----------------------------
+
+
+class Indexed(NamedTuple):  # not a dataclass: dataclasses (and inspect) are off the hook's path
+    """A catalog whose bytes passed the rules, with its index: every case's id and the byte span
+    of its line, in catalog order. A shard needs every id (the plan is theirs), but parses only
+    the lines of the cases it holds."""
+
+    data: bytes
+    sha256: str  # of `data`: the bytes hashed are the bytes parsed
+    ids: list[str]
+    spans: list[int]  # start and end of each case's line, flat: [start0, end0, start1, ...]
+    record: Path  # the index's file
+
+    def case(self, at: int) -> CaseRow | None:
+        """The case at place `at`, or None when its line is not the index's (never served)."""
+        try:
+            row = json.loads(self.data[self.spans[2 * at] : self.spans[2 * at + 1]].decode("utf-8"))
+        except (ValueError, RecursionError):
+            return None
+        if type(row) is not dict or row.get("id") != self.ids[at]:
+            return None
+        return cast("CaseRow", row)  # its bytes passed the rules (the .valid record) as CaseRow's fields
+
+
+def indexed(path: Path, records: Path) -> Indexed | None:
+    """The catalog with its index, when its bytes passed the rules before and the index record
+    beside that record is whole; None otherwise (missing, damaged, of other bytes or rules,
+    unreadable), and the caller takes load_valid_once's path, which says what is wrong and
+    writes the index again where a damaged one was dropped here."""
+    try:
+        data = read_limited(path)
+    except OSError:
+        return None
+    digest, name = _names(data)
+    record = records / f"{name}.index"
+    if not _recorded(records / f"{name}.valid"):
+        return None
+    try:
+        index = json.loads(read_limited(record))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, RecursionError):
+        index = None
+    if not isinstance(index, dict) or index.get("check") != _check(
+        digest, index.get("ids"), index.get("spans")
+    ):
+        drop_index(record)
+        return None
+    # the check is a digest over the catalog's and this content: the index as written for these bytes
+    return Indexed(data, digest, cast("list[str]", index["ids"]), cast("list[int]", index["spans"]), record)
+
+
+def drop_index(record: Path) -> None:
+    """Remove an index found wrong, so the next full read writes it whole again."""
+    with contextlib.suppress(OSError):
+        record.unlink()
+
+
+def _check(digest: str, ids: object, spans: object) -> str:
+    import hashlib  # off the hook's path, as in _names
+
+    return hashlib.sha256(f"{digest}\0{json.dumps([ids, spans])}".encode()).hexdigest()
+
+
+def _keep_index(record: Path, data: bytes, digest: str, rows: list[dict[str, object]]) -> None:
+    """Write the index of bytes that passed the rules, once: a stat on every later run."""
+    if _recorded(record):
+        return
+    ids = [row["id"] for row in rows]
+    spans = [offset for start, end, _ in _lines(data) for offset in (start, end)]
+    _record(record, json.dumps({"ids": ids, "spans": spans, "check": _check(digest, ids, spans)}) + "\n")

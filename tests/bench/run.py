@@ -1515,7 +1515,9 @@ def bench_parallel_floor(
 
 def bench_shards(cases: int, trials: int, repeat: int) -> None:
     """Four shards run one after another, then merge, against the one run they split (issue 38:
-    within 1.3x): the stub runner, so the figure is adhd-evals' own overhead, no model's time."""
+    within 1.3x): the stub runner, so the figure is adhd-evals' own overhead, no model's time.
+    The warm-up run validates the catalog and writes its index, as any first run does, so each
+    shard parses only its own lines (catalog.indexed)."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         os.environ["XDG_CACHE_HOME"] = str(work / "xdg")

@@ -294,9 +294,15 @@ def plan(
     trials: int,
     instructions: str | None,
     only: tuple[str, ...],
+    part: Part | None = None,
 ) -> list[CaseRow]:
-    """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first."""
-    held = [(at, case) for at, case in enumerate(cases) if shard.holds(case["id"])]
+    """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first.
+    With `part` (the catalog's index read, catalog.indexed), `cases` is unused: the shard's cases
+    and every id are the part's, parsed and hashed once."""
+    if part is None:
+        held = [(at, case) for at, case in enumerate(cases) if shard.holds(case["id"])]
+        part = Part([case["id"] for case in cases], held, file_sha256(catalog) or "")
+    held = part.held
     chosen = [(at, case) for at, case in held if not only or case["id"] in only]
     skill = None if instructions is None else hashlib.sha256(instructions.encode("utf-8", "surrogatepass"))
     planned = Planned(
@@ -306,9 +312,19 @@ def plan(
         skill.hexdigest() if skill else None,
         [(at, case["id"]) for at, case in chosen],
     )
-    whole = Slice([case["id"] for case in cases], [(at, case["id"]) for at, case in held])
-    record(output, shard, file_sha256(catalog) or "", whole, planned)
+    whole = Slice(part.ids, [(at, case["id"]) for at, case in held])
+    record(output, shard, part.catalog_sha256, whole, planned)
     return [case for _, case in chosen]
+
+
+@dataclass(frozen=True)
+class Part:
+    """What a shard's plan is made of: every case's id (catalog order), the cases this shard
+    holds with their places, and the catalog's SHA-256."""
+
+    ids: list[str]
+    held: list[tuple[int, CaseRow]]
+    catalog_sha256: str
 
 
 class JudgeLike(Protocol):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ...catalog import CaseRow, load_valid_once
+from ...catalog import CaseRow, drop_index, indexed, load_valid_once
 from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
@@ -34,6 +34,7 @@ from ..rubric import CONDITIONS
 if TYPE_CHECKING:
     from ..calling.cache import Cache
     from ..calling.shard import Shard
+    from ..calling.sidecar import Part
     from .curtail import Curtail, Curtailed, Watch
 
 
@@ -80,6 +81,29 @@ def load_cases(path: Path) -> list[CaseRow]:
     return load_valid_once(path, validated_dir())
 
 
+def shard_part(request: RunRequest) -> Part | None:
+    """A shard's part of a catalog whose content passed the rules before (catalog.indexed): every
+    id from its index, and only the lines of the cases this shard holds parsed. None, and the
+    whole catalog read as any run reads it, when there is no shard, --stop-when-decided needs
+    every case, or the index is missing, damaged or not this content's: never a wrong plan."""
+    if request.shard is None or request.curtail is not None:
+        return None
+    found = indexed(request.cases, validated_dir())
+    if found is None:
+        return None
+    held: list[tuple[int, CaseRow]] = []
+    for at, case_id in enumerate(found.ids):
+        if request.shard.holds(case_id):
+            case = found.case(at)
+            if case is None:  # a line that is not the index's: the index cannot be trusted
+                drop_index(found.record)
+                return None
+            held.append((at, case))
+    from ..calling.sidecar import Part  # a shard's modules only
+
+    return Part(found.ids, held, found.sha256)
+
+
 def check_request(request: RunRequest) -> None:
     if request.condition not in CONDITIONS:
         raise UsageError(f"--condition must be one of {', '.join(CONDITIONS)}")
@@ -98,8 +122,10 @@ def stub_answer(prompt: str) -> str:
 
 def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSummary:
     check_request(request)
-    cases = load_cases(request.cases)
-    unknown = sorted(set(request.case_ids) - {case["id"] for case in cases})
+    part = shard_part(request)  # a shard of an indexed catalog: only its own lines parsed
+    cases = load_cases(request.cases) if part is None else [case for _, case in part.held]
+    known = set(part.ids) if part is not None else {case["id"] for case in cases}
+    unknown = sorted(set(request.case_ids) - known)
     if unknown:
         raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
     instructions = skill_text(request.condition, request.skill)
@@ -118,6 +144,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
                 trials=request.trials,
                 instructions=instructions,
                 only=request.case_ids,
+                part=part,
             )
         with contextlib.closing(Store.open(request.output)) as store:
             summary = RunSummary(repaired_bytes=store.repaired_bytes)
