@@ -251,6 +251,11 @@ FAST_CALLS = {
     "audit": (["audit", "--prompt-only", "--cases", "{cases}", "--suite", "{suite}"], exitcodes.OK),
     # nothing to merge: refused in the body, after its imports
     "verdicts": (["verdicts", "--cases", "{cases}", "--out", "{tmp}/v.jsonl"], exitcodes.USAGE),
+    # the catalog fixture's evals.json (three cases) into a new folder
+    "import": (["import", "--format", "evals-json", "{tmp}/evals.json", "--out", "{tmp}/new"], exitcodes.OK),
+    "survey": (["survey", "--format", "evals-json", "{tmp}/evals.json"], exitcodes.OK),
+    # no such person's sheet: refused by agree's reader (a usage error), after the body's imports
+    "agree": (["agree", "{tmp}/no-judged.jsonl", "{tmp}/no-human.jsonl"], exitcodes.USAGE),
 }
 
 

@@ -19,6 +19,7 @@ class Param(NamedTuple):
     required: bool = False
     low: float | None = None
     high: float | None = None
+    nargs: int = 1  # an option taking a fixed number of words (a pair: 2), passed as a tuple
 
 
 class Command(NamedTuple):

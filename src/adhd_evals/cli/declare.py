@@ -2,10 +2,11 @@
 `python -m adhd_evals.cli.declare` (tests/test_cli_fast.py fails when the file is stale).
 
 A command is declared when its stage has a plain body for it (cli/plain/<stage>.py, the typer
-function's name without `_command`) taking exactly the typer function's parameters, and every
+function's name without `_command`, with a trailing `_` where that is a keyword) taking exactly the typer function's parameters, and every
 parameter is one this reads the same way typer does: an option with explicit names (no
-`--x/--no-x`), or an argument, of type str, Path, int, float, a Literal of strings, a bool flag
-or a list of one of those, with no envvar, callback, prompt or custom type. Anything else keeps
+`--x/--no-x`), or an argument, of type str, Path, int, float, a Literal of strings, a bool flag,
+a list of one of those (default None or a list of them) or a tuple of one of them (an option of
+fixed arity), with no envvar, callback, prompt or custom type. Anything else keeps
 the whole command on typer.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import keyword
 import sys
 from enum import Enum
 from pathlib import Path
@@ -76,6 +78,8 @@ def _command(name: str, stage: str) -> Command:
     (info,) = [info for info in commands.registered_commands if info.name == name]
     callback = info.callback
     body_name = callback.__name__.removesuffix("_command")
+    if keyword.iskeyword(body_name):
+        body_name += "_"  # `import`'s body is import_
     try:
         plain = importlib.import_module(f"adhd_evals.cli.plain.{stage}")
     except ModuleNotFoundError as exc:
@@ -96,28 +100,33 @@ def _param(name: str, annotation: object, info: object) -> Param:
         raise Undeclarable(name)
     if any(getattr(info, key, value) != value for key, value in PLAIN_SETTINGS.items()):
         raise Undeclarable(name)
-    many, kind, choices = _kind(annotation)
+    many, kind, choices, nargs = _kind(annotation)
     flags = _flags(name, info, kind)
+    if nargs > 1 and not flags:
+        raise Undeclarable(name)  # an argument of fixed arity: not one this reads
     required = info.default is ...
     default = None if required else info.default
-    _check_default(default)
+    _check_default(default, many=many)
     low, high = getattr(info, "min", None), getattr(info, "max", None)
-    return Param(name, flags, kind, choices, many, default, required, low, high)
+    return Param(name, flags, kind, choices, many, default, required, low, high, nargs)
 
 
-def _kind(base: object) -> tuple[bool, str, tuple[str, ...]]:
-    """(a list?, the kind, the choices) of a parameter's type, an Optional's None aside."""
+def _kind(base: object) -> tuple[bool, str, tuple[str, ...], int]:
+    """(a list?, the kind, the choices, the words per value) of a parameter's type, an Optional's
+    None aside: a tuple of one type (tuple[Path, Path]) is an option of that many words."""
     args = [arg for arg in get_args(base) if arg is not type(None)]
-    if get_origin(base) is not list and type(None) in get_args(base) and len(args) == 1:
+    if get_origin(base) not in (list, tuple) and type(None) in get_args(base) and len(args) == 1:
         base, args = args[0], list(get_args(args[0]))
-    many = get_origin(base) is list
-    if many:
+    many, nargs = get_origin(base) is list, 1
+    if get_origin(base) is tuple and len(args) > 1 and len(set(args)) == 1 and args[0] is not bool:
+        nargs, args = len(args), args[:1]
+    if many or nargs > 1:
         (base,) = args
         args = list(get_args(base))
     if get_origin(base) is Literal and all(isinstance(arg, str) for arg in args):
-        return many, "choice", tuple(str(arg) for arg in args)
+        return many, "choice", tuple(str(arg) for arg in args), nargs
     if isinstance(base, type) and base in SCALARS and not (many and base is bool):
-        return many, SCALARS[base], ()
+        return many, SCALARS[base], (), nargs
     raise Undeclarable(str(base))
 
 
@@ -130,9 +139,13 @@ def _flags(name: str, info: ParameterInfo, kind: str) -> tuple[str, ...]:
     return decls
 
 
-def _check_default(default: object) -> None:
-    if default is not None and (isinstance(default, Enum) or type(default) not in (*SCALARS, type(Path()))):
-        raise Undeclarable(repr(default))
+def _check_default(default: object, *, many: bool) -> None:
+    """A default the generated module can write and the fast path pass on as typer does: None, a
+    scalar, or (for a list) a list of scalars."""
+    items = default if many and isinstance(default, list) else [default]
+    for item in items:
+        if item is not None and (isinstance(item, Enum) or type(item) not in (*SCALARS, type(Path()))):
+            raise Undeclarable(repr(default))
 
 
 def _literal(value: object) -> str:
@@ -148,6 +161,8 @@ def _literal(value: object) -> str:
     if isinstance(value, tuple):
         inner = ", ".join(_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return f"[{', '.join(_literal(item) for item in value)}]"
     return repr(value)
 
 
