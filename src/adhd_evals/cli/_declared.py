@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
+from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE, RISKS
 from .declaration import Command, Param
 
 COMMANDS: dict[str, Command] = {
@@ -17,10 +17,10 @@ COMMANDS: dict[str, Command] = {
                 "format",
                 ("--format", "-f"),
                 "choice",
-                choices=("evals-json", "yaml", "evalflow", "promptfoo", "plugin-eval", "trigger-list"),
+                choices_from="adhd_evals.importing.catalogue:source_names",
             ),
             Param("out", ("--out",), "path"),
-            Param("risk", ("--risk",), "choice", choices=("low", "medium", "high")),
+            Param("risk", ("--risk",), "choice", choices=RISKS),
             Param("category", ("--category",), "str"),
             Param("skill", ("--skill",), "str"),
             Param("prune", ("--prune",), "flag", default=False),
@@ -40,8 +40,8 @@ COMMANDS: dict[str, Command] = {
                 "format",
                 ("--format", "-f"),
                 "choice",
-                choices=("evals-json", "yaml", "evalflow", "promptfoo", "plugin-eval", "trigger-list"),
                 required=True,
+                choices_from="adhd_evals.importing.catalogue:source_names",
             ),
             Param("out", ("--out",), "path"),
             Param("max_bytes", ("--max-bytes",), "int", default=268435456, low=1),

@@ -25,7 +25,8 @@ from typer.models import ArgumentInfo, OptionInfo, ParameterInfo
 from typer.utils import get_params_from_function
 
 from .. import exitcodes
-from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
+from ..importing.catalogue import source_names
+from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE, RISKS
 from . import COMMANDS
 from .declaration import Command, Param
 
@@ -53,7 +54,10 @@ NAMED: dict[object, str] = {
     Path(DEFAULT_CATALOG): "DEFAULT_CATALOG",
     Path(DEFAULT_MODULE): "DEFAULT_MODULE",
     CONDITIONS: "CONDITIONS",
+    RISKS: "RISKS",
 }
+# Choices whose one home is a function: declared by its name, not copied (tests/test_homes.py)
+CHOICES_FROM = {source_names(): "adhd_evals.importing.catalogue:source_names"}
 LINE_LENGTH = 110  # pyproject.toml [tool.ruff]
 SCALARS = {str: "str", Path: "path", int: "int", float: "float", bool: "flag"}
 
@@ -108,7 +112,10 @@ def _param(name: str, annotation: object, info: object) -> Param:
     default = None if required else info.default
     _check_default(default, many=many)
     low, high = getattr(info, "min", None), getattr(info, "max", None)
-    return Param(name, flags, kind, choices, many, default, required, low, high, nargs)
+    choices_from = CHOICES_FROM.get(choices, "")
+    if choices_from:
+        choices = ()
+    return Param(name, flags, kind, choices, many, default, required, low, high, nargs, choices_from)
 
 
 def _kind(base: object) -> tuple[bool, str, tuple[str, ...], int]:

@@ -130,13 +130,22 @@ def _convert(param: Param, word: str) -> object:
     if param.kind == "path":
         return Path(word) if word else _DEFER
     if param.kind == "choice":
-        return word if word in param.choices else _DEFER
+        return word if word in choices(param) else _DEFER
     if not _plain_number(word, fraction=param.kind == "float"):
         return _DEFER
     value = int(word) if param.kind == "int" else float(word)
     if (param.low is not None and value < param.low) or (param.high is not None and value > param.high):
         return _DEFER
     return value
+
+
+def choices(param: Param) -> tuple[str, ...]:
+    """A choice parameter's values: declared, or from their home (`choices_from`)."""
+    if not param.choices_from:
+        return param.choices
+    module, _, function = param.choices_from.partition(":")
+    found: tuple[str, ...] = getattr(importlib.import_module(module), function)()
+    return found
 
 
 def _plain_number(word: str, *, fraction: bool) -> bool:
