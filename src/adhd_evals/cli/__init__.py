@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import fast
+from . import fast, prerendered
 from .plain import bare_cache
 
 if TYPE_CHECKING:
@@ -47,6 +47,8 @@ def main(argv: list[str]) -> int:
     """Run one command; errors propagate to the boundary in entry.main."""
     argv = bare_cache(argv)
     ran = fast.run(argv)
+    if ran is None:
+        ran = prerendered.serve(argv)
     if ran is not None:
         return ran
     from .typed import main as typed_main

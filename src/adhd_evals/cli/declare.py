@@ -1,5 +1,6 @@
-"""Write cli/_declared.py, the fast path's declarations, from the typer app:
-`python -m adhd_evals.cli.declare` (tests/test_cli_fast.py fails when the file is stale).
+"""Write cli/_declared.py, the fast path's declarations, from the typer app, and cli/_help.py,
+the pre-rendered help (cli.declare_help): `python -m adhd_evals.cli.declare` (tests/test_cli_fast.py
+and tests/test_cli_fast_help.py fail when either file is stale).
 
 A command is declared when its stage has a plain body for it (cli/plain/<stage>.py, the typer
 function's name without `_command`, with a trailing `_` where that is a keyword) taking exactly the typer function's parameters, and every
@@ -224,6 +225,11 @@ def main(argv: list[str]) -> int:
     target = Path(argv[0]) if argv else TARGET
     target.write_text(render(declarations()), encoding="utf-8")
     print(f"Wrote {target}.", file=sys.stderr)
+    if not argv:  # the help texts beside them (a path given: the declarations alone, for a test)
+        from . import declare_help
+
+        declare_help.write()
+        print(f"Wrote {declare_help.TARGET}.", file=sys.stderr)
     return exitcodes.OK
 
 
