@@ -253,6 +253,10 @@ def test_a_version_is_read_from_the_dist_info_beside_the_package(
     monkeypatch.setattr(sys, "path", [str(first)])
     assert prerendered._installed("pkg") is None
     assert prerendered._installed("absent") is None
+    archive = tmp_path / "packages.zip"  # a zip on the path may hold pkg: where from is not told
+    archive.write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(archive), str(second)])
+    assert prerendered._installed("pkg") is None
 
 
 def test_the_generator_writes_every_text_with_its_versions(

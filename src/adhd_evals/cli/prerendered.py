@@ -77,6 +77,8 @@ def _installed(name: str) -> str | None:
     where it is not found that way, e.g. an editable install): importlib.metadata costs ~12 ms."""
     for entry in sys.path:
         folder = entry or "."
+        if not os.path.isdir(folder) and os.path.exists(folder):
+            return None  # a zip on the path may hold it: where it loads from is not told here
         if os.path.isfile(os.path.join(folder, name, "__init__.py")):
             prefix = f"{name}-"
             found = [f for f in os.listdir(folder) if f.startswith(prefix) and f.endswith(".dist-info")]
