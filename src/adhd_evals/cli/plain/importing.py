@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import exitcodes
 from ...errors import OutputError, UsageError
 from ...files import read_text_limited, set_max_bytes
-from ...importing import dialect as dialects
-from ...importing import survey as surveying
-from ...importing.detect import detect
-from ...importing.importer import Request, collector_paused, import_sources
-from ...importing.summary import outcome_lines
 from ...output import refuse_clobbering, write_all_atomically
 from ...schema import Risk
 from ...text import plural
+
+if TYPE_CHECKING:
+    from ...importing.dialect import Dialect
+    from ...importing.importer import Request
 
 
 def import_(
@@ -36,6 +36,12 @@ def import_(
     max_bytes: int,
 ) -> int:
     """Import case files into the five-field catalog and its check module."""
+    # Imported here: the importer (its merge, check generator and dataclasses) is import's
+    # alone, and survey's shapes are survey's: neither pays for the other on its trivial call
+    from ...importing import dialect as dialects
+    from ...importing.detect import detect
+    from ...importing.importer import Request, collector_paused
+
     set_max_bytes(max_bytes)
 
     declared = dialects.load(dialect) if dialect is not None else None
@@ -71,11 +77,14 @@ def _import(
     *,
     risk: Risk | None,
     category: str | None,
-    dialect: dialects.Dialect | None,
+    dialect: Dialect | None,
     default_criteria: bool,
     skip_tests: tuple[int, ...],
     skill: str | None,
 ) -> None:
+    from ...importing.importer import import_sources
+    from ...importing.summary import outcome_lines
+
     outcome = import_sources(
         fmt,
         sources,
@@ -105,6 +114,8 @@ def _import(
 
 def survey(*, sources: list[Path], format: str, out: Path | None, max_bytes: int) -> int:
     """List every shape your case files use, and draft a dialect that says what they mean."""
+    from ...importing import survey as surveying
+
     set_max_bytes(max_bytes)
 
     if format in ("evalflow", "plugin-eval"):
