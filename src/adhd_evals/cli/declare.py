@@ -3,12 +3,12 @@ the pre-rendered help (cli.declare_help): `python -m adhd_evals.cli.declare` (te
 and tests/test_cli_fast_help.py fail when either file is stale).
 
 A command is declared when its stage has a plain body for it (cli/plain/<stage>.py, the typer
-function's name without `_command`, with a trailing `_` where that is a keyword) taking exactly the typer function's parameters, and every
-parameter is one this reads the same way typer does: an option with explicit names (no
-`--x/--no-x`), or an argument, of type str, Path, int, float, a Literal of strings, a bool flag,
-a list of one of those (default None or a list of them) or a tuple of one of them (an option of
-fixed arity), with no envvar, callback, prompt or custom type. Anything else keeps
-the whole command on typer.
+function's name without `_command`, with a trailing `_` where that is a keyword) taking exactly
+the typer function's parameters, and every parameter is one this reads the same way typer does:
+an option with explicit names (no `--x/--no-x`), or an argument, of type str, Path, int, float,
+a Literal of strings, a bool flag, a list of one of those (default None or a list of them) or a
+tuple of one of them (an option of fixed arity), with no envvar, callback, prompt or custom
+type. Anything else keeps the whole command on typer.
 """
 
 from __future__ import annotations
