@@ -289,3 +289,20 @@ def test_typers_help_is_read_with_no_terminal() -> None:
     text = declare_help.helped(["validate", "--help"])
     assert " Usage: adhd-evals validate [OPTIONS] [cases] " in text and "\x1b[" not in text
     assert {len(line) for line in text.splitlines()} == {0, 80}  # the last line is empty
+
+
+def test_where_python_has_a_catalogue_for_the_language_typer_renders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, servable: None
+) -> None:
+    """typer's and click's words go through gettext's "messages" under Python's share/locale: a
+    catalogue there for the language in LANGUAGE may translate them, so typer renders; the folder
+    there without one, or absent, changes nothing."""
+    _stdout(monkeypatch)
+    monkeypatch.setattr(sys, "base_prefix", str(tmp_path))
+    assert prerendered.serve(["validate", "--help"]) == exitcodes.OK  # no share/locale at all
+    catalogues = tmp_path / "share" / "locale" / "xx" / "LC_MESSAGES"
+    catalogues.mkdir(parents=True)
+    monkeypatch.setenv("LANGUAGE", "xx")
+    assert prerendered.serve(["validate", "--help"]) == exitcodes.OK  # a folder, no catalogue
+    (catalogues / "messages.mo").write_bytes(b"")
+    assert prerendered.serve(["validate", "--help"]) is None

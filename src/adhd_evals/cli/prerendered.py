@@ -62,7 +62,19 @@ def _plain_output() -> bool:
         return False
     if any(os.isatty(fd) for fd in (0, 1, 2)):
         return False
-    return (getattr(sys.stdout, "encoding", None) or "").lower() == "utf-8"
+    return (getattr(sys.stdout, "encoding", None) or "").lower() == "utf-8" and _untranslated()
+
+
+def _untranslated() -> bool:
+    """typer and click translate their words through gettext's default domain ("messages"),
+    looked up under Python's share/locale: with no catalogue for the language there, the words
+    are as the texts were made (where that folder is absent, without importing gettext)."""
+    folder = os.path.join(sys.base_prefix, "share", "locale")
+    if not os.path.isdir(folder):
+        return True
+    import gettext
+
+    return gettext.find("messages", folder) is None
 
 
 def _made_here(made_with: dict[str, str], python: tuple[int, int]) -> bool:
