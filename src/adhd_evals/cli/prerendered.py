@@ -3,9 +3,10 @@ them, pre-rendered into `_help` by `python -m adhd_evals.cli.declare`, and serve
 
 Typer renders help with rich, and rich's output depends on the terminal: its width (read from
 COLUMNS, or from whichever of stdin, stdout and stderr is a terminal), colour (a terminal, or
-FORCE_COLOR, TTY_COMPATIBLE, ...) and the output's encoding (box characters or ASCII). With no
-terminal on any of the three and none of that environment set, rich renders at width 80 without
-colour, which is how the texts were made. They are served only then, only on the typer, click
+FORCE_COLOR, TTY_COMPATIBLE, ...) and the output's encoding (box characters or ASCII); typer's
+and click's own words go through gettext. With no terminal on any of the three, none of that
+environment set and no catalogue for the language, rich renders at width 80 without colour,
+which is how the texts were made. They are served only then, only on the typer, click
 and rich versions (and Python) they were made with, and only while the catalogue of formats is
 the one `import --help` listed; anything else goes to typer as before (docs/startup.md).
 tests/test_cli_fast_help.py compares every served text with typer's, byte for byte.
