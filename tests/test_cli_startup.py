@@ -50,6 +50,8 @@ HELP_MAY = {
     "lint": {"adhd_evals.lint.cli"},
 }
 STAGES = {f"adhd_evals.cli.{stage}" for stage in cli.COMMANDS.values()}
+# rich's width from the environment: help is typer's to render, not the pre-rendered text
+TYPER_RENDERS = {"COLUMNS": "80"}
 PROBE = (
     "import json, sys\n"
     "from adhd_evals.entry import main\n"
@@ -59,16 +61,19 @@ PROBE = (
 )
 
 
-def _imported(tmp_path: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
+def _imported(
+    tmp_path: Path, *argv: str, code: int = exitcodes.OK, extra: dict[str, str] | None = None
+) -> set[str]:
     """The modules a fresh `adhd-evals ARGV...` has imported when it ends with `code` (a real
-    process, so nothing another test imported can hide or add one)."""
+    process, so nothing another test imported can hide or add one), `extra` in its environment."""
     found = tmp_path / "modules.json"
     done = subprocess.run(
         [sys.executable, "-c", PROBE, str(found), *argv],
         capture_output=True,
         text=True,
         timeout=120,
-        env=unmeasured_environment(),  # a process coverage measures holds coverage's own imports
+        # a process coverage measures holds coverage's own imports
+        env={**unmeasured_environment(), **(extra or {})},
     )
     assert done.returncode == 0, done.stderr
     ended = json.loads(found.read_text(encoding="utf-8"))
@@ -85,8 +90,10 @@ def _heavy(modules: set[str]) -> set[str]:
 @pytest.mark.parametrize("name", [name for name in cli.COMMANDS if name != "lint"])
 def test_each_commands_help_imports_only_its_stage(tmp_path: Path, name: str) -> None:
     """`<command> --help` imports its own stage's module and no other stage's, and of the heavy
-    modules only those its stage needs (HELP_MAY: none but for import/survey and run/judge)."""
-    modules = _imported(tmp_path, name, "--help")
+    modules only those its stage needs (HELP_MAY: none but for import/survey and run/judge). With
+    COLUMNS set typer renders it (where nothing changes the rendering, the text is pre-rendered and
+    no stage is imported at all: tests/test_cli_fast_help.py)."""
+    modules = _imported(tmp_path, name, "--help", extra=TYPER_RENDERS)
     assert _heavy(modules) <= HELP_MAY.get(name, set())
     assert modules & STAGES == {f"adhd_evals.cli.{cli.COMMANDS[name]}"}
 
@@ -110,7 +117,7 @@ def test_the_version_beside_a_command_is_typers_eager_option(capsys: pytest.Capt
 def test_the_listing_imports_no_heavy_library(tmp_path: Path) -> None:
     """The whole app's --help imports every stage (it lists every command), so the call machinery
     and the importer come with them; no third-party library beyond typer's own does."""
-    modules = _imported(tmp_path, "--help")
+    modules = _imported(tmp_path, "--help", extra=TYPER_RENDERS)
     assert modules >= STAGES
     assert _heavy(modules) <= CALLS | {"adhd_evals.importing.importer", "adhd_evals.lint.cli"}
 
@@ -251,6 +258,11 @@ FAST_CALLS = {
     "audit": (["audit", "--prompt-only", "--cases", "{cases}", "--suite", "{suite}"], exitcodes.OK),
     # nothing to merge: refused in the body, after its imports
     "verdicts": (["verdicts", "--cases", "{cases}", "--out", "{tmp}/v.jsonl"], exitcodes.USAGE),
+    # the catalog fixture's evals.json (three cases) into a new folder
+    "import": (["import", "--format", "evals-json", "{tmp}/evals.json", "--out", "{tmp}/new"], exitcodes.OK),
+    "survey": (["survey", "--format", "evals-json", "{tmp}/evals.json"], exitcodes.OK),
+    # no such person's sheet: refused by agree's reader (a usage error), after the body's imports
+    "agree": (["agree", "{tmp}/no-judged.jsonl", "{tmp}/no-human.jsonl"], exitcodes.USAGE),
 }
 
 

@@ -5,10 +5,48 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
+from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE, RISKS
 from .declaration import Command, Param
 
 COMMANDS: dict[str, Command] = {
+    "import": Command(
+        "adhd_evals.cli.plain.importing:import_",
+        (
+            Param("sources", (), "path", many=True, required=True),
+            Param(
+                "format",
+                ("--format", "-f"),
+                "choice",
+                choices_from="adhd_evals.importing.catalogue:source_names",
+            ),
+            Param("out", ("--out",), "path"),
+            Param("risk", ("--risk",), "choice", choices=RISKS),
+            Param("category", ("--category",), "str"),
+            Param("skill", ("--skill",), "str"),
+            Param("prune", ("--prune",), "flag", default=False),
+            Param("dialect", ("--dialect",), "path"),
+            Param("replace", ("--replace",), "flag", default=False),
+            Param("dry_run", ("--dry-run",), "flag", default=False),
+            Param("no_default_criteria", ("--no-default-criteria",), "flag", default=False),
+            Param("skip_test", ("--skip-test",), "int", many=True, default=[]),
+            Param("max_bytes", ("--max-bytes",), "int", default=268435456, low=1),
+        ),
+    ),
+    "survey": Command(
+        "adhd_evals.cli.plain.importing:survey",
+        (
+            Param("sources", (), "path", many=True, required=True),
+            Param(
+                "format",
+                ("--format", "-f"),
+                "choice",
+                required=True,
+                choices_from="adhd_evals.importing.catalogue:source_names",
+            ),
+            Param("out", ("--out",), "path"),
+            Param("max_bytes", ("--max-bytes",), "int", default=268435456, low=1),
+        ),
+    ),
     "validate": Command(
         "adhd_evals.cli.plain.catalog:validate",
         (
@@ -157,6 +195,22 @@ COMMANDS: dict[str, Command] = {
             Param("control_cases", ("--control-cases",), "int", default=3, low=1),
             Param("shard", ("--shard",), "str"),
             Param("shard_count", ("--shard-count",), "int"),
+        ),
+    ),
+    "agree": Command(
+        "adhd_evals.cli.plain.scoring:agree",
+        (
+            Param("judged", (), "path"),
+            Param("human", (), "path"),
+            Param("min_kappa", ("--min-kappa",), "float"),
+            Param("as_json", ("--json",), "flag", default=False),
+            Param("certify", ("--certify",), "flag", default=False),
+            Param("min_lower", ("--min-lower",), "float", default=0.8),
+            Param("out", ("--out",), "path"),
+            Param("max_bytes", ("--max-bytes",), "int", default=268435456, low=1),
+            Param("judges", ("--judges",), "path", nargs=2),
+            Param("key", ("--key",), "path"),
+            Param("allow_leaky_judge", ("--allow-leaky-judge",), "flag", default=False),
         ),
     ),
     "verdicts": Command(

@@ -19,6 +19,10 @@ class Param(NamedTuple):
     required: bool = False
     low: float | None = None
     high: float | None = None
+    nargs: int = 1  # an option taking a fixed number of words (a pair: 2), passed as a tuple
+    # "module:function" giving the choices where they have a home elsewhere (the catalogue's
+    # formats): read when a value is parsed, so a format registered at run time counts as typer's
+    choices_from: str = ""
 
 
 class Command(NamedTuple):

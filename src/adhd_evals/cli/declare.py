@@ -1,12 +1,14 @@
-"""Write cli/_declared.py, the fast path's declarations, from the typer app:
-`python -m adhd_evals.cli.declare` (tests/test_cli_fast.py fails when the file is stale).
+"""Write cli/_declared.py, the fast path's declarations, from the typer app, and cli/_help.py,
+the pre-rendered help (cli.declare_help): `python -m adhd_evals.cli.declare` (tests/test_cli_fast.py
+and tests/test_cli_fast_help.py fail when either file is stale).
 
 A command is declared when its stage has a plain body for it (cli/plain/<stage>.py, the typer
-function's name without `_command`) taking exactly the typer function's parameters, and every
-parameter is one this reads the same way typer does: an option with explicit names (no
-`--x/--no-x`), or an argument, of type str, Path, int, float, a Literal of strings, a bool flag
-or a list of one of those, with no envvar, callback, prompt or custom type. Anything else keeps
-the whole command on typer.
+function's name without `_command`, with a trailing `_` where that is a keyword) taking exactly
+the typer function's parameters, and every parameter is one this reads the same way typer does:
+an option with explicit names (no `--x/--no-x`), or an argument, of type str, Path, int, float,
+a Literal of strings, a bool flag, a list of one of those (default None or a list of them) or a
+tuple of one of them (an option of fixed arity), with no envvar, callback, prompt or custom
+type. Anything else keeps the whole command on typer.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import keyword
 import sys
 from enum import Enum
 from pathlib import Path
@@ -23,7 +26,8 @@ from typer.models import ArgumentInfo, OptionInfo, ParameterInfo
 from typer.utils import get_params_from_function
 
 from .. import exitcodes
-from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE
+from ..importing.catalogue import source_names
+from ..schema import CONDITIONS, DEFAULT_CATALOG, DEFAULT_MODULE, RISKS
 from . import COMMANDS
 from .declaration import Command, Param
 
@@ -51,7 +55,10 @@ NAMED: dict[object, str] = {
     Path(DEFAULT_CATALOG): "DEFAULT_CATALOG",
     Path(DEFAULT_MODULE): "DEFAULT_MODULE",
     CONDITIONS: "CONDITIONS",
+    RISKS: "RISKS",
 }
+# Choices whose one home is a function: declared by its name, not copied (tests/test_homes.py)
+CHOICES_FROM = {source_names(): "adhd_evals.importing.catalogue:source_names"}
 LINE_LENGTH = 110  # pyproject.toml [tool.ruff]
 SCALARS = {str: "str", Path: "path", int: "int", float: "float", bool: "flag"}
 
@@ -76,6 +83,8 @@ def _command(name: str, stage: str) -> Command:
     (info,) = [info for info in commands.registered_commands if info.name == name]
     callback = info.callback
     body_name = callback.__name__.removesuffix("_command")
+    if keyword.iskeyword(body_name):
+        body_name += "_"  # `import`'s body is import_
     try:
         plain = importlib.import_module(f"adhd_evals.cli.plain.{stage}")
     except ModuleNotFoundError as exc:
@@ -96,28 +105,36 @@ def _param(name: str, annotation: object, info: object) -> Param:
         raise Undeclarable(name)
     if any(getattr(info, key, value) != value for key, value in PLAIN_SETTINGS.items()):
         raise Undeclarable(name)
-    many, kind, choices = _kind(annotation)
+    many, kind, choices, nargs = _kind(annotation)
     flags = _flags(name, info, kind)
+    if nargs > 1 and not flags:
+        raise Undeclarable(name)  # an argument of fixed arity: not one this reads
     required = info.default is ...
     default = None if required else info.default
-    _check_default(default)
+    _check_default(default, many=many)
     low, high = getattr(info, "min", None), getattr(info, "max", None)
-    return Param(name, flags, kind, choices, many, default, required, low, high)
+    choices_from = CHOICES_FROM.get(choices, "")
+    if choices_from:
+        choices = ()
+    return Param(name, flags, kind, choices, many, default, required, low, high, nargs, choices_from)
 
 
-def _kind(base: object) -> tuple[bool, str, tuple[str, ...]]:
-    """(a list?, the kind, the choices) of a parameter's type, an Optional's None aside."""
+def _kind(base: object) -> tuple[bool, str, tuple[str, ...], int]:
+    """(a list?, the kind, the choices, the words per value) of a parameter's type, an Optional's
+    None aside: a tuple of one type (tuple[Path, Path]) is an option of that many words."""
     args = [arg for arg in get_args(base) if arg is not type(None)]
-    if get_origin(base) is not list and type(None) in get_args(base) and len(args) == 1:
+    if get_origin(base) not in (list, tuple) and type(None) in get_args(base) and len(args) == 1:
         base, args = args[0], list(get_args(args[0]))
-    many = get_origin(base) is list
-    if many:
+    many, nargs = get_origin(base) is list, 1
+    if get_origin(base) is tuple and len(args) > 1 and len(set(args)) == 1 and args[0] is not bool:
+        nargs, args = len(args), args[:1]
+    if many or nargs > 1:
         (base,) = args
         args = list(get_args(base))
     if get_origin(base) is Literal and all(isinstance(arg, str) for arg in args):
-        return many, "choice", tuple(str(arg) for arg in args)
+        return many, "choice", tuple(str(arg) for arg in args), nargs
     if isinstance(base, type) and base in SCALARS and not (many and base is bool):
-        return many, SCALARS[base], ()
+        return many, SCALARS[base], (), nargs
     raise Undeclarable(str(base))
 
 
@@ -130,9 +147,13 @@ def _flags(name: str, info: ParameterInfo, kind: str) -> tuple[str, ...]:
     return decls
 
 
-def _check_default(default: object) -> None:
-    if default is not None and (isinstance(default, Enum) or type(default) not in (*SCALARS, type(Path()))):
-        raise Undeclarable(repr(default))
+def _check_default(default: object, *, many: bool) -> None:
+    """A default the generated module can write and the fast path pass on as typer does: None, a
+    scalar, or (for a list) a list of scalars."""
+    items = default if many and isinstance(default, list) else [default]
+    for item in items:
+        if item is not None and (isinstance(item, Enum) or type(item) not in (*SCALARS, type(Path()))):
+            raise Undeclarable(repr(default))
 
 
 def _literal(value: object) -> str:
@@ -148,6 +169,8 @@ def _literal(value: object) -> str:
     if isinstance(value, tuple):
         inner = ", ".join(_literal(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return f"[{', '.join(_literal(item) for item in value)}]"
     return repr(value)
 
 
@@ -202,6 +225,11 @@ def main(argv: list[str]) -> int:
     target = Path(argv[0]) if argv else TARGET
     target.write_text(render(declarations()), encoding="utf-8")
     print(f"Wrote {target}.", file=sys.stderr)
+    if not argv:  # the help texts beside them (a path given: the declarations alone, for a test)
+        from . import declare_help
+
+        declare_help.write()
+        print(f"Wrote {declare_help.TARGET}.", file=sys.stderr)
     return exitcodes.OK
 
 

@@ -70,12 +70,16 @@ def _split(command: Command, words: list[str]) -> dict[str, list[str]] | None:
         if param is None or (equals and (param.kind == "flag" or not name.startswith("--"))):
             return None  # unknown, --help, "--", "-", "-f=x" (click reads "=x"), "--flag=x"
         if param.kind == "flag":
-            value = ""
-        elif not equals:
-            if at == len(words) or words[at].startswith("-"):
+            taken = [""]
+        elif equals:
+            if param.nargs > 1:
+                return None  # "--pair=a b": click reads it so, but it is not how anyone writes it
+            taken = [value]
+        else:
+            taken, at = words[at : at + param.nargs], at + param.nargs
+            if len(taken) < param.nargs or any(word.startswith("-") for word in taken):
                 return None
-            value, at = words[at], at + 1
-        given.setdefault(param.name, []).append(value)
+        given.setdefault(param.name, []).extend(taken)
     return _place(command, positional, given)
 
 
@@ -103,14 +107,19 @@ _DEFER = _Defer()
 def _value(param: Param, words: list[str]) -> object:
     """The value typer would pass for `words`, or _DEFER."""
     if not words:
-        return _DEFER if param.required else param.default
+        if param.required:
+            return _DEFER
+        # a fresh copy of a list default, as typer makes one per call
+        return list(param.default) if isinstance(param.default, list) else param.default
     if param.kind == "flag":
         return True if len(words) == 1 else _DEFER  # a flag twice: typer's to judge
-    if not param.many and len(words) > 1:
-        return _DEFER
+    if not param.many and len(words) > param.nargs:
+        return _DEFER  # given twice
     values = [_convert(param, word) for word in words]
     if any(value is _DEFER for value in values):
         return _DEFER
+    if param.nargs > 1:
+        return tuple(values)
     return values if param.many else values[0]
 
 
@@ -121,13 +130,22 @@ def _convert(param: Param, word: str) -> object:
     if param.kind == "path":
         return Path(word) if word else _DEFER
     if param.kind == "choice":
-        return word if word in param.choices else _DEFER
+        return word if word in choices(param) else _DEFER
     if not _plain_number(word, fraction=param.kind == "float"):
         return _DEFER
     value = int(word) if param.kind == "int" else float(word)
     if (param.low is not None and value < param.low) or (param.high is not None and value > param.high):
         return _DEFER
     return value
+
+
+def choices(param: Param) -> tuple[str, ...]:
+    """A choice parameter's values: declared, or from their home (`choices_from`)."""
+    if not param.choices_from:
+        return param.choices
+    module, _, function = param.choices_from.partition(":")
+    found: tuple[str, ...] = getattr(importlib.import_module(module), function)()
+    return found
 
 
 def _plain_number(word: str, *, fraction: bool) -> bool:

@@ -1,5 +1,5 @@
-"""The plain bodies of `score`, `verdicts` and `report` (their typer signatures:
-cli/scoring.py; `agree` takes a pair of paths, which the fast path leaves to typer).
+"""The plain bodies of `score`, `agree`, `verdicts` and `report` (their typer signatures:
+cli/scoring.py).
 
 Each body imports the modules it needs where it starts, so one command does not pay for the
 others' (the report's renderers, the verdicts' admission) on its trivial call.
@@ -7,6 +7,8 @@ others' (the report's renderers, the verdicts' admission) on its trivial call.
 
 from __future__ import annotations
 
+import datetime
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from ...runs.deciding.decision import Decide
     from ...runs.reporting import report as reporting
     from ...runs.reporting.report import ReportFormat
-    from ...runs.rows import GateName, NotRunRow
+    from ...runs.rows import Certificate, GateName, NotRunRow
 
 
 def score(
@@ -73,6 +75,102 @@ def score(
     text, code = scored(request)
     print(text)
     return code
+
+
+def agree(
+    *,
+    judged: Path | None,
+    human: Path | None,
+    min_kappa: float | None,
+    as_json: bool,
+    certify: bool,
+    min_lower: float,
+    out: Path | None,
+    max_bytes: int,
+    judges: tuple[Path, Path] | None,
+    key: Path | None,
+    allow_leaky_judge: bool,
+) -> int:
+    """How far a judge agrees with a person: kappa per metric, TPR and TNR with intervals; certify it."""
+    from ...runs.judging import admission
+    from ...runs.judging import agree as agreeing
+
+    set_max_bytes(max_bytes)
+    if judges is not None:
+        return _swap(judges, key, as_json=as_json, allow_leaky=allow_leaky_judge, alone=(judged, human, out))
+    if judged is None or human is None:
+        raise UsageError("agree compares JUDGED with HUMAN (or two judges with --judges A B --key KEY)")
+
+    if certify != (out is not None):
+        raise UsageError("--certify writes the certificate to --out FILE: pass both, or neither")
+    if out is not None:
+        refuse_clobbering({"--out": out}, {"judged sheet": judged, "person's sheet": human})
+    admission.distinct({"judged sheet": judged, "person's sheet": human})
+    human_rows = agreeing.read_scored(human)
+    admission.person_labels(human, human_rows)
+    judged_rows, controls = admission.judged_for_agree(judged, agreeing.read_scored(judged), certify=certify)
+    found = agreeing.agreement(judged_rows, human_rows)
+    print(json.dumps(found, indent=2) if as_json else "\n".join(agreeing.table(found)))
+    for warning in found["warnings"]:
+        print(f"Warning: {warning}.", file=sys.stderr)
+    if controls and controls["passed"]:  # certify refused it already; the figures alone are shown
+        print("Warning: " + "\n".join(admission.leak_lines(controls, str(judged))), file=sys.stderr)
+    if min_kappa is not None:
+        low = [m for m, v in found["metrics"].items() if v["kappa"] is None or v["kappa"] < min_kappa]
+        if low or not found["metrics"]:
+            print(
+                f"Below --min-kappa {min_kappa}: {', '.join(low) or 'no metric scored by both'}; "
+                "do not trust the judge there.",
+                file=sys.stderr,
+            )
+            return exitcodes.FAILED
+    if out is not None:
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        _certify(
+            out, agreeing.certificate(found, judged_rows, min_lower, now, controls), found["sample"]["rows"]
+        )
+    return exitcodes.OK
+
+
+def _swap(
+    judges: tuple[Path, Path],
+    key: Path | None,
+    *,
+    as_json: bool,
+    allow_leaky: bool,
+    alone: tuple[Path | None, ...],
+) -> int:
+    """agree --judges A B --key KEY: both judges' verdicts on the sheet, and what the swap changes."""
+    from ...runs.deciding import score as scoring
+    from ...runs.deciding import swap
+    from ...runs.deciding.decision import checked
+    from ...runs.judging import admission
+
+    if any(given is not None for given in alone) or key is None:
+        raise UsageError(
+            "--judges A B compares two judges on their own: pass --key KEY, and no JUDGED, HUMAN or --out"
+        )
+    admission.distinct({"judge A's sheet": judges[0], "judge B's sheet": judges[1]})
+    key_rows = scoring.read_key(key)
+    sides = []
+    for path in judges:
+        rows, leaky = admission.admitted(path, scoring.read_rows(path), allow_leaky=allow_leaky)
+        for line in leaky:
+            print(line, file=sys.stderr)
+        sides.append((path, scoring.apply_key(rows, key_rows)))
+    found = swap.swap(sides[0], sides[1], checked("paired", 0.0, 0.1))
+    print(json.dumps(found, indent=2) if as_json else "\n".join(swap.lines(found)))
+    return exitcodes.JUDGE_SWAP if found["flips"] else exitcodes.OK
+
+
+def _certify(out: Path, written: Certificate, rows: int) -> None:
+    """Write the certificate `agree --certify` made, and say whose it is."""
+    write_all_atomically({out: json.dumps(written, indent=2, ensure_ascii=False) + "\n"})
+    print(
+        f"Certified: wrote {out} (judge {written['fingerprint']['runner']}, template "
+        f"{written['fingerprint']['template']}, on {rows} labelled rows).",
+        file=sys.stderr,
+    )
 
 
 def verdicts(
