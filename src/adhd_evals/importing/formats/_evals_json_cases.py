@@ -134,10 +134,16 @@ class _FileReading:
         self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
         self.trigger_skill: Callable[[], str] = lambda: ""  # _read sets it: the skill trigger cases name
 
+    _prefix_of = ("", "case")  # the last (category, its id prefix): the slug made once a file
+
     @property
     def id_prefix(self) -> str:
         """What an integer id is prefixed with: the category's slug."""
-        return slug(self.file_category) or "case"
+        category, prefix = self._prefix_of
+        if category != self.file_category:
+            prefix = slug(self.file_category) or "case"
+            self._prefix_of = (self.file_category, prefix)
+        return prefix
 
     def case(self, raw: object, index: int, at: tuple[str | int, ...]) -> Case:
         if not isinstance(raw, dict):
