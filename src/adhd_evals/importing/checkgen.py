@@ -116,7 +116,7 @@ def _flat(arg: Arg) -> str:
 def call_lines(head: str, args: list[Arg], indent: str = "") -> list[str]:
     """`head(args)` on one line when it fits, else one argument a line with a trailing
     comma (a list that does not fit either: one item a line), as black and ruff write it."""
-    whole = f"{indent}{head}({', '.join(map(_flat, args))})"
+    whole = f"{indent}{head}({', '.join([arg if type(arg) is str else _flat(arg) for arg in args])})"
     if _fits(whole):
         return [whole]
     inner = indent + "    "
@@ -247,7 +247,8 @@ _blake2s = hashlib.blake2s
 
 
 def fingerprint(text: str) -> str:
-    return short_hash(text.strip("\n"), 8)
+    """short_hash(text.strip("\n"), 8), without the call between (one for every unit written)."""
+    return _blake2s(text.strip("\n").encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def case_units(case: Case, stem: str) -> list[Unit]:
