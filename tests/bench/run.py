@@ -858,6 +858,25 @@ def bench_tree_read_write(tree: Path, repeat: int) -> None:
     report("read every evals.json + write the catalog rows", floor, None, "(floor)")
     argv = [py, "-c", CLI, "import", "--format", "evals-json", str(tree)]
     report("import evals-json of the 500-skill tree", timed(argv, repeat), floor, "<= 1.5x (issue 38)")
+    from adhd_evals.importing.importer import import_sources
+
+    def to_stdout() -> None:
+        for piece in import_sources("evals-json", [tree]).catalog_pieces():
+            piece.encode("utf-8")  # as the CLI writes it
+
+    in_process = _cpu(repeat, functools.partial(_tree_rows, tree))
+    print(f"{'  floor, in process (CPU)':<44} {in_process:7.3f} s")
+    line("  import of the tree, in process (CPU)", _cpu(repeat, to_stdout), in_process, "(the core call)")
+
+
+def _tree_rows(tree: Path) -> None:
+    """TREE_RW_FLOOR's work in this process (its rows encoded, as a pipe would take them)."""
+    for path in sorted(tree.rglob("evals.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for case in data["evals"]:
+            row = {"id": str(case["id"]), "category": data["skill_name"], "prompt": case["prompt"]}
+            row |= {"risk": "medium", "criteria": case["assertions"]}
+            (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 _WORDS = (
