@@ -769,7 +769,7 @@ TREE_FLOOR = (
     "import json, sys\n"
     "from pathlib import Path\n"
     "for path in sorted(Path(sys.argv[1]).rglob('evals.json')):\n"
-    "    json.loads(path.read_text(encoding='utf-8'))\n"
+    "    json.loads(path.read_text(encoding='utf-8'))\n" + PEAK  # its peak memory, as the import's
 )
 # Issue 38's floor for a tree: read every file AND write the catalog rows (as JSON_FLOOR does
 # for one file), so the import is measured against reading plus writing, not reading alone.
@@ -782,7 +782,7 @@ TREE_RW_FLOOR = (
     "    for case in data['evals']:\n"
     "        out.write(json.dumps({'id': str(case['id']), 'category': data['skill_name'],\n"
     "            'prompt': case['prompt'], 'risk': 'medium', 'criteria': case['assertions']},\n"
-    "            ensure_ascii=False) + '\\n')\n"
+    "            ensure_ascii=False) + '\\n')\n" + PEAK
 )
 
 
