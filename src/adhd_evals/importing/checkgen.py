@@ -96,8 +96,14 @@ def _fits(line: str) -> bool:
     twice (an upper bound of the display width both formatters measure), so a
     line kept whole here is kept whole by both; a line split here carries a
     trailing comma, which both keep split."""
-    width = len(line) if line.isascii() else len(line) + sum(not ch.isascii() for ch in line)
-    return width <= LINE_LENGTH
+    size = len(line)
+    if size > LINE_LENGTH:  # the width is at least the length: most criteria's lines end here
+        return False
+    if size * 2 <= LINE_LENGTH or line.isascii():
+        return True
+    # Width = length + the non-ASCII characters = 2 * length - the ASCII ones; the codec
+    # counts those in C (ignore drops every other character, lone surrogates included).
+    return 2 * size - len(line.encode("ascii", "ignore")) <= LINE_LENGTH
 
 
 Arg = str | tuple[str, list[str]]  # a rendered argument, or a list literal: (its "name=" or "", items)
@@ -110,7 +116,7 @@ def _flat(arg: Arg) -> str:
 def call_lines(head: str, args: list[Arg], indent: str = "") -> list[str]:
     """`head(args)` on one line when it fits, else one argument a line with a trailing
     comma (a list that does not fit either: one item a line), as black and ruff write it."""
-    whole = f"{indent}{head}({', '.join(map(_flat, args))})"
+    whole = f"{indent}{head}({', '.join([arg if type(arg) is str else _flat(arg) for arg in args])})"
     if _fits(whole):
         return [whole]
     inner = indent + "    "
@@ -173,10 +179,13 @@ def function_names(cases: Iterable[Case]) -> dict[str, str]:
     return names
 
 
-def call(check: Check) -> tuple[str, list[Arg]]:
-    """The function and arguments that check one criterion against `answer`."""
+def call(check: Check, quoted: str = "") -> tuple[str, list[Arg]]:
+    """The function and arguments that check one criterion against `answer`; `quoted`, when
+    given, is the criterion's literal (an unwritten check's text is usually its criterion,
+    so the module quotes it once, not twice)."""
     if check.kind is CheckKind.UNWRITTEN:
-        return "unwritten", [literal(check.args[0])]
+        text = check.args[0]
+        return "unwritten", [quoted if quoted and text == check.criterion else literal(text)]
     answer: list[Arg] = [] if check.kind.traced else ["answer"]  # a trace check reads the row's trace
     args: list[Arg] = [*answer, *(_arg(arg) for arg in check.args)]
     args += [_arg(value, f"{name}=") for name, value in check.options]
@@ -185,10 +194,15 @@ def call(check: Check) -> tuple[str, list[Arg]]:
 
 def check_text(case_id: str, criterion: str, name: str, function: str, args: list[Arg]) -> str:
     """One generated check: its registration, its function, its one return."""
+    return _check_text(literal(case_id), literal(criterion), name, function, args)
+
+
+def _check_text(quoted_id: str, quoted_criterion: str, name: str, function: str, args: list[Arg]) -> str:
+    """`check_text` from the id's and the criterion's literals (a case quotes its id once)."""
     define = f"def {name}(answer: str) -> bool:"
     if not _fits(define):
         define = f"def {name}(\n    answer: str,\n) -> bool:"
-    decorator = call_lines("@check", [literal(case_id), literal(criterion)])
+    decorator = call_lines("@check", [quoted_id, quoted_criterion])
     body = call_lines(f"return {function}", args, "    ")
     return "\n".join([*decorator, define, *body])
 
@@ -223,11 +237,18 @@ def short_hash(text: str, size: int = KEY_BYTES) -> str:
     return _blake2s(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
 
 
+def _key_and_short(text: str) -> tuple[str, str]:
+    """`short_hash(text)` and `short_hash(text, 3)`, from one encoding of `text`."""
+    data = text.encode("utf-8", "surrogatepass")
+    return _blake2s(data, digest_size=KEY_BYTES).hexdigest(), _blake2s(data, digest_size=3).hexdigest()
+
+
 _blake2s = hashlib.blake2s
 
 
 def fingerprint(text: str) -> str:
-    return short_hash(text.strip("\n"), 8)
+    """short_hash(text.strip("\n"), 8), without the call between (one for every unit written)."""
+    return _blake2s(text.strip("\n").encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def case_units(case: Case, stem: str) -> list[Unit]:
@@ -241,14 +262,16 @@ def case_units(case: Case, stem: str) -> list[Unit]:
             lines += comment(f"({kept.remark})", prefix="#   ")
     units = [Unit("case", case_key, "\n".join(lines), legacy_case)]
     seen: dict[str, int] = {}
+    quoted_id = literal(case.id)
     for item in case.checks:
         criterion = item.criterion
-        key, short = short_hash(criterion), short_hash(criterion, 3)  # short: names
+        key, short = _key_and_short(criterion)  # short: names
         seen[key] = seen.get(key, 0) + 1
         seen[short] = seen.get(short, 0) + 1
         again = f"_{seen[key]}" if seen[key] > 1 else ""
         name = f"check_{stem}_{short}" + (f"_{seen[short]}" if seen[short] > 1 else "")
-        text = check_text(case.id, criterion, name, *call(item))
+        quoted = literal(criterion)
+        text = _check_text(quoted_id, quoted, name, *call(item, quoted))
         units.append(
             Unit(
                 "check",

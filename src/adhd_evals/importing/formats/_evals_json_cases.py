@@ -77,7 +77,9 @@ def _pick(
                 return key, True, value
             if key in raw:  # a key spelled with a dot: chosen, as _first_key chooses it
                 return key, False, None
-    key = alternatives[0][0]
+    key, dotted = alternatives[0]
+    if dotted is None:  # the common case (`id`, `prompt`): one lookup, no walk
+        return (key, True, raw[key]) if key in raw else (key, False, None)
     present, value = reach(raw, key)
     return key, present, value
 
@@ -134,10 +136,16 @@ class _FileReading:
         self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
         self.trigger_skill: Callable[[], str] = lambda: ""  # _read sets it: the skill trigger cases name
 
+    _prefix_of = ("", "case")  # the last (category, its id prefix): the slug made once a file
+
     @property
     def id_prefix(self) -> str:
         """What an integer id is prefixed with: the category's slug."""
-        return slug(self.file_category) or "case"
+        category, prefix = self._prefix_of
+        if category != self.file_category:
+            prefix = slug(self.file_category) or "case"
+            self._prefix_of = (self.file_category, prefix)
+        return prefix
 
     def case(self, raw: object, index: int, at: tuple[str | int, ...]) -> Case:
         if not isinstance(raw, dict):
@@ -200,6 +208,23 @@ class _FileReading:
             used.add(category_key)
         if "should_trigger" in raw:
             used.add("should_trigger")
+        notes = self.passed(reading, raw, read, found, used) if found.roots or self.steps_of else []
+        for key, value in raw.items():
+            if key not in used:
+                remark = FILES_REMARK if key == "files" and value else ""
+                notes.append(reading.note(key, value, (*reading.at, key), remark))
+        return notes
+
+    def passed(
+        self,
+        reading: Reading,
+        raw: dict[str, object],
+        read: tuple[str, str, str],
+        found: Found,
+        used: set[str],
+    ) -> list[Note]:
+        """What the dialect's paths walked past, as notes; their roots join `used` (the keys
+        `left_over` does not list). A case read without a dialect's paths has none."""
         roots = found.roots
         consumed = found.consumed
         partly: set[str] = set()
@@ -230,10 +255,6 @@ class _FileReading:
             used |= roots
         if partly:
             notes += passed_by(reading, raw, partly, consumed)
-        for key, value in raw.items():
-            if key not in used:
-                remark = FILES_REMARK if key == "files" and value else ""
-                notes.append(reading.note(key, value, (*reading.at, key), remark))
         return notes
 
     def trigger(
@@ -277,7 +298,7 @@ class _FileReading:
     def checks(self, reading: Reading, raw: dict[str, object]) -> tuple[list[Check], list[Note], bool, Found]:
         """Checks from the assertion list, then from the dialect's criteria places."""
         if self.dialect is None or not self.dialect.cases.criteria:
-            found = Found([], [], set(), [], set())
+            found = _NOTHING_FOUND  # shared: never changed in place (see below)
         else:
             found = criteria_checks(
                 reading,
@@ -299,9 +320,10 @@ class _FileReading:
         notes += found.notes
         if not checks and self.default_criteria and SUCCESS_KEY in raw and SUCCESS_KEY not in roots:
             checks = success_checks(raw[SUCCESS_KEY])
-            if checks:  # read as criteria: the key is not a note any more
-                roots.add(SUCCESS_KEY)
-                found.consumed.add((SUCCESS_KEY,))
+            if checks:  # read as criteria: the key is not a note any more (new sets: `found` may be shared)
+                found = found._replace(
+                    roots=roots | {SUCCESS_KEY}, consumed=found.consumed | {(SUCCESS_KEY,)}
+                )
         if not checks:
             return [no_criteria_placeholder()], notes, True, found
         return checks, notes, False, found
@@ -313,8 +335,16 @@ class _FileReading:
         if not isinstance(items, list):
             raise reading.refusal(key, (*reading.at, key), "a list", describe(items))
         at = reading.at
+        surrogates = self.surrogates
         for position, item in enumerate(items):
-            if self.prose(item):  # the common case, without building its path and position
+            # The common case, `prose` without its call, nor the item's path and position built
+            # (a string holding more than whitespace is what strip() leaves non-empty).
+            if (
+                type(item) is str
+                and item
+                and not item.isspace()
+                and not (surrogates and has_lone_surrogate(item))
+            ):
                 checks.append(placeholder(item))
                 continue
             check, extra = self.assertion(reading, item, f"{key}[{position}]", (*at, key, position))
@@ -349,6 +379,11 @@ class _FileReading:
         elif isinstance(item, dict) and is_typed(item):
             check = Check(check.criterion, check.kind, check.args, check.options, shape_of(item))
         return check, notes
+
+
+# What a case without a dialect's criteria places finds there: nothing. One shared instance (a
+# case reads it; `checks` replaces it, never adds to it).
+_NOTHING_FOUND = Found([], [], set(), [], set())
 
 
 def _case_id(reading: Reading, raw: dict[str, object], key: str, index: int, id_prefix: str) -> str:
