@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, Protocol, TypedDict, cast
 
-from . import __version__
+from . import __version__, jsonl
 from .catalogrules.stream import lint_lines, row_problems
 from .errors import InputInvalid, UsageError
 from .files import open_limited, read_limited
@@ -339,4 +339,5 @@ def _keep_index(record: Path, data: bytes, digest: str, rows: list[dict[str, obj
         return
     ids = [row["id"] for row in rows]
     spans = [offset for start, end, _ in _lines(data) for offset in (start, end)]
-    _record(record, json.dumps({"ids": ids, "spans": spans, "check": _check(digest, ids, spans)}) + "\n")
+    index = {"ids": ids, "spans": spans, "check": _check(digest, ids, spans)}
+    _record(record, jsonl.line(index, ensure_ascii=True) + "\n")
