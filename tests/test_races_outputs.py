@@ -2,9 +2,10 @@
 
 `run` and `judge` take an exclusive lock on their output's file and append to it for as long as
 they run; a second run or judge on the same file is refused (tests/test_promises_runs.py). `merge`
-writes its output whole and renames it into place without asking for that lock: run into a file a
-run is still writing, it replaces the file under the run, whose later rows go to the replaced
-file, which no name reaches any more: rows paid for and lost without a word.
+writes its output whole and renames it into place; it used to do so without asking for that lock,
+and so replaced a file a run was still writing, whose later rows went to the replaced file, which
+no name reaches any more: rows paid for and lost without a word. It now asks first
+(files.not_being_written).
 """
 
 from __future__ import annotations
@@ -32,11 +33,6 @@ def _shard(tmp_path: Path) -> Path:
     return shard
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="merge writes its --output without the writer's lock (cli/plain/scale.py, output.py: "
-    "perf-shards' area); reported by the races branch",
-)
 def test_merge_into_a_file_a_run_is_writing_is_refused_and_the_file_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -44,7 +40,7 @@ def test_merge_into_a_file_a_run_is_writing_is_refused_and_the_file_kept(
     written one row; `merge shard-1.jsonl --output out.jsonl` meanwhile. Expected, from the
     promise of one writer per output: merge refused as a second run is (exit 2, USAGE, "being
     written by another run"), out.jsonl as the run left it, its inode the one the run appends
-    to. Today merge exits 0 and renames a new file over it."""
+    to. Merge used to exit 0 and rename a new file over it."""
     shard = _shard(tmp_path)
     output = tmp_path / "out.jsonl"
     written = '{"case_id": "c9", "trial": 1, "condition": "baseline", "runner": "stub"}\n'

@@ -193,6 +193,28 @@ def only_writer(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def not_being_written(path: Path) -> Iterator[None]:
+    """Held while a whole file is renamed over `path`: raises Held when a run holds the lock
+    `only_writer` takes, since a file a run appends to, replaced under it, takes the run's later
+    rows with it to no name. A path that is missing or cannot be opened has no writer to wait
+    for (the write itself then says what is wrong); nothing is created."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        fd = -1
+    try:
+        if fd >= 0 and stat.S_ISREG(os.fstat(fd).st_mode):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Held(path, _holder(os.fstat(fd))) from None
+        yield
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def _holder(info: os.stat_result) -> str:
     """The pid holding a flock on this device and inode, from /proc/locks (Linux)."""
     wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from ... import exitcodes, jsonl
 from ...catalog import load_valid
-from ...errors import UsageError
-from ...files import set_max_bytes
+from ...errors import Busy, UsageError
+from ...files import Held, not_being_written, set_max_bytes
 from ...output import refuse_clobbering, write_all_atomically
 from ...text import plural, usd
 
@@ -102,9 +102,16 @@ def merge(*, shards: list[Path], output: Path, plan: Path | None, max_bytes: int
     # stage too, never need (tests/test_cli_startup.py).
     from ...runs.judging.admission import merged_record
 
-    write_all_atomically(
-        {output: merged.text(), **merged_record(shards, output)}
-    )  # a judge's: its record too
+    try:
+        with not_being_written(output):  # a run appending to it would lose its later rows
+            write_all_atomically(
+                {output: merged.text(), **merged_record(shards, output)}
+            )  # a judge's: its record too
+    except Held as held:
+        raise Busy(
+            f"{output} is being written by another run (pid {held.holder}); "
+            "wait for it, or merge into another --output"
+        ) from None
     cached = f"; {merged.cached} from the cache, not charged (first cost {usd(merged.cached_cost)})"
     unmetered = f"; {merged.unmetered} with no reported cost" if merged.unmetered else ""
     print(
