@@ -7,6 +7,7 @@ and check alike, never a traceback (exit 70)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,33 @@ def test_every_string_in_a_value_is_escaped() -> None:
     assert jsonl.escape_value(value) == ({"a\\ud800": ["x", "\\udc00", 1, None], "b": {"c": "\\udfff"}}, True)
     assert jsonl.escape_value([1, "plain"]) == ([1, "plain"], False)
     assert jsonl.escaped_row({"k\ud800": 1, "n": 2}) == {"k\\ud800": 1, "n": 2, "escaped": ["k\\ud800"]}
+
+
+def test_a_ledger_that_cannot_be_written_ends_the_run_before_its_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The disk is full when the first reservation is written: the run ends with an output error
+    (exit 3) that names the ledger, not an internal error (exit 70), and the paid CLI never ran
+    (it would leave a file behind)."""
+    (tmp_path / "cases.jsonl").write_text(json.dumps(CASE) + "\n")
+    ran = tmp_path / "ran"
+    (tmp_path / "cli.py").write_text(
+        f"import pathlib, sys; pathlib.Path({str(ran)!r}).touch()\n"
+        'sys.stdout.write(\'{"result": "ok", "total_cost_usd": 0.25}\')'
+    )
+    spec = {"command": [sys.executable, str(tmp_path / "cli.py")], "response_format": "claude-json"}
+    (tmp_path / "runners.json").write_text(json.dumps({"odd": spec}))
+    write = os.write
+
+    def full(fd: int, data: bytes) -> int:  # only the ledger's lines (each starts a new line, then its id)
+        if bytes(data).startswith(b'\n{"id"'):
+            raise OSError(28, "No space left on device")
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", full)
+    argv = ["run", "--runner", "odd", "--runner-config", str(tmp_path / "runners.json"), "--condition"]
+    argv += ["baseline", "--cases", str(tmp_path / "cases.jsonl"), "--output", str(tmp_path / "out.jsonl")]
+    assert main([*argv, "--trials", "1", "--assume-call-usd", "0.5"]) == exitcodes.OUTPUT
+    err = capsys.readouterr().err
+    assert "out.jsonl.ledger: the ledger beside the output cannot be written (No space left on device)" in err
+    assert not ran.exists()

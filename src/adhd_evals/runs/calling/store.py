@@ -237,9 +237,17 @@ class Ledger:
     def _write(self, entry: Reserved | Settled) -> None:
         data = ("\n" + jsonl.line(entry) + "\n").encode()  # a leading newline ends a torn line
         with self._lock:
-            if self._fd < 0:  # created at the first reservation: a stub run leaves no ledger
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            os.write(self._fd, data)
+            try:
+                if self._fd < 0:  # created at the first reservation: a stub run leaves no ledger
+                    self._fd = os.open(
+                        self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644
+                    )
+                os.write(self._fd, data)
+            except OSError as exc:  # a full disk: said; a reservation unwritten starts no call
+                raise OutputError(
+                    f"{self.path}: the ledger beside the output cannot be written ({exc.strerror or exc}); "
+                    "no call starts before its reservation is written"
+                ) from exc
 
     def close(self) -> None:
         if self._fd >= 0:
