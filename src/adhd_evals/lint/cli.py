@@ -2,106 +2,33 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..exitcodes import FAILED, OK, USAGE, RefusalCode
-from ..files import DEFAULT_MAX_BYTES, set_max_bytes
+from ..files import set_max_bytes
 from ..problem import Problem
 from ..text import plural, printable
 from . import FORMATS, LintReport, LintUsageError, lint_paths
+from .argv import LintArgs, parse
 from .lookalike import NAMES
 from .rules import RULES
-from .sarif import sarif, step_summary
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..importing.dialect import Dialect
 
 
-def _columns() -> int:
-    """`shutil.get_terminal_size().columns`, worked out as shutil does, without importing it."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    stdout = sys.__stdout__
-    if columns <= 0 and stdout is not None:
-        try:
-            columns = os.get_terminal_size(stdout.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's own help layout, given the width it would ask shutil for. argparse makes a
-    formatter for every argument it adds, and its own imports shutil (with bz2 and lzma, ~3 ms
-    of every hook run) though only --help and a usage error print anything."""
-
-    def __init__(self, prog: str, **options: Any) -> None:
-        options.setdefault("width", _columns() - 2)  # argparse keeps two columns spare too
-        super().__init__(prog, **options)
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="adhd-evals lint",
-        formatter_class=_Formatter,
-        description="Lint case files (catalogs, evals.json, dataset.json, YAML cases, check modules) "
-        "and report every problem with its line and column.",
-    )
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or directories")
-    parser.add_argument(
-        "--format-of",
-        choices=FORMATS,
-        default=None,
-        help="treat every file as this format instead of recognising it",
-    )
-    parser.add_argument(
-        "--output-format",
-        choices=tuple(RENDERERS),
-        default=None,
-        help="text (default), json, sarif (SARIF 2.1.0), or github annotations (the default under GitHub Actions)",
-    )
-    parser.add_argument(
-        "--strict",
-        action="store_true",
-        help="fail on warnings too, and on files skipped as another tool's",
-    )
-    parser.add_argument(
-        "--select",
-        action="append",
-        default=[],
-        metavar="CODE",
-        help="report only these codes or prefixes (E1, W, W202, Case); repeatable or comma-separated",
-    )
-    parser.add_argument(
-        "--ignore",
-        action="append",
-        default=[],
-        metavar="CODE",
-        help="never report these codes or prefixes; repeatable or comma-separated",
-    )
-    parser.add_argument(
-        "--max-bytes",
-        type=int,
-        default=DEFAULT_MAX_BYTES,
-        metavar="N",
-        help="report, unread, any file larger than this (default 256 MiB)",
-    )
-    parser.add_argument(
-        "--dialect",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="a dialect file: lint the files of its format as 'import --dialect' reads them",
-    )
-    return parser
+    """argparse's parser for lint: only for what the fast reading (argv.py) defers."""
+    from .usage import build  # argparse and its locale lookup: help and usage errors only
+
+    return build(formats=FORMATS, outputs=tuple(RENDERERS))
 
 
 def _text(problem: Problem) -> str:
@@ -126,6 +53,8 @@ def _lines(report: LintReport, render: Callable[[Problem], str]) -> str:
 
 def _sarif(report: LintReport, code: int) -> str:
     from importlib.metadata import version  # (email, zipfile...) only for SARIF's tool version
+
+    from .sarif import sarif  # only for --output-format sarif: not on the hook's path
 
     return sarif(report.problems, version("adhd-evals"))
 
@@ -220,6 +149,8 @@ def _printable_fields(problem: Problem) -> dict[str, object]:
 
 def _append_step_summary(report: LintReport, path: str) -> None:
     """All problems for the run's summary page (GitHub shows only 10 annotations of a kind)."""
+    from .sarif import step_summary  # only under GitHub Actions: not on the hook's path
+
     try:
         with open(path, "a", encoding="utf-8") as stream:
             stream.write(step_summary(report.problems, summary(report)))
@@ -230,10 +161,9 @@ def _append_step_summary(report: LintReport, path: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse's own usage error or --help
-        return USAGE if exc.code else OK
+    args = _arguments(argv)
+    if isinstance(args, int):
+        return args
     set_max_bytes(args.max_bytes)
     try:
         select, ignore = _codes(args.select), _codes(args.ignore)
@@ -252,3 +182,15 @@ def main(argv: list[str]) -> int:
         _append_step_summary(report, os.environ["GITHUB_STEP_SUMMARY"])
     print(RENDERERS[style](report, code))
     return code
+
+
+def _arguments(argv: list[str]) -> LintArgs | int:
+    """The arguments, read fast when the line is clean, else by argparse (whose exit code for
+    --help or a usage error it has printed is returned)."""
+    fast = parse(argv, formats=FORMATS, outputs=tuple(RENDERERS))
+    if fast is not None:
+        return fast
+    try:
+        return LintArgs(**vars(_parser().parse_args(argv)))
+    except SystemExit as exc:  # argparse's own usage error or --help
+        return USAGE if exc.code else OK
