@@ -31,6 +31,9 @@ NEVER = ("typer", "click", "rich", "pydantic", "libcst", "jsonschema", "ruamel",
 # ast (a module's parser) on a catalog with no module beside it.
 YAML = ("yaml", "_yaml")
 CATALOG_NEVER = ("dataclasses", "inspect", "shutil", "hashlib", "adhd_evals.importing.sourcetext")
+# Not on a clean command line (tests/test_lint_fast_argv.py): argparse and the locale lookup its
+# parser makes, nor the SARIF and step-summary writer (only for sarif or under Actions).
+CLEAN_LINE_NEVER = ("argparse", "gettext", "locale", "adhd_evals.lint.usage", "adhd_evals.lint.sarif")
 PROBE = (
     "import json, sys\n"
     "from adhd_evals.entry import main\n"
@@ -90,18 +93,18 @@ def _yaml_folder(tmp: Path) -> Path:
 
 
 PATHS: list[tuple[str, Callable[[Path], list[Path]], tuple[str, ...]]] = [
-    ("catalog alone", _catalog_alone, NEVER + YAML + CATALOG_NEVER + ("ast",)),
-    ("catalog with checks.py", _catalog_with_checks, NEVER + YAML + CATALOG_NEVER),
-    ("check module", _check_module, NEVER + YAML + CATALOG_NEVER),
-    ("catalog and checks.py", _hook, NEVER + YAML + CATALOG_NEVER),
+    ("catalog alone", _catalog_alone, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER + ("ast",)),
+    ("catalog with checks.py", _catalog_with_checks, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER),
+    ("check module", _check_module, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER),
+    ("catalog and checks.py", _hook, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER),
     # the import's readers are dataclasses (importing/formats/_common.py): lint reads with them
-    ("evals.json", _evals_json, NEVER + YAML),
-    ("YAML folder", lambda tmp: [_yaml_folder(tmp)], NEVER),
+    ("evals.json", _evals_json, NEVER + YAML + CLEAN_LINE_NEVER),
+    ("YAML folder", lambda tmp: [_yaml_folder(tmp)], NEVER + CLEAN_LINE_NEVER),
 ]
 
 
-def _modules_after_lint(paths: list[Path]) -> tuple[int, set[str]]:
-    argv = [sys.executable, "-c", PROBE, *map(str, paths)]
+def _modules_after_lint(paths: list[Path], *options: str) -> tuple[int, set[str]]:
+    argv = [sys.executable, "-c", PROBE, *options, *map(str, paths)]
     # unmeasured: under .ci/run's coverage a measured process holds coverage's own imports
     done = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured_environment())
     last = json.loads(done.stdout.splitlines()[-1])
@@ -123,3 +126,11 @@ def test_the_probe_sees_what_a_path_imports(tmp_path: Path) -> None:
     imported (not the probe), and the import's readers."""
     _, modules = _modules_after_lint([_yaml_folder(tmp_path)])
     assert {"yaml", "adhd_evals.lint.rules", "adhd_evals.importing.formats.yaml_cases"} <= modules
+
+
+def test_a_line_the_fast_reading_defers_loads_argparse(tmp_path: Path) -> None:
+    """The clean-line guard can fail: `--stric` is an abbreviation only argparse reads (lint/argv.py
+    defers it), and the run then imports argparse and lint's parser module."""
+    code, modules = _modules_after_lint(_catalog_alone(tmp_path), "--stric")
+    assert code == 0
+    assert {"argparse", "adhd_evals.lint.usage"} <= modules
