@@ -45,7 +45,7 @@ def parse(argv: list[str], *, formats: tuple[str, ...], outputs: tuple[str, ...]
         return None
     paths, given = split
     if any(len(words) > 1 for name, words in given.items() if name not in REPEATED):
-        return None  # given twice: argparse keeps the last, or refuses; its to say
+        return None  # given twice: argparse keeps the last or refuses: argparse's to say
     one = {name: words[0] for name, words in given.items()}
     if not _clean(one, formats, outputs):
         return None
