@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,3 +188,26 @@ def test_a_damaged_entry_after_cached_ones_is_counted_once_and_rows_keep_their_o
     assert [row["response"] for row in second] == [row["response"] for row in first]
     assert request.cache is not None and (request.cache.damaged, request.cache.hits) == (1, 3)
     assert summary.ran == 4
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ready_rows_on_a_terminal_draw_the_bar_once_per_row(tmp_path: Path) -> None:
+    """Two ready tasks on a terminal: the bar as `step` draws it, after each row (12 of 24
+    marks at 1/2, all 24 and a newline at 2/2; nothing spent, no failures; the rate varies)."""
+    stream = _Terminal()
+
+    def ready(task: int) -> calls.Done | None:
+        return calls.Done(_row(task), f"task {task}")
+
+    with _session(tmp_path, stream) as session:
+        calls.drive([1, 2], ready, session, ready=ready)
+    rate = r"[0-9.]+/s "
+    assert re.fullmatch(
+        rf"\r\[{'#' * 12}{'.' * 12}\] 1/2 failures 0  \$0\.0000  {rate}"
+        rf"\r\[{'#' * 24}\] 2/2 failures 0  \$0\.0000  {rate}\n",
+        stream.getvalue(),
+    )

@@ -340,8 +340,7 @@ def _serve_ready(
             session.store.append_all([done.row for done in chunk])
         served += len(chunk)
         driven.written += len(chunk)
-        for done in chunk:
-            progress.step(done.label, session.budget.spent)
+        progress.steps([done.label for done in chunk], session.budget.spent)
         if len(chunk) < READY_CHUNK:
             break
     return served
