@@ -283,8 +283,9 @@ def drive(
     exception stops the rest (nothing new starts) and is raised once every thread is done.
     `ready`: a task's row when it needs no call (a cached answer), else None; the leading
     tasks it answers are written first, on this thread, in their order (see _serve_ready)."""
-    progress = Progress(len(tasks), session.stream)
-    session.budget.planned = len(tasks)
+    total = len(tasks)
+    progress = Progress(total, session.stream)
+    session.budget.planned = total
     driven = Driven()
     if ready is not None:
         tasks = tasks[_serve_ready(tasks, ready, session, driven, progress) :]
@@ -304,11 +305,10 @@ def drive(
             driven.failed_attempts += done.failed_attempts
         progress.step(done.label, session.budget.spent, failed_attempts=done.failed_attempts)
 
-    planned = session.budget.planned
     try:
         pool(session.policy.jobs, tasks, one, session.stop)
     finally:
-        incomplete = driven.written < planned
+        incomplete = driven.written < total
         driven.stopped_for_budget = incomplete and session.budget.exhausted()
         driven.stopped_for_calls = incomplete and session.budget.capped()
     return driven
