@@ -56,7 +56,7 @@ def check_readable(path: Path) -> int:
     return info.st_size
 
 
-def _open_checked(path: Path) -> tuple[int, int]:
+def _open_checked(path: str | Path) -> tuple[int, int]:
     """A descriptor of the file and its size, refused unread when it must not be read. The
     checks are made on the opened descriptor (a FIFO swapped in after a stat cannot slip
     through), and the open itself cannot block (O_NONBLOCK)."""
@@ -85,7 +85,7 @@ def open_limited(path: Path) -> BinaryIO:
         raise
 
 
-def read_limited(path: Path) -> bytes:
+def read_limited(path: str | Path) -> bytes:
     """The whole file, refused rather than read when it is not a bounded regular file.
     The only door for reading a whole file: every reader of a path a user names uses it.
 

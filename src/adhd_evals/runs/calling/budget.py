@@ -233,10 +233,11 @@ class Budget:
 
     def release(self, held: Reservation) -> None:
         """The call never started: nothing can have been spent."""
+        if held is FREE:  # a cached answer: never counted, nothing to wait on (its lock cost a hit)
+            return
         with self._changed:
             self._end(held)
-            if held is not FREE:  # FREE (a cached answer) was never counted as a call
-                self.calls -= 1
+            self.calls -= 1
         if held.ticket is not None:
             self._settle(held.ticket, 0.0)
 

@@ -17,7 +17,7 @@ import itertools
 import json
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -109,6 +109,28 @@ class Store:
 
     def append(self, row: Mapping[str, object]) -> None:
         """One whole line per write(2) on an O_APPEND descriptor: never interleaved."""
+        self.append_all([row])
+
+    def append_all(self, rows: Sequence[Mapping[str, object]]) -> None:
+        """Whole lines in one write(2): a kill can tear only the last, which opening repairs
+        (cached answers are written so, a chunk at a time: a write per row was a tenth of a
+        hit's time)."""
+        encoded = [self._encoded(row) for row in rows]
+        data = b"".join(line for line, _ in encoded)
+        with self._lock:
+            try:
+                self._write(data)
+            except OSError as exc:  # a full disk: said as an output error; the ledger keeps the cost
+                row = encoded[0][1]
+                raise OutputError(
+                    f"{self.path}: cannot be written ({exc.strerror or exc}); the row of case "
+                    f"{row.get('case_id')} trial {row.get('trial')} is lost, its cost kept in the ledger"
+                ) from exc
+            for _, row in encoded:
+                self._count(row)
+
+    def _encoded(self, row: Mapping[str, object]) -> tuple[bytes, Mapping[str, object]]:
+        """The row's line, newline included, and the row as written (its text escaped if need be)."""
         try:
             data = jsonl.line(row).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate a CLI printed: kept escaped, the row says so
@@ -118,16 +140,7 @@ class Store:
             from .shard import sealed
 
             data = sealed(self.seal_with, data)
-        data += b"\n"
-        with self._lock:
-            try:
-                self._write(data)
-            except OSError as exc:  # a full disk: said as an output error; the ledger keeps the cost
-                raise OutputError(
-                    f"{self.path}: cannot be written ({exc.strerror or exc}); the row of case "
-                    f"{row.get('case_id')} trial {row.get('trial')} is lost, its cost kept in the ledger"
-                ) from exc
-            self._count(row)
+        return data + b"\n", row
 
     def _write(self, data: bytes) -> None:
         written = os.write(self._fd, data)

@@ -51,6 +51,22 @@ class Progress:
                 self.stream.write(f"{label} ({self.done}/{self.total}, {usd(spent)})\n")
             self.stream.flush()
 
+    def steps(self, labels: Sequence[str], spent: float) -> None:
+        """Rows written together (cached answers, a chunk per write): the lines `step` prints
+        for each, in one write when they are plain lines (a write per line was a syscall a row)."""
+        if self.tty:
+            for label in labels:
+                self.step(label, spent)
+            return
+        shown = usd(spent)
+        with self._lock:
+            lines = []
+            for label in labels:
+                self.done += 1
+                lines.append(f"{label} ({self.done}/{self.total}, {shown})\n")
+            self.stream.write("".join(lines))
+            self.stream.flush()
+
 
 @contextlib.contextmanager
 def signals_stop() -> Iterator[threading.Event]:

@@ -152,8 +152,9 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
             pending = watch.resume(store, pending) if watch else pending
             scope = (request.condition, request.runner.name)
             with calls.open_session(request, store, scope, progress_stream) as session:
-                work = _guarded(watch, lambda task: _one_call(request, task, session))
-                driven = calls.drive(pending, work, session)
+                missed: dict[tuple[str, int], str] = {}  # the key of the task `ready` found uncached
+                work = _guarded(watch, lambda task: _one_call(request, task, session, missed))
+                driven = calls.drive(pending, work, session, ready=_ready(request, watch, missed))
             if watch:  # the calls it never started, recorded as not run (nothing is in flight now)
                 summary.curtailed = watch.finish(store)
     summary.ran, summary.failed_attempts = driven.written, driven.failed_attempts
@@ -210,19 +211,50 @@ def _pending(
     return pending
 
 
-def _one_call(request: RunRequest, task: Task, session: calls.Session) -> calls.Done | None:
+def _ready(
+    request: RunRequest, watch: Watch | None, missed: dict[tuple[str, int], str]
+) -> Callable[[Task], calls.Done | None] | None:
+    """A task's cached row, or None (its key kept in `missed`, not looked up twice): what
+    calls.drive writes before any call. None with no cache, or when --stop-when-decided must
+    see every task before it starts."""
+    cache = request.cache
+    if cache is None or watch is not None:
+        return None
+
+    def ready(task: Task) -> calls.Done | None:
+        case, trial, prompt = task
+        row, digest = cached_row(cache, request.runner, request.condition, case["id"], trial, prompt)
+        if row is None:
+            missed[(case["id"], trial)] = digest
+            return None
+        return calls.Done(row, _label(request, case, trial))
+
+    return ready
+
+
+def _label(request: RunRequest, case: CaseRow, trial: int) -> str:
+    return f"{request.condition} trial {trial}: {case['id']}"
+
+
+def _one_call(
+    request: RunRequest, task: Task, session: calls.Session, missed: dict[tuple[str, int], str]
+) -> calls.Done | None:
     """One (case, trial)'s response row: a cache hit (charged nothing), the stub's answer, or
     the runner's; None when nothing more may start."""
     case, trial, prompt = task
-    label = f"{request.condition} trial {trial}: {case['id']}"
+    label = _label(request, case, trial)
     started = time.monotonic()
     cost: float | None
     trace: Trace | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
-        row, digest = cached_row(request.cache, request.runner, request.condition, case["id"], trial, prompt)
-        if row is not None:
-            session.hit()
-            return calls.Done(row, label)
+        digest = missed.pop((case["id"], trial), "")
+        if not digest:
+            row, digest = cached_row(
+                request.cache, request.runner, request.condition, case["id"], trial, prompt
+            )
+            if row is not None:
+                session.hit()
+                return calls.Done(row, label)
     if request.runner.builtin:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
         trace = stub_trace(prompt)
