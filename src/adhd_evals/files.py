@@ -184,10 +184,7 @@ def only_writer(path: Path) -> Iterator[None]:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise NotAFile(f"it is {_kind(mode)}, not a regular file")
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise Held(path, _holder(os.fstat(fd))) from None
+        _take(fd, path)
         yield
     finally:
         os.close(fd)
@@ -205,14 +202,19 @@ def not_being_written(path: Path) -> Iterator[None]:
         fd = -1
     try:
         if fd >= 0 and stat.S_ISREG(os.fstat(fd).st_mode):
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise Held(path, _holder(os.fstat(fd))) from None
+            _take(fd, path)
         yield
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def _take(fd: int, path: Path) -> None:
+    """The exclusive lock on the open file, at once, or Held naming who has it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise Held(path, _holder(os.fstat(fd))) from None
 
 
 def _holder(info: os.stat_result) -> str:
