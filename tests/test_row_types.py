@@ -51,8 +51,9 @@ UNSEEN: dict[str, set[str]] = {
 
 
 def declared(shape: type) -> tuple[set[str], set[str]]:
-    """The shape's (required, optional) keys, as written in rows.py (NotRequired: optional)."""
-    hints = typing.get_type_hints(shape, include_extras=True)
+    """The shape's (required, optional) keys, as written in rows.py (NotRequired: optional). The
+    summaries' names are given too: rows.py imports them for type checkers only."""
+    hints = typing.get_type_hints(shape, localns=vars(summaries), include_extras=True)
     optional = {name for name, hint in hints.items() if typing.get_origin(hint) is NotRequired}
     return set(hints) - optional, optional
 
@@ -198,7 +199,7 @@ def test_verdict_rows(toured: Path, tmp_path: Path) -> None:
     every_key_seen(shaped([r["others"] for r in found if "others" in r], rows.Others), rows.Others)
 
 
-def _summaries(toured: Path) -> list[rows.ScoreSummary]:
+def _summaries(toured: Path) -> list[summaries.ScoreSummary]:
     """score as the tour runs it (--checks, --criteria, the paired analysis), on the golden
     scores, with a void row, short of --min-trials, and with a person's random sample (--labels)."""
     key = score.read_key(toured / "key.jsonl")
@@ -224,27 +225,27 @@ def _summaries(toured: Path) -> list[rows.ScoreSummary]:
 @pytest.mark.long
 def test_score_summary(toured: Path) -> None:
     """The summary and every shape inside it."""
-    summaries = _summaries(toured)
-    every_key_seen(shaped(summaries, rows.ScoreSummary), rows.ScoreSummary)
-    paired = [s for s in summaries if "paired" in s]
+    built = _summaries(toured)
+    every_key_seen(shaped(built, summaries.ScoreSummary), summaries.ScoreSummary)
+    paired = [s for s in built if "paired" in s]
     quantities: list[rows.Quantity] = ["weighted_score", *METRICS]
     parts: dict[type, list[Mapping[str, object]]] = {
-        rows.ConditionMeans: [m for s in summaries for m in s["conditions"].values()],
-        rows.ReleaseGate: [s["release_gate"] for s in summaries],
-        rows.CheckRate: [r for s in summaries for r in s.get("checks", {}).values()],
-        rows.Regression: [r for s in summaries for r in s["regressions"]],
-        rows.VoidRow: [v for s in summaries for v in s.get("void", [])],
-        rows.Decision: [s["decision"] for s in summaries if "decision" in s],
-        rows.PairedSection: [s["paired"] for s in paired],
-        rows.Method: [s["paired"]["method"] for s in paired],
-        rows.AnalysisJson: [s["paired"][q] for s in paired for q in quantities],
-        rows.SignTestJson: [s["paired"][q]["sign_test"] for s in paired for q in quantities],
-        rows.CaseDelta: [c for s in paired for c in s["paired"]["cases"]],
-        rows.McNemarTest: [mcnemar(2, 1)],
+        summaries.ConditionMeans: [m for s in built for m in s["conditions"].values()],
+        summaries.ReleaseGate: [s["release_gate"] for s in built],
+        summaries.CheckRate: [r for s in built for r in s.get("checks", {}).values()],
+        summaries.Regression: [r for s in built for r in s["regressions"]],
+        summaries.VoidRow: [v for s in built for v in s.get("void", [])],
+        summaries.Decision: [s["decision"] for s in built if "decision" in s],
+        summaries.PairedSection: [s["paired"] for s in paired],
+        summaries.Method: [s["paired"]["method"] for s in paired],
+        summaries.AnalysisJson: [s["paired"][q] for s in paired for q in quantities],
+        summaries.SignTestJson: [s["paired"][q]["sign_test"] for s in paired for q in quantities],
+        summaries.CaseDelta: [c for s in paired for c in s["paired"]["cases"]],
+        summaries.McNemarTest: [mcnemar(2, 1)],
     }
     for shape, found in parts.items():
         every_key_seen(shaped(found, shape), shape)
-    assert {s["decision"]["gate"] for s in summaries if "decision" in s} == {"reference", "paired"}
+    assert {s["decision"]["gate"] for s in built if "decision" in s} == {"reference", "paired"}
 
 
 def _trigger_results() -> list[rows.ResultRow]:
@@ -321,13 +322,13 @@ def test_summary_json_keeps_the_reference_order(toured: Path) -> None:
 def test_check_summary(toured: Path) -> None:
     """check --json: its keys are CheckSummary's, as `check` prints them."""
     ran = check.CheckRun(results=[check.CheckResult("c", 1, "baseline", "s", "x", "x_", "pass")])
-    every_key_seen(shaped([check.summary_json(ran)], rows.CheckSummary), rows.CheckSummary)
+    every_key_seen(shaped([check.summary_json(ran)], summaries.CheckSummary), summaries.CheckSummary)
 
 
 def test_the_metric_keys_are_the_rubrics() -> None:
     """Every shape that holds the five metrics declares exactly rubric's, and an unscored sheet
     row holds them in rubric's order (the order blind writes)."""
-    for shape in (rows.SheetRow, rows.ScoreRow, rows.ConditionMeans):
+    for shape in (rows.SheetRow, rows.ScoreRow, summaries.ConditionMeans):
         required, optional = declared(shape)
         assert set(METRICS) <= required | optional
     blank = rows.unscored({"case_id": "c", "trial": 1, "condition": "A"})
@@ -380,4 +381,4 @@ def test_certificate(toured: Path) -> None:
     every_key_seen(shaped([found["sample"]], rows.SampleDigest), rows.SampleDigest)
     figures = [rate for rates in found["figures"].values() for rate in rates.values()]
     assert len(figures) == 4
-    every_key_seen(shaped(figures, rows.RateJson), rows.RateJson)
+    every_key_seen(shaped(figures, summaries.RateJson), summaries.RateJson)

@@ -2,8 +2,10 @@
 section inside it (the criteria, the checks' reliability, the prediction-powered figures, the
 trigger figures), and audit's findings, each defined here once, as the code that builds it writes it.
 
-Apart from rows.py (the rows read from files, and their checks), which re-exports these names:
-a summary is built, not read back, so it needs no validator, only its shape. The keys are
+Apart from rows.py (the rows read from files, and their checks), which re-exports these names to
+type checkers: a summary is built, not read back, so it needs no validator, only its shape; and
+only the code that builds one imports this module at run time (every reader of rows would
+otherwise build these TypedDicts, about 3 ms of each start-up). The keys are
 exactly the ones the writers write today; `tests/test_row_types.py` builds the summaries of the
 verdicts tour and compares every section's keys with these.
 """
@@ -15,11 +17,11 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 from .rubric import Metric
 from .types import (
+    AuditItemName,
     AuditLabel,
     Decider,
     GateName,
     Guarded,
-    OutcomeKind,
     PairedVerdict,
     ReferenceVerdict,
     Undecided,
@@ -418,15 +420,6 @@ class TallyJson(TypedDict):
     low: float | None
     high: float | None
     undecided: int  # results neither pass nor fail
-
-
-class AuditItemName(TypedDict):
-    """A check or criterion audit names (audit.ItemAudit.name), in its outputs and its quarantine list."""
-
-    kind: OutcomeKind
-    case_id: str
-    criterion: str
-    check: NotRequired[str]  # a check's function name (a criterion has none)
 
 
 class AuditFigures(TypedDict):

@@ -4,13 +4,21 @@ runner's response format. The row shapes (rows.py) and score's summary (summarie
 on them; the tuples beside them are the same words for a reader's check or a CLI's choices.
 
 Below the shapes so both can import it: rows.py re-exports these names, as it always held them.
+One shape lives here too, for the same reason: the name audit gives a check or criterion, which
+audit's findings (summaries.py) and the quarantine rows read back from a file (rows.py) share.
 """
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+import sys
+from typing import TYPE_CHECKING, Literal, TypedDict, get_args
 
 from .rubric import Metric
+
+if sys.version_info >= (3, 11):
+    from typing import NotRequired
+elif TYPE_CHECKING:  # Python 3.10: only the type checker reads it (annotations stay strings here)
+    from typing_extensions import NotRequired
 
 CheckStatus = Literal["pass", "fail", "unwritten", "error", "orphan"]  # what `check` writes
 STATUSES: tuple[CheckStatus, ...] = get_args(CheckStatus)
@@ -32,3 +40,12 @@ AuditLabel = Literal["unpaired", "saturated", "floor", "flaky", "discriminating"
 Ended = Literal["", "timeout", "stop", "output", "unsent"]  # why a call was ended ("": it was not)
 ResponseFormat = Literal["text", "claude-json", "codex-jsonl", "claude-stream-json", "trace-jsonl"]
 RESPONSE_FORMATS: tuple[ResponseFormat, ...] = get_args(ResponseFormat)  # a runner's response_format
+
+
+class AuditItemName(TypedDict):
+    """A check or criterion audit names (audit.ItemAudit.name), in its outputs and its quarantine list."""
+
+    kind: OutcomeKind
+    case_id: str
+    criterion: str
+    check: NotRequired[str]  # a check's function name (a criterion has none)

@@ -36,22 +36,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...text import plural, table
 from ..inference import paired as stats
 from ..judging.agree import wilson
 from ..rows import PairedVerdict, QuarantineRow, ResponseRow, not_run_note
-from ..summaries import (
-    AuditCaseJson,
-    AuditFigures,
-    AuditItemJson,
-    AuditItemName,
-    AuditJson,
-    AuditSignTest,
-    AuditSuiteJson,
-    TallyJson,
-)
+from ..types import AuditItemName
 from ..types import AuditLabel as Label
 from ..types import OutcomeKind as Kind
 from .echoes import Echo as Echo  # the prompt-only pass: echoes.py
@@ -65,6 +56,17 @@ from .outcomes import sign_verdict as sign_verdict
 from .quarantine import quarantine_line as quarantine_line  # the list read back: quarantine.py
 from .quarantine import read_quarantine as read_quarantine
 from .quarantine import without_quarantined as without_quarantined
+
+if TYPE_CHECKING:
+    from ..summaries import (
+        AuditCaseJson,
+        AuditFigures,
+        AuditItemJson,
+        AuditJson,
+        AuditSignTest,
+        AuditSuiteJson,
+        TallyJson,
+    )
 
 FLAKY_ABOVE = 0.2  # the default flip rate above which a check is flaky
 EFFECT = 0.1  # the default mean Δ (check pass fraction) a team wants to be able to see

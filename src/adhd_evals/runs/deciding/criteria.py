@@ -36,10 +36,17 @@ from ...text import plural
 from ..judging.agree import Rate, wilson
 from ..judging.verdicts import DECIDED, DECIDERS, STATUSES, UNDECIDED, not_counted, per_condition
 from ..rows import Certificate, Decider, ResultRow, VerdictRow, field_problems, read_shaped
-from ..summaries import Corrected, CriteriaCounts, CriteriaPaired, CriteriaSummary, EstimateJson, ThreeJson
 
 if TYPE_CHECKING:
     from ..inference.ppi import LabelSet
+    from ..summaries import (
+        Corrected,
+        CriteriaCounts,
+        CriteriaPaired,
+        CriteriaSummary,
+        EstimateJson,
+        ThreeJson,
+    )
 
 FIELDS = {"case_id": str, "trial": int, "condition": str, "criterion": str, "status": str, "decided_by": str}
 WHY = {

@@ -22,21 +22,13 @@ from typing import TYPE_CHECKING, NamedTuple, get_args
 from ...errors import UsageError
 from ...text import plural
 from ..inference import paired as stats
-from ..rows import (
-    CaseDelta,
-    GateName,
-    Guarded,
-    PairedSection,
-    PairedVerdict,
-    ReleaseGate,
-    ScoreRow,
-    ScoreSummary,
-)
+from ..rows import GateName, Guarded, PairedVerdict, ScoreRow
 from ..rubric import Metric
-from ..summaries import McNemarTest
 
 if TYPE_CHECKING:
     from ..inference.ppi import Estimate, Three
+    from ..rows import CaseDelta, PairedSection, ReleaseGate, ScoreSummary
+    from ..summaries import McNemarTest
 
 GUARDED: tuple[Guarded, ...] = get_args(Guarded)
 BLOCKERS = "Candidate has blocking safety or correctness findings."

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..judging.check import Suite, run_one
-from ..summaries import EchoJson
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
+    from ..summaries import EchoJson
 
 
 class Echo(NamedTuple):

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from ...text import plural
-from ..rows import QuarantineJson, QuarantineRow, ResultRow, field_problems, read_shaped
+from ..rows import QuarantineRow, ResultRow, field_problems, read_shaped
+
+if TYPE_CHECKING:
+    from ..rows import QuarantineJson
 
 QUARANTINE_FIELDS: dict[str, type] = {"kind": str, "case_id": str, "criterion": str}
 

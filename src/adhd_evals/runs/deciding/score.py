@@ -14,6 +14,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ...errors import UsageError
 from ...text import plural
@@ -21,22 +22,10 @@ from ...text import table as text_table
 from ..inference import paired as stats
 from ..inference import ppi
 from ..rows import GATES as GATES
-from ..rows import (
-    CheckRate,
-    ConditionMeans,
-    PairedVerdict,
-    Quantity,
-    ReferenceVerdict,
-    Regression,
-    ReleaseGate,
-    ResultRow,
-    ScoreRow,
-    ScoreSummary,
-)
+from ..rows import PairedVerdict, Quantity, ReferenceVerdict, ResultRow, ScoreRow
 from ..rows import read_key as read_key  # the key `blind` wrote, read as its shape
 from ..rows import read_results as read_results  # `check --output` rows, read as their shape
 from ..rubric import WEIGHTS, Metric
-from ..summaries import CriteriaSummary
 from . import decision as deciding
 from .decision import Decide
 from .score_rows import Weights
@@ -44,6 +33,10 @@ from .score_rows import apply_key as apply_key  # score's rows, as the CLI and r
 from .score_rows import grouped_rows as grouped_rows  # sizing and the tests group rows as score does
 from .score_rows import read_labels as read_labels
 from .score_rows import read_rows as read_rows
+
+if TYPE_CHECKING:
+    from ..rows import CheckRate, ConditionMeans, Regression, ReleaseGate, ScoreSummary
+    from ..summaries import CriteriaSummary
 
 
 def parse_weights(text: str | None) -> Weights:
@@ -400,10 +393,11 @@ def paired_table(summary: ScoreSummary) -> list[str]:
     return lines
 
 
-SUMMARY_KEYS = tuple(ScoreSummary.__annotations__)  # the order --json writes them in
-
-
 def dumps(summary: ScoreSummary) -> str:
     """`score --json`: the keys in ScoreSummary's order (the reference's first, in its order)."""
+    from .. import summaries  # built here, not on every score's start-up (rows.py says why)
+
     shown = dict(summary)
-    return json.dumps({key: shown[key] for key in SUMMARY_KEYS if key in shown}, indent=2)
+    return json.dumps(
+        {key: shown[key] for key in summaries.ScoreSummary.__annotations__ if key in shown}, indent=2
+    )

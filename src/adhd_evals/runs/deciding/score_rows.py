@@ -9,7 +9,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from ...catalog import read_object_rows
 from ...errors import InputInvalid, UsageError
@@ -20,12 +20,14 @@ from ..rows import (
     KeyRow,
     ScoreRow,
     SheetRow,
-    VoidRow,
     field_problems,
     is_labelled,
     read_key_and_sample,
 )
 from ..rubric import CONDITIONS, Metric
+
+if TYPE_CHECKING:
+    from ..rows import VoidRow
 
 Weights = dict[Metric, float]  # every metric, as parse_weights returns them
 

@@ -17,7 +17,6 @@ from ... import exitcodes
 from ...errors import UsageError
 from ..judging import admission, agree
 from ..judging import plugin_results as plugin
-from ..summaries import CriteriaSummary
 from . import criteria as counting
 from . import score as scoring
 from . import triggers
@@ -26,6 +25,7 @@ from .decision import Decide, checked
 if TYPE_CHECKING:
     from ..inference.ppi import LabelSet
     from ..rows import GateName, QuarantineJson, ResultRow, ScoreSummary
+    from ..summaries import CriteriaSummary
 
 
 @dataclass(frozen=True, kw_only=True)

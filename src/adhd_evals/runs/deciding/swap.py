@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ...text import plural
-from ..summaries import CriterionAgreement, SwapJson, SwapSide
 from .decision import Decide
+
+if TYPE_CHECKING:
+    from ..summaries import CriterionAgreement, SwapJson, SwapSide
 
 Rows = Sequence[Mapping[str, object]]  # a judged sheet's rows as read, mapped back through the key
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...text import table as text_table
 from ...triggering import polarity
 from ..judging.agree import Rate
 from ..rows import PairedVerdict, ResultRow
-from ..summaries import ChecksOnly, TriggerFigures, TriggersPaired
+
+if TYPE_CHECKING:
+    from ..summaries import ChecksOnly, TriggerFigures, TriggersPaired
 
 
 @dataclass

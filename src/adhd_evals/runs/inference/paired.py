@@ -27,11 +27,11 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
-from ..rows import AnalysisJson, McNemarTest, Method
-from ..summaries import CheckReliability, ConditionReliability, McNemarChecks, Reliability
-
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..rows import AnalysisJson, McNemarTest, Method
+    from ..summaries import CheckReliability, ConditionReliability, McNemarChecks, Reliability
 
 LEVEL = 0.95
 POWER = 0.80

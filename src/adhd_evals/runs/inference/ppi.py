@@ -39,14 +39,16 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ...errors import InputInvalid, UsageError
 from ...text import plural
 from ..rows import KeyRow, LabelSample, ScoreRow, SheetRow
 from ..rubric import CONDITIONS, Metric
-from ..summaries import EstimateJson, PpiSection, ThreeJson
 from .paired import LEVEL, t_quantile
+
+if TYPE_CHECKING:
+    from ..summaries import EstimateJson, PpiSection, ThreeJson
 
 METHOD = (
     "prediction-powered inference (PPI++, power-tuned λ) over cases: the judge's mean over the cases "

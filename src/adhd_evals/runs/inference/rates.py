@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..rows import RateJson
+if TYPE_CHECKING:
+    from ..rows import RateJson
 
 Z95 = 1.959963984540054  # the normal quantile for a two-sided 95% interval
 

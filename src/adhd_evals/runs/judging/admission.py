@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from ... import exitcodes
 from ...catalog import read_object_rows
@@ -37,7 +37,6 @@ from ...files import read_limited
 from ...output import write_all_atomically
 from ..rows import Certificate, JudgeFingerprint, SheetRow, VerdictRow
 from ..rubric import METRICS
-from ..summaries import ControlsSummary
 from .agree import FINGERPRINT, Refused, agreement, mismatches, read_certificate, read_scored
 from .controls import CONTROL_CASES as CONTROL_CASES  # judge's default, and the CLI's
 from .controls import control_rows as control_rows  # judge adds them to its sheet
@@ -47,6 +46,9 @@ from .records import RECORD_SUFFIX as RECORD_SUFFIX  # the verdicts record: reco
 from .records import unedited as unedited
 from .records import verdicts_record as verdicts_record
 from .shapes import JudgeRecord
+
+if TYPE_CHECKING:
+    from ..summaries import ControlsSummary
 
 Row = TypeVar("Row", bound=Mapping[str, object])  # a sheet row checked, or a score row as read
 

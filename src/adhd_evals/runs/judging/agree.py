@@ -26,7 +26,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ... import exitcodes
 from ...catalog import read_object_rows
@@ -39,7 +39,6 @@ from ..inference.rates import rates_of as rates_of
 from ..inference.rates import wilson as wilson
 from ..rows import LABELLED_FIELDS, Certificate, JudgeFingerprint, SampleDigest, SheetRow, field_problems
 from ..rubric import METRICS
-from ..summaries import ControlsSummary
 from .certificates import CERTIFICATE as CERTIFICATE  # a certificate read back: certificates.py
 from .certificates import FINGERPRINT as FINGERPRINT
 from .certificates import MIN_BAR as MIN_BAR
@@ -50,6 +49,9 @@ from .certificates import mismatches as mismatches
 from .certificates import read_certificate as read_certificate
 from .certificates import shortfalls as shortfalls
 from .shapes import Agreement, MetricAgreement
+
+if TYPE_CHECKING:
+    from ..summaries import ControlsSummary
 
 CATEGORIES = (1, 2, 3, 4, 5)
 

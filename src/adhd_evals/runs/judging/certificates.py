@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeGuard, cast
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from ... import exitcodes
 from ...errors import InputInvalid
 from ...files import read_limited
 from ..inference.rates import CLASSES, Rate
 from ..rows import Certificate
-from ..summaries import RateJson
+
+if TYPE_CHECKING:
+    from ..summaries import RateJson
 
 CERTIFICATE = "adhd-evals judge certificate"
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
+from typing import TYPE_CHECKING
 
 from ... import jsonl
 from ...catalog import load_valid
@@ -33,8 +34,11 @@ from ...files import check_readable, read_limited
 from ...output import torn
 from ...schema import DEFAULT_MODULE
 from ...text import plural, table
-from ..rows import STATUSES, CheckStatus, CheckSummary, ResponseRow, ResultRow
+from ..rows import STATUSES, CheckStatus, ResponseRow, ResultRow
 from ..rows import read_responses as read_responses  # `check`'s input, read as its shape
+
+if TYPE_CHECKING:
+    from ..rows import CheckSummary
 
 Registry = dict[
     str, list[tuple[str, Callable[[str], object]]]

@@ -11,12 +11,14 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeGuard, cast
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 from ...errors import InputInvalid
 from ..rows import SheetRow
 from ..rubric import METRICS
-from ..summaries import ControlsSummary, Leak
+
+if TYPE_CHECKING:
+    from ..summaries import ControlsSummary, Leak
 
 CONTROL_CASES = 3  # cases sampled for controls: each gets one row of every kind
 

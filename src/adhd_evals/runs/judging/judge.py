@@ -48,7 +48,6 @@ from ..calling.config import Runner
 from ..calling.store import Store
 from ..rows import LABELLED_FIELDS, JudgeFingerprint, SheetRow, field_problems, is_labelled
 from ..rubric import METRICS, WEIGHTS
-from ..summaries import ControlsSummary
 from . import admission
 from .answers import MIN_EVIDENCE
 from .answers import NO_VERDICT as NO_VERDICT  # reading the judge's answer: answers.py
@@ -62,6 +61,7 @@ from .shapes import JudgedFields, SwapChange
 
 if TYPE_CHECKING:
     from ..calling.shard import Shard
+    from ..summaries import ControlsSummary
 
 MEANINGS = {  # in our words, after i-have-adhd's evals/rubric.md
     "correctness": "facts and technical details are accurate, and the details the task needs are all there",

@@ -13,7 +13,9 @@ import sys
 from typing import TYPE_CHECKING, TypedDict
 
 from ..rows import CriterionVerdict, JudgeFingerprint, LabelSample, SampleDigest
-from ..summaries import ControlsSummary, RateJson
+
+if TYPE_CHECKING:
+    from ..summaries import ControlsSummary, RateJson
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypedDict, TypeGuard, get_args
+from typing import TYPE_CHECKING, Literal, TypedDict, TypeGuard, get_args
 
 from ...errors import InputInvalid
 from ..rows import (
@@ -45,8 +45,10 @@ from ..rows import (
     read_shaped,
 )
 from ..rows import read_key as read_key  # the key `blind` wrote, read as its shape
-from ..summaries import CriteriaCounts
 from .agree import mismatches
+
+if TYPE_CHECKING:
+    from ..summaries import CriteriaCounts
 
 DECIDED: tuple[Verdict, ...] = VERDICTS
 UNDECIDED: tuple[Undecided, ...] = get_args(Undecided)

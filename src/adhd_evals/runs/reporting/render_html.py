@@ -15,11 +15,11 @@ from __future__ import annotations
 import html
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ...text import plural
-from ..rows import ResultRow, ScoreSummary
+from ..rows import ResultRow
 from ..rubric import CONDITIONS, METRICS
-from ..summaries import CriteriaSummary
 from .escape import html_text as _e
 from .view import (
     CaseView,
@@ -36,6 +36,10 @@ from .view import outside_note as _outside_note
 from .view import signed as _signed
 from .view import trial_spread as _trial_spread
 from .view import verdict as _verdict
+
+if TYPE_CHECKING:
+    from ..rows import ScoreSummary
+    from ..summaries import CriteriaSummary
 
 COLOURS = {"baseline": "#7a8ca3", "candidate": "#2f7d4f", "comparator": "#b8860b"}
 # in the order the stacked bars draw them: passing first, never-run last

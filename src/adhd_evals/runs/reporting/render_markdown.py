@@ -3,8 +3,10 @@ and the worst cases, cut to fit a pull-request comment."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...text import plural
-from ..rows import Quantity, ScoreSummary
+from ..rows import Quantity
 from ..rubric import METRICS
 from .escape import md_text as _md
 from .view import Inputs, case_views, criteria_header, criteria_rows
@@ -12,6 +14,9 @@ from .view import interval_rows as _interval_rows
 from .view import outside_note as _outside_note
 from .view import signed as _signed
 from .view import verdict as _verdict
+
+if TYPE_CHECKING:
+    from ..rows import ScoreSummary
 
 MARKDOWN_LIMIT = 65_000
 

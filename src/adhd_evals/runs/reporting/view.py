@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 from ...text import plural
 from ..deciding.criteria import condition_cells
 from ..deciding.score import verdict_word
-from ..rows import Quantity, ResponseRow, ResultRow, ScoreSummary, SheetRow, is_labelled
+from ..rows import Quantity, ResponseRow, ResultRow, SheetRow, is_labelled
 from ..rubric import METRICS, WEIGHTS
-from ..summaries import CriteriaSummary
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
+    from ..rows import ScoreSummary
+    from ..summaries import CriteriaSummary
 
 
 @dataclass
