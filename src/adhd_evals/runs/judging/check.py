@@ -19,13 +19,11 @@ import marshal
 import os
 import signal
 import threading
-import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ... import jsonl
 from ...catalog import load_valid
@@ -45,8 +43,9 @@ Registry = dict[
 ]  # a check returns anything; run_one wants a bool
 
 
-@dataclass(frozen=True)
-class Suite:
+# NamedTuples and a plain class, not dataclasses: dataclasses imports inspect (and ast, dis,
+# tokenize), about 8 ms of check's and blind's start-up of about 70.
+class Suite(NamedTuple):
     registry: Registry
     unwritten_calls: list[int]  # a one-item counter the patched unwritten() bumps
     namespace: dict[str, object] | None = None  # the module's globals: its TRACE is set per row
@@ -57,8 +56,7 @@ class Suite:
             self.namespace["TRACE"] = row.get("trace")
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     case_id: str
     trial: int
     condition: str
@@ -83,14 +81,14 @@ class CheckResult:
         return row
 
 
-@dataclass
 class CheckRun:
-    results: list[CheckResult] = field(default_factory=list)
-    rows_without_checks: Counter[str] = field(default_factory=Counter)  # case id -> response rows
-    rows_outside_catalog: Counter[str] = field(default_factory=Counter)
-    catalog_cases_without_checks: list[str] = field(default_factory=list)
-    fully_passing: Counter[str] = field(default_factory=Counter)  # condition -> rows
-    rows_checked: Counter[str] = field(default_factory=Counter)
+    def __init__(self, *, results: list[CheckResult] | None = None) -> None:
+        self.results: list[CheckResult] = [] if results is None else results
+        self.rows_without_checks: Counter[str] = Counter()  # case id -> response rows
+        self.rows_outside_catalog: Counter[str] = Counter()
+        self.catalog_cases_without_checks: list[str] = []
+        self.fully_passing: Counter[str] = Counter()  # condition -> rows
+        self.rows_checked: Counter[str] = Counter()
 
     def per_condition(self) -> dict[str, dict[str, int]]:
         table: dict[str, dict[str, int]] = {}
@@ -160,6 +158,8 @@ def compiled(path: Path) -> CodeType:
 
 
 def _where(exc: BaseException, path: Path) -> str:
+    import traceback  # a broken module's line only
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
     return f"{path}:{frames[-1].lineno}" if frames else str(path)
 
