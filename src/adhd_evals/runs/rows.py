@@ -254,6 +254,12 @@ class SheetRow(_SheetExtras):
     control: NotRequired[str]  # a control row's kind (judge --controls): never scored as a case
 
 
+def judge_filled(rows: Sequence[Mapping[str, object]]) -> bool:
+    """Rows a judge filled (its fingerprint) or that hold its controls: the ones that must be
+    admitted (judging/admission.py) before they count; a person's rows need no admission."""
+    return any("judge" in r or "control" in r for r in rows)
+
+
 class ScoreRow(_SheetExtras):
     """A scored row as `score` counts it, its condition known (mapped back through the key)."""
 

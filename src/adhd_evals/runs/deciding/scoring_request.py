@@ -15,17 +15,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ... import exitcodes
 from ...errors import UsageError
-from ..judging import admission, agree
-from ..judging import plugin_results as plugin
-from . import criteria as counting
+from ..rows import judge_filled
 from . import score as scoring
-from . import triggers
 from .decision import Decide, checked
 
 if TYPE_CHECKING:
     from ..inference.ppi import LabelSet
     from ..rows import GateName, QuarantineJson, ResultRow, ScoreSummary
     from ..summaries import CriteriaSummary
+    from .triggers import Confusion
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,9 +77,7 @@ def _decide(request: ScoreRequest) -> Decide:
 
 def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
     """score SCORES [--checks ...]: the reference's summary, the paired analysis and the decision."""
-    admitted, leaky = admission.admitted(
-        scores, scoring.read_rows(scores), allow_leaky=request.allow_leaky_judge
-    )
+    admitted, leaky = _admitted(scores, scoring.read_rows(scores), request.allow_leaky_judge)
     rows: Sequence[Mapping[str, object]] = admitted  # as read; summarize checks them
     if request.key is not None:
         rows = scoring.apply_key(admitted, scoring.read_key(request.key))
@@ -92,9 +88,7 @@ def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
         if checks is not None
         else None
     )
-    found = triggers.confusion(results) if results is not None else {}
-    if found:  # plugin eval's rule: only the skill can pass a trigger check, so it never joins the gate
-        results = triggers.without(results or []) or None
+    results, found = _triggers_apart(results)
     verdicts = criteria_summary(request.criteria, request.certificate, sample)
 
     def summarize(kept: list[ResultRow] | None) -> ScoreSummary:
@@ -117,25 +111,57 @@ def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
     if leaky:
         summary["leaky_judge"] = leaky
     if found:  # trigger cases among the checks: their precision, recall and accuracy
-        summary["triggers"] = triggers.as_json(found)
+        from .triggers import as_json
+
+        summary["triggers"] = as_json(found)
     return Scored(_said(summary, request, leaky, found), exit_code(summary))
 
 
-def _said(
-    summary: ScoreSummary, request: ScoreRequest, leaky: list[str], found: dict[str, triggers.Confusion]
-) -> str:
+# The modules of what a request may add (a judge's admission, trigger cases, criteria, plugin
+# eval's results) are imported where a request has it: a plain `score SCORES` starts without them.
+
+
+def _admitted(
+    scores: Path, rows: list[dict[str, object]], allow_leaky: bool
+) -> tuple[list[dict[str, object]], list[str]]:
+    """The rows admission.admitted admits (a file no judge filled passes unchanged)."""
+    if not judge_filled(rows):
+        return rows, []
+    from ..judging import admission
+
+    return admission.admitted(scores, rows, allow_leaky=allow_leaky)
+
+
+def _triggers_apart(
+    results: list[ResultRow] | None,
+) -> tuple[list[ResultRow] | None, dict[str, Confusion]]:
+    """The check results without trigger cases, and those cases' confusion (plugin eval's rule:
+    only the skill can pass a trigger check, so it never joins the gate)."""
+    if results is None:
+        return None, {}
+    from . import triggers
+
+    found = triggers.confusion(results)
+    return (triggers.without(results) or None, found) if found else (results, found)
+
+
+def _said(summary: ScoreSummary, request: ScoreRequest, leaky: list[str], found: dict[str, Confusion]) -> str:
     """The summary as JSON, or its table and the sections the request asked for."""
     if request.as_json:
         return scoring.dumps(summary)
     lines = [*leaky, *scoring.table(summary)]
     if found:
+        from . import triggers
+
         lines += [*triggers.table(found), triggers.INDICATOR]
     if "quarantine" in summary:
         from .audit import quarantine_line
 
         lines.append(quarantine_line(summary["quarantine"]))
     if request.criteria is not None:
-        lines += counting.table(summary["criteria"])
+        from .criteria import table
+
+        lines += table(summary["criteria"])
     return "\n".join(lines)
 
 
@@ -156,6 +182,8 @@ def verdict_of(summary: ScoreSummary) -> str:
 def _plugin_eval(path: Path, request: ScoreRequest, decide: Decide) -> Scored:
     """score --plugin-eval-results: plugin eval's figures recomputed, then the paired analysis of
     its two arms; a run with one arm gets its figures and the reason nothing is compared."""
+    from ..judging import plugin_results as plugin
+
     results = plugin.read_results(path)
     found = plugin.section(results)
     if not found["two_arms"]:
@@ -201,6 +229,8 @@ def _checks_only(request: ScoreRequest) -> Scored:
     needing += ["--gate paired"] if request.gate == "paired" else []
     if needing:
         raise UsageError(f"{', '.join(needing)} need a scores file: score SCORES --checks CHECKS")
+    from . import triggers
+
     results = scoring.read_results(request.checks)
     summary = triggers.checks_only(results, allow_unwritten=request.allow_unwritten)
     if request.as_json:
@@ -236,7 +266,10 @@ def settled(results: list[ResultRow], criteria: Path | None, certificate: Path |
     not a check that never ran."""
     if criteria is None:
         return results
-    certified = agree.read_certificate(certificate) if certificate is not None else None
+    from ..judging.agree import read_certificate
+    from . import criteria as counting
+
+    certified = read_certificate(certificate) if certificate is not None else None
     return counting.settled(results, counting.read_verdicts(criteria), certified)
 
 
@@ -249,7 +282,11 @@ def criteria_summary(
         if certificate is not None:
             raise UsageError("--certificate counts a judge's criterion verdicts: pass them with --criteria")
         return None
-    certified = agree.read_certificate(certificate) if certificate is not None else None
-    admission.unedited(criteria)
+    from ..judging.admission import unedited
+    from ..judging.agree import read_certificate
+    from . import criteria as counting
+
+    certified = read_certificate(certificate) if certificate is not None else None
+    unedited(criteria)
     found: CriteriaSummary = counting.summarize(counting.read_verdicts(criteria), certified, labels)
     return found

@@ -34,7 +34,7 @@ from ...catalog import read_object_rows
 from ...errors import InputInvalid
 from ...files import read_limited
 from ...output import write_all_atomically
-from ..rows import Certificate, JudgeFingerprint, SheetRow, VerdictRow
+from ..rows import Certificate, JudgeFingerprint, SheetRow, VerdictRow, judge_filled
 from ..rubric import METRICS
 from .agree import FINGERPRINT, Refused, agreement, mismatches, read_certificate, read_scored
 from .controls import CONTROL_CASES as CONTROL_CASES  # judge's default, and the CLI's
@@ -191,7 +191,7 @@ def admitted(path: Path, rows: list[Row], *, allow_leaky: bool) -> tuple[list[Ro
     per file, the one its record names (when it has one), and no control passed unless
     `allow_leaky` (then the lines saying so, for every output they touch). Control rows are
     set aside: they are never scored as a case. A file no judge filled passes unchanged."""
-    if not any("judge" in r or "control" in r for r in rows):
+    if not judge_filled(rows):
         return rows, []
     one_judge(path, rows)
     summary = controls_summary(rows)

@@ -13,12 +13,9 @@ orphan    a kept check whose case or criterion is no longer in the catalog (a
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import marshal
 import os
-import signal
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -139,6 +136,8 @@ def cache_dir() -> Path:
 
 def compiled(path: Path) -> CodeType:
     """The module's code, from the cache when its bytes (and this Python) were compiled before."""
+    import hashlib  # here, not at the top: `blind` reads its responses through this module
+
     source = read_limited(path)
     key = hashlib.sha256(importlib.util.MAGIC_NUMBER + str(path.resolve()).encode() + b"\0" + source)
     cached = cache_dir() / f"{key.hexdigest()}.code"
@@ -228,6 +227,9 @@ def _time_limit(seconds: float) -> Iterator[None]:
     """Interrupt the block after `seconds` with CheckTimedOut. A real timer signal: Python's
     regex engine and loops check for signals, so a runaway pattern from a case file stops.
     Off the main thread (where no signal can be set) the block runs unbounded."""
+    import signal  # here, not at the top: `blind` reads its responses through this module
+    import threading
+
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
         yield
         return
