@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...text import plural
-from ..deciding.criteria import condition_cells
 from ..deciding.score import verdict_word
 from ..rows import Quantity, ResponseRow, ResultRow, SheetRow, is_labelled
 from ..rubric import METRICS, WEIGHTS
@@ -228,6 +227,9 @@ def criteria_header() -> list[str]:
 
 def criteria_rows(found: CriteriaSummary) -> list[list[str]]:
     """One row per condition (criteria.condition_cells), undecided by kind."""
+    # here, not at the top: criteria brings the certificates (agree, hashlib), --criteria's alone
+    from ..deciding.criteria import condition_cells
+
     return [
         condition_cells(
             name,
