@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TextIO
 
 from ... import files
 from ...errors import Busy, OutputError, RunnerFailed, UsageError
@@ -28,10 +28,12 @@ from . import process
 from .budget import Budget, BudgetPolicy, Reservation, finite, floor, open_budget
 from .responses import ResponseUnreadable, parse
 from .store import Ledger, Store
-from .traces import Trace
 from .traces import read as read_trace
 from .watchdog import owner
 from .workers import Progress, Task, pool, signals_stop
+
+if TYPE_CHECKING:
+    from .traces import Trace
 
 
 class CallPolicy(BudgetPolicy, Protocol):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from decimal import ROUND_DOWN, Context, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -126,5 +125,11 @@ def budget_text(budget: float) -> str:
     noise can so be told beyond the float that remains."""
     if budget != budget or budget in (float("inf"), float("-inf")):
         return f"{budget:.4f}"
+    from decimal import (  # a real call's flag only: not the stub's, nor a resumed run's
+        ROUND_DOWN,
+        Context,
+        Decimal,
+    )
+
     # precision for any float's integer digits: quantize must never run out of digits
     return str(Decimal(f"{budget:.9f}").quantize(Decimal("0.0001"), ROUND_DOWN, Context(prec=400)))

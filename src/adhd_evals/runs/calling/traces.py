@@ -17,11 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from ..rows import ToolCall
-from ..rows import Trace as Trace  # a trace is a row's field: its shape is rows.py's
 from .responses import universal_newlines
+
+if TYPE_CHECKING:  # a run imports no row shapes at start-up: rows.py is read by the commands reading rows
+    from ..rows import ToolCall
+    from ..rows import Trace as Trace  # a trace is a row's field: its shape is rows.py's
 
 TRACED = ("claude-stream-json", "codex-jsonl", "trace-jsonl")  # the formats that carry a trace
 

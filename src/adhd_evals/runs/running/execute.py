@@ -27,7 +27,7 @@ from ..calling.cache import cached_row, validated_dir
 from ..calling.config import Runner
 from ..calling.prompts import condition_prompt, skill_text
 from ..calling.store import Store
-from ..calling.traces import Trace, stub_trace
+from ..calling.traces import stub_trace
 from ..calling.workers import Progress as Progress  # re-exported: run's progress, by its old name
 from ..rubric import CONDITIONS
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..calling.cache import Cache
     from ..calling.shard import Shard
     from ..calling.sidecar import Part
+    from ..calling.traces import Trace
     from .curtail import Curtail, Curtailed, Watch
 
 
