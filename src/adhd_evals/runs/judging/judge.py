@@ -29,7 +29,6 @@ import contextlib
 import hashlib
 import json
 import random
-import secrets
 import threading
 from collections import Counter
 from collections.abc import Mapping
@@ -174,6 +173,8 @@ def judge_prompt(row: SheetRow, case: CaseRow, nonce: str, criteria: list[str] |
 
 def new_nonce(*texts: str) -> str:
     """A fence token for one call, found in none of the texts the prompt carries."""
+    import secrets  # a prompt's only: a resumed judge builds none (secrets brings base64, hmac)
+
     while True:
         nonce = secrets.token_hex(16)
         if not any(nonce in text for text in texts):
