@@ -1,0 +1,157 @@
+"""Start-up budgets of the runs commands as module sets (issue 38): each command's trivial call, in
+a fresh process, leaves out the modules only another mode of it needs. The calls are the start-up
+benchmark's (tests/bench/run.py bench_startup): a three-case catalog with its check module, a
+finished comparison's rows, and `run` and `judge` resumed with every row already there.
+
+What each leaves out, and why it may (docs/startup.md, "The runs commands"):
+- score's summary shapes (runs.summaries): built only where a summary is (score, check --json);
+  readers of rows take their names for type checkers only.
+- dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree and verdicts build
+  NamedTuples and plain classes. score and report keep one (ScoreRequest, report's Inputs), and
+  run and judge theirs (their requests, the shard's).
+- a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
+  resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
+- score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
+  and report's criteria: imported when the request has them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adhd_evals import exitcodes
+from adhd_evals.entry import main
+from helpers import unmeasured_environment
+
+# A fresh `adhd-evals ARGV...` that writes the code it ended with and sorted(sys.modules) to a file.
+PROBE = (
+    "import json, sys\n"
+    "from adhd_evals.entry import main\n"
+    "code = main(sys.argv[2:])\n"
+    "found = {'code': code, 'modules': sorted(sys.modules)}\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(found))\n"
+)
+METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
+CONDITIONS = ("baseline", "candidate")
+SUMMARIES = "adhd_evals.runs.summaries"
+DATACLASSES = {"dataclasses", "inspect"}
+PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
+
+
+def imported(folder: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
+    """The modules a fresh `adhd-evals ARGV...` (in `folder`, its caches there too) has imported
+    when it ends with `code`: a real process, so nothing this one imported can hide or add one."""
+    found = folder / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(found), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=folder,
+        # a process coverage measures holds coverage's own imports (dataclasses among them)
+        env={**unmeasured_environment(), "XDG_CACHE_HOME": str(folder / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    ended = json.loads(found.read_text(encoding="utf-8"))
+    assert ended["code"] == code, done.stderr
+    return set(ended["modules"])
+
+
+def _rows(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A three-case catalog and its check module (made by import), a response per case and
+    condition, their scores (every metric 3 for the baseline, 4 for the candidate), their check
+    results, a blind sheet and its key, and a run and a judge that already did their work."""
+    folder = tmp_path_factory.mktemp("runs-startup")
+    source = folder / "evals.json"
+    evals = [{"id": n, "prompt": f"Question {n}?", "assertions": ["Answers it."]} for n in (1, 2, 3)]
+    source.write_text(json.dumps({"skill_name": "s", "evals": evals}), encoding="utf-8")
+    assert main(["import", "--format", "evals-json", str(source), "--out", str(folder / "evals")]) == 0
+    cases = [json.loads(line) for line in (folder / "evals" / "cases.jsonl").read_text().splitlines()]
+    keys = [{"case_id": c["id"], "trial": 1, "condition": k} for c in cases for k in CONDITIONS]
+    _rows(folder / "responses.jsonl", [{**k, "runner": "r", "response": "An answer."} for k in keys])
+    marks = {"baseline": dict.fromkeys(METRICS, 3), "candidate": dict.fromkeys(METRICS, 4)}
+    scores = [{**k, **marks[str(k["condition"])], "blocker": False, "notes": ""} for k in keys]
+    _rows(folder / "scores.jsonl", scores)
+    _rows(folder / "person.jsonl", scores[::-1])  # agree refuses one file on both sides
+    criterion = {"criterion": "Answers it.", "check": "answers_it", "status": "pass"}
+    _rows(folder / "checks.jsonl", [{**k, "runner": "r", **criterion} for k in keys])
+    for first in ("blind", "run", "judge"):  # blind writes the sheet judge reads; run and judge then resume
+        imported(folder, *call(first, folder))
+    return folder
+
+
+# Each command's trivial call, {w} the folder `work` made (split into words before it is filled in).
+CALLS = {
+    "check": "check {w}/responses.jsonl --cases {w}/evals/cases.jsonl --suite {w}/evals/checks.py",
+    "blind": "blind {w}/responses.jsonl --sheet {w}/sheet.jsonl --key {w}/key.jsonl --cases {w}/evals/cases.jsonl",
+    "agree": "agree {w}/person.jsonl {w}/scores.jsonl",
+    "verdicts": "verdicts --cases {w}/evals/cases.jsonl --checks {w}/checks.jsonl --out {w}/verdicts.jsonl",
+    "score": "score {w}/scores.jsonl",
+    "report": "report --cases {w}/evals/cases.jsonl --responses {w}/responses.jsonl --scores {w}/scores.jsonl "
+    "--out {w}/report.md --format markdown",
+    "run": "run --runner stub --condition baseline --cases {w}/evals/cases.jsonl --output {w}/run.jsonl --trials 1",
+    "judge": "judge {w}/sheet.jsonl --runner stub --cases {w}/evals/cases.jsonl --output {w}/judged.jsonl",
+}
+
+
+def call(name: str, folder: Path) -> list[str]:
+    return [word.format(w=folder) for word in CALLS[name].split()]
+
+
+# What each trivial call must not import (the module docstring says why each may leave it out).
+ABSENT = {
+    "check": {*DATACLASSES, SUMMARIES, "traceback"},
+    "blind": {*DATACLASSES, SUMMARIES},
+    "agree": {*DATACLASSES, SUMMARIES},
+    "verdicts": {*DATACLASSES, SUMMARIES},
+    "score": {
+        SUMMARIES,
+        "adhd_evals.runs.judging.admission",
+        "adhd_evals.runs.judging.agree",
+        "adhd_evals.runs.judging.plugin_results",
+        "adhd_evals.runs.deciding.criteria",
+        "adhd_evals.runs.deciding.triggers",
+    },
+    "report": {
+        SUMMARIES,
+        "adhd_evals.runs.deciding.criteria",
+        "adhd_evals.runs.deciding.triggers",
+        "adhd_evals.runs.judging.plugin_results",
+    },
+    "run": {*PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
+    "judge": {*PROCESSES, SUMMARIES, "secrets"},
+}
+# The codes the trivial calls end with: check's one criterion is prose, so its check is an
+# unwritten placeholder (FAILED); the candidate's 4s beat the baseline's 3s on every metric with
+# no blocker, so score's reference gate passes (OK); every other call does what it was asked.
+CODES = {"check": exitcodes.FAILED}
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_a_trivial_call_leaves_out_what_only_other_modes_need(work: Path, name: str) -> None:
+    modules = imported(work, *call(name, work), code=CODES.get(name, exitcodes.OK))
+    assert modules & ABSENT[name] == set()
+    assert {m.partition(".")[0] for m in modules} & {"typer", "click", "pydantic", "rich"} == set()
+
+
+@pytest.mark.long
+def test_the_probe_sees_a_summary_built(work: Path) -> None:
+    """The guard can fail: `score --json` writes the summary's keys in ScoreSummary's order, so it
+    imports runs.summaries (and a check with a broken module, traceback: its line is named)."""
+    assert SUMMARIES in imported(work, *call("score", work), "--json")
+    broken = work / "broken.py"
+    broken.write_text("raise ValueError('x')\n", encoding="utf-8")
+    argv = [*call("check", work)[:-1], str(broken)]  # the same check, this module its --suite
+    assert "traceback" in imported(work, *argv, code=exitcodes.SUITE)
