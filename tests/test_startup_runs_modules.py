@@ -4,8 +4,8 @@ benchmark's (tests/bench/run.py bench_startup): a three-case catalog with its ch
 finished comparison's rows, and `run` and `judge` resumed with every row already there.
 
 What each leaves out, and why it may (docs/startup.md, "The runs commands"):
-- score's summary shapes (runs.summaries): built only where a summary is (score, check --json);
-  readers of rows take their names for type checkers only.
+- score's summary shapes (runs.summaries): imported where `score --json` orders a summary's keys;
+  every other module takes their names for type checkers only.
 - dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree and verdicts build
   NamedTuples and plain classes. score and report keep one (ScoreRequest, report's Inputs), and
   run and judge theirs (their requests, the shard's).
