@@ -5,7 +5,8 @@ finished comparison's rows, and `run` and `judge` resumed with every row already
 
 What each leaves out, and why it may (docs/startup.md, "The runs commands"):
 - score's summary shapes (runs.summaries): imported where `score --json` orders a summary's keys;
-  every other module takes their names for type checkers only.
+  every other module takes their names for type checkers only, as it does judging's own shapes
+  (runs.judging.shapes), which nothing reads at run time.
 - dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree and verdicts build
   NamedTuples and plain classes. score and report keep one (ScoreRequest, report's Inputs), and
   run and judge theirs (their requests, the shard's).
@@ -39,6 +40,7 @@ PROBE = (
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 CONDITIONS = ("baseline", "candidate")
 SUMMARIES = "adhd_evals.runs.summaries"
+SHAPES = "adhd_evals.runs.judging.shapes"
 DATACLASSES = {"dataclasses", "inspect"}
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
 
@@ -112,9 +114,9 @@ def call(name: str, folder: Path) -> list[str]:
 # What each trivial call must not import (the module docstring says why each may leave it out).
 ABSENT = {
     "check": {*DATACLASSES, SUMMARIES, "traceback"},
-    "blind": {*DATACLASSES, SUMMARIES},
-    "agree": {*DATACLASSES, SUMMARIES},
-    "verdicts": {*DATACLASSES, SUMMARIES},
+    "blind": {*DATACLASSES, SUMMARIES, SHAPES},
+    "agree": {*DATACLASSES, SUMMARIES, SHAPES},
+    "verdicts": {*DATACLASSES, SUMMARIES, SHAPES},
     "score": {
         SUMMARIES,
         "adhd_evals.runs.judging.admission",
@@ -130,7 +132,7 @@ ABSENT = {
         "adhd_evals.runs.judging.plugin_results",
     },
     "run": {*PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
-    "judge": {*PROCESSES, SUMMARIES, "secrets"},
+    "judge": {*PROCESSES, SUMMARIES, SHAPES, "secrets"},
 }
 # The codes the trivial calls end with: check's one criterion is prose, so its check is an
 # unwritten placeholder (FAILED); the candidate's 4s beat the baseline's 3s on every metric with

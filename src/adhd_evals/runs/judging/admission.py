@@ -44,10 +44,10 @@ from .controls import leak_lines as leak_lines  # score names a leaky judge's le
 from .records import RECORD_SUFFIX as RECORD_SUFFIX  # the verdicts record: records.py
 from .records import unedited as unedited
 from .records import verdicts_record as verdicts_record
-from .shapes import JudgeRecord
 
 if TYPE_CHECKING:
     from ..summaries import ControlsSummary
+    from .shapes import JudgeRecord
 
 Row = TypeVar("Row", bound=Mapping[str, object])  # a sheet row checked, or a score row as read
 

@@ -48,10 +48,10 @@ from .certificates import is_certificate as is_certificate
 from .certificates import mismatches as mismatches
 from .certificates import read_certificate as read_certificate
 from .certificates import shortfalls as shortfalls
-from .shapes import Agreement, MetricAgreement
 
 if TYPE_CHECKING:
     from ..summaries import ControlsSummary
+    from .shapes import Agreement, MetricAgreement
 
 CATEGORIES = (1, 2, 3, 4, 5)
 

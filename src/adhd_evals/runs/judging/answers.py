@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..rows import CriterionVerdict
 from ..rubric import METRICS, Metric
 from .admission import looks_like_verdict, normalised, verdict_key
-from .shapes import JudgedFields
+
+if TYPE_CHECKING:
+    from .shapes import JudgedFields
 
 MIN_EVIDENCE = 12
 

@@ -28,10 +28,10 @@ from ... import jsonl
 from ...errors import InputInvalid
 from ..rows import LABELLED_FIELDS, CriterionVerdict, KeyRow, ResponseRow, SheetRow, field_problems, unscored
 from ..rubric import METRICS, Metric
-from .shapes import LabelSampleRow
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
+    from .shapes import LabelSampleRow
 
 
 def blind(

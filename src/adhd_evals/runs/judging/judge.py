@@ -56,11 +56,11 @@ from .answers import criterion_verdicts as criterion_verdicts
 from .answers import first_object as first_object
 from .answers import objects as objects
 from .answers import verdict as verdict  # the judged fields, or why the row is void
-from .shapes import JudgedFields, SwapChange
 
 if TYPE_CHECKING:
     from ..calling.shard import Shard
     from ..summaries import ControlsSummary
+    from .shapes import JudgedFields, SwapChange
 
 MEANINGS = {  # in our words, after i-have-adhd's evals/rubric.md
     "correctness": "facts and technical details are accurate, and the details the task needs are all there",
