@@ -19,12 +19,24 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from ...errors import UsageError
 
 SIDECAR_SUFFIX = ".shard.json"  # a shard's record, beside its output (sidecar.py)
 SEAL_KEY = "seal"
-_SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
+SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
+
+
+class Hash(Protocol):
+    """A running SHA-256 (hashlib's object): what `seal_prefix` gives, copied per row."""
+
+    def copy(self) -> Hash: ...
+    def update(self, data: bytes, /) -> None: ...
+    def hexdigest(self) -> str: ...
+
+
+_PREFIXES: dict[str, Hash] = {}  # catalog hash -> a SHA-256 fed the seal's first part
 
 
 def ids_sha256(ids: Iterable[str]) -> str:
@@ -38,29 +50,38 @@ def ids_sha256(ids: Iterable[str]) -> str:
 def seal(catalog_sha256: str, line: bytes) -> str:
     """A row's seal: SHA-256 over the catalog's hash, a newline, and the row's line as written
     without its seal (UTF-8, no newline)."""
-    return hashlib.sha256(catalog_sha256.encode("ascii", "replace") + b"\n" + line).hexdigest()
+    digest = seal_prefix(catalog_sha256).copy()
+    digest.update(line)
+    return digest.hexdigest()
+
+
+def seal_prefix(catalog_sha256: str) -> Hash:
+    """A SHA-256 fed the first part of every seal of a catalog (its hash and a newline): a copy
+    of it per row, not the two joined into a new string per row. Not to be updated itself."""
+    prefix = _PREFIXES.get(catalog_sha256)
+    if prefix is None:
+        prefix = _PREFIXES[catalog_sha256] = hashlib.sha256(catalog_sha256.encode("ascii", "replace") + b"\n")
+    return prefix
 
 
 def sealed(catalog_sha256: str, line: bytes) -> bytes:
     """The row's line with its seal as the last key (`line` is one JSON object)."""
-    return line[:-1] + _SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
+    return line[:-1] + SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
 
 
 def unsealed(raw: bytes) -> bytes:
     """A sealed line as an unsharded run writes it: without its seal, with its newline."""
-    at = raw.rfind(_SEAL_TAIL)
+    at = raw.rfind(SEAL_TAIL)
     return raw[:at] + b"}\n"
 
 
 def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
     """Whether a line read back is a sealed row exactly as written for this catalog."""
     line = raw.strip()
-    at = line.rfind(_SEAL_TAIL)
-    if at < 0 or len(line) != at + len(_SEAL_TAIL) + 66 or not line.endswith(b'"}'):
+    at = line.rfind(SEAL_TAIL)
+    if at < 0 or len(line) != at + len(SEAL_TAIL) + 66 or not line.endswith(b'"}'):
         return False
-    return seal(catalog_sha256, line[:at] + b"}") == line[at + len(_SEAL_TAIL) : -2].decode(
-        "ascii", "replace"
-    )
+    return seal(catalog_sha256, line[:at] + b"}") == line[at + len(SEAL_TAIL) : -2].decode("ascii", "replace")
 
 
 @dataclass(frozen=True)
