@@ -14,17 +14,50 @@ in catalog order), so the merged file is the single run's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ... import exitcodes
+from ...catalog import open_rows
 from ...errors import ScaleRefused
 from ...text import plural
 from . import shard as sharding
 from . import sidecar
-from .merge_rows import SHOWN, Merged, Planned, take_rows
+from .responses import is_dollars as dollars
 
+Key = tuple[str, int, str, str]  # (case_id, trial, condition, runner)
+SHOWN = 10  # rows named in a refusal before "and N more"
 SAMPLE = 64  # planned cases whose shard is checked against the hash (a doubled case is refused anyway)
+
+
+@dataclass
+class Merged:
+    """The merged rows, each at its slot: its place in an unsharded `--jobs 1` run's output
+    ((run, trial, catalog place) numbered densely), so no sort is needed and a slot taken twice
+    is a doubled row."""
+
+    runs: dict[tuple[str, str], int]  # (condition, runner) -> the run's place
+    trials: int
+    width: int  # places in the catalog
+    shards: int = 0
+    rows: int = 0
+    spent: float = 0.0  # what the calls cost (rows from the cache excluded: they cost an earlier run)
+    cached: int = 0
+    cached_cost: float = 0.0
+    unmetered: int = 0
+    slots: list[bytes | None] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # the line each slot's row came from
+
+    def slot(self, place: int, trial: int, at: int) -> int:
+        return (place * self.trials + trial - 1) * self.width + at
+
+    def text(self, chunk: int = 4096) -> Iterator[str]:
+        taken = [raw for raw in self.slots if raw is not None]
+        for start in range(0, len(taken), chunk):
+            yield b"".join(taken[start : start + chunk]).decode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -36,7 +69,7 @@ class Part:
     def name(self) -> str:
         return f"{self.path} (shard {self.record['index']}/{self.record['count']})"
 
-    def planned(self) -> Planned:
+    def planned(self) -> dict[tuple[str, str], tuple[int, dict[str, int]]]:
         """(condition, runner) -> (trials, case id -> catalog place): the rows this shard owes —
         every case of its slice, whatever `--case` narrowed a run to."""
         whole = dict(zip(self.record["ids"], self.record["places"], strict=True))
@@ -78,7 +111,7 @@ def merge(paths: list[Path], plan: Path | None = None) -> Merged:
     merged = Merged(order, trials, width, shards=len(parts))
     merged.slots = [None] * (len(order) * trials * width)
     merged.lines = [0] * len(merged.slots)
-    absent = [line for part in parts for line in take_rows(part, merged)]
+    absent = [line for part in parts for line in _read_rows(part, merged)]
     if absent:
         raise ScaleRefused(absent, exitcodes.SHARD_MISSING)
     return merged
@@ -149,6 +182,179 @@ def _foreign(part: Part, first: Part) -> list[str]:
 
 def _names(runs: dict[str, sidecar.RecordedRun]) -> str:
     return ", ".join(sorted(runs)) or "none"
+
+
+_SCAN: Any = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009  # the C scanner json.loads ends in, without its per-call checks
+
+
+def _decode(raw: bytes) -> Any:
+    """One line's value, or None when it is not one JSON value (trailing text included)."""
+    try:
+        text = raw.decode("utf-8")
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        try:  # leading whitespace, or not JSON at all: the slow path says which
+            return json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+    return value if end == len(text) or not text[end:].strip() else None
+
+
+def _read_rows(part: Part, merged: Merged) -> list[str]:
+    """Put the shard's rows in their slots; refuses a row twice or unplanned; returns what is missing.
+
+    The loop is the merge's cost (800,000 rows in the benchmark), so the common row, planned and
+    new, takes one path of dictionary lookups; anything else goes to `_problem` to be named."""
+    planned = part.planned()
+    first = {key: merged.runs[key] * merged.trials for key in planned}  # the run's first block of slots
+    catalog = part.record["catalog_sha256"]
+
+    def sealed(raw: bytes) -> bool:
+        return sharding.seal_holds(catalog, raw)
+
+    slots, lines, width = merged.slots, merged.lines, merged.width
+    problems: list[tuple[int, str]] = []
+    spent = 0.0
+    with open_rows(part.path, "shard output") as stream:
+        for number, raw in enumerate(stream, start=1):
+            row = _decode(raw)
+            if type(row) is dict:
+                condition, runner, case_id, trial = (
+                    row.get("condition"),
+                    row.get("runner"),
+                    row.get("case_id"),
+                    row.get("trial"),
+                )
+                if type(condition) is str and type(runner) is str and type(trial) is int:
+                    run = planned.get((condition, runner))
+                    if run is not None and 1 <= trial <= run[0] and type(row.get("response")) is str:
+                        at = run[1].get(case_id) if type(case_id) is str else None
+                        slot = -1 if at is None else (first[(condition, runner)] + trial - 1) * width + at
+                        cost = row.get("cost_usd")
+                        if (
+                            slot >= 0
+                            and slots[slot] is None
+                            and sealed(raw)
+                            and (cost is None or dollars(cost))
+                        ):
+                            slots[slot], lines[slot] = sharding.unsealed(raw), number
+                            if type(cost) is float and "cached" not in row:
+                                spent += cost  # the common row, counted here; any other by _count
+                                merged.rows += 1
+                            else:
+                                _count(row, merged)
+                            continue
+            if raw.strip():
+                problems.append(_problem(part, number, row, planned, merged))
+    merged.spent += spent
+    _refuse(problems)
+    return _absent(part, planned, merged)
+
+
+def _problem(
+    part: Part,
+    number: int,
+    row: Any,
+    planned: dict[tuple[str, str], tuple[int, dict[str, int]]],
+    merged: Merged,
+) -> tuple[int, str]:
+    """Why a line did not take a slot: not a row, not planned here, or a slot already taken."""
+    key = _key(row)
+    if key is None:
+        return (
+            exitcodes.SHARD_FOREIGN,
+            f"{part.path}:{number}: not a response row (a torn line? rerun the shard to repair it)",
+        )
+    case_id, trial, condition, runner = key
+    run = planned.get((condition, runner))
+    at = run[1].get(case_id) if run is not None and 1 <= trial <= run[0] else None
+    if run is None or at is None:
+        return (
+            exitcodes.SHARD_FOREIGN,
+            f"{part.path}:{number}: {_shown(key)} is not in the plan of {part.name}",
+        )
+    cost = row.get("cost_usd")
+    if cost is not None and not dollars(cost):
+        return (
+            exitcodes.SHARD_FOREIGN,
+            f"{part.path}:{number}: {_shown(key)}: cost_usd is {json.dumps(cost)}, not a finite number "
+            "of dollars, 0 or more",
+        )
+    first = merged.lines[merged.slot(merged.runs[(condition, runner)], trial, at)]
+    if first == 0:  # its slot is free: the line itself is what is wrong
+        return (
+            exitcodes.SHARD_FOREIGN,
+            f"{part.path}:{number}: {_shown(key)} does not match its seal: edited since it was written, "
+            f"or written for another catalog than {part.name} records; rerun that case",
+        )
+    return (
+        exitcodes.ROW_DUPLICATED,
+        f"{part.path}:{number}: {_shown(key)} is there twice (first on line {first})",
+    )
+
+
+def _absent(
+    part: Part, planned: dict[tuple[str, str], tuple[int, dict[str, int]]], merged: Merged
+) -> list[str]:
+    slots, width = merged.slots, merged.width
+    absent = [
+        (case_id, trial, condition, runner)
+        for (condition, runner), (trials, cases) in planned.items()
+        for trial in range(1, trials + 1)
+        for base in [(merged.runs[(condition, runner)] * merged.trials + trial - 1) * width]
+        for case_id, at in cases.items()
+        if slots[base + at] is None
+    ]
+    if not absent:
+        return []
+    more = f"; and {len(absent) - SHOWN} more" if len(absent) > SHOWN else ""
+    return [
+        f"{part.name} lacks {plural(len(absent), 'planned row')} (stopped early? rerun its command to "
+        "finish): " + "; ".join(map(_shown, absent[:SHOWN])) + more
+    ]
+
+
+def _key(row: Any) -> Key | None:
+    if not isinstance(row, dict):
+        return None
+    case_id, trial, condition, runner = (
+        row.get("case_id"),
+        row.get("trial"),
+        row.get("condition"),
+        row.get("runner"),
+    )
+    if type(trial) is not int or not isinstance(case_id, str) or not isinstance(condition, str):
+        return None
+    if not isinstance(runner, str) or not isinstance(row.get("response"), str):
+        return None
+    return case_id, trial, condition, runner
+
+
+def _count(row: Mapping[str, object], merged: Merged) -> None:
+    merged.rows += 1
+    cost = row.get("cost_usd")
+    if isinstance(cost, bool) or not isinstance(cost, (int, float)):
+        merged.unmetered += 1
+    elif row.get("cached") is True:
+        merged.cached += 1
+        merged.cached_cost += cost
+    else:
+        merged.spent += cost
+
+
+def _refuse(problems: list[tuple[int, str]]) -> None:
+    if not problems:
+        return
+    code = min(code for code, _ in problems)  # doubled before foreign: the likelier slip first
+    lines = [text for _, text in problems[:SHOWN]]
+    if len(problems) > SHOWN:
+        lines.append(f"and {len(problems) - SHOWN} more")
+    raise ScaleRefused(lines, code)
+
+
+def _shown(key: Key) -> str:
+    case_id, trial, condition, runner = key
+    return f"case {case_id} trial {trial} {condition}/{runner}"
 
 
 def _against_plan(plan: Path, parts: list[Part]) -> None:

@@ -40,11 +40,10 @@ _PREFIXES: dict[str, Hash] = {}  # catalog hash -> a SHA-256 fed the seal's firs
 
 
 def ids_sha256(ids: Iterable[str]) -> str:
-    """The digest of a list of case ids, in order (a plan's, or a slice's)."""
-    digest = hashlib.sha256()
-    for case_id in ids:
-        digest.update(case_id.encode("utf-8", "surrogatepass") + b"\n")
-    return digest.hexdigest()
+    """The digest of a list of case ids, in order (a plan's, or a slice's): each id followed by a
+    newline, hashed as one text (joined at C speed: a shard digests every id of the catalog)."""
+    text = "".join(f"{case_id}\n" for case_id in ids)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def seal(catalog_sha256: str, line: bytes) -> str:
@@ -76,12 +75,17 @@ def unsealed(raw: bytes) -> bytes:
 
 
 def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
-    """Whether a line read back is a sealed row exactly as written for this catalog."""
+    """Whether a line read back is a sealed row exactly as written for this catalog: its seal's
+    tail where the last 77 bytes begin (no later tail can start inside 64 hex digits and '"}'),
+    and the seal those bytes carry the one its line makes."""
     line = raw.strip()
-    at = line.rfind(SEAL_TAIL)
-    if at < 0 or len(line) != at + len(SEAL_TAIL) + 66 or not line.endswith(b'"}'):
+    at = len(line) - len(SEAL_TAIL) - 66
+    if at < 0 or line[at : at + len(SEAL_TAIL)] != SEAL_TAIL or line[-2:] != b'"}':
         return False
-    return seal(catalog_sha256, line[:at] + b"}") == line[at + len(SEAL_TAIL) : -2].decode("ascii", "replace")
+    digest = seal_prefix(catalog_sha256).copy()
+    digest.update(line[:at])
+    digest.update(b"}")
+    return digest.hexdigest().encode("ascii") == line[at + len(SEAL_TAIL) : -2]
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,17 @@ class Shard:
 
     def holds(self, case_id: str) -> bool:
         return shard_of(case_id, self.count) == self.index
+
+    def places(self, ids: Iterable[str]) -> list[int]:
+        """The places (0-based, in order) of the ids this shard holds: `holds` over a catalog's
+        every id, without a call per id (a shard's plan needs all 10,000 of a 10,000-case catalog)."""
+        sha256, count, remainder = hashlib.sha256, self.count, self.index - 1
+        return [
+            at
+            for at, case_id in enumerate(ids)
+            if int.from_bytes(sha256(case_id.encode("utf-8", "surrogatepass")).digest()[:8], "big") % count
+            == remainder
+        ]
 
 
 def shard_of(case_id: str, count: int) -> int:
