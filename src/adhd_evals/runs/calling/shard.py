@@ -25,18 +25,18 @@ from ...errors import UsageError
 
 SIDECAR_SUFFIX = ".shard.json"  # a shard's record, beside its output (sidecar.py)
 SEAL_KEY = "seal"
-SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
+_SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
 
 
-class Hash(Protocol):
-    """A running SHA-256 (hashlib's object): what `seal_prefix` gives, copied per row."""
+class _Hash(Protocol):
+    """A running SHA-256 (hashlib's object): what `_seal_prefix` gives, copied per row."""
 
-    def copy(self) -> Hash: ...
+    def copy(self) -> _Hash: ...
     def update(self, data: bytes, /) -> None: ...
     def hexdigest(self) -> str: ...
 
 
-_PREFIXES: dict[str, Hash] = {}  # catalog hash -> a SHA-256 fed the seal's first part
+_PREFIXES: dict[str, _Hash] = {}  # catalog hash -> a SHA-256 fed the seal's first part
 
 
 def ids_sha256(ids: Iterable[str]) -> str:
@@ -49,12 +49,12 @@ def ids_sha256(ids: Iterable[str]) -> str:
 def seal(catalog_sha256: str, line: bytes) -> str:
     """A row's seal: SHA-256 over the catalog's hash, a newline, and the row's line as written
     without its seal (UTF-8, no newline)."""
-    digest = seal_prefix(catalog_sha256).copy()
+    digest = _seal_prefix(catalog_sha256).copy()
     digest.update(line)
     return digest.hexdigest()
 
 
-def seal_prefix(catalog_sha256: str) -> Hash:
+def _seal_prefix(catalog_sha256: str) -> _Hash:
     """A SHA-256 fed the first part of every seal of a catalog (its hash and a newline): a copy
     of it per row, not the two joined into a new string per row. Not to be updated itself."""
     prefix = _PREFIXES.get(catalog_sha256)
@@ -65,12 +65,12 @@ def seal_prefix(catalog_sha256: str) -> Hash:
 
 def sealed(catalog_sha256: str, line: bytes) -> bytes:
     """The row's line with its seal as the last key (`line` is one JSON object)."""
-    return line[:-1] + SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
+    return line[:-1] + _SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
 
 
 def unsealed(raw: bytes) -> bytes:
     """A sealed line as an unsharded run writes it: without its seal, with its newline."""
-    at = raw.rfind(SEAL_TAIL)
+    at = raw.rfind(_SEAL_TAIL)
     return raw[:at] + b"}\n"
 
 
@@ -79,13 +79,13 @@ def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
     tail where the last 77 bytes begin (no later tail can start inside 64 hex digits and '"}'),
     and the seal those bytes carry the one its line makes."""
     line = raw.strip()
-    at = len(line) - len(SEAL_TAIL) - 66
-    if at < 0 or line[at : at + len(SEAL_TAIL)] != SEAL_TAIL or line[-2:] != b'"}':
+    at = len(line) - len(_SEAL_TAIL) - 66
+    if at < 0 or line[at : at + len(_SEAL_TAIL)] != _SEAL_TAIL or line[-2:] != b'"}':
         return False
-    digest = seal_prefix(catalog_sha256).copy()
+    digest = _seal_prefix(catalog_sha256).copy()
     digest.update(line[:at])
     digest.update(b"}")
-    return digest.hexdigest().encode("ascii") == line[at + len(SEAL_TAIL) : -2]
+    return digest.hexdigest().encode("ascii") == line[at + len(_SEAL_TAIL) : -2]
 
 
 @dataclass(frozen=True)
