@@ -1610,7 +1610,40 @@ def bench_shards(cases: int, trials: int, repeat: int) -> None:
         line("  4 shards one after another + merge: wall", split, single, "<= 1.3x (issue 38)")
         line("  one run: CPU", single_cpu, single_cpu, "(floor)")
         line("  4 shards + merge: CPU", split_cpu, single_cpu, "<= 1.3x (issue 38)")
+        subprocess.run(
+            ["sh", "-c", f"{clean} && {chain}"], capture_output=True, check=True
+        )  # the shards, kept
+        _shards_breakdown(work, outs, trials, rounds)
         del os.environ["XDG_CACHE_HOME"]
+
+
+SHARD_ROWS_FLOOR = (  # what merge must at least do: decode every row of every shard once
+    "import json, sys\n"
+    "for name in sys.argv[1:]:\n"
+    "    with open(name, 'rb') as f: rows = [json.loads(line) for line in f]\n"
+)
+
+
+def _shards_breakdown(work: Path, outs: list[Path], trials: int, rounds: int) -> None:
+    """Where the split's extra CPU goes: a process start-up, one shard's fixed cost (shard 2 of
+    400 of the same catalog: 25 cases, its plan needing every id), and the merge beside decoding
+    every shard row once."""
+    tiny = _stub_run(work / "cases.jsonl", work / "tiny.jsonl", "--shard", "2/400", trials=trials)
+    merge = [sys.executable, "-c", CLI, "merge", *map(str, outs), "--output", str(work / "merged.jsonl")]
+    (_, bare), (_, fixed), (_, merged), (_, floor) = interleaved(
+        [
+            [sys.executable, "-c", "pass"],
+            ["sh", "-c", f'rm -f "{work}"/tiny.jsonl* && exec "$@"', "sh", *tiny],
+            ["sh", "-c", f'rm -f "{work}"/merged.jsonl && exec "$@"', "sh", *merge],
+            [sys.executable, "-c", SHARD_ROWS_FLOOR, *map(str, outs)],
+        ],
+        rounds,
+    )
+    print("  where the split's CPU goes (min of the same rounds):")
+    line("    python -c pass", bare, bare, "(floor)")
+    line("    a shard's fixed cost (shard 2/400)", fixed, bare, "reported: four more than one run")
+    line("    json.loads of every shard row", floor, floor, "(floor)")
+    line("    merge", merged, floor, "reported")
 
 
 def compiled_like_an_install() -> None:

@@ -300,7 +300,7 @@ def plan(
     With `part` (the catalog's index read, catalog.indexed), `cases` is unused: the shard's cases
     and every id are the part's, parsed and hashed once."""
     if part is None:
-        held = [(at, case) for at, case in enumerate(cases) if shard.holds(case["id"])]
+        held = [(at, cases[at]) for at in shard.places(case["id"] for case in cases)]
         part = Part([case["id"] for case in cases], held, file_sha256(catalog) or "")
     held = part.held
     chosen = [(at, case) for at, case in held if not only or case["id"] in only]

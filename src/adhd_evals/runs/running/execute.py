@@ -93,13 +93,12 @@ def shard_part(request: RunRequest) -> Part | None:
     if found is None:
         return None
     held: list[tuple[int, CaseRow]] = []
-    for at, case_id in enumerate(found.ids):
-        if request.shard.holds(case_id):
-            case = found.case(at)
-            if case is None:  # a line that is not the index's: the index cannot be trusted
-                drop_index(found.record)
-                return None
-            held.append((at, case))
+    for at in request.shard.places(found.ids):
+        case = found.case(at)
+        if case is None:  # a line that is not the index's: the index cannot be trusted
+            drop_index(found.record)
+            return None
+        held.append((at, case))
     from ..calling.sidecar import Part  # a shard's modules only
 
     return Part(found.ids, held, found.sha256)
