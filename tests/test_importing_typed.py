@@ -98,5 +98,6 @@ def test_a_replaced_catalog_is_read_for_its_text_ids_and_text_prompts(tmp_path: 
         "not json",
     ]
     catalog.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert importer._catalog_ids(catalog) == ["a", "b"]
-    assert importer._catalog_prompts(catalog) == {"a": "Say hi"}
+    rows = importer._catalog_rows(catalog)
+    assert [row.id for row in rows] == ["a", "b"]
+    assert importer._catalog_prompts(rows) == {"a": "Say hi"}

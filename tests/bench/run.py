@@ -1002,6 +1002,49 @@ def bench_realistic_cpu(source: Path, out: Path, repeat: int) -> None:
     again = functools.partial(shutil.rmtree, out, ignore_errors=True)
     ours = _cpu(repeat, lambda: import_sources("evals-json", [source], Request(out=out)), again)
     line("  import --out, in process (CPU)", ours, floor, "(the core call)")
+    bench_realistic_out_phases(source, out, repeat)
+
+
+def bench_realistic_out_phases(source: Path, out: Path, repeat: int) -> None:
+    """What `--out` adds to the stdout import, phase by phase, in CPU time (least of `repeat`): the
+    catalog's and the check module's pieces made and encoded, the record of sources, and the
+    atomic write of all three (hashes for the manifest, writes, fsync, renames; wall time beside,
+    as fsync waits on the disk, not the CPU)."""
+    from adhd_evals.catalog import catalog_chunks
+    from adhd_evals.importing import checkgen, importer
+    from adhd_evals.output import write_all_atomically
+
+    result = importer.read_sources("evals-json", [source])
+    catalog, module = list(catalog_chunks(result.cases)), list(checkgen.render_pieces(result))
+    phases: list[tuple[str, Callable[[], object]]] = [
+        ("catalog pieces", lambda: [piece.encode("utf-8") for piece in catalog_chunks(result.cases)]),
+        (
+            "check module generation",
+            lambda: [piece.encode("utf-8") for piece in checkgen.render_pieces(result)],
+        ),
+        (
+            "sources record",
+            lambda: importer._with_left_out(importer._sources_record("evals-json", [source], out), result),
+        ),
+    ]
+    texts = {out / importer.CATALOG_NAME: catalog, out / importer.MODULE_NAME: module}
+
+    def write() -> None:
+        write_all_atomically({**texts, out / importer.SOURCES_NAME: "{}\n"}, paired=True)
+
+    again = functools.partial(shutil.rmtree, out, ignore_errors=True)
+    with importer.collector_paused():  # as the import makes and writes them
+        for label, action in phases:
+            print(f"{'    --out: ' + label + ' (CPU)':<44} {_cpu(repeat, action):7.3f} s")
+        cpu, wall = _cpu(repeat, write, again), min(_wall(write, again) for _ in range(repeat))
+    print(f"{'    --out: write, hash, fsync, rename (CPU)':<44} {cpu:7.3f} s   wall {wall:.3f} s")
+
+
+def _wall(action: Callable[[], object], before: Callable[[], object]) -> float:
+    before()
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
 
 
 def _reordered(rows: Path, out: Path) -> Path:

@@ -101,9 +101,18 @@ def _fits(line: str) -> bool:
         return False
     if size * 2 <= LINE_LENGTH or line.isascii():
         return True
+    return _width(line) <= LINE_LENGTH
+
+
+def _width(text: str) -> int:
+    """The width `_fits` measures: the length, plus one for each non-ASCII character. It adds
+    up over the parts of a line, so a check measures its criterion's literal once for the two
+    lines that hold it."""
+    if text.isascii():
+        return len(text)
     # Width = length + the non-ASCII characters = 2 * length - the ASCII ones; the codec
     # counts those in C (ignore drops every other character, lone surrogates included).
-    return 2 * size - len(line.encode("ascii", "ignore")) <= LINE_LENGTH
+    return 2 * len(text) - len(text.encode("ascii", "ignore"))
 
 
 Arg = str | tuple[str, list[str]]  # a rendered argument, or a list literal: (its "name=" or "", items)
@@ -113,22 +122,23 @@ def _flat(arg: Arg) -> str:
     return arg if isinstance(arg, str) else f"{arg[0]}[{', '.join(arg[1])}]"
 
 
-def call_lines(head: str, args: list[Arg], indent: str = "") -> list[str]:
+def call_text(head: str, args: list[Arg], indent: str = "") -> str:
     """`head(args)` on one line when it fits, else one argument a line with a trailing
     comma (a list that does not fit either: one item a line), as black and ruff write it."""
-    whole = f"{indent}{head}({', '.join([arg if type(arg) is str else _flat(arg) for arg in args])})"
+    flat = [arg if type(arg) is str else _flat(arg) for arg in args]
+    whole = f"{indent}{head}({', '.join(flat)})"
     if _fits(whole):
-        return [whole]
+        return whole
     inner = indent + "    "
     lines = [f"{indent}{head}("]
-    for arg in args:
-        one = f"{inner}{_flat(arg)},"
+    for arg, text in zip(args, flat, strict=True):
+        one = f"{inner}{text},"
         if isinstance(arg, str) or _fits(one):
             lines.append(one)
         else:
             lines += [f"{inner}{arg[0]}[", *(f"{inner}    {item}," for item in arg[1]), f"{inner}],"]
     lines.append(f"{indent})")
-    return lines
+    return "\n".join(lines)
 
 
 def _arg(value: Any, prefix: str = "") -> Arg:
@@ -194,17 +204,37 @@ def call(check: Check, quoted: str = "") -> tuple[str, list[Arg]]:
 
 def check_text(case_id: str, criterion: str, name: str, function: str, args: list[Arg]) -> str:
     """One generated check: its registration, its function, its one return."""
-    return _check_text(literal(case_id), literal(criterion), name, function, args)
+    quoted = literal(criterion)
+    return _check_text(literal(case_id), quoted, name, function, args, _width(quoted))
 
 
-def _check_text(quoted_id: str, quoted_criterion: str, name: str, function: str, args: list[Arg]) -> str:
-    """`check_text` from the id's and the criterion's literals (a case quotes its id once)."""
-    define = f"def {name}(answer: str) -> bool:"
-    if not _fits(define):
+# The room a check's lines leave for the literals they hold, from the fixed text around them:
+# `@check(<id>, <criterion>)`, `def <name>(answer: str) -> bool:`, `    return unwritten(<text>)`.
+_DECORATOR_ROOM = LINE_LENGTH - len("@check(, )")
+_DEFINE_ROOM = LINE_LENGTH - len("def (answer: str) -> bool:")
+_UNWRITTEN_ROOM = LINE_LENGTH - len("    return unwritten()")
+
+
+def _check_text(
+    quoted_id: str, quoted_criterion: str, name: str, function: str, args: list[Arg], width: int
+) -> str:
+    """`check_text` from the id's and the criterion's literals and the criterion's width (a
+    case quotes its id once). Laid out as `call_text` lays out each call; the template text is
+    written here so that a placeholder for its own criterion (most checks) is measured with two
+    additions, not built twice and measured twice."""
+    if _width(name) <= _DEFINE_ROOM:
+        define = f"def {name}(answer: str) -> bool:"
+    else:
         define = f"def {name}(\n    answer: str,\n) -> bool:"
-    decorator = call_lines("@check", [quoted_id, quoted_criterion])
-    body = call_lines(f"return {function}", args, "    ")
-    return "\n".join([*decorator, define, *body])
+    if _width(quoted_id) + width <= _DECORATOR_ROOM:
+        decorator = f"@check({quoted_id}, {quoted_criterion})"
+    else:
+        decorator = f"@check(\n    {quoted_id},\n    {quoted_criterion},\n)"
+    if function != "unwritten" or len(args) != 1 or args[0] != quoted_criterion:
+        return f"{decorator}\n{define}\n{call_text(f'return {function}', args, '    ')}"
+    if width <= _UNWRITTEN_ROOM:
+        return f"{decorator}\n{define}\n    return unwritten({quoted_criterion})"
+    return f"{decorator}\n{define}\n    return unwritten(\n        {quoted_criterion},\n    )"
 
 
 class Unit(NamedTuple):
@@ -227,7 +257,12 @@ class Unit(NamedTuple):
 
     @property
     def marker(self) -> str:
-        return f"{MARKER}{self.kind} {self.key} {fingerprint(self.text)}"
+        return marker_line(self.kind, self.key, self.text)
+
+
+def marker_line(kind: str, key: str, text: str) -> str:
+    """The line that closes a region: what generated it, under which key, and its fingerprint."""
+    return f"{MARKER}{kind} {key} {fingerprint(text)}"
 
 
 KEY_BYTES = 8  # 64-bit keys: a collision in a million-case catalog has odds below 1 in 10^7
@@ -253,6 +288,26 @@ def fingerprint(text: str) -> str:
 
 def case_units(case: Case, stem: str) -> list[Unit]:
     case_key, legacy_case = short_hash(case.id), short_hash(case.id, 4)
+    cut = len(stem) + 7  # a legacy key ends with the name after "check_<stem>_"
+    return [
+        Unit("case", case_key, case_comments(case), legacy_case),
+        *(
+            Unit(
+                "check",
+                f"{case_key}.{key}",
+                text,
+                f"{legacy_case}.{name[cut:]}",
+                case.id,
+                item.criterion,
+                name,
+            )
+            for key, name, text, item in _checks(case, stem)
+        ),
+    ]
+
+
+def case_comments(case: Case) -> str:
+    """The comment lines a case's region opens with: its id, where it came from, its notes."""
     lines = [RULE, *comment(f"case {case.id}")]
     if case.origin:
         lines += comment(f"from {case.origin}")
@@ -260,30 +315,27 @@ def case_units(case: Case, stem: str) -> list[Unit]:
         lines += comment(note_text(kept))
         if kept.remark:
             lines += comment(f"({kept.remark})", prefix="#   ")
-    units = [Unit("case", case_key, "\n".join(lines), legacy_case)]
+    return "\n".join(lines)
+
+
+def _checks(case: Case, stem: str) -> Iterator[tuple[str, str, str, Check]]:
+    """(key within the case, function name, text) of each of a case's checks, with the check.
+
+    A key is the criterion's hash, numbered from its second use in the case; a name ends with
+    a shorter hash of it, numbered the same way (a 24-bit hash may collide where the key does not).
+    """
     seen: dict[str, int] = {}
     quoted_id = literal(case.id)
     for item in case.checks:
         criterion = item.criterion
         key, short = _key_and_short(criterion)  # short: names
-        seen[key] = seen.get(key, 0) + 1
-        seen[short] = seen.get(short, 0) + 1
-        again = f"_{seen[key]}" if seen[key] > 1 else ""
-        name = f"check_{stem}_{short}" + (f"_{seen[short]}" if seen[short] > 1 else "")
+        uses = seen[key] = seen.get(key, 0) + 1
+        named = seen[short] = seen.get(short, 0) + 1
+        name = f"check_{stem}_{short}_{named}" if named > 1 else f"check_{stem}_{short}"
         quoted = literal(criterion)
-        text = _check_text(quoted_id, quoted, name, *call(item, quoted))
-        units.append(
-            Unit(
-                "check",
-                f"{case_key}.{key}{again}",
-                text,
-                f"{legacy_case}.{name[len(stem) + 7 :]}",
-                case.id,
-                criterion,
-                name,
-            )
-        )
-    return units
+        function, args = call(item, quoted)
+        text = _check_text(quoted_id, quoted, name, function, args, _width(quoted))
+        yield (f"{key}_{uses}" if uses > 1 else key), name, text, item
 
 
 def header(result: ImportResult) -> str:
@@ -346,23 +398,37 @@ def assemble(parts: list[tuple[str, str]]) -> str:
 def region(unit: Unit, *, first: bool = False) -> str:
     """How a freshly generated unit is laid out before its marker: two blank lines
     between code and a comment, as black and ruff format put them."""
-    return ("" if first else "\n\n") + unit.text + ("\n" if unit.kind == "case" else "\n\n\n")
+    return ("" if first else "\n\n") + unit.text + (_AFTER_CASE if unit.kind == "case" else _AFTER_CODE)
+
+
+_AFTER_CASE, _AFTER_CODE = "\n", "\n\n\n"  # between a region's text and its marker
 
 
 def render(result: ImportResult) -> str:
     return "".join(render_pieces(result))
 
 
-def render_pieces(result: ImportResult) -> Iterator[str]:
-    """The fresh module in pieces (one per case), the same text `assemble` makes of `units`:
-    a large module is streamed to its file, never held whole."""
+def render_pieces(result: ImportResult, cases_a_piece: int = 256) -> Iterator[str]:
+    """The fresh module in pieces (`cases_a_piece` cases each), the same text `assemble` makes
+    of `units`: a large module is streamed to its file, never held whole."""
     names = function_names(result.cases)
     first = preamble(result)
     yield region(first, first=True) + first.marker + "\n"
+    batch: list[str] = []
     for case in result.cases:
-        yield "".join(
-            [
-                f"{region(u)}{MARKER}{u.kind} {u.key} {fingerprint(u.text)}\n"
-                for u in case_units(case, names[case.id])
-            ]
-        )
+        batch.append(_rendered(case, names[case.id]))
+        if len(batch) == cases_a_piece:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
+
+
+def _rendered(case: Case, stem: str) -> str:
+    """A case's regions and markers as `region` lays out its units (without building them:
+    a module of 200,000 cases would build close to a million, and their legacy keys)."""
+    comments, case_key = case_comments(case), short_hash(case.id)
+    pieces = [f"\n\n{comments}{_AFTER_CASE}{marker_line('case', case_key, comments)}\n"]
+    for key, _, code, _ in _checks(case, stem):
+        pieces.append(f"\n\n{code}{_AFTER_CODE}{marker_line('check', f'{case_key}.{key}', code)}\n")
+    return "".join(pieces)

@@ -235,12 +235,12 @@ def import_sources(
     record = _with_left_out(_sources_record(fmt, sources, out), result)
     _refuse_other_sources(out, record, request.replace)
     outcome.repaired = torn(out) if out.is_dir() else None
-    previous = _catalog_ids(out / CATALOG_NAME)
+    previous = _catalog_rows(out / CATALOG_NAME)  # read once: the ids that may leave, and the prompts
     now = {case.id for case in result.cases}
     left_out = {x.id for x in result.left_out}  # declared, listed with their reasons: not lost
-    outcome.dropped = [case_id for case_id in previous if case_id not in now and case_id not in left_out]
+    outcome.dropped = [row.id for row in previous if row.id not in now and row.id not in left_out]
     outcome.module_text, outcome.merge_report = _module_text(
-        out / MODULE_NAME, result, request.prune, _catalog_prompts(out / CATALOG_NAME)
+        out / MODULE_NAME, result, request.prune, _catalog_prompts(previous)
     )
     if request.dry_run:
         outcome.diffs = [_diff(out / CATALOG_NAME, outcome.catalog), _diff(out / MODULE_NAME, outcome.module)]
@@ -327,12 +327,9 @@ def _catalog_rows(path: Path) -> list[_Kept]:
     return rows
 
 
-def _catalog_ids(path: Path) -> list[str]:
-    return [row.id for row in _catalog_rows(path)]
-
-
-def _catalog_prompts(path: Path) -> dict[str, str]:
-    return {row.id: row.prompt for row in _catalog_rows(path) if row.prompt is not None}
+def _catalog_prompts(rows: list[_Kept]) -> dict[str, str]:
+    """The text prompts of an existing catalog's rows, by id (how a renamed case is found)."""
+    return {row.id: row.prompt for row in rows if row.prompt is not None}
 
 
 def _diff(path: Path, text: str) -> str:
