@@ -114,16 +114,22 @@ class Case(NamedTuple):
         return [check.criterion for check in self.checks]
 
     def catalog_line(self) -> str:
-        """The case as one JSONL line, keys in the catalog's order."""
-        return jsonl.text_row(
-            (
-                ("id", self.id),
-                ("category", self.category),
-                ("prompt", self.prompt),
-                ("risk", self.risk),
-                ("criteria", self.criteria),
-            )
+        """The case as one JSONL line, keys in the catalog's order (`jsonl.text_row`'s line,
+        from a format made once: this runs for every case of an import)."""
+        criteria = ", ".join([_quoted(check.criterion) for check in self.checks])
+        line = _CATALOG_LINE % (
+            _quoted(self.id),
+            _quoted(self.category),
+            _quoted(self.prompt),
+            _quoted(self.risk),
+            criteria,
         )
+        return _unbroken(line)
+
+
+# Filled in FIELDS' order: id, category, prompt, risk, criteria.
+_CATALOG_LINE = jsonl.row_format(FIELDS, lists=("criteria",))
+_quoted, _unbroken = jsonl.quoted, jsonl.unbroken
 
 
 class LeftOut(NamedTuple):
