@@ -173,3 +173,30 @@ def test_a_file_reads_the_same_with_and_without_the_shortcut(
     fast = import_source("evals-json", source).result.cases
     monkeypatch.setattr("adhd_evals.importing.formats._evals_json_cases.plain_case", lambda *args: None)
     assert import_source("evals-json", source).result.cases == fast
+
+
+@pytest.mark.parametrize(
+    ("second", "expected"),
+    [
+        (1, 'case 1, id: Expected an id no other case has, actual 1, the same catalog id "s-1" as case 1'),
+        (
+            "s-1",
+            'case "s-1", id: Expected an id no other case has, actual "s-1", the same catalog id "s-1" as case 1',
+        ),
+    ],
+)
+def test_two_cases_of_one_file_with_one_catalog_id_are_refused(
+    tmp_path: Path, second: object, expected: str
+) -> None:
+    """Ids are told apart by a set first; when it finds fewer ids than cases, the walk names the
+    case and the one before it. Worked by hand: an integer id 1 in skill "s" is the catalog id
+    "s-1"; a text id "s-1" is itself (not digits, so not prefixed)."""
+    evals = [
+        {"id": 1, "prompt": "p", "assertions": ["a"]},
+        {"id": second, "prompt": "q", "assertions": ["b"]},
+    ]
+    source = tmp_path / "evals.json"
+    source.write_text(json.dumps({"skill_name": "s", "evals": evals}), encoding="utf-8")
+    with pytest.raises(Refusal) as caught:
+        import_source("evals-json", source)
+    assert caught.value.body == f"{source} is not an evals-json file: {expected}"

@@ -97,8 +97,8 @@ def read_source(
             cases = reader(source, display=shown, options=options)
         except Refusal as refusal:
             raise with_format_hint(refusal, fmt, source) from None
-    for case in cases:  # a category taken from a folder name is the one unchecked text
-        if has_lone_surrogate(case.category):
+    for category in {case.category for case in cases}:  # one taken from a folder name is unchecked
+        if has_lone_surrogate(category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
     return ImportResult(
         source=shown,

@@ -47,7 +47,7 @@ def plain_case(
         return None
     reading = Reading(file.refuse, label, at)
     checks, notes = _listed(file, reading, items)
-    for key, value in raw.items():
+    for key, value in raw.items() if len(raw) > 3 else ():  # three: id, prompt and assertions alone
         if key not in _READ:
             remark = FILES_REMARK if key == "files" and value else ""
             if type(value) is dict or type(value) is list:  # note() refuses one nested too deep
