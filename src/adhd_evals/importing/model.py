@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
+from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import jsonl
@@ -206,10 +207,14 @@ class ImportResult:
         return sum(case.had_no_criteria for case in self.cases)
 
     @functools.cached_property
+    def kinds(self) -> Counter[CheckKind]:
+        """How many checks of each kind, counted once: the summary asks several times, per 100,000s."""
+        return Counter(check.kind for case in self.cases for check in case.checks)
+
+    @property
     def _tally(self) -> tuple[int, int]:
-        """(checks, placeholders), counted once: the summary asks several times, per 100,000s."""
-        kinds = [check.kind for case in self.cases for check in case.checks]
-        return len(kinds), kinds.count(CheckKind.UNWRITTEN)
+        """(checks, placeholders)."""
+        return self.kinds.total(), self.kinds[CheckKind.UNWRITTEN]
 
 
 class Refusal(UserError):
