@@ -69,7 +69,7 @@ KEYS = {
 CASES = st.fixed_dictionaries({}, optional=KEYS)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(CASES)
 def test_the_shortcut_makes_what_the_general_reader_makes(raw: dict[str, object]) -> None:
     """Whatever the case, the shortcut gives the general reader's Case or its refusal (the same
