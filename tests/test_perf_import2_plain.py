@@ -66,7 +66,18 @@ KEYS = {
     "should_trigger": st.booleans(),
     "notes": VALUE,
 }
-CASES = st.fixed_dictionaries({}, optional=KEYS)
+# The shape the shortcut takes (id, prompt and assertions present, mostly printable text), with
+# the keys that become notes optional; and any subset of every key, with any values.
+SHORT_CUT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x2FFF), min_size=1, max_size=8)
+COMMON = st.fixed_dictionaries(
+    {
+        "id": st.integers(-2, 99) | SHORT_CUT,
+        "prompt": SHORT_CUT,
+        "assertions": st.lists(SHORT_CUT | ASSERTION, min_size=1, max_size=4),
+    },
+    optional={key: KEYS[key] for key in ("expected_output", "files", "notes")},
+)
+CASES = COMMON | st.fixed_dictionaries({}, optional=KEYS)
 
 
 @settings(max_examples=80, deadline=None)
