@@ -178,30 +178,23 @@ def read_sources(
     files = expand(fmt, sources)
     if len(files) == 1:
         return read_source(fmt, files[0], display=display, **options)
-    # Paused once for all sources (resuming it per file collects 500 times), and until the
-    # results are joined: a collection resumed before the join scans every case read.
-    with collector_paused():
+    with collector_paused():  # once for all sources, to the join: resumed sooner, it scans every case
         results = [read_source(fmt, path, **options) for path in files]
-        _refuse_shared_ids(fmt, results)
+        owner: dict[str, Case] = {}
+        for result in results:
+            for case in result.cases:
+                first_case = owner.setdefault(case.id, case)
+                if first_case is not case:
+                    raise Refusal(
+                        _NOT_CODE[fmt],
+                        result.source,
+                        "cannot join the catalog",
+                        case=case.origin,
+                        field_path="id",
+                        expected="an id no other source has",
+                        actual=f'"{case.id}", which {first_case.origin} has too',
+                    )
         return results[0].joined(results[1:])
-
-
-def _refuse_shared_ids(fmt: str, results: list[ImportResult]) -> None:
-    """Ids that collide across sources are refused naming both."""
-    owner: dict[str, Case] = {}
-    for result in results:
-        for case in result.cases:
-            first_case = owner.setdefault(case.id, case)
-            if first_case is not case:
-                raise Refusal(
-                    _NOT_CODE[fmt],
-                    result.source,
-                    "cannot join the catalog",
-                    case=case.origin,
-                    field_path="id",
-                    expected="an id no other source has",
-                    actual=f'"{case.id}", which {first_case.origin} has too',
-                )
 
 
 _NOT_CODE = {
