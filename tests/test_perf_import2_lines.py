@@ -63,3 +63,29 @@ def test_row_format_by_hand() -> None:
     form = jsonl.row_format(("a%", "b"), lists=("b",))
     assert form == '{"a%%": %s, "b": [%s]}'
     assert form % ('"x"', '"y", "z"') == '{"a%": "x", "b": ["y", "z"]}'
+
+
+LONG_TEXT = st.text(
+    st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=["Cs"]),
+    min_size=250,
+    max_size=300,
+)
+
+
+@settings(max_examples=60)
+@given(LONG_TEXT | TEXT | st.builds(lambda text: text * 30, TEXT))
+def test_quoted_text_is_json_dumps(text: str) -> None:
+    """The rule: json.dumps's quoting, non-ASCII kept, for short and long texts alike."""
+    assert jsonl.quoted_text(text) == json.dumps(text, ensure_ascii=False)
+
+
+def test_quoted_text_by_hand() -> None:
+    """Worked from JSON's rules, on 300-character texts: plain text is itself in quotes; a quote,
+    a backslash or a newline is escaped; U+2028 (printable to JSON, not to Python) stays raw for
+    `unbroken` to escape later."""
+    plain = "é" * 300
+    assert jsonl.quoted_text(plain) == '"' + plain + '"'
+    assert jsonl.quoted_text('a"' * 150) == '"' + 'a\\"' * 150 + '"'
+    assert jsonl.quoted_text("a\\" * 150) == '"' + "a\\\\" * 150 + '"'
+    assert jsonl.quoted_text("a\n" * 150) == '"' + "a\\n" * 150 + '"'
+    assert jsonl.quoted_text("a\u2028" * 150) == '"' + "a\u2028" * 150 + '"'

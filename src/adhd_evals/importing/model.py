@@ -121,7 +121,7 @@ class Case(NamedTuple):
         line = _CATALOG_LINE % (
             _quoted(self.id),
             _quoted(self.category),
-            _quoted(self.prompt),
+            _quoted_text(self.prompt),
             _quoted(self.risk),
             criteria,
         )
@@ -130,7 +130,7 @@ class Case(NamedTuple):
 
 # Filled in FIELDS' order: id, category, prompt, risk, criteria.
 _CATALOG_LINE = jsonl.row_format(FIELDS, lists=("criteria",))
-_quoted, _unbroken = jsonl.quoted, jsonl.unbroken
+_quoted, _quoted_text, _unbroken = jsonl.quoted, jsonl.quoted_text, jsonl.unbroken
 
 
 class LeftOut(NamedTuple):
