@@ -9,7 +9,7 @@ U+0085, U+2028 and U+2029 are escaped; json.dumps leaves them raw when
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .text import lone_surrogate_at
@@ -36,10 +36,43 @@ def text_row(fields: tuple[tuple[str, str | list[str]], ...]) -> str:
     return _unbroken("{" + ", ".join(parts) + "}")
 
 
+# ---- many rows of the same keys ----------------------------------------------------------
+#
+# `text_row` quotes every key of every row and builds each pair with its own format; a writer of
+# one row per case (the catalog: every case of an import) fills one format made once instead.
+
+quoted: Callable[[str], str] = _QUOTE  # a string as json.dumps writes it (ensure_ascii off)
+
+
+def quoted_text(text: str) -> str:
+    """`quoted`, for a long text (a prompt). json.dumps escapes only quotes, backslashes and control
+    characters, so a printable text without a quote or backslash is itself between quotes: read
+    once by isprintable() and copied, where the quoter reads it twice (10,000 prompts of 200-2,000
+    characters: 44 -> 33 ms). Below 256 characters the quoter alone is faster."""
+    if len(text) > 256 and '"' not in text and "\\" not in text and text.isprintable():
+        return f'"{text}"'
+    return quoted(text)
+
+
+def row_format(keys: tuple[str, ...], *, lists: tuple[str, ...] = ()) -> str:
+    """A %-format of a one-line object of `keys`, in order, a `%s` for each value. Filled with
+    each string value `quoted`, and each list of strings (the keys in `lists`) as its items
+    `quoted` and joined by ", ", then passed through `unbroken`, it is the line `text_row`
+    writes for those fields."""
+    return (
+        "{"
+        + ", ".join(_QUOTE(key).replace("%", "%%") + (": [%s]" if key in lists else ": %s") for key in keys)
+        + "}"
+    )
+
+
 def _unbroken(text: str) -> str:
     if text.isascii() or not ("\u2028" in text or "\u2029" in text or "\x85" in text):
         return text  # containment tests run at C speed; translate() walks every character in Python
     return text.translate(_LINE_BREAKS)
+
+
+unbroken = _unbroken  # a JSON line with U+0085, U+2028 and U+2029 escaped (the module's docstring)
 
 
 def text(rows: Iterable[object]) -> str:

@@ -97,8 +97,8 @@ def read_source(
             cases = reader(source, display=shown, options=options)
         except Refusal as refusal:
             raise with_format_hint(refusal, fmt, source) from None
-    for case in cases:  # a category taken from a folder name is the one unchecked text
-        if has_lone_surrogate(case.category):
+    for category in {case.category for case in cases}:  # one taken from a folder name is unchecked
+        if has_lone_surrogate(category):
             raise UsageError(f"the folder name of {shown} is not valid text: pass --category")
     return ImportResult(
         source=shown,
@@ -178,23 +178,23 @@ def read_sources(
     files = expand(fmt, sources)
     if len(files) == 1:
         return read_source(fmt, files[0], display=display, **options)
-    with collector_paused():  # once for all sources: resuming it per file collects 500 times
+    with collector_paused():  # once for all sources, to the join: resumed sooner, it scans every case
         results = [read_source(fmt, path, **options) for path in files]
-    owner: dict[str, Case] = {}
-    for result in results:
-        for case in result.cases:
-            first_case = owner.setdefault(case.id, case)
-            if first_case is not case:
-                raise Refusal(
-                    _NOT_CODE[fmt],
-                    result.source,
-                    "cannot join the catalog",
-                    case=case.origin,
-                    field_path="id",
-                    expected="an id no other source has",
-                    actual=f'"{case.id}", which {first_case.origin} has too',
-                )
-    return results[0].joined(results[1:])
+        owner: dict[str, Case] = {}
+        for result in results:
+            for case in result.cases:
+                first_case = owner.setdefault(case.id, case)
+                if first_case is not case:
+                    raise Refusal(
+                        _NOT_CODE[fmt],
+                        result.source,
+                        "cannot join the catalog",
+                        case=case.origin,
+                        field_path="id",
+                        expected="an id no other source has",
+                        actual=f'"{case.id}", which {first_case.origin} has too',
+                    )
+        return results[0].joined(results[1:])
 
 
 _NOT_CODE = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
+from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import jsonl
@@ -114,16 +115,22 @@ class Case(NamedTuple):
         return [check.criterion for check in self.checks]
 
     def catalog_line(self) -> str:
-        """The case as one JSONL line, keys in the catalog's order."""
-        return jsonl.text_row(
-            (
-                ("id", self.id),
-                ("category", self.category),
-                ("prompt", self.prompt),
-                ("risk", self.risk),
-                ("criteria", self.criteria),
-            )
+        """The case as one JSONL line, keys in the catalog's order (`jsonl.text_row`'s line,
+        from a format made once: this runs for every case of an import)."""
+        criteria = ", ".join([_quoted(check.criterion) for check in self.checks])
+        line = _CATALOG_LINE % (
+            _quoted(self.id),
+            _quoted(self.category),
+            _quoted_text(self.prompt),
+            _quoted(self.risk),
+            criteria,
         )
+        return _unbroken(line)
+
+
+# Filled in FIELDS' order: id, category, prompt, risk, criteria.
+_CATALOG_LINE = jsonl.row_format(FIELDS, lists=("criteria",))
+_quoted, _quoted_text, _unbroken = jsonl.quoted, jsonl.quoted_text, jsonl.unbroken
 
 
 class LeftOut(NamedTuple):
@@ -200,10 +207,14 @@ class ImportResult:
         return sum(case.had_no_criteria for case in self.cases)
 
     @functools.cached_property
+    def kinds(self) -> Counter[CheckKind]:
+        """How many checks of each kind, counted once: the summary asks several times, per 100,000s."""
+        return Counter(check.kind for case in self.cases for check in case.checks)
+
+    @property
     def _tally(self) -> tuple[int, int]:
-        """(checks, placeholders), counted once: the summary asks several times, per 100,000s."""
-        kinds = [check.kind for case in self.cases for check in case.checks]
-        return len(kinds), kinds.count(CheckKind.UNWRITTEN)
+        """(checks, placeholders)."""
+        return self.kinds.total(), self.kinds[CheckKind.UNWRITTEN]
 
 
 class Refusal(UserError):

@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING
 from ..text import plural
 from ..triggering import polarity
 from .formats._common import NO_TESTS, SUCCESS_VIA
-from .model import ImportResult
+from .model import TRACE_KINDS, ImportResult
 
 if TYPE_CHECKING:
     from .importer import ImportOutcome
 
 
 def import_summary(result: ImportResult) -> list[str]:
+    # Every check's `via` counted in one pass (with a `via` of SUCCESS_VIA, "trigger" or a rule's
+    # label): the lines below walk the cases again only when a count says there is something to find.
+    vias = Counter(check.via for case in result.cases for check in case.checks)
     cases = len(result.cases)
     lines = [
         f"Read {plural(cases, 'case')} from {result.origin} ({result.format}), "
@@ -31,7 +34,9 @@ def import_summary(result: ImportResult) -> list[str]:
             f"{plural(result.cases_without_criteria, 'case')} had no criteria in the source; "
             "each got one placeholder that fails until you say what a good answer is."
         )
-    from_success = sum(any(c.via == SUCCESS_VIA for c in case.checks) for case in result.cases)
+    from_success = vias[SUCCESS_VIA] and sum(
+        any(c.via == SUCCESS_VIA for c in case.checks) for case in result.cases
+    )
     if from_success:
         lines.append(
             f"{plural(from_success, 'case')}: criteria from expected_output (the source's statement "
@@ -43,7 +48,7 @@ def import_summary(result: ImportResult) -> list[str]:
             f"The config has no tests: {plural(untested, 'case')}, one per prompt, with no vars "
             "(as promptfoo runs it)."
         )
-    lines += _trigger_lines(result)
+    lines += _trigger_lines(result) if vias["trigger"] else []
     if result.risk_was_default:
         lines.append(
             f"Risk: {result.risk} for every case (the default: no source format "
@@ -53,16 +58,23 @@ def import_summary(result: ImportResult) -> list[str]:
         lines.append(f"Risk: {result.risk} for every case (from --risk).")
     if len(result.sources) > 1:
         lines += _source_lines(result.sources)
-    lines += _dialect_lines(result)
+    lines += _dialect_lines(result, vias)
     lines += _left_out_lines(result)
     lines.append(f"Kept {plural(result.notes, 'source field')} as notes in the check module.")
-    with_files = sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
+    with_files = _with_files(result)
     if with_files:
         lines.append(
             f"{plural(with_files, 'case')} name fixture files; the files were not copied, "
             "so give the model what the prompt refers to before you run them."
         )
     return lines
+
+
+def _with_files(result: ImportResult) -> int:
+    """How many cases name fixture files (a `files` note that is not empty)."""
+    if not any(note.key == "files" and note.value for case in result.cases for note in case.notes):
+        return 0  # one pass over every note: most imports have none
+    return sum(any(n.key == "files" and n.value for n in case.notes) for case in result.cases)
 
 
 def _trigger_lines(result: ImportResult) -> list[str]:
@@ -85,9 +97,11 @@ def _trigger_lines(result: ImportResult) -> list[str]:
     return lines
 
 
-def _dialect_lines(result: ImportResult) -> list[str]:
-    """Per dialect rule, what it converted; by shape, what stayed a placeholder."""
-    made = Counter(check.via for case in result.cases for check in case.checks if check.via)
+def _dialect_lines(result: ImportResult, vias: Counter[str]) -> list[str]:
+    """Per dialect rule, what it converted; by shape, what stayed a placeholder (`vias`: every
+    check's `via`, counted)."""
+    made = vias.copy()
+    del made[""]  # checks no rule or shape made (the order of the rest is kept)
     lines = []
     if result.dialect is not None:
         lines.append(f"Dialect {result.dialect.display}:")
@@ -125,6 +139,8 @@ def _dialect_lines(result: ImportResult) -> list[str]:
 
 def _trace_lines(result: ImportResult) -> list[str]:
     """How to run the trace checks an import made (trigger cases say it in their own line)."""
+    if not any(result.kinds[kind] for kind in TRACE_KINDS):
+        return []
     traced = sum(c.kind.traced and c.via != "trigger" for case in result.cases for c in case.checks)
     if not traced:
         return []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -158,7 +157,32 @@ def read_json_source(source: Path, display: str, code: RefusalCode, reason: str)
     text = decode_utf8(source_bytes, display, RefusalCode.NOT_JSON, "is not JSON")
     del source_bytes  # the text is all that is needed from here: not both copies at once
     data = load_json(text, display)
-    return data, Refuser(code, display, reason, functools.partial(locate, text)), surrogates
+    return data, Refuser(code, display, reason, Relocator(source, display)), surrogates
+
+
+class Relocator:
+    """Where a path of a JSON source is, found in its text read again when a refusal first asks.
+
+    The text is not held while the cases are read: a source of 1,000,000 cases is some 1.4 GB
+    of UTF-8 and up to twice that as a str, more than the cases read from it, and most imports
+    refuse nothing. Read again, it is the same text (a file changed in between has its refusal
+    placed by what it holds now; one gone has it placed nowhere).
+    """
+
+    def __init__(self, source: Path, display: str) -> None:
+        self.source = source
+        self.display = display
+        self.text: str | None = None
+
+    def __call__(self, at: tuple[str | int, ...]) -> tuple[int | None, int | None]:
+        if self.text is None:
+            try:
+                self.text = decode_utf8(
+                    read_bytes(self.source, self.display), self.display, RefusalCode.NOT_JSON, ""
+                )
+            except Refusal:
+                return None, None
+        return locate(self.text, at)
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")

@@ -22,6 +22,7 @@ from ._common import (
     text_problem,
 )
 from ._evals_json_asserts import SUCCESS_KEY, _assertion, documented_kind, success_checks
+from ._evals_json_plain import FILES_REMARK, plain_case
 from ._triggers import trigger_check
 from ._typed import Found, Reading, converted, criteria_checks, is_typed, passed_by, shape_of
 
@@ -29,11 +30,6 @@ LIST_KEYS = ("assertions", "expectations")
 
 
 _PROMPT_LOOKALIKES = ("input", "query", "prompt_sequence", "brief", "task", "question")
-
-
-FILES_REMARK = (
-    "fixture files are not copied into the catalog: the prompt may refer to files the model will not see"
-)
 
 
 def _label(raw: object, index: int, id_keys: tuple[str, ...] = ()) -> str:
@@ -135,6 +131,8 @@ class _FileReading:
         alternatives = (*self.id_keys, *self.prompt_keys, *self.shape.category)
         self.steps_of = {key: _steps(key) for key in alternatives if "." in key}
         self.trigger_skill: Callable[[], str] = lambda: ""  # _read sets it: the skill trigger cases name
+        # Without a dialect, and with no lone surrogate possible, the common case has a shorter way.
+        self.plain = dialect is None and not surrogates
 
     _prefix_of = ("", "case")  # the last (category, its id prefix): the slug made once a file
 
@@ -151,6 +149,10 @@ class _FileReading:
         if not isinstance(raw, dict):
             label = _label(raw, index, self.id_keys)
             raise self.refuse(case=label, at=at, expected="an object", actual=describe(raw))
+        if self.plain:
+            common = plain_case(self, raw, index, at)
+            if common is not None:
+                return common
         id_key, id_present, id_value = _pick(raw, self.id_alts)
         if id_present or id_key == NUMBERED:
             label = _label_of(id_key, id_value, index)

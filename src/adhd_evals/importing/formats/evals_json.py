@@ -196,6 +196,8 @@ def _duplicate_ids(
     id_keys: tuple[str, ...],
 ) -> list[Refusal]:
     """Two cases with one catalog id; `kept` is each case's (index, raw case) in the file."""
+    if len({case.id for case in cases}) == len(cases):
+        return []  # the common file: no id twice (found by a set, not a walk)
     first: dict[str, int] = {}
     found = []
     for position, case in enumerate(cases):
