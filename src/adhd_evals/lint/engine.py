@@ -13,10 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypeGuard
 
-from ..catalog import SOURCES_RECORD
 from ..catalogrules.engine import stamp
 from ..problem import Problem
-from ..schema import DEFAULT_MODULE
+from ..schema import DEFAULT_MODULE, SOURCES_RECORD
 from .rules import (
     FOLDER,
     MODULE,

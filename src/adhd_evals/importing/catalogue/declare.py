@@ -5,8 +5,8 @@ file's format, so nothing here or in a declaration module imports a reader; a fo
 its reader by its dotted module path, imported only when a file of it is read.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 import fnmatch
 import json
 import re
