@@ -60,3 +60,31 @@ def test_what_a_command_writes_is_whole_after_the_exit(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert len(lines) == 2000
     assert lines[-1].startswith('{"id": "') and "Question 2000?" in lines[-1]
+
+
+@pytest.fixture
+def collector_restored() -> Iterator[None]:
+    was = gc.isenabled()
+    yield
+    if was:
+        gc.enable()
+
+
+def test_the_collector_is_paused_while_a_command_imports(collector_restored: None) -> None:
+    """Off inside (the command's modules imported without a collection), on again after."""
+    gc.enable()
+    with entry._collector_paused():
+        inside = gc.isenabled()
+    assert (inside, gc.isenabled()) == (False, True)
+
+
+def test_a_collector_paused_by_the_caller_stays_paused(collector_restored: None, tmp_path: Path) -> None:
+    """A caller that paused the collector (as the importer does) finds it paused after a lint run."""
+    catalog = tmp_path / "cases.jsonl"
+    catalog.write_text(
+        '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n',
+        encoding="utf-8",
+    )
+    gc.disable()
+    assert entry.main(["lint", str(catalog)]) == 0
+    assert not gc.isenabled()
