@@ -6,8 +6,8 @@ what the README states of the other fields: category and prompt non-empty
 strings, every criterion a non-empty string.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations
+# are compiled one by one (validate's and every run's start-up: see problem.py).
 import contextlib
 import functools
 import io
