@@ -299,3 +299,20 @@ def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, cata
     assert not modules & STAGES
     if name == "check":  # unsharded: the shard parser is --shard's alone
         assert "adhd_evals.runs.calling.shard" not in modules
+    assert not modules & NOT_ON_THE_TRIVIAL_CALL.get(name, set())
+
+
+# What a command's trivial call does without (issue 38's start-up), beyond the parser: survey
+# reads and tries the readers, never the importer's writing side (the catalog reader and its
+# rules, the merge, the check generator, difflib) nor hashlib (a dialect's digest, checkgen's ids).
+NOT_ON_THE_TRIVIAL_CALL = {
+    "survey": {
+        "adhd_evals.importing.importer",
+        "adhd_evals.catalog",
+        "adhd_evals.catalogrules",
+        "adhd_evals.importing.merge",
+        "adhd_evals.importing.checkgen",
+        "difflib",
+        "hashlib",
+    },
+}

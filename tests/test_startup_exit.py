@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals import entry
+from adhd_evals.collector import collector_paused
 
 
 @pytest.fixture
@@ -73,7 +74,7 @@ def collector_restored() -> Iterator[None]:
 def test_the_collector_is_paused_while_a_command_imports(collector_restored: None) -> None:
     """Off inside (the command's modules imported without a collection), on again after."""
     gc.enable()
-    with entry._collector_paused():
+    with collector_paused():
         inside = gc.isenabled()
     assert (inside, gc.isenabled()) == (False, True)
 

@@ -4,14 +4,13 @@ typer 0.29) costs more than linting a catalog (docs/startup.md)."""
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator
 
 from . import exitcodes, version_line
 from .boundary import guard
+from .collector import collector_paused
 from .errors import UsageError
 
 # Commands that run model CLIs: each call in its own process group (os.killpg), the output
@@ -30,29 +29,16 @@ def _dispatch(args: list[str]) -> int:
     if args == ["--version"]:
         print(version_line())
         return exitcodes.OK
+    # a command's modules are imported with the collector paused: objects, and no garbage
     if args[:1] == ["lint"]:
-        with _collector_paused():
+        with collector_paused():
             from .lint.cli import main as lint_main
 
         return lint_main(args[1:])
-    with _collector_paused():
+    with collector_paused():
         from .cli import main as cli_main
 
     return cli_main(args)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Importing a command's modules makes thousands of objects and no garbage: the cycle
-    collections it would set off (a dozen on the hook's path) find nothing. Paused while it
-    imports, as it was (a caller may have paused it already)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _refuse_without_posix(args: list[str]) -> None:
