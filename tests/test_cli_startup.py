@@ -313,7 +313,8 @@ def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, cata
 # pre-rendered help reads versions from dist-info folders), no thread. import reads and writes with
 # the importer: nothing of lint's or runs', no thread nor process. survey reads and tries the
 # readers, never the importer's writing side (the catalog reader and its rules, the merge, the
-# check generator, difflib) nor hashlib (a dialect's digest, checkgen's ids).
+# check generator, difflib) nor hashlib (a dialect's digest, checkgen's ids). export to an
+# evals.json reads the catalog and the check module: nothing of promptfoo's.
 _CATALOG_ONLY = {
     "dataclasses",
     "inspect",
@@ -339,6 +340,8 @@ NOT_ON_THE_TRIVIAL_CALL = {
         "threading",
         "subprocess",
     },
+    # to an evals.json: promptfoo's package (its PyYAML and jinja2) is `--to promptfoo`'s alone
+    "export": {"adhd_evals.importing.formats.promptfoo", "yaml", "jinja2", "dataclasses"},
     "survey": {
         "adhd_evals.importing.importer",
         "adhd_evals.catalog",
