@@ -26,15 +26,15 @@ def unfrozen() -> Iterator[None]:
 def test_run_exits_with_mains_code_having_frozen_what_is_left(
     monkeypatch: pytest.MonkeyPatch, unfrozen: None
 ) -> None:
-    """main's exit code is the process's; by then every object tracked is frozen (a count above
-    none: this test's own objects at least)."""
+    """main's exit code is the process's (main told it is the whole process); by then every object
+    tracked is frozen (a count above none: this test's own objects at least)."""
     frozen_at_exit: list[int] = []
 
     def fake_exit(code: int) -> None:
         frozen_at_exit.append(gc.get_freeze_count())
         raise SystemExit(code)
 
-    monkeypatch.setattr(entry, "main", lambda: 3)
+    monkeypatch.setattr(entry, "main", lambda *, process: 3 if process else 0)
     monkeypatch.setattr(sys, "exit", fake_exit)
     gc.unfreeze()
     with pytest.raises(SystemExit) as ended:
@@ -81,11 +81,32 @@ def test_the_collector_is_paused_while_a_command_imports(collector_restored: Non
 
 def test_a_collector_paused_by_the_caller_stays_paused(collector_restored: None, tmp_path: Path) -> None:
     """A caller that paused the collector (as the importer does) finds it paused after a lint run."""
+    gc.disable()
+    assert entry.main(["lint", str(_catalog(tmp_path))]) == 0
+    assert not gc.isenabled()
+
+
+def _catalog(tmp_path: Path) -> Path:
     catalog = tmp_path / "cases.jsonl"
     catalog.write_text(
         '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n',
         encoding="utf-8",
     )
-    gc.disable()
-    assert entry.main(["lint", str(catalog)]) == 0
-    assert not gc.isenabled()
+    return catalog
+
+
+def test_a_process_freezes_what_its_command_imported(unfrozen: None, tmp_path: Path) -> None:
+    """As the whole process (entry.run), the command's modules, once imported, are frozen out of
+    the collector's later scans: the run starts with a count above none."""
+    gc.unfreeze()
+    assert entry.main(["lint", str(_catalog(tmp_path))], process=True) == 0
+    assert gc.get_freeze_count() > 0
+
+
+def test_a_callers_process_is_never_frozen(unfrozen: None, tmp_path: Path) -> None:
+    """Called from a program of its own (these tests, a script), main freezes nothing: that
+    program's garbage of the moment would be kept for good."""
+    gc.unfreeze()
+    assert entry.main(["lint", str(_catalog(tmp_path))]) == 0
+    assert entry.main(["validate", str(_catalog(tmp_path))]) == 0
+    assert gc.get_freeze_count() == 0
