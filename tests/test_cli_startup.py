@@ -299,3 +299,56 @@ def test_a_declared_commands_trivial_call_imports_no_parser(tmp_path: Path, cata
     assert not modules & STAGES
     if name == "check":  # unsharded: the shard parser is --shard's alone
         assert "adhd_evals.runs.calling.shard" not in modules
+    assert not {
+        m
+        for m in modules
+        for k in NOT_ON_THE_TRIVIAL_CALL.get(name, set())
+        if m.startswith(k + ".") or m == k
+    }
+
+
+# What a command's trivial call does without (issue 38's start-up), beyond the parser. validate and
+# plan read a catalog with the core alone: no dataclasses (with inspect, about 7 ms), no module
+# parser, no hashing, no importing, lint or runs package, no argparse, no importlib.metadata (the
+# pre-rendered help reads versions from dist-info folders), no thread. import reads and writes with
+# the importer: nothing of lint's or runs', no thread nor process. survey reads and tries the
+# readers, never the importer's writing side (the catalog reader and its rules, the merge, the
+# check generator, difflib) nor hashlib (a dialect's digest, checkgen's ids). export to an
+# evals.json reads the catalog and the check module: nothing of promptfoo's.
+_CATALOG_ONLY = {
+    "dataclasses",
+    "inspect",
+    "ast",
+    "hashlib",
+    "difflib",
+    "adhd_evals.importing",
+    "adhd_evals.lint",
+    "adhd_evals.runs",
+    "argparse",
+    "importlib.metadata",
+    "threading",
+    "subprocess",
+}
+NOT_ON_THE_TRIVIAL_CALL = {
+    "validate": _CATALOG_ONLY,
+    "plan": _CATALOG_ONLY,
+    "import": {
+        "adhd_evals.lint",
+        "adhd_evals.runs",
+        "argparse",
+        "importlib.metadata",
+        "threading",
+        "subprocess",
+    },
+    # to an evals.json: promptfoo's package (its PyYAML and jinja2) is `--to promptfoo`'s alone
+    "export": {"adhd_evals.importing.formats.promptfoo", "yaml", "jinja2", "dataclasses"},
+    "survey": {
+        "adhd_evals.importing.importer",
+        "adhd_evals.catalog",
+        "adhd_evals.catalogrules",
+        "adhd_evals.importing.merge",
+        "adhd_evals.importing.checkgen",
+        "difflib",
+        "hashlib",
+    },
+}

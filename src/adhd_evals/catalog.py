@@ -6,8 +6,8 @@ what the README states of the other fields: category and prompt non-empty
 strings, every criterion a non-empty string.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations
+# are compiled one by one (validate's and every run's start-up: see problem.py).
 import contextlib
 import functools
 import io
@@ -25,9 +25,8 @@ from .errors import InputInvalid, UsageError
 from .files import open_limited, read_limited
 from .jsonread import long_number_column, too_long_number
 from .problem import ERROR, Problem
+from .schema import SOURCES_RECORD as SOURCES_RECORD  # the importer's name for it
 from .schema import Risk
-
-SOURCES_RECORD = ".adhd-evals-sources.json"  # beside a catalog: the sources it was imported from
 
 
 def _problem(line: int, message: str, column: int = 0) -> Problem:

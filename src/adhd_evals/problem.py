@@ -4,8 +4,10 @@ Lint's findings carry a code and a severity; `validate` and the row readers
 use the same class without them.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` in a module of NamedTuples on the hook's path:
+# typing.NamedTuple makes each string annotation a ForwardRef, compiling it (about 30 us a field,
+# 2 ms over the hook's NamedTuples), so their fields' types are evaluated as each class is made
+# (docs/startup.md; tests/lint/test_startup.py counts the ForwardRefs a hook run makes).
 from typing import NamedTuple
 
 ERROR = "error"
@@ -23,7 +25,7 @@ class Problem(NamedTuple):
     severity: str = ERROR
     path: str = ""
 
-    def at(self, path: str) -> Problem:
+    def at(self, path: str) -> "Problem":
         return Problem(self.line, self.column, self.code, self.message, self.severity, path)
 
     def render(self, path: str) -> str:

@@ -23,6 +23,7 @@ DEFAULT_RISK: Risk = "medium"
 # callers wrap it in Path where they touch the file system.
 DEFAULT_CATALOG = PurePath("evals/cases.jsonl")
 DEFAULT_MODULE = PurePath("evals/checks.py")  # the check module beside it
+SOURCES_RECORD = ".adhd-evals-sources.json"  # beside a catalog: the sources it was imported from
 # what run and judge may spend when no --budget-usd is given (each is a request's default)
 DEFAULT_BUDGET_USD = 25.0
 

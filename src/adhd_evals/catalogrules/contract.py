@@ -34,8 +34,8 @@ rule cannot say, and then no line is vouched for by the pattern). A line the pat
 is a clean row by every rule's facts; any other line takes the path above.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple, Protocol, runtime_checkable
 

@@ -14,8 +14,8 @@ A field a recording check reads (E106's id) is matched in plain text (no escape)
 its group captures is the value itself; a list with a `free` test is captured whole.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 import functools
 import json
 import re

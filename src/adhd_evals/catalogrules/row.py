@@ -1,7 +1,7 @@
 """One catalog line as the catalog rules see it."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 from typing import Any, NamedTuple
 
 

@@ -2,8 +2,8 @@
 module so that the generated declarations (`_declared`) and the parser reading them (`fast`)
 both import it and neither imports the other."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (every fast-path command's start-up: see problem.py).
 from typing import NamedTuple
 
 

@@ -12,7 +12,6 @@ refused naming the dialect file, the entry, and its line and column.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -312,6 +311,8 @@ def _typed(value: Any) -> tuple[str, Any]:
 
 def load(path: Path, display: str | None = None) -> Dialect:
     """Read, validate and build a dialect; raises Refusal (DialectInvalid)."""
+    import hashlib  # here: every reader imports this module, few runs read a dialect (survey none)
+
     shown = display if display is not None else str(path)
     data = read_bytes(path, shown)
     text = decode_utf8(data, shown, RefusalCode.DIALECT_INVALID, INVALID)

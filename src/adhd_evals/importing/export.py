@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from ..errors import UsageError
-from .formats.promptfoo.asserts import KNOWN, SPECIAL
-from .formats.promptfoo.jsregex import javascript_for
 from .model import TRACE_KINDS
 from .registrations import registration
 
@@ -236,6 +234,9 @@ def held_assertion(call: Mechanical) -> dict[str, object] | None:
     if not isinstance(kind, str):
         return None
     base = kind[4:] if kind.startswith("not-") else kind
+    # promptfoo's package (PyYAML, jinja2) only for `export --to promptfoo`, the one caller
+    from .formats.promptfoo.asserts import KNOWN, SPECIAL
+
     return held if base in KNOWN or kind in SPECIAL else None
 
 
@@ -261,6 +262,8 @@ def _mapped(call: Mechanical) -> Assertion | None:
         kind = call.helper.replace("not_", "not-").replace("starts_with", "starts-with")
         return {"type": kind, "value": value} if value else None
     if call.helper in ("regex", "not_regex") and not ignore and len(args) == 1 and isinstance(args[0], str):
+        from .formats.promptfoo.jsregex import javascript_for  # promptfoo's package: only here
+
         source = javascript_for(args[0])
         value = _needles(source) if source is not None else None
         return {"type": call.helper.replace("_", "-"), "value": value} if value else None

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ..collector import collector_paused
 from ..files import walk
 from ..text import plural, printable
 from .dialect import WHOLE_FILE
@@ -37,8 +38,6 @@ _NOT_READ = RefusalCode.FILE_UNREADABLE  # survey lists such files; it never sto
 
 
 def survey(fmt: str, sources: list[Path], displays: list[str] | None = None) -> Survey:
-    from .importer import collector_paused
-
     found = Survey(fmt)
     # Paused as the import pauses it: survey builds as many small objects (and tries the import)
     with collector_paused():

@@ -24,6 +24,7 @@ from .lookalike import why_not_ours
 if TYPE_CHECKING:
     from ..importing.dialect import Dialect
     from ..importing.model import Refusal
+    from .rules import ModuleRead
 
 FORMATS = lint_names()  # declared once, in the catalogue of formats
 LintUsageError = NotRecognised  # a path that does not exist, or a file whose format cannot be told
@@ -68,6 +69,7 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
     """Lint every case file under `paths`; a dialect refines the files of its format."""
     report = LintReport()
     yaml_ids: list[tuple[Path, str]] = []
+    read = ModuleReads()
     for path, kind in discover(paths, forced):
         declared = dialect if dialect and dialect.format == kind else None
         if forced is None and kind != "evals-json":
@@ -75,7 +77,7 @@ def lint_paths(paths: list[Path], *, forced: str | None = None, dialect: Dialect
             if why is not None:
                 report.skipped.append((str(path), kind, why))
                 continue
-        cases, problems, ids = lint_file(path, kind, declared)
+        cases, problems, ids = lint_file(path, kind, declared, read=read)
         if kind == "promptfoo" and forced is None:
             problems = [_unreadable_config(p) for p in problems]
         report.files += 1
@@ -127,23 +129,40 @@ def _yaml_collisions(read: list[tuple[Path, str]]) -> list[Problem]:
     ]
 
 
-def lint_file(path: Path, kind: str, dialect: Dialect | None = None) -> tuple[int, list[Problem], list[str]]:
-    """(cases, problems, the ids of a source's cases read whole) for one file."""
-    if kind == "catalog":
-        return (*_lint_catalog(path), [])
-    if kind == "module":
-        from .module import read_module  # ast only when a module is linted
+class ModuleReads:
+    """Each check module read and parsed once a run: the hook passes a catalog with the
+    checks.py beside it, which the catalog's folder rules and the module's own rules both read."""
 
-        return 0, check_module(read_module(path)), []
+    def __init__(self) -> None:
+        self._read: dict[Path, ModuleRead] = {}
+
+    def __call__(self, path: Path) -> ModuleRead:
+        if path not in self._read:
+            from .module import read_module  # ast only when a module is linted
+
+            self._read[path] = read_module(path)
+        return self._read[path]
+
+
+def lint_file(
+    path: Path, kind: str, dialect: Dialect | None = None, *, read: ModuleReads | None = None
+) -> tuple[int, list[Problem], list[str]]:
+    """(cases, problems, the ids of a source's cases read whole) for one file; `read`: the
+    run's check modules, read once (a fresh reader when none is given)."""
+    read = read or ModuleReads()
+    if kind == "catalog":
+        return (*_lint_catalog(path, read), [])
+    if kind == "module":
+        return 0, check_module(read(path)), []
     return _lint_source(path, kind, dialect)
 
 
-def _lint_catalog(path: Path) -> tuple[int, list[Problem]]:
+def _lint_catalog(path: Path, read: ModuleReads) -> tuple[int, list[Problem]]:
     """The row and catalog rules (catalog.py streams the file), then the folder rules."""
     module = module_beside(path)  # then every id and its line are needed: kept exactly
     cases, problems, seen = lint_catalog(path, keep_ids=module is not None)
     ids = (seen.exact or {}) if module is not None else {}
-    problems += check_folder(folder_of(path, ids, module))
+    problems += check_folder(folder_of(path, ids, module, read))
     return cases, sorted(problems, key=lambda p: (p.line, p.column))
 
 

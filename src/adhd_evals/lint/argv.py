@@ -11,8 +11,8 @@ usage error and help text is its own (tests/test_lint_fast_argv.py gives both pa
 lines).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 from pathlib import Path
 from typing import NamedTuple
 

@@ -10,13 +10,13 @@ here is only which of lint's rules see them, in what order, and where they repor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeGuard
 
-from ..catalog import SOURCES_RECORD
 from ..catalogrules.engine import stamp
 from ..problem import Problem
-from ..schema import DEFAULT_MODULE
+from ..schema import DEFAULT_MODULE, SOURCES_RECORD
 from .rules import (
     FOLDER,
     MODULE,
@@ -62,13 +62,17 @@ def module_beside(catalog: Path) -> Path | None:
     return module if module.is_file() else None
 
 
-def folder_of(catalog: Path, ids: dict[str, int], module: Path | None) -> Folder:
-    """The catalog with its module and the sources record beside it (where that is a file)."""
+def folder_of(
+    catalog: Path, ids: dict[str, int], module: Path | None, read: Callable[[Path], ModuleRead]
+) -> Folder:
+    """The catalog with its module and the sources record beside it (where that is a file);
+    `read` reads the module (the run's reader: a module named too is parsed once)."""
     record = catalog.parent / SOURCES_RECORD
-    return Folder(catalog, ids, module, record if record.is_file() else None, _registrations)
 
+    def registrations(module: Path) -> dict[str, int] | None:
+        from ..importing.registrations import registered_ids  # only when checks.py is beside
 
-def _registrations(module: Path) -> dict[str, int] | None:
-    from .module import registrations  # ast and the module reader only when checks.py is beside
+        tree = read(module).tree
+        return None if tree is None else registered_ids(tree)
 
-    return registrations(module)
+    return Folder(catalog, ids, module, record if record.is_file() else None, registrations)

@@ -33,8 +33,9 @@ from ..files import open_limited
 from ..schema import FIELDS  # the catalog's fields, defined once in the core
 
 HEAD = 65536
-_YAML_TASK = re.compile(rb"^task\s*:", re.MULTILINE)
-_YAML_BESIDE = re.compile(rb"^(name|judge_context|max_steps)\s*:", re.MULTILINE)
+# patterns, compiled (by re, cached) when a YAML file is met: not on every hook's start
+_YAML_TASK = rb"^task\s*:"
+_YAML_BESIDE = rb"^(name|judge_context|max_steps)\s*:"
 NAMES = {"catalog": "a five-field catalog", "evalflow": "an evalflow dataset", "yaml": "a YAML case"}
 
 
@@ -67,7 +68,7 @@ def _yaml(head: bytes, keys: tuple[str, ...] | None) -> str | None:
         if not keys or re.search(rb"^(" + named + rb")\s*:", head, re.MULTILINE):
             return None
         return "no top-level " + ", ".join(key + ":" for key in keys) + " (the dialect's keys)"
-    if _YAML_TASK.search(head) and _YAML_BESIDE.search(head):
+    if re.search(_YAML_TASK, head, re.MULTILINE) and re.search(_YAML_BESIDE, head, re.MULTILINE):
         return None
     return "no top-level task: beside name:, judge_context: or max_steps:"
 

@@ -6,7 +6,6 @@ import ast
 from pathlib import Path
 
 from ..files import read_limited
-from ..importing.registrations import registered_ids
 from .rules import ModuleRead
 
 
@@ -25,9 +24,3 @@ def read_module(path: Path) -> ModuleRead:
         MemoryError,
     ) as exc:  # a NUL byte; nesting past the parser
         return ModuleRead(path, None, exc)
-
-
-def registrations(path: Path) -> dict[str, int] | None:
-    """The case ids a module registers, with the line of each first check; None when it does not parse."""
-    tree = read_module(path).tree
-    return None if tree is None else registered_ids(tree)

@@ -7,8 +7,8 @@ placeholder is a NamedTuple, not a dataclass: dataclasses imports inspect,
 about 7 ms of a hook run (tests/lint/test_startup.py keeps both off the path).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 import ast
 from pathlib import Path
 from typing import NamedTuple

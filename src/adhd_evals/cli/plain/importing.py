@@ -38,9 +38,10 @@ def import_(
     """Import case files into the five-field catalog and its check module."""
     # Imported here: the importer (its merge, check generator and dataclasses) is import's
     # alone, and survey's shapes are survey's: neither pays for the other on its trivial call
+    from ...collector import collector_paused
     from ...importing import dialect as dialects
     from ...importing.detect import detect
-    from ...importing.importer import Request, collector_paused
+    from ...importing.importer import Request
 
     set_max_bytes(max_bytes)
 

@@ -9,12 +9,13 @@ import re
 from ...exitcodes import RefusalCode
 from .declare import Format, Head
 
-_KEYS = re.compile(rb"^(graders|execution|schema_version)\s*:", re.MULTILINE)
+# a pattern, compiled (by re, cached) when a file is asked about: not on every hook's start
+_KEYS = rb"^(graders|execution|schema_version)\s*:"
 
 
 def _case(head: Head) -> bool:
     if head.name == "case.yaml":
-        return _KEYS.search(head.bytes) is not None
+        return re.search(_KEYS, head.bytes, re.MULTILINE) is not None
     folder = head.path.parent
     return not (folder / "case.yaml").is_file() and (folder / "graders").is_dir()
 

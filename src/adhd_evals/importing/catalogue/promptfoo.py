@@ -9,14 +9,15 @@ import re
 from ...exitcodes import RefusalCode
 from .declare import Format, Head
 
-_KEYS = re.compile(rb"^([\"']?)(prompts|providers)\1\s*:", re.MULTILINE)
+# a pattern, compiled (by re, cached) when a file is asked about: not on every hook's start
+_KEYS = rb"^([\"']?)(prompts|providers)\1\s*:"
 
 
 def _config(head: Head) -> bool:
     if head.name.endswith(".json"):
         data = head.json()
         return isinstance(data, dict) and "prompts" in data and ("tests" in data or "providers" in data)
-    return _KEYS.search(head.bytes) is not None
+    return re.search(_KEYS, head.bytes, re.MULTILINE) is not None
 
 
 FORMAT = Format(

@@ -8,11 +8,12 @@ import re
 from ...exitcodes import RefusalCode
 from .declare import Format, Head
 
-_TASK = re.compile(rb"^task\s*:", re.MULTILINE)
+# a pattern, compiled (by re, cached) when a file is asked about: not on every hook's start
+_TASK = rb"^task\s*:"
 
 
 def _task(head: Head) -> bool:
-    return _TASK.search(head.bytes) is not None
+    return re.search(_TASK, head.bytes, re.MULTILINE) is not None
 
 
 FORMAT = Format(

@@ -13,8 +13,8 @@ Every rule yields `Finding`s (line, column, message); the engine stamps the rule
 severity on each, so what a rule reports is always under its own name.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled
+# one by one (the hook's start-up: see problem.py).
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,7 +40,7 @@ class ModuleRead(NamedTuple):
     """A check module read and parsed with Python's `ast` (never libcst: the hook path)."""
 
     path: Path
-    tree: ast.Module | None  # None when it could not be read or parsed
+    tree: "ast.Module | None"  # None when it could not be read or parsed (ast: not imported here)
     # Why not: OSError (unreadable), UnicodeDecodeError, SyntaxError, ValueError (a NUL byte),
     # RecursionError or MemoryError (nesting past Python's parser)
     error: Exception | None = None
