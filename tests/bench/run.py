@@ -1032,6 +1032,7 @@ def bench_realistic_out_phases(source: Path, out: Path, repeat: int) -> None:
     atomic write of all three (hashes for the manifest, writes, fsync, renames; wall time beside,
     as fsync waits on the disk, not the CPU)."""
     from adhd_evals.catalog import catalog_chunks
+    from adhd_evals.collector import collector_paused
     from adhd_evals.importing import checkgen, importer
     from adhd_evals.output import write_all_atomically
 
@@ -1054,7 +1055,7 @@ def bench_realistic_out_phases(source: Path, out: Path, repeat: int) -> None:
         write_all_atomically({**texts, out / importer.SOURCES_NAME: "{}\n"}, paired=True)
 
     again = functools.partial(shutil.rmtree, out, ignore_errors=True)
-    with importer.collector_paused():  # as the import makes and writes them
+    with collector_paused():  # as the import makes and writes them
         for label, action in phases:
             print(f"{'    --out: ' + label + ' (CPU)':<44} {_cpu(repeat, action):7.3f} s")
         cpu, wall = _cpu(repeat, write, again), min(_wall(write, again) for _ in range(repeat))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
-import gc
 import json
 import os
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from ..catalog import SOURCES_RECORD, catalog_chunks, catalog_text
+from ..collector import collector_paused
 from ..errors import OutputError, UsageError
 from ..files import NotAFile, read_limited, read_text_limited, walk
 from ..output import torn, write_all_atomically
@@ -109,24 +109,6 @@ def read_source(
         dialect=dialect,
         left_out=tuple(options.left_out),
     )
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a reader builds the model.
-
-    A large import allocates hundreds of thousands of small, acyclic objects;
-    each allocation burst triggers a collection that scans them all again
-    (measured: 40% of a 50,000-case import). Reference counting still frees
-    everything; the collector resumes as it was.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def render_module(result: ImportResult) -> str:
