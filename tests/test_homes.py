@@ -33,7 +33,8 @@ def _where(pattern: str) -> list[str]:
         ("the marker text", r'"# adhd-evals: "', "importing/checkgen.py"),
         ("reading the dialect schema", r'"dialect\.schema\.json"\)', "importing/dialect_schema.py"),
         ("the plain helpers' text, read to embed", r'"checkhelpers\.py"\)', "importing/checkgen.py"),
-        ("escaping unprintable text", r"\.isprintable\(\)", "text.py"),
+        # the escape itself (jsonl.quoted_text asks isprintable() only to know that none is needed)
+        ("escaping unprintable text", r"\.isprintable\(\) else repr\(", "text.py"),
         ("text tables", r"\.ljust\(", "text.py"),
         ("JSONL lines", r"^def line\(row", "jsonl.py"),
         # a JSON line written outside jsonl.py (an indented JSON document is not a line)
