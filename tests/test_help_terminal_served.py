@@ -327,3 +327,13 @@ def test_what_the_terminal_is_sent_is_read_byte_for_byte() -> None:
         3,
         b"a\nb",
     )
+
+
+def test_a_terminal_closed_at_end_of_file_is_read_whole() -> None:
+    """Where the last writer's close reads as end of file, not EIO (BSD's terminals; here a
+    pipe): every byte written before it, in order."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"one\ntwo")
+    os.close(write_end)
+    with os.fdopen(read_end, "rb", buffering=0) as terminal:
+        assert declare_help._drained(terminal) == b"one\ntwo"
