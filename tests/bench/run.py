@@ -1189,9 +1189,10 @@ def bench_startup(repeat: int) -> None:
                 str(work / "verdicts.jsonl"),
             ],
             "--version": ["--version"],
-            # help is pre-rendered where no terminal is on stdin, stdout or stderr, else typer's
-            # (docs/startup.md): the CPU figures run with stdin closed; for the wall figures
-            # run the benchmark with </dev/null
+            # help is pre-rendered where rich's width is 80 or more, plain off a terminal and in
+            # colour on one, else typer's (docs/startup.md): the CPU figures run with stdin
+            # closed; for the wall figures run the benchmark with </dev/null (at a terminal:
+            # --only help-terminal)
             "validate --help": ["validate", "--help"],
             "score --help": ["score", "--help"],
             "--help (the listing)": ["--help"],
