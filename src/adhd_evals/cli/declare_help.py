@@ -71,15 +71,20 @@ def in_terminal(
     import tty
 
     master, slave = os.openpty()
-    try:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-        tty.setraw(slave)
-        out = slave if output else subprocess.PIPE
-        child = subprocess.Popen(argv, stdin=slave, stdout=out, stderr=subprocess.STDOUT, env=env)
-    finally:
-        os.close(slave)
     with os.fdopen(master, "rb", buffering=0) as terminal:
-        written = _drained(terminal) if output else child.communicate(timeout=PATIENCE)[0]
+        try:
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+            tty.setraw(slave)
+            out = slave if output else subprocess.PIPE
+            child = subprocess.Popen(argv, stdin=slave, stdout=out, stderr=subprocess.STDOUT, env=env)
+        finally:
+            os.close(slave)  # the child's copy alone keeps the terminal open: its exit ends the read
+        try:
+            written = _drained(terminal) if output else child.communicate(timeout=PATIENCE)[0]
+        except BaseException:  # given up on (or interrupted): no child left behind
+            child.kill()
+            child.wait()
+            raise
     return child.wait(timeout=PATIENCE), written
 
 
