@@ -109,6 +109,10 @@ def test_with_columns_set_help_is_typers_own(tmp_path: Path) -> None:
     assert json.loads(found.read_text(encoding="utf-8"))[1] != []
 
 
+def _no_terminal(fd: int) -> os.terminal_size:
+    raise OSError(25, "Inappropriate ioctl for device")
+
+
 @pytest.fixture
 def servable(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every condition met: POSIX, no terminal, none of RENDERING, the versions the texts were
@@ -117,6 +121,7 @@ def servable(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in prerendered.RENDERING:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(os, "isatty", lambda fd: False)
+    monkeypatch.setattr(os, "get_terminal_size", _no_terminal)
     monkeypatch.setattr(prerendered, "_made_here", lambda made, python: True)
 
 
@@ -182,12 +187,20 @@ def test_with_rendering_environment_set_typer_renders(
 
 
 @pytest.mark.parametrize("terminal", [0, 1, 2])
-def test_with_a_terminal_on_any_standard_stream_typer_renders(
+def test_with_a_narrower_terminal_on_any_standard_stream_typer_renders(
     servable: None, monkeypatch: pytest.MonkeyPatch, terminal: int
 ) -> None:
-    """rich reads its width from whichever of stdin, stdout and stderr is a terminal."""
+    """rich reads its width from whichever of stdin, stdout and stderr is a terminal: 79 columns
+    there, typer wraps to them (a terminal 80 wide or more: tests/test_help_terminal_served.py)."""
     _stdout(monkeypatch)
+
+    def size(fd: int) -> os.terminal_size:
+        if fd != terminal:
+            raise OSError(25, "Inappropriate ioctl for device")
+        return os.terminal_size((79, 24))
+
     monkeypatch.setattr(os, "isatty", lambda fd: fd == terminal)
+    monkeypatch.setattr(os, "get_terminal_size", size)
     assert prerendered.serve(["validate", "--help"]) is None
 
 
@@ -263,9 +276,12 @@ def test_the_generator_writes_every_text_with_its_versions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """render() with typer's output stubbed (each text its own name): one entry per command but
-    lint, the top level first, each text split at its line ends; the file compiles to that."""
+    lint, the top level first, each text split at its line ends; the file compiles to that. The
+    terminal's module beside it: the same versions and names, its own (stubbed) texts."""
     monkeypatch.setattr(declare_help, "helped", lambda argv: f'{" ".join(argv)}\nsecond "line"\n')
+    monkeypatch.setattr(declare_help, "helped_in_terminal", lambda argv: f"\x1b[1m{' '.join(argv)}\x1b[0m\n")
     monkeypatch.setattr(declare_help, "TARGET", tmp_path / "_help.py")
+    monkeypatch.setattr(declare_help, "TERMINAL_TARGET", tmp_path / "_help_terminal.py")
     monkeypatch.setattr(declare, "TARGET", tmp_path / "_declared.py")
     assert declare.main([]) == exitcodes.OK
     namespace: dict[str, object] = {}
@@ -275,6 +291,12 @@ def test_the_generator_writes_every_text_with_its_versions(
     assert texts["validate"] == 'validate --help\nsecond "line"\n'
     assert namespace["MADE_WITH"] == {name: prerendered._installed(name) for name in prerendered.RENDERERS}
     assert (tmp_path / "_declared.py").read_text(encoding="utf-8") == declare.render(declare.declarations())
+    coloured: dict[str, object] = {}
+    exec((tmp_path / "_help_terminal.py").read_text(encoding="utf-8"), coloured)
+    assert coloured["MADE_WITH"] == namespace["MADE_WITH"] and coloured["FORMATS"] == namespace["FORMATS"]
+    terminal_texts = coloured["TEXTS"]
+    assert isinstance(terminal_texts, dict) and list(terminal_texts) == list(texts)
+    assert terminal_texts["validate"] == "\x1b[1mvalidate --help\x1b[0m\n"
 
 
 def test_without_installed_versions_nothing_is_generated(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,6 +1,6 @@
 """Import benchmarks: each figure next to its floor, measured in the same run.
 
-    python tests/bench/run.py [--only import|module|lint|runs|cached-run|shards|dialect|sources|realistic|realistic-memory|startup|report|check|paired|ppi] [--lint-rows 50000,200000,1000000] [--realistic 10000,200000] [--memory-cases 1000000] [--cases 50000] [--yaml-files 5000]
+    python tests/bench/run.py [--only import|module|lint|runs|cached-run|shards|dialect|sources|realistic|realistic-memory|startup|help-terminal|report|check|paired|ppi] [--lint-rows 50000,200000,1000000] [--realistic 10000,200000] [--memory-cases 1000000] [--cases 50000] [--yaml-files 5000]
                               [--module-cases 10000] [--edited 100] [--repeat 3]
 
 Import figures are the median wall time of whole processes (interpreter
@@ -1189,9 +1189,10 @@ def bench_startup(repeat: int) -> None:
                 str(work / "verdicts.jsonl"),
             ],
             "--version": ["--version"],
-            # help is pre-rendered where no terminal is on stdin, stdout or stderr, else typer's
-            # (docs/startup.md): the CPU figures run with stdin closed; for the wall figures
-            # run the benchmark with </dev/null
+            # help is pre-rendered where rich's width is 80 or more, plain off a terminal and in
+            # colour on one, else typer's (docs/startup.md): the CPU figures run with stdin
+            # closed; for the wall figures run the benchmark with </dev/null (at a terminal:
+            # --only help-terminal)
             "validate --help": ["validate", "--help"],
             "score --help": ["score", "--help"],
             "--help (the listing)": ["--help"],
@@ -1212,6 +1213,42 @@ def bench_startup(repeat: int) -> None:
                 f"    CPU, fastest of {repeat * 3}: {cpu * 1000:.0f} ms, ratio {cpu / bare_cpu:.2f}x "
                 f"(python -c pass {bare_cpu * 1000:.0f} ms)"
             )
+
+
+def bench_help_terminal(repeat: int) -> None:
+    """Every command's --help where people type it, at a terminal: an 80-column pseudo-terminal
+    (TERM=xterm-256color), beside `python -c pass` on the same terminal; the median wall time and
+    the least CPU time (user + system) of each (docs/startup.md)."""
+    from adhd_evals.cli.declare_help import environment, in_terminal, names
+
+    py = sys.executable
+    env = environment(TERM="xterm-256color")
+    runs = repeat * 3
+
+    def measured(argv: list[str]) -> tuple[float, float]:
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            code, written = in_terminal(argv, columns=80, env=env)
+            walls.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+            if code != 0:
+                sys.exit(f"benchmark command failed: {' '.join(argv)}\n{written.decode(errors='replace')}")
+        return statistics.median(walls), min(cpus)
+
+    bare_wall, bare_cpu = measured([py, "-c", "pass"])
+    line("python -c pass (at a terminal)", bare_wall, bare_wall, "(floor)")
+    for name in names():
+        argv = [name, "--help"] if name else ["--help"]
+        wall, cpu = measured([py, "-m", "adhd_evals", *argv])
+        line(f"  at a terminal: {' '.join(argv)}", wall, bare_wall, "<= 5x (issue 38)")
+        print(
+            f"    CPU, fastest of {runs}: {cpu * 1000:.0f} ms, ratio {cpu / bare_cpu:.2f}x "
+            f"(python -c pass {bare_cpu * 1000:.0f} ms)"
+        )
+    print(f"  load {os.getloadavg()[0]:.1f}; python tests/bench/run.py --only help-terminal")
 
 
 def _cpu_best(argv: list[str], repeat: int) -> float:
@@ -1749,6 +1786,7 @@ def main() -> None:
             "realistic",
             "realistic-memory",
             "startup",
+            "help-terminal",
             "report",
             "check",
             "paired",
@@ -1801,6 +1839,8 @@ def main() -> None:
         bench_realistic(args.repeat, args.realistic)
     if args.only in (None, "startup"):
         bench_startup(args.repeat)
+    if args.only in (None, "help-terminal"):
+        bench_help_terminal(args.repeat)
     if args.only in (None, "sources"):
         bench_sources(args.repeat)
     if args.only in (None, "dialect"):

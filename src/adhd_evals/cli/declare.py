@@ -1,6 +1,7 @@
-"""Write cli/_declared.py, the fast path's declarations, from the typer app, and cli/_help.py,
-the pre-rendered help (cli.declare_help): `python -m adhd_evals.cli.declare` (tests/test_cli_fast.py
-and tests/test_cli_fast_help.py fail when either file is stale).
+"""Write cli/_declared.py, the fast path's declarations, from the typer app, and cli/_help.py and
+cli/_help_terminal.py, the pre-rendered help (cli.declare_help): `python -m adhd_evals.cli.declare`
+(tests/test_cli_fast.py, tests/test_cli_fast_help.py and tests/test_help_terminal_served.py fail
+when a file is stale).
 
 A command is declared when its stage has a plain body for it (cli/plain/<stage>.py, the typer
 function's name without `_command`, with a trailing `_` where that is a keyword) taking exactly
@@ -228,8 +229,8 @@ def main(argv: list[str]) -> int:
     if not argv:  # the help texts beside them (a path given: the declarations alone, for a test)
         from . import declare_help
 
-        declare_help.write()
-        print(f"Wrote {declare_help.TARGET}.", file=sys.stderr)
+        for written in declare_help.write():
+            print(f"Wrote {written}.", file=sys.stderr)
     return exitcodes.OK
 
 

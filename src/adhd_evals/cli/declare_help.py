@@ -1,37 +1,107 @@
-"""Write cli/_help.py, the pre-rendered help texts (cli.prerendered), by asking typer for each
-in a fresh process with no terminal and none of the rendering environment: called by
-`python -m adhd_evals.cli.declare` beside the declarations (tests/test_cli_fast_help.py fails
-when the file is stale)."""
+"""Write the pre-rendered help texts (cli.prerendered) by asking typer for each in a fresh
+process, with none of the rendering environment: cli/_help.py with no terminal (rich: 80 wide,
+no colour), cli/_help_terminal.py on a pseudo-terminal 80 wide (rich: 80 wide, in colour).
+Called by `python -m adhd_evals.cli.declare` beside the declarations (tests/test_cli_fast_help.py
+and tests/test_help_terminal_served.py fail when a file is stale)."""
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from ..importing.catalogue import REGISTERED
 from . import COMMANDS
-from .prerendered import RENDERERS, RENDERING, _installed
+from .prerendered import RENDERERS, RENDERING, WIDTH, _installed
 
 TARGET = Path(__file__).with_name("_help.py")
+TERMINAL_TARGET = Path(__file__).with_name("_help_terminal.py")
 # typer's help in a fresh process, as cli.main would print it had the fast path not served it
 TYPER = "import sys\nfrom adhd_evals.cli.typed import main\nsys.exit(main(sys.argv[1:]))\n"
+# The terminal the coloured texts are made on. typer's styles are standard colours, which rich
+# writes alike under its standard, 256 and truecolor systems (tests render under each TERM).
+TERMINAL = {"TERM": "xterm-256color"}
+# Seconds a child may take to print its help before the generator (or a test) gives up on it
+PATIENCE = 120
+
+
+def environment(**extra: str) -> dict[str, str]:
+    """This process's environment without RENDERING nor COLORTERM, UTF-8 out, and `extra`."""
+    kept = {k: v for k, v in os.environ.items() if k not in RENDERING and k != "COLORTERM"}
+    return {**kept, "PYTHONIOENCODING": "utf-8", **extra}
 
 
 def helped(argv: list[str]) -> str:
-    """What typer prints for `argv` (ending in --help) where the texts are served."""
-    environment = {k: v for k, v in os.environ.items() if k not in RENDERING}
+    """What typer prints for `argv` (ending in --help) with no terminal."""
     done = subprocess.run(
         [sys.executable, "-c", TYPER, *argv],
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        env={**environment, "PYTHONIOENCODING": "utf-8"},
-        timeout=120,
+        env=environment(),
+        timeout=PATIENCE,
         check=True,
     )
     return done.stdout.decode("utf-8")
+
+
+def helped_in_terminal(argv: list[str]) -> str:
+    """What typer writes for `argv` (ending in --help) on a terminal WIDTH columns wide."""
+    code, written = in_terminal(
+        [sys.executable, "-c", TYPER, *argv], columns=WIDTH, env=environment(**TERMINAL)
+    )
+    if code != 0:
+        raise RuntimeError(f"typer exited {code} for {argv}: {written!r}")
+    return written.decode("utf-8")
+
+
+def in_terminal(
+    argv: list[str], *, columns: int, env: dict[str, str], output: bool = True
+) -> tuple[int, bytes]:
+    """Run `argv` with a pseudo-terminal `columns` wide on stdin and, where `output`, on stdout
+    and stderr too (else pipes); return its exit code and what it wrote to stdout and stderr.
+    The terminal is raw, so the bytes are the program's own (no carriage return added)."""
+    import fcntl
+    import struct
+    import termios
+    import tty
+
+    master, slave = os.openpty()
+    with os.fdopen(master, "rb", buffering=0) as terminal:
+        try:
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+            tty.setraw(slave)
+            out = slave if output else subprocess.PIPE
+            child = subprocess.Popen(argv, stdin=slave, stdout=out, stderr=subprocess.STDOUT, env=env)
+        finally:
+            os.close(slave)  # the child's copy alone keeps the terminal open: its exit ends the read
+        try:
+            written = _drained(terminal) if output else child.communicate(timeout=PATIENCE)[0]
+        except BaseException:  # given up on (or interrupted): no child left behind
+            child.kill()
+            child.wait()
+            raise
+    return child.wait(timeout=PATIENCE), written
+
+
+def _drained(terminal: BinaryIO) -> bytes:
+    """Every byte written to the terminal until its last writer closed it (Linux: EIO)."""
+    chunks = []
+    while select.select([terminal], [], [], PATIENCE)[0]:
+        try:
+            chunk = terminal.read(65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    else:
+        raise TimeoutError(f"nothing written to the terminal in {PATIENCE} s")
+    return b"".join(chunks)
 
 
 def names() -> list[str]:
@@ -39,14 +109,26 @@ def names() -> list[str]:
     return ["", *(name for name in COMMANDS if name != "lint")]
 
 
-def render() -> str:
-    """The text of cli/_help.py: the versions it was made with, and one text per command."""
+# The first lines of each module's docstring
+PLAIN_DOC = (
+    '"""Pre-rendered help texts (cli.prerendered), generated by `python -m adhd_evals.cli.declare`',
+    'from typer\'s own output: do not edit (tests/test_cli_fast_help.py regenerates and compares)."""',
+)
+TERMINAL_DOC = (
+    '"""Pre-rendered help texts on a terminal, in colour (cli.prerendered), generated by',
+    "`python -m adhd_evals.cli.declare` from typer's own output on a pseudo-terminal: do not edit",
+    '(tests/test_help_terminal_served.py regenerates and compares)."""',
+)
+
+
+def render(asked: Callable[[list[str]], str] | None = None, *, doc: tuple[str, ...] = PLAIN_DOC) -> str:
+    """The text of a help module: the versions it was made with, and one text per command as
+    `asked` (default `helped`, looked up when called) returns it."""
     made = {name: _installed(name) for name in RENDERERS}
     if None in made.values():  # an editable or zipped install: nothing to serve the texts beside
         raise RuntimeError(f"cannot tell the installed versions of {', '.join(RENDERERS)}: {made}")
     lines = [
-        '"""Pre-rendered help texts (cli.prerendered), generated by `python -m adhd_evals.cli.declare`',
-        'from typer\'s own output: do not edit (tests/test_cli_fast_help.py regenerates and compares)."""',
+        *doc,
         "",
         "from __future__ import annotations",
         "",
@@ -58,12 +140,20 @@ def render() -> str:
         "TEXTS: dict[str, str] = {",
     ]
     for name in names():
-        text = helped([name, "--help"] if name else ["--help"])
+        text = (asked or helped)([name, "--help"] if name else ["--help"])
         # one line a text, escaped: the module stays short (tests/test_architecture.py: 500 lines)
         lines.append(f"    {json.dumps(name)}: {json.dumps(text)},")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def write() -> None:
+def render_terminal() -> str:
+    """The text of cli/_help_terminal.py: typer's help on a terminal, in colour."""
+    return render(lambda argv: helped_in_terminal(argv), doc=TERMINAL_DOC)
+
+
+def write() -> list[Path]:
+    """Write both help modules; return their paths."""
     TARGET.write_text(render(), encoding="utf-8")
+    TERMINAL_TARGET.write_text(render_terminal(), encoding="utf-8")
+    return [TARGET, TERMINAL_TARGET]

@@ -1,15 +1,18 @@
-"""`--help` without typer: the help texts typer prints where nothing about the terminal changes
-them, pre-rendered into `_help` by `python -m adhd_evals.cli.declare`, and served only there.
+"""`--help` without typer: the help texts typer prints where nothing but what is read here
+changes them, pre-rendered by `python -m adhd_evals.cli.declare`, and served only there.
 
 Typer renders help with rich, and rich's output depends on the terminal: its width (read from
-COLUMNS, or from whichever of stdin, stdout and stderr is a terminal), colour (a terminal, or
-FORCE_COLOR, TTY_COMPATIBLE, ...) and the output's encoding (box characters or ASCII); typer's
-and click's own words go through gettext. With no terminal on any of the three, none of that
-environment set and no catalogue for the language, rich renders at width 80 without colour,
-which is how the texts were made. They are served only then, only on the typer, click
-and rich versions (and Python) they were made with, and only while the catalogue of formats is
-the one `import --help` listed; anything else goes to typer as before (docs/startup.md).
-tests/test_cli_fast_help.py compares every served text with typer's, byte for byte.
+COLUMNS, or from whichever of stdin, stdout and stderr is a terminal), colour (stdout a
+terminal, or FORCE_COLOR, TTY_COMPATIBLE, ...) and the output's encoding (box characters or
+ASCII); typer's and click's own words go through gettext. Two looks are pre-rendered, each as
+rich renders it 80 wide: `_help` without colour (no terminal on stdout) and `_help_terminal` in
+colour (stdout a terminal). They are served where rich's width is at least 80, so on a wider
+terminal help is 80 wide, as typer prints it with TERMINAL_WIDTH=80 (docs/startup.md); on a
+narrower one, under any of RENDERING, TERM=dumb, another language, or other typer, click and
+rich versions (and Python) than they were made with, and while the catalogue of formats is not
+the one `import --help` listed, typer renders as before. `look` is the one place that decides.
+tests/test_cli_fast_help.py and tests/test_help_terminal_*.py compare every served text with
+typer's, byte for byte.
 """
 
 from __future__ import annotations
@@ -40,30 +43,60 @@ RENDERING = (
 RENDERERS = ("typer", "click", "rich")
 
 
+# rich's fallback width, and the width both looks were rendered at
+WIDTH = 80
+PLAIN = "plain"
+COLOUR = "colour"
+
+
 def serve(argv: list[str]) -> int | None:
     """Print the pre-rendered help `argv` asks for and return OK, or None when typer must."""
     if len(argv) > 2 or argv[-1:] != ["--help"]:
         return None
-    from . import _help
-
-    name = argv[0] if len(argv) == 2 else ""
-    text = _help.TEXTS.get(name)
-    if text is None or not _plain_output() or not _made_here(_help.MADE_WITH, _help.PYTHON):
+    seen = look()
+    if seen is None:
         return None
-    if name in ("import", "survey") and not _same_formats(_help.FORMATS):
+    if seen == COLOUR:  # each look is its own module: a call loads the one it prints
+        from ._help_terminal import FORMATS, MADE_WITH, PYTHON, TEXTS
+    else:
+        from ._help import FORMATS, MADE_WITH, PYTHON, TEXTS
+    name = argv[0] if len(argv) == 2 else ""
+    text = TEXTS.get(name)
+    if text is None or not _made_here(MADE_WITH, PYTHON):
+        return None
+    if name in ("import", "survey") and not _same_formats(FORMATS):
         return None  # a format registered since: typer lists it
     sys.stdout.write(text)
     return exitcodes.OK
 
 
-def _plain_output() -> bool:
-    """No terminal on stdin, stdout or stderr, none of RENDERING set, and UTF-8 out: rich's
-    width 80, no colour, box characters (POSIX: Windows' legacy console renders its own way)."""
+def look() -> str | None:
+    """PLAIN or COLOUR, the pre-rendered look typer would print here with TERMINAL_WIDTH=80, or
+    None where typer must render: POSIX (Windows' legacy console renders its own way), none of
+    RENDERING set, UTF-8 out (else ASCII boxes), no catalogue for the language, rich's width at
+    least 80 (narrower, typer wraps to it), and colour as rich decides it: stdout a terminal
+    whose TERM is not dumb or unknown (there rich renders without colour)."""
     if os.name != "posix" or any(name in os.environ for name in RENDERING):
-        return False
-    if any(os.isatty(fd) for fd in (0, 1, 2)):
-        return False
-    return (getattr(sys.stdout, "encoding", None) or "").lower() == "utf-8" and _untranslated()
+        return None
+    if (getattr(sys.stdout, "encoding", None) or "").lower() != "utf-8" or not _untranslated():
+        return None
+    if _width() < WIDTH:
+        return None
+    if not os.isatty(1):
+        return PLAIN
+    return None if os.environ.get("TERM", "").lower() in ("dumb", "unknown") else COLOUR
+
+
+def _width() -> int:
+    """rich's width with COLUMNS unset: the first of stdin, stdout and stderr that answers a
+    terminal's size, 80 where none does or the size is 0 (a pseudo-terminal nobody sized)."""
+    for fd in (0, 1, 2):
+        try:
+            columns = os.get_terminal_size(fd).columns
+        except (ValueError, OSError):
+            continue
+        return columns or WIDTH
+    return WIDTH
 
 
 def _untranslated() -> bool:
