@@ -78,6 +78,8 @@ def literal(value: Any) -> str:
 def _quoted(value: str) -> str:
     """`repr`, with the quotes black and ruff format choose: double, unless that
     needs more escaped quotes than single (so a formatter leaves it as it is)."""
+    if '"' not in value and "\\" not in value and value.isprintable():  # repr escapes nothing
+        return f'"{value}"'
     written = repr(value)
     if written[0] == '"' or '"' not in value:  # Python chose double, or no quote to escape
         return written if written[0] == '"' else f'"{written[1:-1]}"'
@@ -153,7 +155,9 @@ def comment(text: str, prefix: str = "# ") -> list[str]:
     The merge trusts `# adhd-evals:` lines, so source text can never write one:
     the colon of "adhd-evals:" is escaped wherever it appears (as \\x3a).
     """
-    if "\n" not in text:  # most comments are one line
+    if text.isprintable():  # most comments: one line with nothing to escape (a newline is not printable)
+        return [(prefix + _unforgeable(text)).rstrip()]
+    if "\n" not in text:
         return [(prefix + _unforgeable(printable(text))).rstrip()]
     return [(prefix + _unforgeable(printable(line))).rstrip() for line in text.split("\n")]
 
@@ -166,10 +170,13 @@ def _unforgeable(line: str) -> str:
 
 
 def note_text(note: Note) -> str:
-    return f"{note.key}: {_NOTE_JSON(note.value)}"
+    value = note.value
+    # a text (most notes) as the encoder writes one, without its Python-level dispatch
+    return f"{note.key}: {_JSON_TEXT(value) if type(value) is str else _NOTE_JSON(value)}"
 
 
 _NOTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode  # built once, not per note
+_JSON_TEXT = json.encoder.encode_basestring  # what that encoder writes for a str
 
 
 _IDENT = re.compile(r"[^0-9a-zA-Z]+")
@@ -414,7 +421,7 @@ def preamble(result: ImportResult) -> Unit:
     helpers = (
         HELPERS if result.dialect is None and result.format not in VOCABULARY_FORMATS else vocabulary_source()
     )
-    if any(check.kind.traced for case in result.cases for check in case.checks):
+    if any(kind.traced for kind in {check.kind for case in result.cases for check in case.checks}):
         helpers = helpers.rstrip("\n") + "\n\n\n" + trace_helpers()  # only where a check reads a trace
     return Unit("preamble", "-", header(result) + helpers.rstrip("\n"))
 
