@@ -465,7 +465,6 @@ def _rendered(case: Case, stem: str) -> str:
     a module of 200,000 cases would build close to a million, and their legacy keys)."""
     comments, case_key = case_comments(case), short_hash(case.id)
     pieces = [f"\n\n{comments}{_AFTER_CASE}{marker_line('case', case_key, comments)}\n"]
-    after = f"{_AFTER_CODE}{MARKER}check {case_key}."  # what each check's marker line opens with
     for key, _, code, _ in _checks(case, stem):
-        pieces.append(f"\n\n{code}{after}{key} {fingerprint(code)}\n")
+        pieces.append(f"\n\n{code}{_AFTER_CODE}{marker_line('check', f'{case_key}.{key}', code)}\n")
     return "".join(pieces)
