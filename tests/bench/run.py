@@ -1028,8 +1028,8 @@ def bench_realistic_cpu(source: Path, out: Path, repeat: int) -> None:
 
 def bench_realistic_out_phases(source: Path, out: Path, repeat: int) -> None:
     """What `--out` adds to the stdout import, phase by phase, in CPU time (least of `repeat`): the
-    catalog's and the check module's pieces made and encoded, the record of sources, and the
-    atomic write of all three (hashes for the manifest, writes, fsync, renames; wall time beside,
+    catalog's and the check module's pieces made and encoded (and, of the latter, the BLAKE2s
+    hashes its markers and names carry), the record of sources, and the atomic write of all three (hashes for the manifest, writes, fsync, renames; wall time beside,
     as fsync waits on the disk, not the CPU)."""
     from adhd_evals.catalog import catalog_chunks
     from adhd_evals.collector import collector_paused
@@ -1038,11 +1038,24 @@ def bench_realistic_out_phases(source: Path, out: Path, repeat: int) -> None:
 
     result = importer.read_sources("evals-json", [source])
     catalog, module = list(catalog_chunks(result.cases)), list(checkgen.render_pieces(result))
+    # The hashes the module's markers and names carry, on the texts the generation hashes (the part
+    # of it no layout can remove: each is output, at its own digest size).
+    marked = [unit.text for unit in checkgen.units(result)]
+    criteria = [check.criterion for case in result.cases for check in case.checks]
+    ids = [case.id for case in result.cases]
     phases: list[tuple[str, Callable[[], object]]] = [
         ("catalog pieces", lambda: [piece.encode("utf-8") for piece in catalog_chunks(result.cases)]),
         (
             "check module generation",
             lambda: [piece.encode("utf-8") for piece in checkgen.render_pieces(result)],
+        ),
+        (
+            "  of which its BLAKE2s hashes",
+            lambda: (
+                [checkgen.fingerprint(text) for text in marked],
+                [checkgen._key_and_short(text) for text in criteria],
+                [checkgen.short_hash(text) for text in ids],
+            ),
         ),
         (
             "sources record",

@@ -78,6 +78,8 @@ def literal(value: Any) -> str:
 def _quoted(value: str) -> str:
     """`repr`, with the quotes black and ruff format choose: double, unless that
     needs more escaped quotes than single (so a formatter leaves it as it is)."""
+    if '"' not in value and "\\" not in value and value.isprintable():  # repr escapes nothing
+        return f'"{value}"'
     written = repr(value)
     if written[0] == '"' or '"' not in value:  # Python chose double, or no quote to escape
         return written if written[0] == '"' else f'"{written[1:-1]}"'
@@ -153,7 +155,9 @@ def comment(text: str, prefix: str = "# ") -> list[str]:
     The merge trusts `# adhd-evals:` lines, so source text can never write one:
     the colon of "adhd-evals:" is escaped wherever it appears (as \\x3a).
     """
-    if "\n" not in text:  # most comments are one line
+    if text.isprintable():  # most comments: one line with nothing to escape (a newline is not printable)
+        return [(prefix + _unforgeable(text)).rstrip()]
+    if "\n" not in text:
         return [(prefix + _unforgeable(printable(text))).rstrip()]
     return [(prefix + _unforgeable(printable(line))).rstrip() for line in text.split("\n")]
 
@@ -166,10 +170,13 @@ def _unforgeable(line: str) -> str:
 
 
 def note_text(note: Note) -> str:
-    return f"{note.key}: {_NOTE_JSON(note.value)}"
+    value = note.value
+    # a text (most notes) as the encoder writes one, without its Python-level dispatch
+    return f"{note.key}: {_JSON_TEXT(value) if type(value) is str else _NOTE_JSON(value)}"
 
 
 _NOTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str).encode  # built once, not per note
+_JSON_TEXT = json.encoder.encode_basestring  # what that encoder writes for a str
 
 
 _IDENT = re.compile(r"[^0-9a-zA-Z]+")
@@ -204,8 +211,9 @@ def call(check: Check, quoted: str = "") -> tuple[str, list[Arg]]:
 
 def check_text(case_id: str, criterion: str, name: str, function: str, args: list[Arg]) -> str:
     """One generated check: its registration, its function, its one return."""
-    quoted = literal(criterion)
-    return _check_text(literal(case_id), quoted, name, function, args, _width(quoted))
+    quoted_id, quoted = literal(case_id), literal(criterion)
+    width = _width(quoted)
+    return _head(quoted_id, _width(quoted_id), quoted, width, name) + _body(function, args, quoted, width)
 
 
 # The room a check's lines leave for the literals they hold, from the fixed text around them:
@@ -215,26 +223,31 @@ _DEFINE_ROOM = LINE_LENGTH - len("def (answer: str) -> bool:")
 _UNWRITTEN_ROOM = LINE_LENGTH - len("    return unwritten()")
 
 
-def _check_text(
-    quoted_id: str, quoted_criterion: str, name: str, function: str, args: list[Arg], width: int
-) -> str:
-    """`check_text` from the id's and the criterion's literals and the criterion's width (a
-    case quotes its id once). Laid out as `call_text` lays out each call; the template text is
-    written here so that a placeholder for its own criterion (most checks) is measured with two
-    additions, not built twice and measured twice."""
+def _head(quoted_id: str, id_width: int, quoted_criterion: str, width: int, name: str) -> str:
+    """A check's registration and `def` line, from the id's and the criterion's literals and
+    their widths (a case measures its id once, a criterion is measured once), each laid out as
+    `call_text` lays out a call: the template text is written here, not built and measured."""
     if _width(name) <= _DEFINE_ROOM:
         define = f"def {name}(answer: str) -> bool:"
     else:
         define = f"def {name}(\n    answer: str,\n) -> bool:"
-    if _width(quoted_id) + width <= _DECORATOR_ROOM:
-        decorator = f"@check({quoted_id}, {quoted_criterion})"
-    else:
-        decorator = f"@check(\n    {quoted_id},\n    {quoted_criterion},\n)"
+    if id_width + width <= _DECORATOR_ROOM:
+        return f"@check({quoted_id}, {quoted_criterion})\n{define}\n"
+    return f"@check(\n    {quoted_id},\n    {quoted_criterion},\n)\n{define}\n"
+
+
+def _body(function: str, args: list[Arg], quoted_criterion: str, width: int) -> str:
+    """A check's one return: a placeholder for its own criterion (most checks) is measured by the
+    criterion's width alone; any other call as `call_text` lays it out."""
     if function != "unwritten" or len(args) != 1 or args[0] != quoted_criterion:
-        return f"{decorator}\n{define}\n{call_text(f'return {function}', args, '    ')}"
+        return call_text(f"return {function}", args, "    ")
+    return _placeholder(quoted_criterion, width)
+
+
+def _placeholder(quoted_criterion: str, width: int) -> str:
     if width <= _UNWRITTEN_ROOM:
-        return f"{decorator}\n{define}\n    return unwritten({quoted_criterion})"
-    return f"{decorator}\n{define}\n    return unwritten(\n        {quoted_criterion},\n    )"
+        return f"    return unwritten({quoted_criterion})"
+    return f"    return unwritten(\n        {quoted_criterion},\n    )"
 
 
 class Unit(NamedTuple):
@@ -269,21 +282,28 @@ KEY_BYTES = 8  # 64-bit keys: a collision in a million-case catalog has odds bel
 
 
 def short_hash(text: str, size: int = KEY_BYTES) -> str:
-    return _blake2s(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
+    return hashlib.blake2s(text.encode("utf-8", "surrogatepass"), digest_size=size).hexdigest()
+
+
+# Empty hashers at the two sizes the hot path uses, copied for each text: a copy is a third of
+# the cost of building one with its digest size (about 0.15 us of 0.7 us, for each of ~100,000).
+_EIGHT, _THREE = hashlib.blake2s(digest_size=KEY_BYTES), hashlib.blake2s(digest_size=3)
 
 
 def _key_and_short(text: str) -> tuple[str, str]:
     """`short_hash(text)` and `short_hash(text, 3)`, from one encoding of `text`."""
     data = text.encode("utf-8", "surrogatepass")
-    return _blake2s(data, digest_size=KEY_BYTES).hexdigest(), _blake2s(data, digest_size=3).hexdigest()
-
-
-_blake2s = hashlib.blake2s
+    key, short = _EIGHT.copy(), _THREE.copy()
+    key.update(data)
+    short.update(data)
+    return key.hexdigest(), short.hexdigest()
 
 
 def fingerprint(text: str) -> str:
     """short_hash(text.strip("\n"), 8), without the call between (one for every unit written)."""
-    return _blake2s(text.strip("\n").encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    found = _EIGHT.copy()
+    found.update(text.strip("\n").encode("utf-8", "surrogatepass"))
+    return found.hexdigest()
 
 
 def case_units(case: Case, stem: str) -> list[Unit]:
@@ -326,16 +346,32 @@ def _checks(case: Case, stem: str) -> Iterator[tuple[str, str, str, Check]]:
     """
     seen: dict[str, int] = {}
     quoted_id = literal(case.id)
+    id_width = _width(quoted_id)
     for item in case.checks:
         criterion = item.criterion
         key, short = _key_and_short(criterion)  # short: names
         uses = seen[key] = seen.get(key, 0) + 1
         named = seen[short] = seen.get(short, 0) + 1
         name = f"check_{stem}_{short}_{named}" if named > 1 else f"check_{stem}_{short}"
-        quoted = literal(criterion)
-        function, args = call(item, quoted)
-        text = _check_text(quoted_id, quoted, name, function, args, _width(quoted))
+        quoted = _quoted(criterion)
+        width = _width(quoted)
+        text = _head(quoted_id, id_width, quoted, width, name) + _return(item, quoted, width)
         yield (f"{key}_{uses}" if uses > 1 else key), name, text, item
+
+
+def _return(item: Check, quoted: str, width: int) -> str:
+    """`_body` of a check, from its criterion's literal and width: a placeholder (most checks) is
+    laid out by the width of what it carries, without building its call and measuring it."""
+    if item.kind is not _UNWRITTEN:
+        return _body(*call(item), quoted, width)
+    text = item.args[0]
+    if text == item.criterion:
+        return _placeholder(quoted, width)
+    other = literal(text)  # a placeholder carrying other text: the object a criterion came from
+    return _placeholder(other, _width(other))
+
+
+_UNWRITTEN = CheckKind.UNWRITTEN
 
 
 def header(result: ImportResult) -> str:
@@ -385,7 +421,7 @@ def preamble(result: ImportResult) -> Unit:
     helpers = (
         HELPERS if result.dialect is None and result.format not in VOCABULARY_FORMATS else vocabulary_source()
     )
-    if any(check.kind.traced for case in result.cases for check in case.checks):
+    if any(kind.traced for kind in {check.kind for case in result.cases for check in case.checks}):
         helpers = helpers.rstrip("\n") + "\n\n\n" + trace_helpers()  # only where a check reads a trace
     return Unit("preamble", "-", header(result) + helpers.rstrip("\n"))
 
