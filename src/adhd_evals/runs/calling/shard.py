@@ -18,8 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from ...errors import UsageError
 
@@ -88,10 +87,27 @@ def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
     return digest.hexdigest().encode("ascii") == line[at + len(_SEAL_TAIL) : -2]
 
 
-@dataclass(frozen=True)
 class Shard:
-    index: int  # 1-based
-    count: int
+    """Shard `index` (1-based) of `count`, a value: equal and hashed by both numbers."""
+
+    # A plain class, not a frozen dataclass: importing dataclasses (and inspect with it) cost
+    # about 8 ms of every `run` start-up. (A NamedTuple cannot name a field index or count.)
+    __slots__ = ("count", "index")
+
+    def __init__(self, index: int, count: int) -> None:
+        self.index: Final = index
+        self.count: Final = count
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Shard):
+            return NotImplemented
+        return (self.index, self.count) == (other.index, other.count)
+
+    def __hash__(self) -> int:
+        return hash((self.index, self.count))
+
+    def __repr__(self) -> str:
+        return f"Shard(index={self.index!r}, count={self.count!r})"
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
