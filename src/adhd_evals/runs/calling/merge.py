@@ -117,6 +117,12 @@ def merge(paths: list[Path], plan: Path | None = None) -> Merged:
     return merged
 
 
+def judged(paths: list[Path]) -> bool:
+    """Whether any shard has a judge's record beside it (then merge writes the judge's record
+    too, or refuses shards of two judges: judging/admission.py's merged_record)."""
+    return any(path.with_name(path.name + sharding.JUDGE_RECORD_SUFFIX).exists() for path in paths)
+
+
 def _belong_together(parts: list[Part]) -> list[Part]:
     """Refuse a foreign shard, a shard given twice, and a missing one; the parts by index."""
     first = min(parts, key=lambda p: p.record["index"])

@@ -23,6 +23,9 @@ from typing import Final, Protocol
 from ...errors import UsageError
 
 SIDECAR_SUFFIX = ".shard.json"  # a shard's record, beside its output (sidecar.py)
+# A judge's record, beside its output (judging/admission.py's): named here, below the judge, so
+# merge can see whether a shard is a judge's without importing the judge's modules.
+JUDGE_RECORD_SUFFIX = ".judge.json"
 SEAL_KEY = "seal"
 _SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
 
