@@ -4,6 +4,8 @@ A judge's shard has its record (`<output>.judge.json`) beside it; only then does
 judge's admission module (about 6-14 ms of imports) to check the records agree and write the
 merged one. A run's shards have none, so merging them leaves every judging module out. The
 refusals of a judge's shards (one without its record, two judges) are test_admission_merge.py's.
+And merge checks a row's seal and takes it off in one step (`shard.opener`), the catalog's part
+of the hash bound once per shard.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from adhd_evals import exitcodes
+from adhd_evals.runs.calling import shard as sharding
 from adhd_evals.runs.calling.merge import judged
 from helpers import unmeasured_environment
-from shard_records import shard
+from shard_records import sealed, shard
 
 PROBE = (
     "import json, sys\n"
@@ -59,3 +64,28 @@ def test_merging_a_runs_shards_imports_no_judging_module(tmp_path: Path) -> None
     assert merged.read_text() == line + "\n"
     assert not (tmp_path / "merged.jsonl.judge.json").exists()
     assert [m for m in ended["modules"] if m.startswith("adhd_evals.runs.judging")] == []
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        pytest.param('{"a": 1}', b'{"a": 1}\n', id="a row"),
+        pytest.param('  {"a": 1}', b'  {"a": 1}\n', id="leading blanks kept"),
+        pytest.param('{"a": 1}\r', b'{"a": 1}\n', id="a CR before the newline dropped"),
+    ],
+)
+def test_an_opened_line_is_the_row_as_an_unsharded_run_writes_it(written: str, expected: bytes) -> None:
+    """`opener` gives back the line without its seal (docs/scale.md: the merged file holds the
+    shards' lines with their seals taken off, otherwise unchanged), ending in one newline: the
+    seal is shard_records' documented rule for catalog "x", so the expected bytes are the line
+    as written before it was sealed."""
+    raw = sealed(written.rstrip("\r")) + written[len(written.rstrip("\r")) :] + "\n"
+    assert sharding.opener("x")(raw.encode()) == expected
+
+
+def test_a_line_sealed_for_another_catalog_does_not_open() -> None:
+    """The seal of catalog "x" does not hold for catalog "y", nor once the row is edited."""
+    raw = (sealed('{"a": 1}') + "\n").encode()
+    assert sharding.opener("x")(raw) is not None
+    assert sharding.opener("y")(raw) is None
+    assert sharding.opener("x")(raw.replace(b"1", b"2", 1)) is None

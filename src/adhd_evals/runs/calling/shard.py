@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final, Protocol
 
 from ...errors import UsageError
@@ -70,24 +70,34 @@ def sealed(catalog_sha256: str, line: bytes) -> bytes:
     return line[:-1] + _SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
 
 
-def unsealed(raw: bytes) -> bytes:
-    """A sealed line as an unsharded run writes it: without its seal, with its newline."""
-    at = raw.rfind(_SEAL_TAIL)
-    return raw[:at] + b"}\n"
-
-
 def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
-    """Whether a line read back is a sealed row exactly as written for this catalog: its seal's
-    tail where the last 77 bytes begin (no later tail can start inside 64 hex digits and '"}'),
-    and the seal those bytes carry the one its line makes."""
-    line = raw.strip()
-    at = len(line) - len(_SEAL_TAIL) - 66
-    if at < 0 or line[at : at + len(_SEAL_TAIL)] != _SEAL_TAIL or line[-2:] != b'"}':
-        return False
-    digest = _seal_prefix(catalog_sha256).copy()
-    digest.update(line[:at])
-    digest.update(b"}")
-    return digest.hexdigest().encode("ascii") == line[at + len(_SEAL_TAIL) : -2]
+    """Whether a line read back is a sealed row exactly as written for this catalog (`opener`)."""
+    return opener(catalog_sha256)(raw) is not None
+
+
+def opener(catalog_sha256: str) -> Callable[[bytes], bytes | None]:
+    """For merge's loop, the catalog's part of the hash bound once: a line read back, as an
+    unsharded run writes it (its seal taken off, its leading blanks kept, a newline at its end)
+    when it is a sealed row exactly as written for this catalog, else None. The seal's tail is
+    looked for where the last 77 bytes begin (no later tail can start inside 64 hex digits and
+    '"}'), and the seal those bytes carry must be the one its line makes."""
+    prefix, tail = _seal_prefix(catalog_sha256), len(_SEAL_TAIL)
+
+    def opened(raw: bytes) -> bytes | None:
+        line = raw.strip()
+        at = len(line) - tail - 66
+        if at < 0 or line[at : at + tail] != _SEAL_TAIL or line[-2:] != b'"}':
+            return None
+        digest = prefix.copy()
+        digest.update(line[:at])
+        digest.update(b"}")
+        if digest.hexdigest().encode("ascii") != line[at + tail : -2]:
+            return None
+        if raw[:1] != line[:1]:  # leading blanks (rare): kept, as the line was written
+            at += len(raw) - len(raw.lstrip())
+        return raw[:at] + b"}\n"
+
+    return opened
 
 
 class Shard:
