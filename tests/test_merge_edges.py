@@ -1,28 +1,21 @@
 """`adhd-evals merge` on hand-written shards: the refusals and row shapes the stub runs of
 test_merge_shards.py do not make (another split, other runs, stray cases, torn or foreign
 lines, rows without a cost, a plan smaller than the shards). Each shard is written by hand,
-its sidecar as `run --shard` writes it, so every expected value is worked from the rule."""
+its sidecar as `run --shard` writes it (shard_records.py), so every expected value is worked
+from the rule."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from itertools import count
 from pathlib import Path
 
 import pytest
 
+import shard_records
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-
-RUNNER = {
-    "name": "r",
-    "command": ["x"],
-    "response_format": "claude-json",
-    "budget_flag": None,
-    "prompt_via": "argv",
-}
 
 
 def _in_shard(index: int, total: int, n: int = 1) -> list[str]:
@@ -50,64 +43,6 @@ def _row(case_id: str, trial: int = 1, **extra: object) -> dict[str, object]:
     }
 
 
-def _ids_sha256(ids: Sequence[str]) -> str:
-    """The documented plan digest: SHA-256 over each id in order, each followed by a newline."""
-    return hashlib.sha256("".join(case_id + "\n" for case_id in ids).encode()).hexdigest()
-
-
-def _sealed(line: str) -> str:
-    """A JSON object line sealed by the documented rule for catalog hash "x": its seal is the
-    SHA-256 of "x", a newline, and the line; written as a last key `"seal"`. Other lines as given."""
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return line
-    if not isinstance(value, dict):
-        return line
-    body = line.strip()
-    seal = hashlib.sha256(b"x\n" + body.encode()).hexdigest()
-    return line[: len(line) - len(line.lstrip())] + body[:-1] + f', "seal": "{seal}"}}'
-
-
-def _shard(
-    path: Path,
-    lines: Sequence[str],
-    ids: Sequence[str],
-    *,
-    index: int = 1,
-    total: int = 1,
-    trials: int = 1,
-    runs: bool = True,
-    plan: Sequence[str] | None = None,
-) -> Path:
-    """A shard output of `lines` (each JSON object sealed, as `run --shard` writes it) and its
-    sidecar: `ids` at catalog places 0, 1, ..., one baseline run of runner r (or none), of a
-    plan of `plan` (`ids` when not given)."""
-    path.write_text("".join(_sealed(line) + "\n" for line in lines))
-    places = list(range(len(ids)))
-    whole = list(ids if plan is None else plan)
-    run = {
-        "condition": "baseline",
-        "runner": RUNNER,
-        "trials": trials,
-        "skill_sha256": None,
-        "places": places,
-    }
-    record = {
-        "adhd_evals_shard": 3,
-        "shard": f"{index}/{total}",
-        "index": index,
-        "count": total,
-        "catalog_sha256": "x",
-        "plan": {"cases": len(whole), "sha256": _ids_sha256(whole)},
-        "places": places,
-        "ids": list(ids),
-        "runs": {"baseline r": run} if runs else {},
-    }
-    path.with_name(path.name + ".shard.json").write_text(json.dumps(record))
-    return path
-
-
 def _merge(
     capsys: pytest.CaptureFixture[str], *paths: Path, plan: Path | None = None
 ) -> tuple[int, str, str]:
@@ -125,8 +60,8 @@ def _merge(
 def test_shards_of_two_splits_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Shard 1 of 2 beside shard 2 of 3: their cases were split two ways, so no set of them
     can be whole. Shard 1 (the lowest index) is the reference the other is named against."""
-    one = _shard(tmp_path / "a.jsonl", [], [], index=1, total=2)
-    two = _shard(tmp_path / "b.jsonl", [], [], index=2, total=3)
+    one = shard_records.shard(tmp_path / "a.jsonl", [], [], index=1, total=2)
+    two = shard_records.shard(tmp_path / "b.jsonl", [], [], index=2, total=3)
     code, _, err = _merge(capsys, one, two)
     assert code == exitcodes.SHARD_FOREIGN
     assert (
@@ -139,8 +74,8 @@ def test_a_shard_holding_other_runs_is_refused_naming_both(
 ) -> None:
     """Shard 2 ran nothing (its record lists no runs), shard 1 ran `baseline r`: "none" is
     said for the empty set, so the message never ends in an empty list."""
-    one = _shard(tmp_path / "a.jsonl", [], [], index=1, total=2)
-    two = _shard(tmp_path / "b.jsonl", [], [], index=2, total=2, runs=False)
+    one = shard_records.shard(tmp_path / "a.jsonl", [], [], index=1, total=2)
+    two = shard_records.shard(tmp_path / "b.jsonl", [], [], index=2, total=2, runs=False)
     code, _, err = _merge(capsys, one, two)
     assert code == exitcodes.SHARD_FOREIGN
     assert f"{two} (shard 2/2) holds the runs none, {one} (shard 1/2) holds baseline r" in err
@@ -152,8 +87,8 @@ def test_a_shard_that_planned_another_shards_case_is_refused(
     """Shard 1/2's record lists a case whose hash puts it in shard 2: another split (or another
     hash) made it, and the case is named."""
     stray = _in_shard(2, 2)[0]
-    one = _shard(tmp_path / "a.jsonl", [json.dumps(_row(stray))], [stray], index=1, total=2)
-    two = _shard(tmp_path / "b.jsonl", [], [], index=2, total=2, plan=[stray])
+    one = shard_records.shard(tmp_path / "a.jsonl", [json.dumps(_row(stray))], [stray], index=1, total=2)
+    two = shard_records.shard(tmp_path / "b.jsonl", [], [], index=2, total=2, plan=[stray])
     code, _, err = _merge(capsys, one, two)
     assert code == exitcodes.SHARD_FOREIGN
     assert f"{one} (shard 1/2) planned cases of other shards ({stray})" in err
@@ -165,7 +100,7 @@ def test_a_row_with_leading_spaces_is_merged_unchanged(
     """Leading whitespace is still one JSON value (json.loads reads it): the row is merged,
     as its line, byte for byte."""
     line = "   " + json.dumps(_row("case-0", cost_usd=0.5))
-    shard = _shard(tmp_path / "s.jsonl", [line], ["case-0"])
+    shard = shard_records.shard(tmp_path / "s.jsonl", [line], ["case-0"])
     code, out, _ = _merge(capsys, shard)
     assert code == exitcodes.OK and "(1 row)" in out and "Total spend $0.5000." in out
     assert (tmp_path / "merged.jsonl").read_text() == line + "\n"  # its seal taken off
@@ -188,7 +123,7 @@ def test_a_line_that_is_not_a_response_row_is_refused_by_file_and_line(
     """Line 2 (after the good row of case-0) cannot be any planned row: refused naming the
     file and line, with the likely cause and the repair."""
     good = json.dumps(_row("case-0"))
-    shard = _shard(tmp_path / "s.jsonl", [good, line], ["case-0"])
+    shard = shard_records.shard(tmp_path / "s.jsonl", [good, line], ["case-0"])
     code, _, err = _merge(capsys, shard)
     assert code == exitcodes.SHARD_FOREIGN
     assert f"{shard}:2: not a response row (a torn line? rerun the shard to repair it)" in err
@@ -199,7 +134,7 @@ def test_twelve_bad_lines_are_named_ten_and_counted_after(
 ) -> None:
     """Ten problems are named (lines 2 to 11), then "and 2 more" for lines 12 and 13."""
     good = json.dumps(_row("case-0"))
-    shard = _shard(tmp_path / "s.jsonl", [good, *["not json"] * 12], ["case-0"])
+    shard = shard_records.shard(tmp_path / "s.jsonl", [good, *["not json"] * 12], ["case-0"])
     code, _, err = _merge(capsys, shard)
     assert code == exitcodes.SHARD_FOREIGN
     assert f"{shard}:11: not a response row" in err and f"{shard}:12:" not in err
@@ -218,7 +153,7 @@ def test_rows_without_a_float_cost_are_counted_by_what_they_hold(
         _row("case-0", 3, cost_usd=0.25),
         _row("case-0", 4, cost_usd=2, cached=True),
     ]
-    shard = _shard(tmp_path / "s.jsonl", [json.dumps(r) for r in rows], ["case-0"], trials=4)
+    shard = shard_records.shard(tmp_path / "s.jsonl", [json.dumps(r) for r in rows], ["case-0"], trials=4)
     code, out, _ = _merge(capsys, shard)
     assert code == exitcodes.OK
     assert (
@@ -235,7 +170,7 @@ def test_shards_that_ran_more_than_the_plan_are_refused(
     """The plan holds case-0 trial 1; the shard ran trials 1 and 2: trial 2 is a row the plan
     does not hold (a shard run with other --trials), refused as foreign."""
     rows = [json.dumps(_row("case-0", t)) for t in (1, 2)]
-    shard = _shard(tmp_path / "s.jsonl", rows, ["case-0"], trials=2)
+    shard = shard_records.shard(tmp_path / "s.jsonl", rows, ["case-0"], trials=2)
     plan = tmp_path / "plan.jsonl"
     plan.write_text(json.dumps({"case_id": "case-0", "trial": 1, "condition": "baseline"}) + "\n")
     code, _, err = _merge(capsys, shard, plan=plan)
@@ -248,7 +183,7 @@ def test_a_plan_line_nested_too_deep_is_refused_by_line(
 ) -> None:
     """A plan line of 100,000 nested lists is past what Python's JSON reader can recurse into:
     named as line 2 of the plan (column 1), not a RecursionError, and nothing is merged."""
-    shard = _shard(tmp_path / "s.jsonl", [json.dumps(_row("case-0"))], ["case-0"])
+    shard = shard_records.shard(tmp_path / "s.jsonl", [json.dumps(_row("case-0"))], ["case-0"])
     plan = tmp_path / "plan.jsonl"
     good = json.dumps({"case_id": "case-0", "trial": 1, "condition": "baseline"})
     plan.write_text(good + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
@@ -260,6 +195,8 @@ def test_a_plan_line_nested_too_deep_is_refused_by_line(
 def test_a_huge_cost_prints_a_few_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A row that cost 1e308 dollars (finite, so dollars): the total prints as $1e+308, 4
     significant digits, not a 309-digit figure."""
-    shard = _shard(tmp_path / "s.jsonl", [json.dumps(_row("case-0", cost_usd=1e308))], ["case-0"])
+    shard = shard_records.shard(
+        tmp_path / "s.jsonl", [json.dumps(_row("case-0", cost_usd=1e308))], ["case-0"]
+    )
     code, out, _ = _merge(capsys, shard)
     assert code == exitcodes.OK and "Total spend $1e+308." in out

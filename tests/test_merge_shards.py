@@ -12,6 +12,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from helpers import Case
+from shard_records import sealed
 
 CASES: list[Case] = [
     {"id": f"case-{n}", "category": "c", "prompt": f"Q {n}", "risk": "low", "criteria": ["x"]}
@@ -56,13 +57,6 @@ def shards(tmp_path: Path) -> list[Path]:
     (tmp_path / "skill.md").write_text("Be terse.\n")
     catalog = _catalog(tmp_path / "cases.jsonl", CASES)
     return [_shard(tmp_path, k, catalog) for k in range(1, 5)]
-
-
-def _sealed(line: str) -> str:
-    """The line sealed by the documented rule for catalog hash "x": a last key `"seal"`, the
-    SHA-256 of "x", a newline and the line."""
-    seal = hashlib.sha256(b"x\n" + line.encode()).hexdigest()
-    return line[:-1] + f', "seal": "{seal}"}}'
 
 
 def _merge(*paths: Path, plan: Path | None = None) -> int:
@@ -212,7 +206,7 @@ def test_merge_prints_total_spend_apart_from_cached_rows(
             "cached": True,
         },
     ]
-    out.write_text("".join(_sealed(json.dumps(r)) + "\n" for r in rows))
+    out.write_text("".join(sealed(json.dumps(r)) + "\n" for r in rows))
     runner = {
         "name": "r",
         "command": ["x"],

@@ -10,7 +10,6 @@ whose seal does not hold are each refused by line with their exit codes."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from collections.abc import Mapping
@@ -24,48 +23,10 @@ from hypothesis import strategies as st
 from adhd_evals import exitcodes
 from adhd_evals.errors import ScaleRefused
 from adhd_evals.runs.calling.merge import merge
+from shard_records import record, sealed
 
-RUNNER = {
-    "name": "r",
-    "command": ["x"],
-    "response_format": "claude-json",
-    "budget_flag": None,
-    "prompt_via": "argv",
-}
 IDS = [f"case-{n}" for n in range(4)]
 TRIALS = 2
-
-
-def _sealed(line: str) -> str:
-    """The documented seal for catalog hash "x": SHA-256 of "x", a newline and the line, as a
-    last key `"seal"`."""
-    seal = hashlib.sha256(b"x\n" + line.encode()).hexdigest()
-    return line[:-1] + f', "seal": "{seal}"}}'
-
-
-def _record(path: Path) -> None:
-    """The sidecar `run --shard 1/1` writes for IDS at places 0..3 and one run of TRIALS trials."""
-    places = list(range(len(IDS)))
-    plan = hashlib.sha256("".join(f"{i}\n" for i in IDS).encode()).hexdigest()
-    run = {
-        "condition": "baseline",
-        "runner": RUNNER,
-        "trials": TRIALS,
-        "skill_sha256": None,
-        "places": places,
-    }
-    record = {
-        "adhd_evals_shard": 3,
-        "shard": "1/1",
-        "index": 1,
-        "count": 1,
-        "catalog_sha256": "x",
-        "plan": {"cases": len(IDS), "sha256": plan},
-        "places": places,
-        "ids": IDS,
-        "runs": {"baseline r": run},
-    }
-    path.with_name(path.name + ".shard.json").write_text(json.dumps(record))
 
 
 @dataclass(frozen=True)
@@ -127,7 +88,7 @@ def whole_shards(draw: st.DrawFn) -> list[Row]:
 def _write(folder: Path, lines: list[str]) -> Path:
     path = folder / "shard.jsonl"
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    _record(path)
+    record(path, IDS, trials=TRIALS)  # run --shard 1/1's sidecar: IDS at places 0..3
     return path
 
 
@@ -138,7 +99,7 @@ def test_a_whole_shard_merges_to_its_lines_unsealed_in_run_order(rows: list[Row]
     order; the spend is the costs of rows not from the cache, the cached ones counted apart at
     their first cost, and rows without a number counted as unmetered."""
     with tempfile.TemporaryDirectory() as tmp:
-        merged = merge([_write(Path(tmp), [_sealed(row.line) for row in rows])])
+        merged = merge([_write(Path(tmp), [sealed(row.line) for row in rows])])
     in_order = sorted(rows, key=lambda row: (row.trial, row.place))
     assert "".join(merged.text()) == "".join(f"{row.line}\n" for row in in_order)
     assert merged.rows == len(rows) and merged.shards == 1
@@ -154,7 +115,7 @@ def test_a_whole_shard_merges_to_its_lines_unsealed_in_run_order(rows: list[Row]
 def test_a_row_written_twice_is_refused_by_its_later_line(rows: list[Row], data: st.DataObject) -> None:
     """A line copied in again (after the line it copies): refused as there twice, naming the
     later line and the first."""
-    lines = [_sealed(row.line) for row in rows]
+    lines = [sealed(row.line) for row in rows]
     first = data.draw(st.integers(0, len(lines) - 1))
     again = data.draw(st.integers(first + 1, len(lines)))
     lines.insert(again, lines[first])
@@ -173,7 +134,7 @@ def test_a_row_written_twice_is_refused_by_its_later_line(rows: list[Row], data:
 @given(whole_shards(), st.data())
 def test_a_row_edited_after_its_seal_is_refused_by_line(rows: list[Row], data: st.DataObject) -> None:
     """One line's response edited after it was sealed: its seal does not hold, named by line."""
-    lines = [_sealed(row.line) for row in rows]
+    lines = [sealed(row.line) for row in rows]
     at = data.draw(st.integers(0, len(lines) - 1))
     lines[at] = lines[at].replace('"response": "', '"response": "edited ', 1)
     with tempfile.TemporaryDirectory() as tmp, pytest.raises(ScaleRefused) as refused:
@@ -195,7 +156,7 @@ def test_a_shard_missing_rows_is_refused_counting_them(rows: list[Row], data: st
     kept = data.draw(
         st.lists(st.booleans(), min_size=len(rows), max_size=len(rows)).filter(lambda k: not all(k))
     )
-    lines = [_sealed(row.line) for row, keep in zip(rows, kept, strict=True) if keep]
+    lines = [sealed(row.line) for row, keep in zip(rows, kept, strict=True) if keep]
     with tempfile.TemporaryDirectory() as tmp, pytest.raises(ScaleRefused) as refused:
         merge([_write(Path(tmp), lines)])
     assert refused.value.exit_code == exitcodes.SHARD_MISSING

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.errors import UsageError
 from adhd_evals.runs.calling import shard as sharding
+from helpers import unmeasured_environment
 
 
 @pytest.mark.parametrize(
@@ -255,3 +258,32 @@ def test_a_rerun_with_other_trials_into_a_shard_output_is_refused(tmp_path: Path
     ]
     assert main([*argv, "1"]) == exitcodes.OK
     assert main([*argv, "2"]) == exitcodes.SHARD_CONFLICT
+
+
+def test_a_shard_is_a_value() -> None:
+    """A Shard is equal to (and hashes as) another of the same index and count, and to nothing
+    else, so a set of three built from two distinct pairs holds two; it prints as K/N and reprs
+    with both numbers named (as the frozen dataclass it was did)."""
+    same, other_index, other_count = sharding.Shard(2, 4), sharding.Shard(1, 4), sharding.Shard(2, 3)
+    assert sharding.Shard(2, 4) == same
+    assert same != other_index
+    assert same != other_count
+    assert same != (2, 4)  # not a tuple: a pair of numbers is no shard
+    assert len({sharding.Shard(2, 4), same, other_index}) == 2
+    assert str(same) == "2/4"
+    assert repr(same) == "Shard(index=2, count=4)"
+
+
+def test_the_shard_module_leaves_dataclasses_out() -> None:
+    """Every `run` start-up imports the shard module for `--shard`: it must not bring in
+    dataclasses (and inspect with it), about 8 ms of start-up (issue 38). A fresh process, without
+    coverage's hooks (coverage imports dataclasses itself)."""
+    probe = "import sys, adhd_evals.runs.calling.shard; print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=unmeasured_environment(),
+    )
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr

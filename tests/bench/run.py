@@ -1728,7 +1728,7 @@ def bench_shards(cases: int, trials: int, repeat: int) -> None:
         subprocess.run(
             ["sh", "-c", f"{clean} && {chain}"], capture_output=True, check=True
         )  # the shards, kept
-        _shards_breakdown(work, outs, trials, rounds)
+        _shards_breakdown(work, outs, trials, rounds, single_cpu, cases * trials)
         del os.environ["XDG_CACHE_HOME"]
 
 
@@ -1739,24 +1739,37 @@ SHARD_ROWS_FLOOR = (  # what merge must at least do: decode every row of every s
 )
 
 
-def _shards_breakdown(work: Path, outs: list[Path], trials: int, rounds: int) -> None:
+def _shards_breakdown(
+    work: Path, outs: list[Path], trials: int, rounds: int, single_cpu: float, rows: int
+) -> None:
     """Where the split's extra CPU goes: a process start-up, one shard's fixed cost (shard 2 of
-    400 of the same catalog: 25 cases, its plan needing every id), and the merge beside decoding
-    every shard row once."""
+    400 of the same catalog: 25 cases, its plan needing every id), a shard's own rows (shard 2/4
+    less that fixed cost, scaled to the run's row count) beside the one run's (less the same
+    fixed cost), and the merge beside decoding every shard row once."""
     tiny = _stub_run(work / "cases.jsonl", work / "tiny.jsonl", "--shard", "2/400", trials=trials)
+    second = _stub_run(work / "cases.jsonl", work / "second.jsonl", "--shard", "2/4", trials=trials)
     merge = [sys.executable, "-c", CLI, "merge", *map(str, outs), "--output", str(work / "merged.jsonl")]
-    (_, bare), (_, fixed), (_, merged), (_, floor) = interleaved(
+    (_, bare), (_, fixed), (_, half), (_, merged), (_, floor) = interleaved(
         [
             [sys.executable, "-c", "pass"],
             ["sh", "-c", f'rm -f "{work}"/tiny.jsonl* && exec "$@"', "sh", *tiny],
+            ["sh", "-c", f'rm -f "{work}"/second.jsonl* && exec "$@"', "sh", *second],
             ["sh", "-c", f'rm -f "{work}"/merged.jsonl && exec "$@"', "sh", *merge],
             [sys.executable, "-c", SHARD_ROWS_FLOOR, *map(str, outs)],
         ],
         rounds,
     )
+    with outs[1].open("rb") as shard_two:  # shard 2/4's rows, as the chain above wrote them
+        held = sum(1 for _ in shard_two)
     print("  where the split's CPU goes (min of the same rounds):")
     line("    python -c pass", bare, bare, "(floor)")
     line("    a shard's fixed cost (shard 2/400)", fixed, bare, "reported: four more than one run")
+    line(
+        f"    shard 2/4's rows ({held}), scaled to {rows}",
+        (half - fixed) * rows / held,
+        single_cpu - fixed,
+        "reported: the one run's rows (1x: a row costs the same sharded)",
+    )
     line("    json.loads of every shard row", floor, floor, "(floor)")
     line("    merge", merged, floor, "reported")
 

@@ -92,21 +92,23 @@ def _forecast(lines: list[forecast.Line], jobs: int, *, as_json: bool) -> str:
 
 def merge(*, shards: list[Path], output: Path, plan: Path | None, max_bytes: int) -> int:
     """Merge shard outputs, refusing a missing or foreign shard and a missing or doubled row."""
+    from ...runs.calling.merge import judged
     from ...runs.calling.merge import merge as merge_shards
 
     set_max_bytes(max_bytes)
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
     merged = merge_shards(shards, plan)
-    # Imported here: admission brings the judge's modules (~25 ms), which plan and cache, in this
-    # stage too, never need (tests/test_cli_startup.py).
-    from ...runs.judging.admission import merged_record
+    record: dict[Path, str] = {}
+    if judged(shards):  # a judge's: its record too
+        # Imported only then: admission brings the judge's modules (6-14 ms), which merging a
+        # run's shards, and plan and cache in this stage, never need (tests/test_perf_shards3_*).
+        from ...runs.judging.admission import merged_record
 
+        record = merged_record(shards, output)
     try:
         with not_being_written(output):  # a run appending to it would lose its later rows
-            write_all_atomically(
-                {output: merged.text(), **merged_record(shards, output)}
-            )  # a judge's: its record too
+            write_all_atomically({output: merged.text(), **record})
     except Held as held:
         raise Busy(
             f"{output} is being written by another run (pid {held.holder}); "

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ... import exitcodes
 from ...catalog import open_rows
@@ -33,23 +32,39 @@ SHOWN = 10  # rows named in a refusal before "and N more"
 SAMPLE = 64  # planned cases whose shard is checked against the hash (a doubled case is refused anyway)
 
 
-@dataclass
 class Merged:
     """The merged rows, each at its slot: its place in an unsharded `--jobs 1` run's output
     ((run, trial, catalog place) numbered densely), so no sort is needed and a slot taken twice
     is a doubled row."""
 
-    runs: dict[tuple[str, str], int]  # (condition, runner) -> the run's place
-    trials: int
-    width: int  # places in the catalog
-    shards: int = 0
-    rows: int = 0
-    spent: float = 0.0  # what the calls cost (rows from the cache excluded: they cost an earlier run)
-    cached: int = 0
-    cached_cost: float = 0.0
-    unmetered: int = 0
-    slots: list[bytes | None] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)  # the line each slot's row came from
+    # Plain classes here, not dataclasses: merge's start-up need not pay for dataclasses' code
+    # generation (nor, once nothing else on its path uses them, their import with inspect).
+    __slots__ = (
+        "cached",
+        "cached_cost",
+        "lines",
+        "rows",
+        "runs",
+        "shards",
+        "slots",
+        "spent",
+        "trials",
+        "unmetered",
+        "width",
+    )
+
+    def __init__(self, runs: dict[tuple[str, str], int], trials: int, width: int, *, shards: int) -> None:
+        self.runs = runs  # (condition, runner) -> the run's place
+        self.trials = trials
+        self.width = width  # places in the catalog
+        self.shards = shards
+        self.rows = 0
+        self.spent = 0.0  # what the calls cost (rows from the cache excluded: they cost an earlier run)
+        self.cached = 0
+        self.cached_cost = 0.0
+        self.unmetered = 0
+        self.slots: list[bytes | None] = []
+        self.lines: list[int] = []  # the line each slot's row came from
 
     def slot(self, place: int, trial: int, at: int) -> int:
         return (place * self.trials + trial - 1) * self.width + at
@@ -60,8 +75,7 @@ class Merged:
             yield b"".join(taken[start : start + chunk]).decode("utf-8", "surrogateescape")
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     path: Path
     record: sidecar.ShardRecord
 
@@ -115,6 +129,12 @@ def merge(paths: list[Path], plan: Path | None = None) -> Merged:
     if absent:
         raise ScaleRefused(absent, exitcodes.SHARD_MISSING)
     return merged
+
+
+def judged(paths: list[Path]) -> bool:
+    """Whether any shard has a judge's record beside it (then merge writes the judge's record
+    too, or refuses shards of two judges: judging/admission.py's merged_record)."""
+    return any(path.with_name(path.name + sharding.JUDGE_RECORD_SUFFIX).exists() for path in paths)
 
 
 def _belong_together(parts: list[Part]) -> list[Part]:
@@ -207,11 +227,7 @@ def _read_rows(part: Part, merged: Merged) -> list[str]:
     new, takes one path of dictionary lookups; anything else goes to `_problem` to be named."""
     planned = part.planned()
     first = {key: merged.runs[key] * merged.trials for key in planned}  # the run's first block of slots
-    catalog = part.record["catalog_sha256"]
-
-    def sealed(raw: bytes) -> bool:
-        return sharding.seal_holds(catalog, raw)
-
+    opened = sharding.opener(part.record["catalog_sha256"])
     slots, lines, width = merged.slots, merged.lines, merged.width
     problems: list[tuple[int, str]] = []
     spent = 0.0
@@ -234,10 +250,10 @@ def _read_rows(part: Part, merged: Merged) -> list[str]:
                         if (
                             slot >= 0
                             and slots[slot] is None
-                            and sealed(raw)
+                            and (line := opened(raw)) is not None
                             and (cost is None or dollars(cost))
                         ):
-                            slots[slot], lines[slot] = sharding.unsealed(raw), number
+                            slots[slot], lines[slot] = line, number
                             if type(cost) is float and "cached" not in row:
                                 spent += cost  # the common row, counted here; any other by _count
                                 merged.rows += 1

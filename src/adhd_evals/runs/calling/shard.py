@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Final, Protocol
 
 from ...errors import UsageError
 
 SIDECAR_SUFFIX = ".shard.json"  # a shard's record, beside its output (sidecar.py)
+# A judge's record, beside its output (judging/admission.py's): named here, below the judge, so
+# merge can see whether a shard is a judge's without importing the judge's modules.
+JUDGE_RECORD_SUFFIX = ".judge.json"
 SEAL_KEY = "seal"
 _SEAL_TAIL = b', "seal": "'  # how `jsonl.line` writes the last key of a sealed row
 
@@ -68,30 +70,57 @@ def sealed(catalog_sha256: str, line: bytes) -> bytes:
     return line[:-1] + _SEAL_TAIL + seal(catalog_sha256, line).encode() + b'"}'
 
 
-def unsealed(raw: bytes) -> bytes:
-    """A sealed line as an unsharded run writes it: without its seal, with its newline."""
-    at = raw.rfind(_SEAL_TAIL)
-    return raw[:at] + b"}\n"
-
-
 def seal_holds(catalog_sha256: str, raw: bytes) -> bool:
-    """Whether a line read back is a sealed row exactly as written for this catalog: its seal's
-    tail where the last 77 bytes begin (no later tail can start inside 64 hex digits and '"}'),
-    and the seal those bytes carry the one its line makes."""
-    line = raw.strip()
-    at = len(line) - len(_SEAL_TAIL) - 66
-    if at < 0 or line[at : at + len(_SEAL_TAIL)] != _SEAL_TAIL or line[-2:] != b'"}':
-        return False
-    digest = _seal_prefix(catalog_sha256).copy()
-    digest.update(line[:at])
-    digest.update(b"}")
-    return digest.hexdigest().encode("ascii") == line[at + len(_SEAL_TAIL) : -2]
+    """Whether a line read back is a sealed row exactly as written for this catalog (`opener`)."""
+    return opener(catalog_sha256)(raw) is not None
 
 
-@dataclass(frozen=True)
+def opener(catalog_sha256: str) -> Callable[[bytes], bytes | None]:
+    """For merge's loop, the catalog's part of the hash bound once: a line read back, as an
+    unsharded run writes it (its seal taken off, its leading blanks kept, a newline at its end)
+    when it is a sealed row exactly as written for this catalog, else None. The seal's tail is
+    looked for where the last 77 bytes begin (no later tail can start inside 64 hex digits and
+    '"}'), and the seal those bytes carry must be the one its line makes."""
+    prefix, tail = _seal_prefix(catalog_sha256), len(_SEAL_TAIL)
+
+    def opened(raw: bytes) -> bytes | None:
+        line = raw.strip()
+        at = len(line) - tail - 66
+        if at < 0 or line[at : at + tail] != _SEAL_TAIL or line[-2:] != b'"}':
+            return None
+        digest = prefix.copy()
+        digest.update(line[:at])
+        digest.update(b"}")
+        if digest.hexdigest().encode("ascii") != line[at + tail : -2]:
+            return None
+        if raw[:1] != line[:1]:  # leading blanks (rare): kept, as the line was written
+            at += len(raw) - len(raw.lstrip())
+        return raw[:at] + b"}\n"
+
+    return opened
+
+
 class Shard:
-    index: int  # 1-based
-    count: int
+    """Shard `index` (1-based) of `count`, a value: equal and hashed by both numbers."""
+
+    # A plain class, not a frozen dataclass: importing dataclasses (and inspect with it) cost
+    # about 8 ms of every `run` start-up. (A NamedTuple cannot name a field index or count.)
+    __slots__ = ("count", "index")
+
+    def __init__(self, index: int, count: int) -> None:
+        self.index: Final = index
+        self.count: Final = count
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Shard):
+            return NotImplemented
+        return (self.index, self.count) == (other.index, other.count)
+
+    def __hash__(self) -> int:
+        return hash((self.index, self.count))
+
+    def __repr__(self) -> str:
+        return f"Shard(index={self.index!r}, count={self.count!r})"
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"

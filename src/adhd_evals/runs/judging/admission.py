@@ -34,6 +34,7 @@ from ...catalog import read_object_rows
 from ...errors import InputInvalid
 from ...files import read_limited
 from ...output import write_all_atomically
+from ..calling.shard import JUDGE_RECORD_SUFFIX
 from ..rows import Certificate, JudgeFingerprint, SheetRow, VerdictRow, judge_filled
 from ..rubric import METRICS
 from .agree import FINGERPRINT, Refused, agreement, mismatches, read_certificate, read_scored
@@ -93,7 +94,7 @@ def _number(value: object) -> object:
 
 # The judge's record beside its output --------------------------------------------------------
 
-SIDECAR_SUFFIX = ".judge.json"
+SIDECAR_SUFFIX = JUDGE_RECORD_SUFFIX
 SIDECAR = "adhd-evals judged file"
 
 
