@@ -7,9 +7,14 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
 - score's summary shapes (runs.summaries): imported where `score --json` orders a summary's keys;
   every other module takes their names for type checkers only, as it does judging's own shapes
   (runs.judging.shapes), which nothing reads at run time.
-- dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree and verdicts build
-  NamedTuples and plain classes. score and report keep one (ScoreRequest, report's Inputs), and
-  run and judge theirs (their requests, the shard's).
+- dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree, verdicts, score and
+  report build NamedTuples and plain classes (score's ScoreRequest, report's Inputs and case
+  views among them); run and judge keep theirs (their requests, the shard's).
+- tempfile (and shutil, bz2, lzma, random): the atomic writer names its temporary files itself;
+  and hashlib, which it needs only for a pair's manifest (blind writes no pair).
+- blind reads its responses through rows, not the check runner's module (judging/check.py); report
+  admits a judge's scores through score's own `admitted`, which imports the judge's admission only
+  for rows a judge filled.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
 - score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
@@ -42,6 +47,9 @@ CONDITIONS = ("baseline", "candidate")
 SUMMARIES = "adhd_evals.runs.summaries"
 SHAPES = "adhd_evals.runs.judging.shapes"
 DATACLASSES = {"dataclasses", "inspect"}
+# the atomic writer names its temporaries itself, and hashes only a pair's files (for the manifest)
+TEMPFILE = {"tempfile", "shutil", "hashlib"}
+ADMISSION = "adhd_evals.runs.judging.admission"
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
 
 
@@ -114,19 +122,24 @@ def call(name: str, folder: Path) -> list[str]:
 # What each trivial call must not import (the module docstring says why each may leave it out).
 ABSENT = {
     "check": {*DATACLASSES, SUMMARIES, "traceback"},
-    "blind": {*DATACLASSES, SUMMARIES, SHAPES},
+    "blind": {*DATACLASSES, *TEMPFILE, SUMMARIES, SHAPES, "adhd_evals.runs.judging.check"},
     "agree": {*DATACLASSES, SUMMARIES, SHAPES},
-    "verdicts": {*DATACLASSES, SUMMARIES, SHAPES},
+    "verdicts": {*DATACLASSES, "tempfile", "shutil", SUMMARIES, SHAPES},
     "score": {
+        *DATACLASSES,
         SUMMARIES,
-        "adhd_evals.runs.judging.admission",
+        ADMISSION,
         "adhd_evals.runs.judging.agree",
         "adhd_evals.runs.judging.plugin_results",
         "adhd_evals.runs.deciding.criteria",
         "adhd_evals.runs.deciding.triggers",
     },
     "report": {
+        *DATACLASSES,
+        "tempfile",
+        "shutil",
         SUMMARIES,
+        ADMISSION,
         "adhd_evals.runs.deciding.criteria",
         "adhd_evals.runs.deciding.triggers",
         "adhd_evals.runs.judging.plugin_results",
@@ -157,3 +170,41 @@ def test_the_probe_sees_a_summary_built(work: Path) -> None:
     broken.write_text("raise ValueError('x')\n", encoding="utf-8")
     argv = [*call("check", work)[:-1], str(broken)]  # the same check, this module its --suite
     assert "traceback" in imported(work, *argv, code=exitcodes.SUITE)
+
+
+# A fresh `adhd-evals ARGV...` that writes, per module, the string annotations typing compiled into
+# a ForwardRef (a TypedDict's or NamedTuple's fields name their module when they are made).
+FORWARD_PROBE = (
+    "import json, sys, typing\n"
+    "made = {}\n"
+    "make = typing.ForwardRef.__init__\n"
+    "def counted(self, arg, *args, module=None, **kwargs):\n"
+    "    made.setdefault(str(module), []).append(arg)\n"
+    "    make(self, arg, *args, module=module, **kwargs)\n"
+    "typing.ForwardRef.__init__ = counted\n"
+    "from adhd_evals.entry import main\n"
+    "main(sys.argv[2:])\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(made))\n"
+)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", ["blind", "agree", "score"])
+def test_the_row_shapes_compile_only_what_type_checkers_alone_import(work: Path, name: str) -> None:
+    """rows.py and types.py evaluate their TypedDicts' fields as each class is made (no `from
+    __future__ import annotations`): of their ~100 fields, only the one naming a shape imported for
+    type checkers alone (Certificate's ControlsSummary, from summaries.py) is compiled; inside
+    dict[...] RateJson stays a plain string, which typing does not compile."""
+    found = work / "forward.json"
+    done = subprocess.run(
+        [sys.executable, "-c", FORWARD_PROBE, str(found), *call(name, work)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=work,
+        env={**unmeasured_environment(), "XDG_CACHE_HOME": str(work / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    made: dict[str, list[str]] = json.loads(found.read_text(encoding="utf-8"))
+    assert made.get("adhd_evals.runs.rows") == ["ControlsSummary"]
+    assert "adhd_evals.runs.types" not in made
