@@ -14,7 +14,8 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
   and hashlib, which it needs only for a pair's manifest (blind writes no pair).
 - blind reads its responses through rows, not the check runner's module (judging/check.py); report
   admits a judge's scores through score's own `admitted`, which imports the judge's admission only
-  for rows a judge filled.
+  for rows a judge filled. The report escapes as html.escape does without importing html, and a
+  certificate's date (datetime) is agree --certify's alone.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
 - score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
@@ -127,6 +128,7 @@ ABSENT = {
     "verdicts": {*DATACLASSES, "tempfile", "shutil", SUMMARIES, SHAPES},
     "score": {
         *DATACLASSES,
+        "datetime",
         SUMMARIES,
         ADMISSION,
         "adhd_evals.runs.judging.agree",
@@ -136,6 +138,8 @@ ABSENT = {
     },
     "report": {
         *DATACLASSES,
+        "datetime",
+        "html",
         "tempfile",
         "shutil",
         SUMMARIES,
