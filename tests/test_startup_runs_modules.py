@@ -51,6 +51,7 @@ DATACLASSES = {"dataclasses", "inspect"}
 # the atomic writer names its temporaries itself, and hashes only a pair's files (for the manifest)
 TEMPFILE = {"tempfile", "shutil", "hashlib"}
 ADMISSION = "adhd_evals.runs.judging.admission"
+PPI = "adhd_evals.runs.inference.ppi"  # a person's label sample (--labels) alone
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
 
 
@@ -129,6 +130,7 @@ ABSENT = {
     "score": {
         *DATACLASSES,
         "datetime",
+        PPI,
         SUMMARIES,
         ADMISSION,
         "adhd_evals.runs.judging.agree",
@@ -140,6 +142,7 @@ ABSENT = {
         *DATACLASSES,
         "datetime",
         "html",
+        PPI,
         "tempfile",
         "shutil",
         SUMMARIES,
@@ -149,7 +152,7 @@ ABSENT = {
         "adhd_evals.runs.judging.plugin_results",
     },
     "run": {*PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
-    "judge": {*PROCESSES, SUMMARIES, SHAPES, "secrets"},
+    "judge": {*PROCESSES, SUMMARIES, SHAPES, "secrets", "adhd_evals.runs.running.execute"},
 }
 # The codes the trivial calls end with: check's one criterion is prose, so its check is an
 # unwritten placeholder (FAILED); the candidate's 4s beat the baseline's 3s on every metric with
@@ -177,28 +180,47 @@ def test_the_probe_sees_a_summary_built(work: Path) -> None:
 
 
 # A fresh `adhd-evals ARGV...` that writes, per module, the string annotations typing compiled into
-# a ForwardRef (a TypedDict's or NamedTuple's fields name their module when they are made).
+# a ForwardRef: the module is the first caller outside typing (the class body being made).
 FORWARD_PROBE = (
     "import json, sys, typing\n"
     "made = {}\n"
     "make = typing.ForwardRef.__init__\n"
-    "def counted(self, arg, *args, module=None, **kwargs):\n"
-    "    made.setdefault(str(module), []).append(arg)\n"
-    "    make(self, arg, *args, module=module, **kwargs)\n"
+    "def counted(self, arg, *args, **kwargs):\n"
+    "    frame = sys._getframe(1)\n"
+    "    while frame.f_code.co_filename == typing.__file__:\n"
+    "        frame = frame.f_back\n"
+    "    made.setdefault(frame.f_globals['__name__'], []).append(arg)\n"
+    "    make(self, arg, *args, **kwargs)\n"
     "typing.ForwardRef.__init__ = counted\n"
     "from adhd_evals.entry import main\n"
     "main(sys.argv[2:])\n"
     "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(made))\n"
 )
+# The modules of row shapes and call records that evaluate their annotations (no `from __future__
+# import annotations`), and the one string each still compiles: a name only type checkers import.
+EVALUATED = {
+    "adhd_evals.runs.rows": ["ControlsSummary"],  # summaries.py's, type checkers' alone
+    "adhd_evals.runs.types": [],
+    "adhd_evals.runs.calling.config": [],
+    "adhd_evals.runs.calling.budget": [],
+    "adhd_evals.runs.calling.cache": [],
+    "adhd_evals.runs.calling.store": [],
+    "adhd_evals.runs.calling.process": ["Ended"],
+    "adhd_evals.runs.calling.calls": ["Trace | None"],
+    "adhd_evals.runs.calling.sidecar": ["list[tuple[int, CaseRow]]"],
+    "adhd_evals.runs.running.curtail_options": [],
+}
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("name", ["blind", "agree", "score"])
-def test_the_row_shapes_compile_only_what_type_checkers_alone_import(work: Path, name: str) -> None:
-    """rows.py and types.py evaluate their TypedDicts' fields as each class is made (no `from
-    __future__ import annotations`): of their ~100 fields, only the one naming a shape imported for
-    type checkers alone (Certificate's ControlsSummary, from summaries.py) is compiled; inside
-    dict[...] RateJson stays a plain string, which typing does not compile."""
+@pytest.mark.parametrize("name", ["blind", "agree", "score", "run", "judge"])
+def test_the_row_shapes_and_call_records_compile_only_what_type_checkers_alone_import(
+    work: Path, name: str
+) -> None:
+    """rows.py, types.py and run's and judge's call records evaluate their TypedDicts' and
+    NamedTuples' fields as each class is made: of their ~180 fields, only those naming what is
+    imported for type checkers alone are compiled (EVALUATED, one each at most); inside dict[...]
+    rows' RateJson stays a plain string, which typing does not compile."""
     found = work / "forward.json"
     done = subprocess.run(
         [sys.executable, "-c", FORWARD_PROBE, str(found), *call(name, work)],
@@ -210,5 +232,6 @@ def test_the_row_shapes_compile_only_what_type_checkers_alone_import(work: Path,
     )
     assert done.returncode == 0, done.stderr
     made: dict[str, list[str]] = json.loads(found.read_text(encoding="utf-8"))
-    assert made.get("adhd_evals.runs.rows") == ["ControlsSummary"]
-    assert "adhd_evals.runs.types" not in made
+    compiled = {module: made[module] for module in EVALUATED if module in made}
+    assert compiled == {module: EVALUATED[module] for module in compiled if EVALUATED[module]}
+    assert compiled  # the probe saw the quoted names: each of these commands makes one at least

@@ -7,8 +7,9 @@ written to the ledger beside the output (store.py) before their calls start, so 
 killed and resumed still counts what its calls may have spent.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import math
 import threading
 from typing import NamedTuple, Protocol

@@ -17,8 +17,9 @@ with a cost that is dollars (a damaged, edited or foreign file is a miss with
 a warning, never served, and `cache stats` counts it).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import contextlib
 import functools
 import hashlib
@@ -115,7 +116,7 @@ class Cache:
         self._entries = os.fspath(self.entries)
 
     @classmethod
-    def open(cls, root: Path, *, refresh: bool = False) -> Cache:
+    def open(cls, root: Path, *, refresh: bool = False) -> "Cache":
         try:
             (root / LAYOUT).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -188,7 +189,7 @@ class Cache:
         with contextlib.suppress(OSError):
             temp.unlink()
 
-    def store(self, digest: str, row: ResponseRow) -> None:
+    def store(self, digest: str, row: "ResponseRow") -> None:
         """Keep a row a call just paid for."""
         self.put(
             digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"], row.get("trace"))
@@ -197,7 +198,7 @@ class Cache:
 
 def cached_row(
     cache: Cache, runner: Runner, condition: str, case_id: str, trial: int, prompt: str
-) -> tuple[ResponseRow | None, str]:
+) -> "tuple[ResponseRow | None, str]":
     """The row a hit writes (`cached: true`, the original cost and time kept, charged nothing
     now), or None on a miss; and the key, for storing what the call returns."""
     digest = key(runner, prompt, trial, case_id=case_id)

@@ -12,8 +12,9 @@ A command calls `only_writer(output)`, opens its rows (`Store`), builds its task
 `with open_session(request, store, scope) as session:` and `drive(tasks, work, session)`.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import contextlib
 import sys
 import threading
@@ -111,7 +112,7 @@ class Answer(NamedTuple):
     usage: Any
     cost: float | None
     failed_attempts: int
-    trace: Trace | None = None  # the tool calls and files, when the response format records them
+    trace: "Trace | None" = None  # the tool calls and files, when the response format records them
 
 
 class Done(NamedTuple):

@@ -6,8 +6,9 @@ checked). The reference's own regression test names its fake runner `stub`,
 so a config that defines it means that command, never our toy.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import json
 from pathlib import Path
 from typing import Any, NamedTuple

@@ -7,8 +7,9 @@ slice when `--case` narrowed it). It is a file of its own, never a row a reader 
 which cases a shard holds, and the seal on each row, are shard.py's.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import hashlib
 import json
 from collections.abc import Mapping
@@ -285,15 +286,15 @@ def plan(
     output: Path,
     shard: Shard,
     catalog: Path,
-    cases: list[CaseRow],
+    cases: "list[CaseRow]",
     *,
     runner: Runner,
     condition: str,
     trials: int,
     instructions: str | None,
     only: tuple[str, ...],
-    part: Part | None = None,
-) -> list[CaseRow]:
+    part: "Part | None" = None,
+) -> "list[CaseRow]":
     """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first.
     With `part` (the catalog's index read, catalog.indexed), `cases` is unused: the shard's cases
     and every id are the part's, parsed and hashed once."""
@@ -320,7 +321,7 @@ class Part(NamedTuple):
     holds with their places, and the catalog's SHA-256."""
 
     ids: list[str]
-    held: list[tuple[int, CaseRow]]
+    held: "list[tuple[int, CaseRow]]"
     catalog_sha256: str
 
 

@@ -11,8 +11,9 @@ killed while it ran) is charged its reservation, and the ledger is how a
 resumed run still counts that money.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import itertools
 import json
 import os
@@ -44,7 +45,7 @@ class Store:
         self._fd = -1
 
     @classmethod
-    def open(cls, path: Path) -> Store:
+    def open(cls, path: Path) -> "Store":
         from .sidecar import read_sidecar, sidecar_path
 
         store = cls(path)
@@ -200,7 +201,7 @@ class Ledger:
         self._ids: Iterator[str] = iter(())
 
     @classmethod
-    def beside(cls, output: Path, owner: str) -> Ledger:
+    def beside(cls, output: Path, owner: str) -> "Ledger":
         real = Path(os.path.realpath(output))  # one file, one ledger, whichever symlink names it
         ledger = cls(real.with_name(real.name + ".ledger"))
         ledger._read()

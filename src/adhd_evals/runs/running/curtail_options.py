@@ -3,8 +3,9 @@ curtail.py on purpose: every `run` checks these options, and curtail.py brings t
 and the checks' modules (about 80 ms of start-up, `python -X importtime`) that only a
 curtailed run uses."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 from pathlib import Path
 from typing import NamedTuple
 

@@ -21,7 +21,6 @@ from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
 from ..calling import calls, process
-from ..calling.budget import charged_line as charged_line  # re-exported: the CLI prints it for run and judge
 from ..calling.cache import cached_row, validated_dir
 from ..calling.config import Runner
 from ..calling.prompts import condition_prompt, skill_text
