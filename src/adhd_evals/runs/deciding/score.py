@@ -105,11 +105,7 @@ def summarize(
         summary["criteria"] = criteria
     if void:
         summary["void"] = void
-    found = None
-    if labels is not None:  # the prediction-powered figures: --labels alone imports them
-        from ..inference import ppi
-
-        found = ppi.section(grouped, missing, labels, weights)
+    found = _labelled(grouped, missing, labels, weights) if labels is not None else None
     if found is not None:
         summary["ppi"] = found.json
     if decide is not None:
@@ -240,6 +236,18 @@ def _checks_gate(rates: dict[str, CheckRate], allow_unwritten: bool = False) -> 
 
 def _share(rate: CheckRate) -> Fraction:
     return Fraction(rate["passed"], rate["total"]) if rate["total"] else Fraction(0)
+
+
+def _labelled(
+    grouped: Mapping[str, list[ScoreRow]],
+    missing: set[tuple[str, int]],
+    labels: ppi.LabelSet,
+    weights: Weights,
+) -> ppi.Section:
+    """--labels: the prediction-powered figures (their module imported for a person's sample alone)."""
+    from ..inference import ppi
+
+    return ppi.section(grouped, missing, labels, weights)
 
 
 def _add_decision(
