@@ -3,7 +3,7 @@ verdict's exit code is decided beside the other exit codes, not in a command."""
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +17,10 @@ from adhd_evals.runs.running.execute import RunRequest
 
 @pytest.mark.parametrize("request_type", [RunRequest, JudgeRequest, ScoreRequest])
 def test_requests_are_built_by_keyword_only(request_type: type[Any]) -> None:
-    """Every field is keyword-only, so a call can no longer pass sixteen values by position."""
-    fields = dataclasses.fields(request_type)
-    assert fields and all(field.kw_only for field in fields)
+    """Every field is keyword-only, so a call can no longer pass sixteen values by position
+    (asked of the constructor's signature: a dataclass's and a plain class's alike)."""
+    fields = list(inspect.signature(request_type).parameters.values())
+    assert fields and all(field.kind is inspect.Parameter.KEYWORD_ONLY for field in fields)
     with pytest.raises(TypeError):
         request_type(Path("x"))
 
@@ -28,7 +29,7 @@ def test_run_and_judge_default_to_the_one_budget() -> None:
     """Both requests' default budget is schema.DEFAULT_BUDGET_USD (25, as the docs say)."""
     assert schema.DEFAULT_BUDGET_USD == 25.0
     for request_type in (RunRequest, JudgeRequest):
-        (budget,) = [f for f in dataclasses.fields(request_type) if f.name == "budget_usd"]
+        budget = inspect.signature(request_type).parameters["budget_usd"]
         assert budget.default == schema.DEFAULT_BUDGET_USD
 
 

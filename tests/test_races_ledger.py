@@ -8,7 +8,6 @@ killed mid-flight and charged what each had *reserved*, not what it cost.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -60,22 +59,28 @@ def test_the_swap_checks_calls_are_counted_at_their_cost_when_the_judge_resumes(
     sheet, cases = _sheet(tmp_path)
     command = (sys.executable, "-S", FAKE_JUDGE, "--mode", "costly", "--calls", str(tmp_path / "calls.jsonl"))
     output = tmp_path / "judged.jsonl"
-    request = JudgeRequest(
-        runner=Runner("judge", command, "claude-json"),
-        sheet=sheet,
-        output=output,
-        cases=cases,
-        budget_usd=10.0,
-        retries=0,
-        assume_call_usd=0.5,
-        swap_check=True,
-        swap_sample=2,
-    )
+    runner = Runner("judge", command, "claude-json")
+
+    def asked(*, swap_check: bool) -> JudgeRequest:
+        """The one request, with or without its swap check (resumed: without)."""
+        return JudgeRequest(
+            runner=runner,
+            sheet=sheet,
+            output=output,
+            cases=cases,
+            budget_usd=10.0,
+            retries=0,
+            assume_call_usd=0.5,
+            swap_check=swap_check,
+            swap_sample=2,
+        )
+
+    request = asked(swap_check=True)
     first = judge(request)
     assert first.swap is not None and first.swap.rows == 2
     assert first.spent == pytest.approx(1.50)
     assert Ledger.beside(output, "reader").charged == {("", "judge"): pytest.approx(0.50)}
-    resumed = judge(dataclasses.replace(request, swap_check=False))
+    resumed = judge(asked(swap_check=False))
     assert (resumed.judged, resumed.skipped) == (0, 4)
     assert resumed.spent == pytest.approx(1.50)
     assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 6

@@ -7,9 +7,15 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
 - score's summary shapes (runs.summaries): imported where `score --json` orders a summary's keys;
   every other module takes their names for type checkers only, as it does judging's own shapes
   (runs.judging.shapes), which nothing reads at run time.
-- dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree and verdicts build
-  NamedTuples and plain classes. score and report keep one (ScoreRequest, report's Inputs), and
-  run and judge theirs (their requests, the shard's).
+- dataclasses (and inspect, ast, dis, tokenize with it): check, blind, agree, verdicts, score and
+  report build NamedTuples and plain classes (score's ScoreRequest, report's Inputs and case
+  views among them); run and judge keep theirs (their requests, the shard's).
+- tempfile (and shutil, bz2, lzma, random): the atomic writer names its temporary files itself;
+  and hashlib, which it needs only for a pair's manifest (blind writes no pair).
+- blind reads its responses through rows, not the check runner's module (judging/check.py); report
+  admits a judge's scores through score's own `admitted`, which imports the judge's admission only
+  for rows a judge filled. The report escapes as html.escape does without importing html, and a
+  certificate's date (datetime) is agree --certify's alone.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
 - score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
@@ -42,6 +48,10 @@ CONDITIONS = ("baseline", "candidate")
 SUMMARIES = "adhd_evals.runs.summaries"
 SHAPES = "adhd_evals.runs.judging.shapes"
 DATACLASSES = {"dataclasses", "inspect"}
+# the atomic writer names its temporaries itself, and hashes only a pair's files (for the manifest)
+TEMPFILE = {"tempfile", "shutil", "hashlib"}
+ADMISSION = "adhd_evals.runs.judging.admission"
+PPI = "adhd_evals.runs.inference.ppi"  # a person's label sample (--labels) alone
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
 
 
@@ -114,25 +124,35 @@ def call(name: str, folder: Path) -> list[str]:
 # What each trivial call must not import (the module docstring says why each may leave it out).
 ABSENT = {
     "check": {*DATACLASSES, SUMMARIES, "traceback"},
-    "blind": {*DATACLASSES, SUMMARIES, SHAPES},
+    "blind": {*DATACLASSES, *TEMPFILE, SUMMARIES, SHAPES, "adhd_evals.runs.judging.check"},
     "agree": {*DATACLASSES, SUMMARIES, SHAPES},
-    "verdicts": {*DATACLASSES, SUMMARIES, SHAPES},
+    "verdicts": {*DATACLASSES, "tempfile", "shutil", SUMMARIES, SHAPES},
     "score": {
+        *DATACLASSES,
+        "datetime",
+        PPI,
         SUMMARIES,
-        "adhd_evals.runs.judging.admission",
+        ADMISSION,
         "adhd_evals.runs.judging.agree",
         "adhd_evals.runs.judging.plugin_results",
         "adhd_evals.runs.deciding.criteria",
         "adhd_evals.runs.deciding.triggers",
     },
     "report": {
+        *DATACLASSES,
+        "datetime",
+        "html",
+        PPI,
+        "tempfile",
+        "shutil",
         SUMMARIES,
+        ADMISSION,
         "adhd_evals.runs.deciding.criteria",
         "adhd_evals.runs.deciding.triggers",
         "adhd_evals.runs.judging.plugin_results",
     },
     "run": {*PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
-    "judge": {*PROCESSES, SUMMARIES, SHAPES, "secrets"},
+    "judge": {*PROCESSES, SUMMARIES, SHAPES, "secrets", "adhd_evals.runs.running.execute"},
 }
 # The codes the trivial calls end with: check's one criterion is prose, so its check is an
 # unwritten placeholder (FAILED); the candidate's 4s beat the baseline's 3s on every metric with
@@ -157,3 +177,61 @@ def test_the_probe_sees_a_summary_built(work: Path) -> None:
     broken.write_text("raise ValueError('x')\n", encoding="utf-8")
     argv = [*call("check", work)[:-1], str(broken)]  # the same check, this module its --suite
     assert "traceback" in imported(work, *argv, code=exitcodes.SUITE)
+
+
+# A fresh `adhd-evals ARGV...` that writes, per module, the string annotations typing compiled into
+# a ForwardRef: the module is the first caller outside typing (the class body being made).
+FORWARD_PROBE = (
+    "import json, sys, typing\n"
+    "made = {}\n"
+    "make = typing.ForwardRef.__init__\n"
+    "def counted(self, arg, *args, **kwargs):\n"
+    "    frame = sys._getframe(1)\n"
+    "    while frame.f_code.co_filename == typing.__file__:\n"
+    "        frame = frame.f_back\n"
+    "    made.setdefault(frame.f_globals['__name__'], []).append(arg)\n"
+    "    make(self, arg, *args, **kwargs)\n"
+    "typing.ForwardRef.__init__ = counted\n"
+    "from adhd_evals.entry import main\n"
+    "main(sys.argv[2:])\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(made))\n"
+)
+# The modules of row shapes and call records that evaluate their annotations (no `from __future__
+# import annotations`), and the one string each still compiles: a name only type checkers import.
+EVALUATED = {
+    "adhd_evals.runs.rows": ["ControlsSummary"],  # summaries.py's, type checkers' alone
+    "adhd_evals.runs.types": [],
+    "adhd_evals.runs.calling.config": [],
+    "adhd_evals.runs.calling.budget": [],
+    "adhd_evals.runs.calling.cache": [],
+    "adhd_evals.runs.calling.store": [],
+    "adhd_evals.runs.calling.process": ["Ended"],
+    "adhd_evals.runs.calling.calls": ["Trace | None"],
+    "adhd_evals.runs.calling.sidecar": ["list[tuple[int, CaseRow]]"],
+    "adhd_evals.runs.running.curtail_options": [],
+}
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("name", ["blind", "agree", "score", "run", "judge"])
+def test_the_row_shapes_and_call_records_compile_only_what_type_checkers_alone_import(
+    work: Path, name: str
+) -> None:
+    """rows.py, types.py and run's and judge's call records evaluate their TypedDicts' and
+    NamedTuples' fields as each class is made: of their ~180 fields, only those naming what is
+    imported for type checkers alone are compiled (EVALUATED, one each at most); inside dict[...]
+    rows' RateJson stays a plain string, which typing does not compile."""
+    found = work / "forward.json"
+    done = subprocess.run(
+        [sys.executable, "-c", FORWARD_PROBE, str(found), *call(name, work)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=work,
+        env={**unmeasured_environment(), "XDG_CACHE_HOME": str(work / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    made: dict[str, list[str]] = json.loads(found.read_text(encoding="utf-8"))
+    compiled = {module: made[module] for module in EVALUATED if module in made}
+    assert compiled == {module: EVALUATED[module] for module in compiled if EVALUATED[module]}
+    assert compiled  # the probe saw the quoted names: each of these commands makes one at least

@@ -14,6 +14,7 @@ change nothing: the manifest is gone by then).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -47,7 +48,7 @@ def write_all_atomically(files: Mapping[Path, Content], *, paired: bool = False)
     new: dict[str, str] = {}
     try:
         for target, content in files.items():
-            temp, new[target.name] = _write_temp(target, content)
+            temp, new[target.name] = _write_temp(target, content, hashed=paired)
             temps.append((temp, target))
         _step("written")
         if paired:
@@ -100,20 +101,22 @@ def _step(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _write_temp(target: Path, content: Content) -> tuple[Path, str]:
-    """The temporary sibling holding `content`, and the hash of its bytes (for the manifest)."""
+def _write_temp(target: Path, content: Content, *, hashed: bool) -> tuple[Path, str]:
+    """The temporary sibling holding `content`, and the hash of its bytes (for the manifest; ""
+    unless `hashed`: only a pair's manifest reads it, and hashlib is 3 ms of a command's start-up)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    prefix = f".{target.name}{TEMP_MARK}{os.getpid()}-"
-    import hashlib  # here, not at the top: lint imports this module for `torn` on every commit
-    import tempfile
+    handle, name = _create_temp(target)
+    digest = None
+    if hashed:
+        import hashlib  # here, not at the top: lint imports this module for `torn` on every commit
 
-    handle, name = tempfile.mkstemp(prefix=prefix, dir=target.parent)
-    digest = hashlib.sha256()
+        digest = hashlib.sha256()
     try:
         with os.fdopen(handle, "wb") as stream:
             for piece in (content,) if isinstance(content, str) else content:
                 data = piece.encode("utf-8")
-                digest.update(data)
+                if digest is not None:
+                    digest.update(data)
                 stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
@@ -124,7 +127,26 @@ def _write_temp(target: Path, content: Content) -> tuple[Path, str]:
         os.chmod(name, target.stat().st_mode & 0o777)
     else:
         os.chmod(name, 0o644)
-    return Path(name), digest.hexdigest()
+    return Path(name), "" if digest is None else digest.hexdigest()
+
+
+# Names tried for one temporary file before giving up (each taken only by a file already there)
+_TEMP_ATTEMPTS = 100
+
+
+def _create_temp(target: Path) -> tuple[int, str]:
+    """A new file beside `target`, created for writing by this process alone (0600, as mkstemp
+    makes it), named with the writer's pid and a random suffix; its descriptor and path.
+    Not tempfile.mkstemp: importing tempfile (shutil, bz2, lzma, random) is ~3 ms of start-up."""
+    prefix = os.path.join(target.parent, f".{target.name}{TEMP_MARK}{os.getpid()}-")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(_TEMP_ATTEMPTS):
+        name = prefix + os.urandom(6).hex()
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue  # another file holds this name: draw again, as mkstemp does
+    raise FileExistsError(errno.EEXIST, "no free name for its temporary file", str(target))
 
 
 def remove_stale_temps(folder: Path) -> list[Path]:
@@ -168,7 +190,7 @@ def _write_manifest(targets: list[Path], new: dict[str, str]) -> None:
     folder = targets[0].parent
     old = {t.name: _digest(_current(t)) for t in targets}
     text = json.dumps({"old": old, "new": new, "pid": os.getpid()}, indent=2, sort_keys=True) + "\n"
-    temp, _ = _write_temp(folder / MANIFEST, text)
+    temp, _ = _write_temp(folder / MANIFEST, text, hashed=False)
     os.replace(temp, folder / MANIFEST)
 
 

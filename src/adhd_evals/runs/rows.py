@@ -18,8 +18,10 @@ writers write are `NotRequired`, typed as the writers write them. Code that reli
 those on a row read from a file still checks it where it reads it, as it always has.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a TypedDict's string annotations are each compiled
+# into a ForwardRef (about 30 us a field, 3 ms over these shapes on every runs command's start-up,
+# docs/startup.md), so the fields' types are evaluated as each class is made; the few names only
+# type checkers import (score's summary shapes) stay quoted.
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -73,7 +75,7 @@ if TYPE_CHECKING:
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
-elif TYPE_CHECKING:  # Python 3.10: only the type checker reads it (annotations stay strings here)
+else:  # Python 3.10: typing_extensions' (pydantic's dependency, through typer), read by the TypedDicts
     from typing_extensions import NotRequired
 
 # ---- what the row validators check -------------------------------------------------------
@@ -217,10 +219,10 @@ class Certificate(TypedDict):
     version: NotRequired[int]
     fingerprint: JudgeFingerprint
     min_lower: float
-    figures: dict[str, dict[str, RateJson]]  # criteria | blocker -> tpr | tnr
+    figures: dict[str, dict[str, "RateJson"]]  # criteria | blocker -> tpr | tnr
     sample: SampleDigest  # required since issue 31: a certificate names what it was measured on
     void: NotRequired[int]  # labelled rows the judge left void
-    controls: ControlsSummary  # how the judge did on its controls (controls.controls_summary)
+    controls: "ControlsSummary"  # how the judge did on its controls (controls.controls_summary)
     date: NotRequired[str]
 
 

@@ -8,16 +8,16 @@ One shape lives here too, for the same reason: the name audit gives a check or c
 audit's findings (summaries.py) and the quarantine rows read back from a file (rows.py) share.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: AuditItemName's fields are evaluated as it is made, not
+# compiled one by one into ForwardRefs on every runs command's start-up (see rows.py)
 import sys
-from typing import TYPE_CHECKING, Literal, TypedDict, get_args
+from typing import Literal, TypedDict, get_args
 
 from .rubric import Metric
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
-elif TYPE_CHECKING:  # Python 3.10: only the type checker reads it (annotations stay strings here)
+else:  # Python 3.10: typing_extensions' (pydantic's dependency, through typer), read by AuditItemName
     from typing_extensions import NotRequired
 
 CheckStatus = Literal["pass", "fail", "unwritten", "error", "orphan"]  # what `check` writes

@@ -11,8 +11,7 @@ from ...catalog import load_valid
 from ...errors import UsageError
 from ...files import set_max_bytes
 from ...output import refuse_clobbering, write_all_atomically
-from ...runs.judging import check as checking
-from ...runs.rows import NotRunRow, not_run_note
+from ...runs.rows import NotRunRow, not_run_note, read_responses
 from ...schema import DEFAULT_CATALOG
 from . import shard_part
 
@@ -31,6 +30,8 @@ def check(
     shard_count: int | None,
 ) -> int:
     """Run every response through its case's checks; fails while anything fails or is unwritten."""
+    from ...runs.judging import check as checking  # the checks' runner: check's alone, never blind's
+
     set_max_bytes(max_bytes)
 
     suite = suite if suite is not None else checking.default_suite()
@@ -42,7 +43,7 @@ def check(
     criteria = checking.catalog_criteria(cases)
     loaded = checking.load_suite(suite)
     not_run: list[NotRunRow] = []
-    rows = checking.read_responses(responses, not_run)
+    rows = read_responses(responses, not_run)
     ids = list(criteria)
     part = shard_part(shard, shard_count)
     if part is not None:  # this shard's cases and rows only: the catalog's other cases are other shards'
@@ -114,7 +115,7 @@ def blind(
         known = {case["id"]: case for case in load_valid(catalog)}
     else:
         _no_catalog(catalog)
-    rows, keyed = blinded(checking.read_responses(responses, not_run), seed, known)
+    rows, keyed = blinded(read_responses(responses, not_run), seed, known)
     if not_run:
         print(not_run_note(len(not_run), "not on the sheet"), file=sys.stderr)
     files = {sheet: jsonl.text(rows), key: jsonl.text(keyed)}

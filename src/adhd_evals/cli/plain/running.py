@@ -96,7 +96,7 @@ def run(
 
 def _ran(request: RunRequest, summary: RunSummary) -> int:
     """Say what the run did on stderr; BUDGET when it stopped before every row ran."""
-    from ...runs.running.execute import charged_line
+    from ...runs.calling.budget import charged_line
 
     said = []
     if summary.repaired_bytes:
@@ -217,9 +217,9 @@ def judge(
 
 def _judged(summary: JudgeSummary, output: Path, *, stub: bool) -> None:
     """Say on stderr what the judge did: rows, spend, and what --swap-check and --controls found."""
+    from ...runs.calling.budget import charged_line  # its home: judge imports none of run's execute
     from ...runs.judging.admission import control_lines
     from ...runs.judging.judge import swap_lines
-    from ...runs.running.execute import charged_line
 
     said = [
         f"Judged {plural(summary.judged, 'row')} ({summary.void} void), skipped {summary.skipped} already in "

@@ -7,7 +7,6 @@ others' (the report's renderers, the verdicts' admission) on its trivial call.
 
 from __future__ import annotations
 
-import datetime
 import json
 import sys
 from pathlib import Path
@@ -125,6 +124,8 @@ def agree(
             )
             return exitcodes.FAILED
     if out is not None:
+        import datetime  # the certificate's date: agree --certify's alone (1.5 ms of every other start-up)
+
         now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         _certify(
             out, agreeing.certificate(found, judged_rows, min_lower, now, controls), found["sample"]["rows"]
@@ -248,9 +249,8 @@ def report(
     from ...runs.deciding import score as scoring
     from ...runs.deciding.decision import checked
     from ...runs.deciding.scoring_request import criteria_summary, settled
-    from ...runs.judging.check import read_responses
     from ...runs.reporting import report as reporting
-    from ...runs.rows import not_run_note
+    from ...runs.rows import not_run_note, read_responses
 
     set_max_bytes(max_bytes)
 
@@ -302,9 +302,9 @@ def _add_scores(
 ) -> None:
     """report --scores: the rows, and the verdict score gives them (the same rows refused the same way)."""
     from ...runs.deciding import score as scoring
-    from ...runs.judging import admission
+    from ...runs.deciding.scoring_request import admitted
 
-    rows, leaky = admission.admitted(scores, scoring.read_rows(scores), allow_leaky=allow_leaky)
+    rows, leaky = admitted(scores, scoring.read_rows(scores), allow_leaky)
     if leaky:
         print("\n".join(leaky), file=sys.stderr)
     inputs.scores = scoring.apply_key(rows, scoring.read_key(key)) if key is not None else rows

@@ -7,12 +7,12 @@ written to the ledger beside the output (store.py) before their calls start, so 
 killed and resumed still counts what its calls may have spent.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import math
 import threading
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ... import exitcodes
 from ...errors import Stopped, UsageError
@@ -44,10 +44,10 @@ def finite(value: float | None, *, positive: bool) -> bool:
     return value is not None and math.isfinite(value) and (value > 0 if positive else value >= 0)
 
 
-@dataclass(frozen=True)
-class Reservation:
+class Reservation(NamedTuple):
     """Money held for one call: `usd` is charged when its cost stays unknown; `told` is what
-    the CLI is told through its budget flag (None when it has none)."""
+    the CLI is told through its budget flag (None when it has none). A NamedTuple, not a
+    dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
 
     usd: float
     told: float | None = None

@@ -17,8 +17,9 @@ with a cost that is dollars (a damaged, edited or foreign file is a miss with
 a warning, never served, and `cache stats` counts it).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import contextlib
 import functools
 import hashlib
@@ -27,9 +28,8 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ... import exitcodes
 from ...errors import ScaleRefused
@@ -96,8 +96,9 @@ def _runner_part(runner: Runner) -> str:
     return made[:-1]
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
+    """A cached answer, as its entry holds it. A NamedTuple, not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
+
     response: str
     usage: Any  # as the CLI reported it: the reference writes any JSON value
     cost_usd: float | None
@@ -115,7 +116,7 @@ class Cache:
         self._entries = os.fspath(self.entries)
 
     @classmethod
-    def open(cls, root: Path, *, refresh: bool = False) -> Cache:
+    def open(cls, root: Path, *, refresh: bool = False) -> "Cache":
         try:
             (root / LAYOUT).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -188,7 +189,7 @@ class Cache:
         with contextlib.suppress(OSError):
             temp.unlink()
 
-    def store(self, digest: str, row: ResponseRow) -> None:
+    def store(self, digest: str, row: "ResponseRow") -> None:
         """Keep a row a call just paid for."""
         self.put(
             digest, Hit(row["response"], row["usage"], row["cost_usd"], row["elapsed_s"], row.get("trace"))
@@ -197,7 +198,7 @@ class Cache:
 
 def cached_row(
     cache: Cache, runner: Runner, condition: str, case_id: str, trial: int, prompt: str
-) -> tuple[ResponseRow | None, str]:
+) -> "tuple[ResponseRow | None, str]":
     """The row a hit writes (`cached: true`, the original cost and time kept, charged nothing
     now), or None on a miss; and the key, for storing what the call returns."""
     digest = key(runner, prompt, trial, case_id=case_id)
@@ -271,16 +272,18 @@ def _files(root: Path) -> Iterator[os.DirEntry[str]]:
                 yield from (f for f in os.scandir(folder.path) if f.is_file(follow_symlinks=False))
 
 
-@dataclass
 class Stats:
-    entries: int = 0
-    bytes: int = 0
-    recorded_cost_usd: float = 0.0
-    unmetered: int = 0
-    oldest: float | None = None
-    newest: float | None = None
-    temporary: int = 0
-    damaged: int = 0  # never served: torn, edited, a cost not dollars, or not a file one may read
+    """What `cache stats` counts, from nothing. A plain class, not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
+
+    def __init__(self) -> None:
+        self.entries = 0
+        self.bytes = 0
+        self.recorded_cost_usd = 0.0
+        self.unmetered = 0
+        self.oldest: float | None = None
+        self.newest: float | None = None
+        self.temporary = 0
+        self.damaged = 0  # never served: torn, edited, a cost not dollars, or not a file one may read
 
 
 def stats(root: Path) -> Stats:

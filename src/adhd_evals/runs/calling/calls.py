@@ -12,13 +12,13 @@ A command calls `only_writer(output)`, opens its rows (`Store`), builds its task
 `with open_session(request, store, scope) as session:` and `drive(tasks, work, session)`.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TextIO
 
@@ -112,7 +112,7 @@ class Answer(NamedTuple):
     usage: Any
     cost: float | None
     failed_attempts: int
-    trace: Trace | None = None  # the tool calls and files, when the response format records them
+    trace: "Trace | None" = None  # the tool calls and files, when the response format records them
 
 
 class Done(NamedTuple):
@@ -123,14 +123,15 @@ class Done(NamedTuple):
     failed_attempts: int = 0
 
 
-@dataclass
 class Driven:
-    """What `drive` did: rows written, failed attempts, and why it stopped short (if it did)."""
+    """What `drive` did: rows written, failed attempts, and why it stopped short (if it did).
+    A plain class, not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
 
-    written: int = 0
-    failed_attempts: int = 0
-    stopped_for_budget: bool = False
-    stopped_for_calls: bool = False
+    def __init__(self) -> None:
+        self.written = 0
+        self.failed_attempts = 0
+        self.stopped_for_budget = False
+        self.stopped_for_calls = False
 
 
 # How an attempt's reservation ends: recorded with the cost on its row, recorded with the
@@ -149,16 +150,19 @@ class _Tried(NamedTuple):
     unsent: bool = False
 
 
-@dataclass
 class Session:
     """One command's calls: its request's policy, its rows, the budget its workers share, the
-    stop (set by a failure, Ctrl-C or SIGTERM) and where progress goes."""
+    stop (set by a failure, Ctrl-C or SIGTERM) and where progress goes. A plain class, not a
+    dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
 
-    policy: CallPolicy
-    store: Store
-    budget: Budget
-    stop: threading.Event
-    stream: TextIO
+    def __init__(
+        self, policy: CallPolicy, store: Store, budget: Budget, stop: threading.Event, stream: TextIO
+    ) -> None:
+        self.policy = policy
+        self.store = store
+        self.budget = budget
+        self.stop = stop
+        self.stream = stream
 
     def call(self, prompt: str) -> Answer | None:
         """The CLI's answer, None when nothing more may start, or RunnerFailed after the last

@@ -25,8 +25,9 @@ descendant that was not there when it began, and the watchdog ends those it
 saw appear.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import contextlib
 import functools
 import itertools
@@ -39,8 +40,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from . import watchdog
 from .watchdog import (
@@ -72,12 +72,13 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
+    """How one call ended. A NamedTuple, not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
+
     code: int | None  # None: the call was ended (see `ended`)
     out: str
     err: str
-    ended: Ended = ""  # "timeout", "stop", "output": why the call was ended; "unsent": never sent
+    ended: "Ended" = ""  # "timeout", "stop", "output": why the call was ended; "unsent": never sent
     started: bool = True  # False: no process ran, so nothing can have been spent
     # where stdout stops being UTF-8 (0-based byte), else None; `out` then shows U+FFFD there
     out_not_utf8_at: int | None = None
@@ -236,7 +237,7 @@ def _unsendable(texts: list[str]) -> str:
     return ""
 
 
-def _feed(process: subprocess.Popen[bytes], text: str | None) -> threading.Thread | None:
+def _feed(process: "subprocess.Popen[bytes]", text: str | None) -> threading.Thread | None:
     """Write the prompt to stdin from a thread: a CLI that reads slowly cannot block us."""
     if text is None or process.stdin is None:
         return None
@@ -257,12 +258,12 @@ def _feed(process: subprocess.Popen[bytes], text: str | None) -> threading.Threa
 
 
 def _watch(
-    process: subprocess.Popen[bytes],
+    process: "subprocess.Popen[bytes]",
     written: Callable[[], int],
     timeout: float | None,
     max_output: int,
     stop: threading.Event,
-) -> Ended:
+) -> "Ended":
     """Wait for the call; end it (and say why) on a timeout, a stop, or too much output.
 
     The end of a call is seen at once (a polling wait would add up to its sleep
@@ -289,7 +290,7 @@ def _watch(
 
 
 @contextlib.contextmanager
-def _exit_waiter(process: subprocess.Popen[bytes]) -> Iterator[Callable[[float], bool]]:
+def _exit_waiter(process: "subprocess.Popen[bytes]") -> Iterator[Callable[[float], bool]]:
     """A function that waits up to N seconds for the process to exit, woken at its exit:
     a pidfd where Linux has one (no thread), else a thread blocked in wait()."""
     try:
@@ -312,7 +313,7 @@ def _exit_waiter(process: subprocess.Popen[bytes]) -> Iterator[Callable[[float],
         os.close(pidfd)
 
 
-def end_group(process: subprocess.Popen[bytes]) -> None:
+def end_group(process: "subprocess.Popen[bytes]") -> None:
     """SIGTERM the call's whole process group, then SIGKILL it after the grace period."""
     import subprocess
 
@@ -349,7 +350,7 @@ def _text(stream: IO[bytes], limit: int) -> tuple[str, int | None]:
 # --- a run's calls as one guarded scope --------------------------------------------------------
 
 
-_guard: list[subprocess.Popen[bytes] | None] = []  # the scope's watchdog, once a call has started
+_guard: "list[subprocess.Popen[bytes] | None]" = []  # the scope's watchdog, once a call has started
 _before: set[tuple[int, int]] = set()  # (pid, start time) of our descendants when the scope began
 # Scopes open at once (runs called from Python on several threads) share one guard: the first
 # sets it up, the last ends what their calls left; one ending earlier would end the others' calls.
@@ -390,7 +391,7 @@ def _close_guard() -> None:
     _guard.clear()
 
 
-def _end_new_descendants(watchdog: subprocess.Popen[bytes] | None) -> None:
+def _end_new_descendants(watchdog: "subprocess.Popen[bytes] | None") -> None:
     """After the tagged ones: every descendant that was not ours when the scope began — a
     grandchild that cleared its environment, called setsid and left the scratch folder carries
     no tag, but reparented to us (the subreaper) it is still ours to end. The watchdog stays."""
@@ -418,7 +419,7 @@ def _scratch_root(who: str) -> str:
     return os.path.join(tempfile.gettempdir(), f"{SCRATCH_PREFIX}{who}-")
 
 
-def _start_watchdog() -> subprocess.Popen[bytes] | None:
+def _start_watchdog() -> "subprocess.Popen[bytes] | None":
     """The watchdog, told our descendants of before the scope (not its to end)."""
     if not LINUX:
         return None
@@ -438,7 +439,7 @@ def _start_watchdog() -> subprocess.Popen[bytes] | None:
     return None
 
 
-def _dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
+def _dismiss(watchdog: "subprocess.Popen[bytes] | None") -> None:
     """Say goodbye (one byte): the watchdog leaves without sweeping."""
     if watchdog is None or watchdog.stdin is None:
         return

@@ -7,14 +7,14 @@ slice when `--case` narrowed it). It is a file of its own, never a row a reader 
 which cases a shard holds, and the seal on each row, are shard.py's.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypedDict, TypeVar, cast
 
 from ... import exitcodes, jsonl
 from ...errors import ScaleRefused
@@ -108,9 +108,9 @@ def runner_config(runner: Runner) -> RunnerConfig:
     }
 
 
-@dataclass(frozen=True)
-class Planned:
-    """One run's part of a shard: the rows `(case, trial, condition, runner)` it must hold."""
+class Planned(NamedTuple):
+    """One run's part of a shard: the rows `(case, trial, condition, runner)` it must hold.
+    NamedTuples here, not dataclasses: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
 
     condition: str
     runner: RunnerConfig
@@ -132,8 +132,7 @@ class Planned:
         }
 
 
-@dataclass(frozen=True)
-class Slice:
+class Slice(NamedTuple):
     """What the whole plan holds (every shard's cases, in catalog order) and this shard's part
     of it in full, whatever `--case` narrowed a run to."""
 
@@ -287,15 +286,15 @@ def plan(
     output: Path,
     shard: Shard,
     catalog: Path,
-    cases: list[CaseRow],
+    cases: "list[CaseRow]",
     *,
     runner: Runner,
     condition: str,
     trials: int,
     instructions: str | None,
     only: tuple[str, ...],
-    part: Part | None = None,
-) -> list[CaseRow]:
+    part: "Part | None" = None,
+) -> "list[CaseRow]":
     """The cases shard `shard` runs (in catalog order), recorded in the output's sidecar first.
     With `part` (the catalog's index read, catalog.indexed), `cases` is unused: the shard's cases
     and every id are the part's, parsed and hashed once."""
@@ -317,13 +316,12 @@ def plan(
     return [case for _, case in chosen]
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     """What a shard's plan is made of: every case's id (catalog order), the cases this shard
     holds with their places, and the catalog's SHA-256."""
 
     ids: list[str]
-    held: list[tuple[int, CaseRow]]
+    held: "list[tuple[int, CaseRow]]"
     catalog_sha256: str
 
 

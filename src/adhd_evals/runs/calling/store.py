@@ -11,14 +11,14 @@ killed while it ran) is charged its reservation, and the ledger is how a
 resumed run still counts that money.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 import itertools
 import json
 import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -31,19 +31,22 @@ from .shard import sealed  # bound once: an import statement per row was ~6 us o
 Key = tuple[str, int, str, str]
 
 
-@dataclass
 class Store:
-    path: Path
-    done: set[Key] = field(default_factory=set)
-    spent: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
-    dearest: dict[tuple[str, str], float] = field(default_factory=dict)  # the most one row cost
-    repaired_bytes: int = 0
-    seal_with: str | None = None  # a shard output's catalog hash: its rows are sealed (shard.py)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _fd: int = -1
+    """An output's rows: the keys already there, what they cost, and the descriptor new rows are
+    appended through (Store.open). A plain class, not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.done: set[Key] = set()
+        self.spent: dict[tuple[str, str], float] = {}  # (condition, runner) -> USD
+        self.dearest: dict[tuple[str, str], float] = {}  # the most one row cost
+        self.repaired_bytes = 0
+        self.seal_with: str | None = None  # a shard output's catalog hash: its rows are sealed (shard.py)
+        self._lock = threading.Lock()
+        self._fd = -1
 
     @classmethod
-    def open(cls, path: Path) -> Store:
+    def open(cls, path: Path) -> "Store":
         from .sidecar import read_sidecar, sidecar_path
 
         store = cls(path)
@@ -178,9 +181,9 @@ class Settled(TypedDict):
     charged: float
 
 
-@dataclass
 class Ledger:
-    """Reservations written before their calls start, and how each was settled.
+    """Reservations written before their calls start, and how each was settled (a plain class,
+    not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up).
 
     Lines: `{"id", "reserve", "condition", "runner"}` when a call starts, then
     `{"id", "charged"}` when it ends (0 when its cost is on its row). A
@@ -189,14 +192,15 @@ class Ledger:
     can so be counted twice; never less than was spent.
     """
 
-    path: Path
-    charged: dict[tuple[str, str], float] = field(default_factory=dict)  # (condition, runner) -> USD
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    _fd: int = -1
-    _ids: Iterator[str] = field(default_factory=lambda: iter(()))
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.charged: dict[tuple[str, str], float] = {}  # (condition, runner) -> USD
+        self._lock = threading.Lock()
+        self._fd = -1
+        self._ids: Iterator[str] = iter(())
 
     @classmethod
-    def beside(cls, output: Path, owner: str) -> Ledger:
+    def beside(cls, output: Path, owner: str) -> "Ledger":
         real = Path(os.path.realpath(output))  # one file, one ledger, whichever symlink names it
         ledger = cls(real.with_name(real.name + ".ledger"))
         ledger._read()

@@ -20,7 +20,6 @@ from ...errors import UsageError
 from ...text import plural
 from ...text import table as text_table
 from ..inference import paired as stats
-from ..inference import ppi
 from ..rows import GATES as GATES
 from ..rows import PairedVerdict, Quantity, ReferenceVerdict, ResultRow, ScoreRow
 from ..rows import read_key as read_key  # the key `blind` wrote, read as its shape
@@ -35,6 +34,7 @@ from .score_rows import read_labels as read_labels
 from .score_rows import read_rows as read_rows
 
 if TYPE_CHECKING:
+    from ..inference import ppi  # imported where labels are given: a person's sample is score's option
     from ..rows import CheckRate, ConditionMeans, Regression, ReleaseGate, ScoreSummary
     from ..summaries import CriteriaSummary
 
@@ -105,7 +105,7 @@ def summarize(
         summary["criteria"] = criteria
     if void:
         summary["void"] = void
-    found = ppi.section(grouped, missing, labels, weights) if labels is not None else None
+    found = _labelled(grouped, missing, labels, weights) if labels is not None else None
     if found is not None:
         summary["ppi"] = found.json
     if decide is not None:
@@ -238,6 +238,18 @@ def _share(rate: CheckRate) -> Fraction:
     return Fraction(rate["passed"], rate["total"]) if rate["total"] else Fraction(0)
 
 
+def _labelled(
+    grouped: Mapping[str, list[ScoreRow]],
+    missing: set[tuple[str, int]],
+    labels: ppi.LabelSet,
+    weights: Weights,
+) -> ppi.Section:
+    """--labels: the prediction-powered figures (their module imported for a person's sample alone)."""
+    from ..inference import ppi
+
+    return ppi.section(grouped, missing, labels, weights)
+
+
 def _add_decision(
     summary: ScoreSummary,
     grouped: dict[str, list[ScoreRow]],
@@ -331,7 +343,9 @@ def table(summary: ScoreSummary) -> list[str]:
     if "paired" in summary:
         lines += paired_table(summary)
     if "ppi" in summary:
-        lines += ppi.table(summary["ppi"])
+        from ..inference.ppi import table as ppi_table
+
+        lines += ppi_table(summary["ppi"])
     gate, decided = summary["release_gate"], summary.get("decision")
     if decided is not None and decided["gate"] == "paired":
         lines.append(f"Release decision (--gate paired): {decided['verdict'].upper()}")

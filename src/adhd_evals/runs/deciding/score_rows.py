@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, TypeGuard
 from ...catalog import read_object_rows
 from ...errors import InputInvalid, UsageError
 from ...text import plural
-from ..inference import ppi
 from ..rows import (
     LABELLED_FIELDS,
     KeyRow,
@@ -27,6 +26,7 @@ from ..rows import (
 from ..rubric import CONDITIONS, Metric
 
 if TYPE_CHECKING:
+    from ..inference import ppi
     from ..rows import VoidRow
 
 Weights = dict[Metric, float]  # every metric, as parse_weights returns them
@@ -184,6 +184,7 @@ def read_labels(path: Path, key: Path | None) -> ppi.LabelSet:
 
     # agree (its rates' dataclasses pull in inspect, ast, dis) only with --labels: at module top
     # it adds about 30 modules to every `score` (python -X importtime, measured for issue 36)
+    from ..inference import ppi
     from ..judging.agree import read_scored
 
     if key is None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -26,27 +25,44 @@ if TYPE_CHECKING:
     from .triggers import Confusion
 
 
-@dataclass(frozen=True, kw_only=True)
 class ScoreRequest:
-    """What `score` was asked: the files (each None when not given) and the gate's choices."""
+    """What `score` was asked: the files (each None when not given) and the gate's choices.
+    Built by keyword alone. A plain class, not a dataclass: dataclasses imports inspect, about
+    8 ms of score's and report's start-up (docs/startup.md)."""
 
-    scores: Path | None = None
-    checks: Path | None = None
-    quarantine: Path | None = None
-    key: Path | None = None
-    weights: str | None = None
-    as_json: bool = False
-    allow_unwritten: bool = False
-    min_trials: int | None = None
-    criteria: Path | None = None
-    certificate: Path | None = None
-    plugin_eval_results: Path | None = None
-    gate: GateName = "reference"
-    min_effect: float = 0.0
-    max_drop: float = 0.1
-    seed: int = 0
-    labels: Path | None = None
-    allow_leaky_judge: bool = False
+    __slots__ = (
+        "allow_leaky_judge", "allow_unwritten", "as_json", "certificate", "checks", "criteria", "gate",
+        "key", "labels", "max_drop", "min_effect", "min_trials", "plugin_eval_results", "quarantine",
+        "scores", "seed", "weights",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        *,
+        scores: Path | None = None,
+        checks: Path | None = None,
+        quarantine: Path | None = None,
+        key: Path | None = None,
+        weights: str | None = None,
+        as_json: bool = False,
+        allow_unwritten: bool = False,
+        min_trials: int | None = None,
+        criteria: Path | None = None,
+        certificate: Path | None = None,
+        plugin_eval_results: Path | None = None,
+        gate: GateName = "reference",
+        min_effect: float = 0.0,
+        max_drop: float = 0.1,
+        seed: int = 0,
+        labels: Path | None = None,
+        allow_leaky_judge: bool = False,
+    ) -> None:
+        self.scores, self.checks, self.quarantine, self.key = scores, checks, quarantine, key
+        self.weights, self.as_json, self.allow_unwritten = weights, as_json, allow_unwritten
+        self.min_trials, self.criteria, self.certificate = min_trials, criteria, certificate
+        self.plugin_eval_results, self.gate = plugin_eval_results, gate
+        self.min_effect, self.max_drop, self.seed = min_effect, max_drop, seed
+        self.labels, self.allow_leaky_judge = labels, allow_leaky_judge
 
 
 class Scored(NamedTuple):
@@ -77,10 +93,10 @@ def _decide(request: ScoreRequest) -> Decide:
 
 def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
     """score SCORES [--checks ...]: the reference's summary, the paired analysis and the decision."""
-    admitted, leaky = _admitted(scores, scoring.read_rows(scores), request.allow_leaky_judge)
-    rows: Sequence[Mapping[str, object]] = admitted  # as read; summarize checks them
+    admitted_rows, leaky = admitted(scores, scoring.read_rows(scores), request.allow_leaky_judge)
+    rows: Sequence[Mapping[str, object]] = admitted_rows  # as read; summarize checks them
     if request.key is not None:
-        rows = scoring.apply_key(admitted, scoring.read_key(request.key))
+        rows = scoring.apply_key(admitted_rows, scoring.read_key(request.key))
     sample = scoring.read_labels(request.labels, request.key) if request.labels is not None else None
     checks = request.checks
     results = (
@@ -121,10 +137,11 @@ def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
 # eval's results) are imported where a request has it: a plain `score SCORES` starts without them.
 
 
-def _admitted(
+def admitted(
     scores: Path, rows: list[dict[str, object]], allow_leaky: bool
 ) -> tuple[list[dict[str, object]], list[str]]:
-    """The rows admission.admitted admits (a file no judge filled passes unchanged)."""
+    """The rows admission.admitted admits (a file no judge filled passes unchanged): score's and
+    report's scores alike, so neither imports the judge's admission for a person's rows."""
     if not judge_filled(rows):
         return rows, []
     from ..judging import admission

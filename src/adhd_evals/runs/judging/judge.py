@@ -32,7 +32,6 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -134,26 +133,44 @@ def fingerprint(runner: Runner) -> JudgeFingerprint:
     }
 
 
-@dataclass(frozen=True, kw_only=True)
 class JudgeRequest:
-    runner: Runner
-    sheet: Path
-    output: Path
-    cases: Path = Path(DEFAULT_CATALOG)
-    jobs: int = 1
-    budget_usd: float = DEFAULT_BUDGET_USD
-    allow_unmetered: bool = False
-    retries: int = 2
-    backoff: float = 1.0
-    timeout: float | None = None
-    max_output_bytes: int = process.DEFAULT_MAX_OUTPUT
-    max_calls: int | None = None
-    assume_call_usd: float | None = None
-    swap_check: bool = False
-    swap_sample: int = 10
-    shard: Shard | None = None  # issue 24: judge only this shard's rows, recorded beside the output
-    controls: bool = False  # issue 31: add control rows the judge must fail (admission.CONTROLS)
-    control_cases: int = admission.CONTROL_CASES
+    """What `judge` was asked, built by keyword alone. A plain class, not a dataclass:
+    dataclasses imports inspect, about 8 ms of judge's start-up."""
+
+    __slots__ = (
+        "allow_unmetered", "assume_call_usd", "backoff", "budget_usd", "cases", "control_cases", "controls",
+        "jobs", "max_calls", "max_output_bytes", "output", "retries", "runner", "shard", "sheet",
+        "swap_check", "swap_sample", "timeout",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        *,
+        runner: Runner,
+        sheet: Path,
+        output: Path,
+        cases: Path = Path(DEFAULT_CATALOG),
+        jobs: int = 1,
+        budget_usd: float = DEFAULT_BUDGET_USD,
+        allow_unmetered: bool = False,
+        retries: int = 2,
+        backoff: float = 1.0,
+        timeout: float | None = None,
+        max_output_bytes: int = process.DEFAULT_MAX_OUTPUT,
+        max_calls: int | None = None,
+        assume_call_usd: float | None = None,
+        swap_check: bool = False,
+        swap_sample: int = 10,
+        shard: Shard | None = None,  # issue 24: judge only this shard's rows, recorded beside the output
+        controls: bool = False,  # issue 31: add control rows the judge must fail (admission.CONTROLS)
+        control_cases: int = admission.CONTROL_CASES,
+    ) -> None:
+        self.runner, self.sheet, self.output, self.cases, self.jobs = runner, sheet, output, cases, jobs
+        self.budget_usd, self.allow_unmetered, self.retries = budget_usd, allow_unmetered, retries
+        self.backoff, self.timeout, self.max_output_bytes = backoff, timeout, max_output_bytes
+        self.max_calls, self.assume_call_usd = max_calls, assume_call_usd
+        self.swap_check, self.swap_sample, self.shard = swap_check, swap_sample, shard
+        self.controls, self.control_cases = controls, control_cases
 
 
 def judge_prompt(row: SheetRow, case: CaseRow, nonce: str, criteria: list[str] | None = None) -> str:
@@ -204,29 +221,34 @@ def read_sheet(path: Path) -> list[SheetRow]:
     return cast("list[SheetRow]", rows)  # every row passed `problems` (the file is refused otherwise)
 
 
-@dataclass
 class SwapCheck:
-    """The same rows judged again with the criteria listed in reverse: what changed."""
+    """The same rows judged again with the criteria listed in reverse: what changed (a plain
+    class: see JudgeRequest)."""
 
-    rows: int = 0
-    verdicts: int = 0
-    void: int = 0
-    blockers_changed: int = 0
-    changed: list[SwapChange] = field(default_factory=list)
+    def __init__(self, *, rows: int = 0, void: int = 0) -> None:
+        self.rows = rows
+        self.verdicts = 0
+        self.void = void
+        self.blockers_changed = 0
+        self.changed: list[SwapChange] = []
 
 
-@dataclass
 class JudgeSummary:
-    judged: int = 0
-    void: int = 0
-    skipped: int = 0
-    spent: float = 0.0
-    stopped_for_budget: bool = False
-    swap: SwapCheck | None = None
-    charged: float = 0.0  # calls whose cost is unknown, charged their reservation
-    charged_calls: int = 0
-    reasons: Counter[str] = field(default_factory=Counter)  # why rows were void, and how often
-    controls: ControlsSummary | None = None  # how the judge did on the controls
+    """What a judge did (a plain class: see JudgeRequest)."""
+
+    def __init__(self, *, judged: int = 0, void: int = 0, reasons: Counter[str] | None = None) -> None:
+        self.judged = judged
+        self.void = void
+        self.skipped = 0
+        self.spent = 0.0
+        self.stopped_for_budget = False
+        self.swap: SwapCheck | None = None
+        self.charged = 0.0  # calls whose cost is unknown, charged their reservation
+        self.charged_calls = 0
+        self.reasons: Counter[str] = (
+            Counter() if reasons is None else reasons
+        )  # why rows were void, how often
+        self.controls: ControlsSummary | None = None  # how the judge did on the controls
 
 
 def all_void(summary: JudgeSummary) -> str | None:

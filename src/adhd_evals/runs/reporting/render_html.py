@@ -1,8 +1,8 @@
 """The report as one self-contained HTML file people look at.
 
 The HTML opens offline: inline CSS and inline SVG charts, no script, no font,
-no link to anywhere. Every text from cases, responses and scores goes through
-`html.escape` (a `<script>` in a response shows as text). The gate's verdict
+no link to anywhere. Every text from cases, responses and scores is escaped as
+`html.escape` escapes (escape.py: a `<script>` in a response shows as text). The gate's verdict
 and reasons are `score`'s own, word for word.
 
 Charts are hand-written SVG: bars with whiskers are a few rectangles, and a
@@ -12,7 +12,6 @@ page whose content is untrusted text.
 
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 from ...text import plural
 from ..rows import ResultRow
 from ..rubric import CONDITIONS, METRICS
+from .escape import escape
 from .escape import html_text as _e
 from .view import (
     CaseView,
@@ -338,11 +338,11 @@ def _audit_html(checks: list[ResultRow], shown: set[str] | None) -> str:
         else f"<p>The rows of {plural(len(kept), 'check')} of {len(body)}: those of the cases in the "
         "table of cases below (<code>adhd-evals audit</code> lists every one).</p>"
     )
-    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+    head = "".join(f"<th>{escape(cell, quote=True)}</th>" for cell in header)
     cells = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in kept
+        "<tr>" + "".join(f"<td>{escape(cell, quote=True)}</td>" for cell in row) + "</tr>" for row in kept
     )
-    lines = "".join(f"<li>{html.escape(line)}</li>" for line in suite_lines(found))
+    lines = "".join(f"<li>{escape(line, quote=True)}</li>" for line in suite_lines(found))
     return (
         '<h2 id="audit">Suite audit</h2><p>Each check labelled by how it behaves over the trials: '
         "saturated and floor checks cannot show a difference, flaky ones flip within a case (see "

@@ -4,8 +4,8 @@ The view model (`view.py`) aggregates the rows; each renderer draws it, chosen b
 `RENDERERS`.
 
 The HTML opens offline: inline CSS and inline SVG charts, no script, no font,
-no link to anywhere. Every text from cases, responses and scores goes through
-`html.escape` (a `<script>` in a response shows as text). The gate's verdict
+no link to anywhere. Every text from cases, responses and scores is escaped as
+`html.escape` escapes (escape.py: a `<script>` in a response shows as text). The gate's verdict
 and reasons are `score`'s own, word for word.
 
 Charts are hand-written SVG: bars with whiskers are a few rectangles, and a

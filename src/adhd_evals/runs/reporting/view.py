@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...text import plural
 from ..deciding.score import verdict_word
@@ -20,27 +19,44 @@ if TYPE_CHECKING:
     from ..summaries import CriteriaSummary
 
 
-@dataclass
 class Inputs:
-    cases: list[CaseRow]
-    responses: list[ResponseRow]
-    checks: list[ResultRow] | None = None
-    # as read, conditions already mapped back (score --key); score.summarize checked them
-    scores: Sequence[Mapping[str, object]] | None = None
-    summary: ScoreSummary | None = None  # score.summarize's, when there are scores
-    criteria: CriteriaSummary | None = None  # criteria.summarize's (score --criteria), when given
-    full: bool = False  # report --full: every case in full, however large the run
+    """What a report is made of: the catalog's cases and the responses, and what the command adds
+    when it has it. A plain class, not a dataclass: dataclasses imports inspect, about 8 ms of
+    report's start-up (docs/startup.md)."""
+
+    def __init__(
+        self,
+        cases: list[CaseRow],
+        responses: list[ResponseRow],
+        *,
+        checks: list[ResultRow] | None = None,
+        scores: Sequence[Mapping[str, object]] | None = None,
+        summary: ScoreSummary | None = None,
+        criteria: CriteriaSummary | None = None,
+        full: bool = False,
+    ) -> None:
+        self.cases = cases
+        self.responses = responses
+        self.checks = checks
+        # as read, conditions already mapped back (score --key); score.summarize checked them
+        self.scores = scores
+        self.summary = summary  # score.summarize's, when there are scores
+        self.criteria = criteria  # criteria.summarize's (score --criteria), when given
+        self.full = full  # report --full: every case in full, however large the run
 
 
-@dataclass
 class CaseView:
-    case: CaseRow
-    deltas: dict[str, float] = field(default_factory=dict)  # candidate minus baseline, per metric
-    weighted_delta: float = 0.0
-    blockers: int = 0
-    failing: list[str] = field(default_factory=list)
-    unwritten: list[str] = field(default_factory=list)
-    responses: dict[str, list[ResponseRow]] = field(default_factory=dict)
+    """One case as the report shows it: its Δs, blockers, failing and unwritten checks, and its
+    responses by condition (filled in by case_views)."""
+
+    def __init__(self, case: CaseRow) -> None:
+        self.case = case
+        self.deltas: dict[str, float] = {}  # candidate minus baseline, per metric
+        self.weighted_delta = 0.0
+        self.blockers = 0
+        self.failing: list[str] = []
+        self.unwritten: list[str] = []
+        self.responses: dict[str, list[ResponseRow]] = {}
 
 
 def case_views(inputs: Inputs) -> list[CaseView]:
@@ -64,8 +80,7 @@ SAMPLE_SIZE = 100
 SAMPLE_SEED = 0
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     """The cases a large run's page shows, and the counts its statement gives."""
 
     shown: list[CaseView]  # in the table's order

@@ -3,18 +3,18 @@ curtail.py on purpose: every `run` checks these options, and curtail.py brings t
 and the checks' modules (about 80 ms of start-up, `python -X importtime`) that only a
 curtailed run uses."""
 
-from __future__ import annotations
-
-from dataclasses import dataclass
+# No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
+# compiled one by one into ForwardRefs on every run's start-up (docs/startup.md); the few names
+# only type checkers import stay quoted.
 from pathlib import Path
+from typing import NamedTuple
 
 from ...errors import UsageError
 
 
-@dataclass(frozen=True)
-class Curtail:
+class Curtail(NamedTuple):
     """What `run --stop-when-decided` was given: the baseline's responses, the check module, and
-    the seed of the order the cases run in."""
+    the seed of the order the cases run in. A NamedTuple, not a dataclass: dataclasses imports inspect, about 8 ms of run's and judge's start-up."""
 
     baseline: Path
     suite: Path
