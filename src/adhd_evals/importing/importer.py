@@ -3,41 +3,46 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import difflib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..catalog import SOURCES_RECORD, catalog_chunks, catalog_text
 from ..collector import collector_paused
 from ..errors import OutputError, UsageError
 from ..files import NotAFile, read_limited, read_text_limited, walk
 from ..output import torn, write_all_atomically
-from . import checkgen
 from .detect import with_format_hint
-from .dialect import Dialect
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate, text_problem
-from .merge import MergeReport, merge
 from .model import DEFAULT_RISK, RISKS, Case, ImportResult, Refusal, RefusalCode
+
+if TYPE_CHECKING:  # the dialect, the merge and the check generator load where they are used:
+    # an import to stdout needs none of them (tests/test_cli_startup.py)
+    from .dialect import Dialect
+    from .merge import MergeReport
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"
 
 
-@dataclass
 class ImportOutcome:
-    result: ImportResult
-    written: tuple[Path, ...] = ()
-    merge_report: MergeReport | None = None
-    module_text: str | None = None  # what was written; None until needed
-    dropped: list[str] = dataclasses.field(default_factory=list)  # ids that left the catalog
-    diffs: list[str] = dataclasses.field(default_factory=list)  # a dry run's unified diffs
-    repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
+    """What an import did. A plain class, not a dataclass: dataclasses (and the inspect module
+    it imports, about 7 ms) are off an import's start-up (docs/startup.md)."""
+
+    __slots__ = ("diffs", "dropped", "merge_report", "module_text", "repaired", "result", "written")
+
+    def __init__(self, result: ImportResult) -> None:
+        self.result = result
+        self.written: tuple[Path, ...] = ()
+        self.merge_report: MergeReport | None = None
+        self.module_text: str | None = None  # what was written; None until needed
+        self.dropped: list[str] = []  # ids that left the catalog
+        self.diffs: list[str] = []  # a dry run's unified diffs
+        self.repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
 
     @property
     def catalog(self) -> str:
@@ -113,6 +118,8 @@ def read_source(
 
 def render_module(result: ImportResult) -> str:
     """The check module as freshly generated."""
+    from . import checkgen  # only where a module is written or shown
+
     with collector_paused():
         return checkgen.render(result)
 
@@ -121,14 +128,16 @@ SOURCES_NAME = SOURCES_RECORD
 _FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):  # not a dataclass: see ImportOutcome
     """What an import is asked to do, beyond reading: where to write, and how."""
 
     out: Path | None = None
     prune: bool = False
     replace: bool = False
     dry_run: bool = False
+
+
+_PRINTED = Request()  # the default: read, and leave the catalog to the caller to print
 
 
 def expand(fmt: str, sources: list[Path]) -> list[Path]:
@@ -197,7 +206,7 @@ def import_source(
 
 
 def import_sources(
-    fmt: str, sources: list[Path], request: Request = Request(), *, display: str | None = None, **options: Any
+    fmt: str, sources: list[Path], request: Request = _PRINTED, *, display: str | None = None, **options: Any
 ) -> ImportOutcome:
     """Read, render, and (with `out`) write the catalog, the module and the record of
     sources atomically; nothing on refusal, nothing at all on a dry run.
@@ -228,6 +237,8 @@ def import_sources(
         outcome.diffs = [_diff(out / CATALOG_NAME, outcome.catalog), _diff(out / MODULE_NAME, outcome.module)]
         return outcome
     # A fresh module and the catalog are streamed into their temporary files, piece by piece.
+    from . import checkgen  # only with --out: see the imports at the top
+
     module = outcome.module_text if outcome.module_text is not None else checkgen.render_pieces(result)
     targets = {
         out / CATALOG_NAME: outcome.catalog_pieces(),
@@ -465,5 +476,7 @@ def _module_text(
         return None, None
     except (OSError, UnicodeDecodeError) as exc:
         raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
+    from .merge import merge  # only where a module is already there (see the imports at the top)
+
     with collector_paused():
         return merge(existing, result, prune=prune, old_prompts=prompts)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ..dialect import (
+from ..dialect_paths import Stop, path_text, regex_problem, trace
+from ..dialect_words import (
     COUNTS,
     MAX_COUNT,
     NO_NEEDLE,
@@ -25,14 +25,13 @@ from ..dialect import (
     TEXTS,
     TRACE_OPTIONS,
     TRACED,
-    Dialect,
-    Place,
-    Rule,
 )
-from ..dialect_paths import Stop, path_text, regex_problem, trace
 from ..model import Check, CheckKind, Note, Refusal, describe
 from ..tracehelpers import _js_regex as js_regex
 from ._common import Refuser, compact, note, placeholder, text_problem
+
+if TYPE_CHECKING:  # a dialect is read (dialect.py) before anything here meets one
+    from ..dialect import Dialect, Place, Rule
 
 Path = tuple[str | int, ...]
 
@@ -261,14 +260,17 @@ def criteria_checks(
     return walk.found
 
 
-@dataclass(slots=True)
 class _Walk:
     """One case's walk through the dialect's criteria places, gathering what it finds."""
 
-    reading: Reading
-    dialect: Dialect
-    assertion: Assertion
-    found: Found
+    # A plain class, not a dataclass: dataclasses (and inspect) stay off lint's path
+    __slots__ = ("assertion", "dialect", "found", "reading")
+
+    def __init__(self, reading: Reading, dialect: Dialect, assertion: Assertion, found: Found) -> None:
+        self.reading = reading
+        self.dialect = dialect
+        self.assertion = assertion
+        self.found = found
 
     def one_key(self, entry: Place, key: str, raw: dict[str, object]) -> None:
         found = self.found
