@@ -5,8 +5,8 @@ does not load the dialect reader, its dataclasses (and the inspect module they i
 schema (docs/startup.md): dialect.py builds dialects from these; the readers only name them.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -69,9 +69,9 @@ class CaseShape(NamedTuple):  # not a dataclass: the readers build the empty one
     at: tuple[str, ...] = ()
     prompt: tuple[str, ...] = ()
     id: tuple[str, ...] = ()
-    criteria: tuple[Place, ...] = ()
+    criteria: "tuple[Place, ...]" = ()
     category: tuple[str, ...] = ()
-    skip: tuple[Skip, ...] = ()
+    skip: "tuple[Skip, ...]" = ()
 
 
 NO_SHAPE = CaseShape()  # the format's own keys everywhere: the shape of a read without a dialect

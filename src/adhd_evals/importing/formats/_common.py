@@ -1,7 +1,7 @@
 """Pieces every reader shares: options, refusal building, strict field checks."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -103,7 +103,7 @@ class ReadOptions:
         *,
         risk: str,
         category: str | None = None,
-        dialect: Dialect | None = None,
+        dialect: "Dialect | None" = None,
         default_criteria: bool = True,
         skip_tests: tuple[int, ...] = (),
         skill: str | None = None,

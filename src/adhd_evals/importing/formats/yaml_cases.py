@@ -6,8 +6,8 @@ notes (dates kept as the text that was written). A directory imports its
 `*.yaml` / `*.yml` files sorted by name; the first bad file stops it.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -224,7 +224,7 @@ def _case_list(refuse: Refuser, data: object, keys: tuple[str, ...]) -> tuple[li
     )
 
 
-def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: CaseShape, options: ReadOptions) -> bool:
+def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: "CaseShape", options: ReadOptions) -> bool:
     """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
     if not shape.skip or not isinstance(raw, dict):
         return False
@@ -240,7 +240,7 @@ def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: CaseShape, option
     return True
 
 
-def _case(refuse: Refuser, data: object, spot: _Spot, dialect: Dialect | None = None) -> Case:
+def _case(refuse: Refuser, data: object, spot: _Spot, dialect: "Dialect | None" = None) -> Case:
     base = spot.at
     if not isinstance(data, dict):  # an item of a case list
         raise refuse(case=_number(spot), at=base, expected="an object", actual=describe(jsonable(data)))
@@ -397,7 +397,7 @@ def _judge_context(
 
 
 def _item(
-    reading: Reading, dialect: Dialect, item: object, path: str, at: tuple[str | int, ...]
+    reading: Reading, dialect: "Dialect", item: object, path: str, at: tuple[str | int, ...]
 ) -> tuple[Check, list[Note]]:
     """One criterion a dialect points at: prose, or an object through its rules."""
     if isinstance(item, dict):
