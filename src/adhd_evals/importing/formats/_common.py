@@ -287,7 +287,10 @@ def note(
 
 
 def placeholder(criterion: str, source_text: str | None = None) -> Check:
-    return Check(criterion, CheckKind.UNWRITTEN, (source_text or criterion,))
+    return Check(criterion, _UNWRITTEN, (source_text or criterion,))
+
+
+_UNWRITTEN = CheckKind.UNWRITTEN  # read once: an enum member's lookup is slow, and this runs per criterion
 
 
 def no_criteria_placeholder() -> Check:
