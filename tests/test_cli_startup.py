@@ -347,6 +347,7 @@ NOT_ON_THE_TRIVIAL_CALL = {
         "inspect",
         "adhd_evals.importing.merge",
         "adhd_evals.catalogrules",
+        "difflib",  # a dry run's diffs
     },
     # to an evals.json: promptfoo's package (its PyYAML and jinja2) is `--to promptfoo`'s alone
     "export": {"adhd_evals.importing.formats.promptfoo", "yaml", "jinja2", "dataclasses"},

@@ -27,11 +27,12 @@ PROBE = (
 )
 # What an import to stdout with no dialect must not load; each of these was loaded by it before
 # this change (the dialect reader and dataclasses by the CLI body and the readers, the merge, the
-# check generator and the catalog's rules by the importer's imports).
+# check generator, a dry run's difflib and the catalog's rules by the importer's imports).
 NOT_TO_STDOUT = (
     "dataclasses",
     "inspect",
     "hashlib",
+    "difflib",
     "adhd_evals.importing.dialect",
     "adhd_evals.importing.dialect_schema",
     "adhd_evals.importing.merge",
@@ -77,8 +78,9 @@ def test_an_import_to_stdout_loads_nothing_of_writing(tmp_path: Path) -> None:
 
 
 def test_the_guard_sees_a_dialect_a_merge_and_the_generator(tmp_path: Path) -> None:
-    """The guard can fail: a re-import into a folder holding a check module, with a dialect,
-    loads the dialect reader (and dataclasses), the merge, and the check generator (and hashlib)."""
+    """The guard can fail: a dry run of a re-import into a folder holding a check module, with a
+    dialect, loads the dialect reader (and dataclasses), the merge, the check generator (and
+    hashlib) and difflib for its diffs."""
     source = _source(tmp_path)
     out = tmp_path / "evals"
     dialect = tmp_path / "dialect.yaml"
@@ -94,6 +96,7 @@ def test_the_guard_sees_a_dialect_a_merge_and_the_generator(tmp_path: Path) -> N
         str(out),
         "--dialect",
         str(dialect),
+        "--dry-run",
     )
     assert _loaded(modules, NOT_TO_STDOUT) == [
         "adhd_evals.importing.checkgen",
@@ -101,6 +104,7 @@ def test_the_guard_sees_a_dialect_a_merge_and_the_generator(tmp_path: Path) -> N
         "adhd_evals.importing.dialect_schema",
         "adhd_evals.importing.merge",
         "dataclasses",
+        "difflib",
         "hashlib",
         "inspect",
     ]

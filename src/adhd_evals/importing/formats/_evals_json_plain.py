@@ -61,14 +61,16 @@ def _listed(
     file: _FileReading, label: str, at: tuple[str | int, ...], items: list[object]
 ) -> tuple[list[Check], list[Note]]:
     """The assertion list's checks and notes, as `file.listed` makes them (one check an item).
-    The case's Reading is built for an item that is not prose alone: most lists hold none."""
+    The case's Reading is built at its first item that is not prose: many lists hold none."""
     checks: list[Check] = []
     notes: list[Note] = []
+    reading: Reading | None = None
     for position, item in enumerate(items):
         if type(item) is str and item and not item.isspace():  # prose: no surrogate in this file
             checks.append(placeholder(item))
             continue
-        reading = Reading(file.refuse, label, at)
+        if reading is None:
+            reading = Reading(file.refuse, label, at)
         check, extra = file.assertion(
             reading, item, f"assertions[{position}]", (*reading.at, "assertions", position)
         )
