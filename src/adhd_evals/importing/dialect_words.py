@@ -6,7 +6,8 @@ schema (docs/startup.md): dialect.py builds dialects from these; the readers onl
 """
 
 # No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
-# one at import, on every lint and import (see model.py).
+# one at import, on every lint and import (see model.py), and a process's first compilation sets
+# up the compiler (about 1 ms): the names only type checkers import are quoted inside `tuple[]`.
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -69,9 +70,9 @@ class CaseShape(NamedTuple):  # not a dataclass: the readers build the empty one
     at: tuple[str, ...] = ()
     prompt: tuple[str, ...] = ()
     id: tuple[str, ...] = ()
-    criteria: "tuple[Place, ...]" = ()
+    criteria: tuple["Place", ...] = ()  # quoted inside: no ForwardRef to compile (see above)
     category: tuple[str, ...] = ()
-    skip: "tuple[Skip, ...]" = ()
+    skip: tuple["Skip", ...] = ()
 
 
 NO_SHAPE = CaseShape()  # the format's own keys everywhere: the shape of a read without a dialect

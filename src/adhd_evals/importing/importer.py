@@ -1,7 +1,7 @@
 """The import, callable from Python: source → ImportResult → catalog and module."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Request's and _Kept's string annotations would each be
+# compiled at import, the first of them setting up the compiler (about 1 ms of every import).
 import contextlib
 import json
 import os
@@ -66,7 +66,7 @@ def read_source(
     risk: str | None = None,
     category: str | None = None,
     display: str | None = None,
-    dialect: Dialect | None = None,
+    dialect: "Dialect | None" = None,
     default_criteria: bool = True,
     skip_tests: tuple[int, ...] = (),
     skill: str | None = None,
@@ -341,7 +341,7 @@ def _diff(path: Path, text: str) -> str:
 
 def _module_text(
     path: Path, result: ImportResult, prune: bool, prompts: dict[str, str]
-) -> tuple[str | None, MergeReport | None]:
+) -> tuple[str | None, "MergeReport | None"]:
     """The existing module merged with the new source; None when there is none yet (a fresh
     module is rendered as it is written)."""
     try:
