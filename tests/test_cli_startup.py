@@ -339,6 +339,15 @@ NOT_ON_THE_TRIVIAL_CALL = {
         "importlib.metadata",
         "threading",
         "subprocess",
+        # no dialect given: not the dialect reader, nor dataclasses (with inspect); a fresh
+        # folder: nothing to merge; the catalog is written, never checked by its rules
+        "adhd_evals.importing.dialect",
+        "adhd_evals.importing.dialect_schema",
+        "dataclasses",
+        "inspect",
+        "adhd_evals.importing.merge",
+        "adhd_evals.catalogrules",
+        "difflib",  # a dry run's diffs
     },
     # to an evals.json: promptfoo's package (its PyYAML and jinja2) is `--to promptfoo`'s alone
     "export": {"adhd_evals.importing.formats.promptfoo", "yaml", "jinja2", "dataclasses"},
@@ -350,5 +359,8 @@ NOT_ON_THE_TRIVIAL_CALL = {
         "adhd_evals.importing.checkgen",
         "difflib",
         "hashlib",
+        "adhd_evals.importing.dialect",
+        "dataclasses",
+        "inspect",
     },
 }

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adhd_evals.importing.importer import Request, import_source, import_sources, unified
+from adhd_evals.importing.importer import Request, import_source, import_sources
+from adhd_evals.importing.unified_diff import unified
 
 
 def _cases(count: int) -> list[dict[str, object]]:

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple, Protocol, TypedDict, cast
 
 from . import __version__, jsonl
-from .catalogrules.stream import lint_lines, row_problems
 from .errors import InputInvalid, UsageError
 from .files import open_limited, read_limited
 from .jsonread import long_number_column, too_long_number
@@ -69,6 +68,8 @@ def catalog_chunks(cases: Iterable[Case], size: int = 256) -> Iterator[str]:
 
 def case_problems(row: dict[str, object]) -> list[str]:
     """Every rule one catalog row breaks (uniqueness is the file's concern): the catalog's rules'."""
+    from .catalogrules.stream import row_problems  # see validate_lines
+
     return [p.message for p in row_problems(row)]
 
 
@@ -104,6 +105,10 @@ def iter_rows(lines: Iterable[bytes | str]) -> Iterator[tuple[int, object, Probl
 
 def validate_lines(lines: Iterable[bytes | str]) -> tuple[int, list[Problem]]:
     """A catalog's cases and its errors, by the catalog's rules (warnings are lint's alone)."""
+    # The rules load where a catalog is checked: an import writes catalogs through this module
+    # and never reads one back (tests/test_cli_startup.py)
+    from .catalogrules.stream import lint_lines
+
     raw = (line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line for line in lines)
     count, problems, _ = lint_lines(raw)
     return count, sorted((p for p in problems if p.severity == ERROR), key=lambda p: (p.line, p.column))
@@ -149,6 +154,8 @@ def load_valid(path: Path) -> list[CaseRow]:
     """A catalog's cases, refused with every problem when it breaks the five-field rules."""
     if not path.exists():
         raise UsageError(f"{path}: no such catalog (pass --cases)")
+    from .catalogrules.stream import lint_lines  # see validate_lines
+
     rows: list[dict[str, object]] = []
     with open_rows(path, "catalog file") as stream:  # read once: the rules, and the rows
         _, found, _ = lint_lines(stream, keep=rows)

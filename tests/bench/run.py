@@ -875,6 +875,36 @@ def bench_tree_read_write(tree: Path, repeat: int) -> None:
     in_process = _cpu(repeat, functools.partial(_tree_rows, tree))
     print(f"{'  floor, in process (CPU)':<44} {in_process:7.3f} s")
     line("  import of the tree, in process (CPU)", _cpu(repeat, to_stdout), in_process, "(the core call)")
+    bench_tree_phases(tree, repeat)
+
+
+def bench_tree_phases(tree: Path, repeat: int) -> None:
+    """The tree's core call, phase by phase, in CPU time (least of `repeat`, the collector paused
+    as the CLI pauses it): the walk for every evals.json, each file read and parsed (bytes, UTF-8,
+    strict JSON), the whole read (walk and parse included: the phases before are their shares), and
+    the catalog's pieces made and encoded."""
+    from adhd_evals.catalog import catalog_chunks
+    from adhd_evals.collector import collector_paused
+    from adhd_evals.importing import importer, sourcetext
+    from adhd_evals.importing.model import RefusalCode
+
+    files = importer.expand("evals-json", [tree])
+    cases = importer.read_sources("evals-json", [tree]).cases
+
+    def parse() -> None:
+        for path in files:
+            text = sourcetext.decode_utf8(sourcetext.read_bytes(path, "x"), "x", RefusalCode.NOT_JSON, "")
+            sourcetext.load_json(text, "x")
+
+    phases: list[tuple[str, Callable[[], object]]] = [
+        ("walk", lambda: importer.expand("evals-json", [tree])),
+        ("read and parse each file", parse),
+        ("whole read, all included", lambda: importer.read_sources("evals-json", [tree])),
+        ("catalog pieces", lambda: [piece.encode("utf-8") for piece in catalog_chunks(cases)]),
+    ]
+    with collector_paused():
+        for label, action in phases:
+            print(f"{'    tree: ' + label + ' (CPU)':<44} {_cpu(repeat, action):7.3f} s")
 
 
 def _tree_rows(tree: Path) -> None:

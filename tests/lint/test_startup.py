@@ -40,6 +40,23 @@ CATALOG_NEVER = (
     "adhd_evals.importing.sourcetext",
     "adhd_evals.catalog",
 )
+# Not where a source file (an evals.json, a YAML folder) is linted without a dialect: the dialect
+# reader and its dataclasses (with inspect), the catalog's and the module's rules (lint's rule
+# modules, catalogrules, the catalog reader), the merge and the check generator. Each of these was
+# imported there before issue 38's start-up work (docs/startup.md).
+SOURCE_NEVER = (
+    "dataclasses",
+    "inspect",
+    "hashlib",
+    "adhd_evals.importing.dialect",
+    "adhd_evals.importing.dialect_schema",
+    "adhd_evals.catalog",
+    "adhd_evals.catalogrules",
+    "adhd_evals.lint.rules",
+    "adhd_evals.lint.engine",
+    "adhd_evals.importing.merge",
+    "adhd_evals.importing.checkgen",
+)
 # Not on a clean command line (tests/test_lint_fast_argv.py): argparse and the locale lookup its
 # parser makes, nor the SARIF and step-summary writer (only for sarif or under Actions).
 CLEAN_LINE_NEVER = ("argparse", "gettext", "locale", "adhd_evals.lint.usage", "adhd_evals.lint.sarif")
@@ -106,9 +123,8 @@ PATHS: list[tuple[str, Callable[[Path], list[Path]], tuple[str, ...]]] = [
     ("catalog with checks.py", _catalog_with_checks, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER),
     ("check module", _check_module, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER),
     ("catalog and checks.py", _hook, NEVER + YAML + CATALOG_NEVER + CLEAN_LINE_NEVER),
-    # the import's readers are dataclasses (importing/formats/_common.py): lint reads with them
-    ("evals.json", _evals_json, NEVER + YAML + CLEAN_LINE_NEVER),
-    ("YAML folder", lambda tmp: [_yaml_folder(tmp)], NEVER + CLEAN_LINE_NEVER),
+    ("evals.json", _evals_json, NEVER + YAML + CLEAN_LINE_NEVER + SOURCE_NEVER),
+    ("YAML folder", lambda tmp: [_yaml_folder(tmp)], NEVER + CLEAN_LINE_NEVER + SOURCE_NEVER),
 ]
 
 
@@ -134,7 +150,24 @@ def test_the_probe_sees_what_a_path_imports(tmp_path: Path) -> None:
     """The guard can fail: a YAML folder does import PyYAML, a module the lint run itself
     imported (not the probe), and the import's readers."""
     _, modules = _modules_after_lint([_yaml_folder(tmp_path)])
-    assert {"yaml", "adhd_evals.lint.rules", "adhd_evals.importing.formats.yaml_cases"} <= modules
+    assert {"yaml", "adhd_evals.lint.lookalike", "adhd_evals.importing.formats.yaml_cases"} <= modules
+
+
+def test_a_catalog_beside_its_module_loads_the_rules_a_source_does_not(tmp_path: Path) -> None:
+    """SOURCE_NEVER can fail: the hook's input (a catalog and its checks.py) loads lint's rule
+    modules and the catalog's rules, which a source file's lint leaves out."""
+    _, modules = _modules_after_lint(_hook(tmp_path))
+    assert {"adhd_evals.lint.rules", "adhd_evals.lint.engine", "adhd_evals.catalogrules"} <= modules
+
+
+def test_a_dialect_loads_the_dialect_reader(tmp_path: Path) -> None:
+    """SOURCE_NEVER's dialect entries can fail: with --dialect the reader (and its dataclasses)
+    is imported, and the evals.json is linted as the dialect says."""
+    dialect = tmp_path / "dialect.yaml"
+    dialect.write_text("adhd-evals-dialect: 1\nformat: evals-json\n", encoding="utf-8")
+    code, modules = _modules_after_lint(_evals_json(tmp_path), "--dialect", str(dialect))
+    assert code == 0
+    assert {"adhd_evals.importing.dialect", "dataclasses"} <= modules
 
 
 def test_a_line_the_fast_reading_defers_loads_argparse(tmp_path: Path) -> None:

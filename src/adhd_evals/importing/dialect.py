@@ -20,50 +20,20 @@ from typing import Any, cast
 from .dialect_paths import position, reach, steps
 from .dialect_schema import INVALID, _kind, _plain, _refusal, _validate
 from .dialect_schema import SCHEMA_PATH as SCHEMA_PATH  # found as dialect.SCHEMA_PATH, as before
+
+# The vocabulary's home is dialect_words.py; it is still found as dialect.NAME, as before
+from .dialect_words import CASE_FREE as CASE_FREE
+from .dialect_words import COUNTS as COUNTS
+from .dialect_words import NO_NEEDLE as NO_NEEDLE
+from .dialect_words import NO_SHAPE, NUMBERED, ONE_CHECK_LISTS, PATTERNS, REFUSE, TRACE_OPTIONS, CaseShape
+from .dialect_words import ONE_TEXT as ONE_TEXT
+from .dialect_words import TEXTS as TEXTS
+from .dialect_words import TRACED as TRACED
+from .dialect_words import VOCABULARY as VOCABULARY
 from .model import CheckKind, Refusal, RefusalCode
 from .sourcetext import decode_utf8, read_bytes
 
 VERSION = 1
-
-
-NUMBERED = "#"  # `id: "#"`: number cases 1, 2, ... in file order
-
-
-WHOLE_FILE = "."  # `at: "."`: the file itself is the case list
-
-
-# The vocabulary, by what a rule's needle must be. Text checks compare text,
-# so the dialect must say whether letter case matters.
-ONE_TEXT = ("contains", "starts_with", "equals", "matches_exactly", "regex", "not_regex")
-
-
-TEXTS = ("contains_any", "contains_all", "contains_none", "in_order")
-
-
-COUNTS = ("min_chars", "max_chars", "min_words", "max_words")
-
-
-NO_NEEDLE = ("is_json", "unwritten")
-
-
-# Checks over the run's trace (tracehelpers.py): the needle is the tool's name or the glob, and
-# `options` names the keys holding their keyword arguments (plugin eval's min, max, input_match).
-TRACED = ("tool_used", "file_created")
-
-
-TRACE_OPTIONS = {"tool_used": ("input_match", "min", "max"), "file_created": ("exists",)}
-
-
-VOCABULARY = (*ONE_TEXT, *TEXTS, *COUNTS, *NO_NEEDLE, *TRACED)
-
-
-CASE_FREE = ("matches_exactly", *COUNTS, *NO_NEEDLE, *TRACED)  # checks that never compare letter case
-
-
-PATTERNS = ("regex", "not_regex")
-
-
-MAX_COUNT = 10**9  # a count past this is a typo, not a length anyone means
 
 
 @dataclass(frozen=True)
@@ -139,17 +109,6 @@ def _same(a: Any, b: Any) -> bool:
         and not isinstance(b, bool)
         and a == b
     )
-
-
-SKIP = "skip"  # `missing: skip`: a place holding nothing (or what the path cannot walk) gives no criterion
-
-
-REFUSE = "refuse"
-
-
-# Checks whose needle list is one check's argument (contains_none stays one check per
-# needle, as it always was: splitting it does not change what passes).
-ONE_CHECK_LISTS = ("contains_any", "contains_all", "in_order")
 
 
 @dataclass(frozen=True)
@@ -236,23 +195,11 @@ def _reached_same(case: dict[str, object], key: str, value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class CaseShape:
-    """Where a case's parts live. Empty tuples mean "the format's own keys"."""
-
-    at: tuple[str, ...] = ()
-    prompt: tuple[str, ...] = ()
-    id: tuple[str, ...] = ()
-    criteria: tuple[Place, ...] = ()
-    category: tuple[str, ...] = ()
-    skip: tuple[Skip, ...] = ()
-
-
-@dataclass(frozen=True)
 class Dialect:
     display: str
     digest: str
     format: str
-    cases: CaseShape = CaseShape()
+    cases: CaseShape = NO_SHAPE
     rules: tuple[Rule, ...] = ()
     _index: dict[tuple[str, ...], dict[tuple[Any, ...], list[Rule]]] = field(
         default_factory=dict, compare=False, repr=False

@@ -1,8 +1,8 @@
 """Paths in a case (`inputs.prompt`, `assertions[].value`) and in a dialect file: reached,
 walked, located and written in words; what the readers ask of a dialect's places."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 import functools
 import re
 from collections.abc import Iterator

@@ -1,43 +1,47 @@
 """The import, callable from Python: source → ImportResult → catalog and module."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Request's and _Kept's string annotations would each be
+# compiled at import, the first of them setting up the compiler (about 1 ms of every import).
 import contextlib
-import dataclasses
-import difflib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..catalog import SOURCES_RECORD, catalog_chunks, catalog_text
 from ..collector import collector_paused
 from ..errors import OutputError, UsageError
 from ..files import NotAFile, read_limited, read_text_limited, walk
 from ..output import torn, write_all_atomically
-from . import checkgen
 from .detect import with_format_hint
-from .dialect import Dialect
 from .formats import READERS, ReadOptions
 from .formats._common import has_lone_surrogate, text_problem
-from .merge import MergeReport, merge
 from .model import DEFAULT_RISK, RISKS, Case, ImportResult, Refusal, RefusalCode
+
+if TYPE_CHECKING:  # the dialect, the merge and the check generator load where they are used:
+    # an import to stdout needs none of them (tests/test_cli_startup.py)
+    from .dialect import Dialect
+    from .merge import MergeReport
 
 CATALOG_NAME = "cases.jsonl"
 MODULE_NAME = "checks.py"
 
 
-@dataclass
 class ImportOutcome:
-    result: ImportResult
-    written: tuple[Path, ...] = ()
-    merge_report: MergeReport | None = None
-    module_text: str | None = None  # what was written; None until needed
-    dropped: list[str] = dataclasses.field(default_factory=list)  # ids that left the catalog
-    diffs: list[str] = dataclasses.field(default_factory=list)  # a dry run's unified diffs
-    repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
+    """What an import did. A plain class, not a dataclass: dataclasses (and the inspect module
+    it imports, about 7 ms) are off an import's start-up (docs/startup.md)."""
+
+    __slots__ = ("diffs", "dropped", "merge_report", "module_text", "repaired", "result", "written")
+
+    def __init__(self, result: ImportResult) -> None:
+        self.result = result
+        self.written: tuple[Path, ...] = ()
+        self.merge_report: MergeReport | None = None
+        self.module_text: str | None = None  # what was written; None until needed
+        self.dropped: list[str] = []  # ids that left the catalog
+        self.diffs: list[str] = []  # a dry run's unified diffs
+        self.repaired: str | None = None  # why the folder's pair was torn before this import rewrote it
 
     @property
     def catalog(self) -> str:
@@ -62,7 +66,7 @@ def read_source(
     risk: str | None = None,
     category: str | None = None,
     display: str | None = None,
-    dialect: Dialect | None = None,
+    dialect: "Dialect | None" = None,
     default_criteria: bool = True,
     skip_tests: tuple[int, ...] = (),
     skill: str | None = None,
@@ -113,6 +117,8 @@ def read_source(
 
 def render_module(result: ImportResult) -> str:
     """The check module as freshly generated."""
+    from . import checkgen  # only where a module is written or shown
+
     with collector_paused():
         return checkgen.render(result)
 
@@ -121,14 +127,16 @@ SOURCES_NAME = SOURCES_RECORD
 _FILE_NAMES = {"evals-json": "evals.json", "evalflow": "dataset.json"}
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):  # not a dataclass: see ImportOutcome
     """What an import is asked to do, beyond reading: where to write, and how."""
 
     out: Path | None = None
     prune: bool = False
     replace: bool = False
     dry_run: bool = False
+
+
+_PRINTED = Request()  # the default: read, and leave the catalog to the caller to print
 
 
 def expand(fmt: str, sources: list[Path]) -> list[Path]:
@@ -197,7 +205,7 @@ def import_source(
 
 
 def import_sources(
-    fmt: str, sources: list[Path], request: Request = Request(), *, display: str | None = None, **options: Any
+    fmt: str, sources: list[Path], request: Request = _PRINTED, *, display: str | None = None, **options: Any
 ) -> ImportOutcome:
     """Read, render, and (with `out`) write the catalog, the module and the record of
     sources atomically; nothing on refusal, nothing at all on a dry run.
@@ -228,6 +236,8 @@ def import_sources(
         outcome.diffs = [_diff(out / CATALOG_NAME, outcome.catalog), _diff(out / MODULE_NAME, outcome.module)]
         return outcome
     # A fresh module and the catalog are streamed into their temporary files, piece by piece.
+    from . import checkgen  # only with --out: see the imports at the top
+
     module = outcome.module_text if outcome.module_text is not None else checkgen.render_pieces(result)
     targets = {
         out / CATALOG_NAME: outcome.catalog_pieces(),
@@ -315,6 +325,8 @@ def _catalog_prompts(rows: list[_Kept]) -> dict[str, str]:
 
 
 def _diff(path: Path, text: str) -> str:
+    from .unified_diff import unified  # difflib: a dry run's alone (tests/test_startup_import3_modules.py)
+
     try:
         before = read_text_limited(path)
     except (OSError, UnicodeDecodeError):
@@ -327,136 +339,9 @@ def _diff(path: Path, text: str) -> str:
     )
 
 
-def unified(a: list[str], b: list[str], fromfile: str, tofile: str, context: int = 3) -> str:
-    """A unified diff the size `diff -u` prints.
-
-    difflib.unified_diff's matcher treats lines found in over 1% of a long file
-    as junk (blank lines, `return unwritten(...)`, the markers): a check module
-    then matches almost nothing, and one changed criterion printed a diff of the
-    whole file (28,751 lines where `diff -u` prints 95). Lines are matched here by
-    patience diff instead (lines that occur once on each side anchor the match;
-    O(n log n)), as git's --patience does.
-    """
-    out: list[str] = []
-    for group in _Opcodes(_opcodes(a, b)).get_grouped_opcodes(context):
-        if not out:
-            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
-        first, last = group[0], group[-1]
-        out.append(f"@@ -{_span(first[1], last[2])} +{_span(first[3], last[4])} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out += [" " + _line(line) for line in a[i1:i2]]
-                continue
-            out += ["-" + _line(line) for line in a[i1:i2]]
-            out += ["+" + _line(line) for line in b[j1:j2]]
-    return "".join(out)
-
-
-Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
-
-
-class _Opcodes(difflib.SequenceMatcher):  # type: ignore[type-arg]
-    """difflib's hunk grouping over opcodes computed elsewhere."""
-
-    def __init__(self, opcodes: list[Opcode]) -> None:
-        super().__init__(None, [], [])
-        self._found = opcodes
-
-    def get_opcodes(self) -> list[Opcode]:
-        return self._found
-
-
-def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
-    pairs: list[tuple[int, int]] = []
-    _patience(a, b, 0, len(a), 0, len(b), pairs)
-    codes: list[Opcode] = []
-    i = j = 0
-    for x, y in [*pairs, (len(a), len(b))]:
-        if x > i or y > j:
-            tag: Literal["replace", "delete", "insert"] = (
-                "replace" if x > i and y > j else "delete" if x > i else "insert"
-            )
-            codes.append((tag, i, x, j, y))
-        if x < len(a) or y < len(b):
-            if codes and codes[-1][0] == "equal" and codes[-1][2] == x:
-                codes[-1] = ("equal", codes[-1][1], x + 1, codes[-1][3], y + 1)
-            else:
-                codes.append(("equal", x, x + 1, y, y + 1))
-        i, j = x + 1, y + 1
-    return codes
-
-
-def _patience(
-    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int, pairs: list[tuple[int, int]]
-) -> None:
-    """Append to `pairs` the matched (i, j) lines of a[alo:ahi] and b[blo:bhi], in order."""
-    while alo < ahi and blo < bhi and a[alo] == b[blo]:
-        pairs.append((alo, blo))
-        alo, blo = alo + 1, blo + 1
-    tail: list[tuple[int, int]] = []
-    while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
-        ahi, bhi = ahi - 1, bhi - 1
-        tail.append((ahi, bhi))
-    if alo < ahi and blo < bhi:
-        anchors = _unique_anchors(a, b, alo, ahi, blo, bhi)
-        if anchors:
-            i, j = alo, blo
-            for x, y in anchors:
-                _patience(a, b, i, x, j, y, pairs)
-                pairs.append((x, y))
-                i, j = x + 1, y + 1
-            _patience(a, b, i, ahi, j, bhi, pairs)
-        else:  # no line occurs once on each side: difflib on this stretch alone
-            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
-            for block in matcher.get_matching_blocks():
-                pairs += [(alo + block.a + k, blo + block.b + k) for k in range(block.size)]
-    pairs += reversed(tail)
-
-
-def _unique_anchors(
-    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
-) -> list[tuple[int, int]]:
-    """Lines occurring once in each range, matched, longest increasing run by position in b."""
-    from bisect import bisect_left
-    from collections import Counter
-
-    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
-    where = {b[j]: j for j in range(blo, bhi) if in_b[b[j]] == 1}
-    candidates = [(i, where[a[i]]) for i in range(alo, ahi) if in_a[a[i]] == 1 and a[i] in where]
-    tops: list[int] = []  # patience sorting: the smallest j ending a run of each length
-    ends: list[int] = []  # index into candidates of that run's last pair
-    back: list[int] = []
-    for index, (_, j) in enumerate(candidates):
-        k = bisect_left(tops, j)
-        back.append(ends[k - 1] if k else -1)
-        if k == len(tops):
-            tops.append(j)
-            ends.append(index)
-        else:
-            tops[k], ends[k] = j, index
-    run: list[tuple[int, int]] = []
-    at = ends[-1] if ends else -1
-    while at >= 0:
-        run.append(candidates[at])
-        at = back[at]
-    return run[::-1]
-
-
-def _span(begin: int, end: int) -> str:
-    """A hunk's line range as diff -u writes it (1-based; an empty range names the line before)."""
-    length = end - begin
-    if length == 1:
-        return str(begin + 1)
-    return f"{begin + 1 if length else begin},{length}"
-
-
-def _line(line: str) -> str:
-    return line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-
-
 def _module_text(
     path: Path, result: ImportResult, prune: bool, prompts: dict[str, str]
-) -> tuple[str | None, MergeReport | None]:
+) -> tuple[str | None, "MergeReport | None"]:
     """The existing module merged with the new source; None when there is none yet (a fresh
     module is rendered as it is written)."""
     try:
@@ -465,5 +350,7 @@ def _module_text(
         return None, None
     except (OSError, UnicodeDecodeError) as exc:
         raise OutputError(f"{path} exists and cannot be read ({exc}); move it aside first") from exc
+    from .merge import merge  # only where a module is already there (see the imports at the top)
+
     with collector_paused():
         return merge(existing, result, prune=prune, old_prompts=prompts)

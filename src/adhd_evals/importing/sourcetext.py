@@ -36,23 +36,22 @@ MAX_NOTE_DEPTH = 64
 
 
 def read_bytes(path: Path, display: str) -> bytes:
-    if path.is_dir():
-        raise Refusal(
-            RefusalCode.FILE_UNREADABLE,
-            display,
-            "cannot be read",
-            actual="it is a directory, and this format reads one file",
-        )
     try:
         return read_limited(path)
-    except FileNotFoundError:
-        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual="no such file") from None
-    except NotAFile as exc:
-        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=str(exc)) from None
     except OSError as exc:
-        raise Refusal(
-            RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=exc.strerror or str(exc)
-        ) from exc
+        # Whether it is a folder is asked once a read failed, not before every read (a stat of
+        # each of a tree's files): the refusal is the one that question always gave.
+        if path.is_dir():
+            actual = "it is a directory, and this format reads one file"
+        elif isinstance(exc, FileNotFoundError):
+            actual = "no such file"
+        elif isinstance(exc, NotAFile):
+            actual = str(exc)
+        else:
+            raise Refusal(
+                RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=exc.strerror or str(exc)
+            ) from exc
+        raise Refusal(RefusalCode.FILE_UNREADABLE, display, "cannot be read", actual=actual) from None
 
 
 def decode_utf8(data: bytes, display: str, code: RefusalCode, reason: str) -> str:
@@ -76,10 +75,22 @@ def decode_utf8(data: bytes, display: str, code: RefusalCode, reason: str) -> st
         ) from exc
 
 
+# One decoder for every file: json.loads with a hook builds a decoder (and its scanner) per call,
+# a few microseconds each of a tree's 500 files.
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
+def _parse(text: str) -> Any:
+    """json.loads(text, object_pairs_hook=_unique_pairs), with the decoder made once."""
+    if text.startswith("\ufeff"):  # json.loads' own refusal of a byte-order mark, word for word
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    return _DECODER.decode(text)
+
+
 def load_json(text: str, display: str) -> Any:
     """Parse strict JSON: duplicate keys and runaway nesting are refused."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_pairs)
+        return _parse(text)
     except json.JSONDecodeError as exc:
         raise Refusal(
             RefusalCode.NOT_JSON, display, "is not JSON", actual=exc.msg, line=exc.lineno, column=exc.colno

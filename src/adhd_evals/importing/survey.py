@@ -20,7 +20,7 @@ from typing import Any
 from ..collector import collector_paused
 from ..files import walk
 from ..text import plural, printable
-from .dialect import WHOLE_FILE
+from .dialect_words import WHOLE_FILE
 from .formats._common import jsonable
 from .formats._evals_json_asserts import documented_kind
 from .formats._evals_json_cases import _PROMPT_LOOKALIKES, LIST_KEYS

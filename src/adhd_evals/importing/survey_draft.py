@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from ..text import plural, printable
-from .dialect import VOCABULARY
+from .dialect_words import VOCABULARY
 from .formats._common import compact
 from .formats._evals_json_cases import LIST_KEYS
 from .survey_found import _TEXT_KEYS, ONE_CASE, Shape, Survey, _scalar

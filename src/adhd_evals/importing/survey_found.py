@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from .formats._typed import shape_of
@@ -11,16 +10,22 @@ from .formats._typed import shape_of
 _TEXT_KEYS = ("text", "description", "criterion", "name", "title")
 
 
-@dataclass
 class Shape:
     """One assertion-object shape: its type/kind value and its key set."""
 
-    selector: dict[str, object]  # {"type": "contains"}, or {} when it has neither
-    keys: tuple[str, ...]
-    count: int = 0
-    example: str = ""
-    today: str = ""
-    found_in: Counter[str] = field(default_factory=Counter)
+    # Plain classes here, not dataclasses: dataclasses (and the inspect module it imports, about
+    # 7 ms) are off survey's start-up (docs/startup.md)
+    __slots__ = ("count", "example", "found_in", "keys", "selector", "today")
+
+    def __init__(
+        self, selector: dict[str, object], keys: tuple[str, ...], *, example: str, today: str
+    ) -> None:
+        self.selector = selector  # {"type": "contains"}, or {} when it has neither
+        self.keys = keys
+        self.count = 0
+        self.example = example
+        self.today = today
+        self.found_in: Counter[str] = Counter()
 
     @property
     def label(self) -> str:
@@ -28,26 +33,28 @@ class Shape:
         return f"{selector} with keys {{{', '.join(self.keys)}}}"
 
 
-@dataclass
 class Survey:
-    format: str
-    files: list[str] = field(default_factory=list)
-    unreadable: list[tuple[str, str]] = field(default_factory=list)
-    no_list: list[str] = field(default_factory=list)
-    lists: Counter[str] = field(default_factory=Counter)  # where the case list is: files
-    list_cases: Counter[str] = field(default_factory=Counter)
-    cases: int = 0
-    case_keys: Counter[str] = field(default_factory=Counter)
-    lookalike_prompts: Counter[str] = field(default_factory=Counter)  # cases with no prompt
-    without_id: int = 0
-    imports: Counter[str] = field(default_factory=Counter)  # where the case list is: files that import today
-    strings: int = 0
-    shapes: dict[tuple[str, tuple[str, ...]], Shape] = field(default_factory=dict)
-    prompts: Counter[str] = field(default_factory=Counter)  # prompt-like paths: cases holding each
-    no_prompt: list[str] = field(default_factory=list)  # files with a case holding none
-    ids: Counter[str] = field(default_factory=Counter)  # id-like paths (yaml): cases holding each
-    prose: Counter[str] = field(default_factory=Counter)  # keys holding statements of success
-    needles: Counter[str] = field(default_factory=Counter)  # keys holding lists of words to find
+    """Everything a survey counted over its files (see Shape for why not a dataclass)."""
+
+    def __init__(self, format: str) -> None:
+        self.format = format
+        self.files: list[str] = []
+        self.unreadable: list[tuple[str, str]] = []
+        self.no_list: list[str] = []
+        self.lists: Counter[str] = Counter()  # where the case list is: files
+        self.list_cases: Counter[str] = Counter()
+        self.cases = 0
+        self.case_keys: Counter[str] = Counter()
+        self.lookalike_prompts: Counter[str] = Counter()  # cases with no prompt
+        self.without_id = 0
+        self.imports: Counter[str] = Counter()  # where the case list is: files that import today
+        self.strings = 0
+        self.shapes: dict[tuple[str, tuple[str, ...]], Shape] = {}
+        self.prompts: Counter[str] = Counter()  # prompt-like paths: cases holding each
+        self.no_prompt: list[str] = []  # files with a case holding none
+        self.ids: Counter[str] = Counter()  # id-like paths (yaml): cases holding each
+        self.prose: Counter[str] = Counter()  # keys holding statements of success
+        self.needles: Counter[str] = Counter()  # keys holding lists of words to find
 
 
 ONE_CASE = "(one case per file)"

@@ -14,11 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..catalogrules.stream import lint_catalog
 from ..importing.catalogue import NotRecognised, discover, lint_names
 from ..importing.catalogue import format_of as format_of  # lint's name for the one detector
 from ..problem import ERROR, WARNING, Problem
-from .engine import check_folder, check_module, folder_of, module_beside
 from .lookalike import why_not_ours
 
 if TYPE_CHECKING:
@@ -92,7 +90,7 @@ def dialect_keys(dialect: Dialect) -> tuple[str, ...]:
     """The top-level keys a file of a yaml dialect's shape has: its case list's, else its
     prompt's first step (`inputs` for `inputs.prompt`); none to look for when the file itself
     is the list."""
-    from ..importing.dialect import WHOLE_FILE  # loaded already: the dialect was read with it
+    from ..importing.dialect_words import WHOLE_FILE
 
     shape = dialect.cases
     if WHOLE_FILE in shape.at:
@@ -153,12 +151,19 @@ def lint_file(
     if kind == "catalog":
         return (*_lint_catalog(path, read), [])
     if kind == "module":
+        from .engine import check_module  # the module rules: see _lint_catalog
+
         return 0, check_module(read(path)), []
     return _lint_source(path, kind, dialect)
 
 
 def _lint_catalog(path: Path, read: ModuleReads) -> tuple[int, list[Problem]]:
     """The row and catalog rules (catalog.py streams the file), then the folder rules."""
+    # Imported here: the catalog's and the module's rules are a catalog's alone, never a source
+    # file's (tests/lint/test_startup.py)
+    from ..catalogrules.stream import lint_catalog
+    from .engine import check_folder, folder_of, module_beside
+
     module = module_beside(path)  # then every id and its line are needed: kept exactly
     cases, problems, seen = lint_catalog(path, keep_ids=module is not None)
     ids = (seen.exact or {}) if module is not None else {}

@@ -36,16 +36,15 @@ def import_(
     max_bytes: int,
 ) -> int:
     """Import case files into the five-field catalog and its check module."""
-    # Imported here: the importer (its merge, check generator and dataclasses) is import's
-    # alone, and survey's shapes are survey's: neither pays for the other on its trivial call
+    # Imported here: the importer is import's alone, and survey's shapes are survey's: neither
+    # pays for the other on its trivial call
     from ...collector import collector_paused
-    from ...importing import dialect as dialects
     from ...importing.detect import detect
     from ...importing.importer import Request
 
     set_max_bytes(max_bytes)
 
-    declared = dialects.load(dialect) if dialect is not None else None
+    declared = _dialect(dialect) if dialect is not None else None
     if format is None:
         fmt = detect(sources, declared.format if declared is not None else None)
         print(f"Format: {fmt} (recognised as lint recognises it; --format chooses).", file=sys.stderr)
@@ -69,6 +68,14 @@ def import_(
             skill=skill,
         )
     return exitcodes.OK
+
+
+def _dialect(path: Path) -> Dialect:
+    # Imported here: the dialect reader (its dataclasses, ruamel.yaml and jsonschema) only for
+    # an import that names one (tests/test_cli_startup.py)
+    from ...importing import dialect as dialects
+
+    return dialects.load(path)
 
 
 def _import(

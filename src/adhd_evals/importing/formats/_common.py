@@ -1,11 +1,10 @@
 """Pieces every reader shares: options, refusal building, strict field checks."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -92,30 +91,47 @@ def unwritable(cases: list[Case], display: str, code: RefusalCode, reason: str) 
     return found
 
 
-@dataclass(frozen=True)
 class ReadOptions:
-    risk: str
-    category: str | None = None
-    dialect: Dialect | None = None
-    # False (`--no-default-criteria`): a statement of success (evals-json's `expected_output`)
-    # stays a note, and a case with no other criteria gets the no-criteria placeholder.
-    default_criteria: bool = True
-    # promptfoo: the tests (1-based, across the config) left out by `--skip-test N`.
-    skip_tests: tuple[int, ...] = ()
-    skill: str | None = None  # --skill: the skill a trigger case is about
-    # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
-    # signature returns cases only; the import and lint read this list after it).
-    left_out: list[LeftOut] = field(default_factory=list, compare=False)
+    """What a reader is asked, beyond the file. Plain classes here, not dataclasses: every lint
+    and import reads through this module, and dataclasses (with the inspect module it imports)
+    cost about 7 ms of their start-up (docs/startup.md)."""
+
+    __slots__ = ("category", "default_criteria", "dialect", "left_out", "risk", "skill", "skip_tests")
+
+    def __init__(
+        self,
+        *,
+        risk: str,
+        category: str | None = None,
+        dialect: "Dialect | None" = None,
+        default_criteria: bool = True,
+        skip_tests: tuple[int, ...] = (),
+        skill: str | None = None,
+    ) -> None:
+        self.risk = risk
+        self.category = category
+        self.dialect = dialect
+        # False (`--no-default-criteria`): a statement of success (evals-json's `expected_output`)
+        # stays a note, and a case with no other criteria gets the no-criteria placeholder.
+        self.default_criteria = default_criteria
+        # promptfoo: the tests (1-based, across the config) left out by `--skip-test N`.
+        self.skip_tests = skip_tests
+        self.skill = skill  # --skill: the skill a trigger case is about
+        # Where a reader puts the cases a dialect's `cases.skip` leaves out (the reader's
+        # signature returns cases only; the import and lint read this list after it).
+        self.left_out: list[LeftOut] = []
 
 
-@dataclass
 class Refuser:
     """Builds refusals for one source file, with positions on demand."""
 
-    code: RefusalCode
-    display: str
-    reason: str
-    locator: Locator | None = None
+    __slots__ = ("code", "display", "locator", "reason")
+
+    def __init__(self, code: RefusalCode, display: str, reason: str, locator: Locator | None = None) -> None:
+        self.code = code
+        self.display = display
+        self.reason = reason
+        self.locator = locator
 
     def __call__(
         self,
@@ -271,7 +287,10 @@ def note(
 
 
 def placeholder(criterion: str, source_text: str | None = None) -> Check:
-    return Check(criterion, CheckKind.UNWRITTEN, (source_text or criterion,))
+    return Check(criterion, _UNWRITTEN, (source_text or criterion,))
+
+
+_UNWRITTEN = CheckKind.UNWRITTEN  # read once: an enum member's lookup is slow, and this runs per criterion
 
 
 def no_criteria_placeholder() -> Check:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
-from ..dialect import NUMBERED, CaseShape, Dialect
 from ..dialect_paths import reach, stopped
+from ..dialect_words import NO_SHAPE, NUMBERED
 from ..model import Case, Check, LeftOut, Note, Refusal, describe
 from ._common import (
     ReadOptions,
@@ -25,6 +25,9 @@ from ._evals_json_asserts import SUCCESS_KEY, _assertion, documented_kind, succe
 from ._evals_json_plain import FILES_REMARK, plain_case
 from ._triggers import trigger_check
 from ._typed import Found, Reading, converted, criteria_checks, is_typed, passed_by, shape_of
+
+if TYPE_CHECKING:
+    from ..dialect import Dialect
 
 LIST_KEYS = ("assertions", "expectations")
 
@@ -121,7 +124,7 @@ class _FileReading:
         self.default_criteria = default_criteria
         self.surrogates = surrogates  # False: the file's text cannot hold a lone surrogate
         self.dialect = dialect
-        self.shape = dialect.cases if dialect is not None else CaseShape()
+        self.shape = dialect.cases if dialect is not None else NO_SHAPE
         self.id_keys = self.shape.id or ("id",)
         self.prompt_keys = self.shape.prompt or ("prompt",)
         # Each alternative compiled once: its keys when dotted (`inputs.prompt`), else None.

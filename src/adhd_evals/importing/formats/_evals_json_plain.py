@@ -45,27 +45,32 @@ def plain_case(
         return None
     if "expectations" in raw or "should_trigger" in raw:
         return None
-    reading = Reading(file.refuse, label, at)
-    checks, notes = _listed(file, reading, items)
+    checks, notes = _listed(file, label, at, items)
     for key, value in raw.items() if len(raw) > 3 else ():  # three: id, prompt and assertions alone
         if key not in _READ:
             remark = FILES_REMARK if key == "files" and value else ""
             if type(value) is dict or type(value) is list:  # note() refuses one nested too deep
-                notes.append(reading.note(key, value, (*at, key), remark))
+                notes.append(Reading(file.refuse, label, at).note(key, value, (*at, key), remark))
             else:
                 notes.append(Note(key, value, remark))
     origin = f"{file.display}, {label}"
     return Case(case_id, file.file_category, prompt, file.risk, tuple(checks), tuple(notes), origin)
 
 
-def _listed(file: _FileReading, reading: Reading, items: list[object]) -> tuple[list[Check], list[Note]]:
-    """The assertion list's checks and notes, as `file.listed` makes them (one check an item)."""
+def _listed(
+    file: _FileReading, label: str, at: tuple[str | int, ...], items: list[object]
+) -> tuple[list[Check], list[Note]]:
+    """The assertion list's checks and notes, as `file.listed` makes them (one check an item).
+    The case's Reading is built at its first item that is not prose: many lists hold none."""
     checks: list[Check] = []
     notes: list[Note] = []
+    reading: Reading | None = None
     for position, item in enumerate(items):
         if type(item) is str and item and not item.isspace():  # prose: no surrogate in this file
             checks.append(placeholder(item))
             continue
+        if reading is None:
+            reading = Reading(file.refuse, label, at)
         check, extra = file.assertion(
             reading, item, f"assertions[{position}]", (*reading.at, "assertions", position)
         )

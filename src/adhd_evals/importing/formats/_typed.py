@@ -7,15 +7,15 @@ Python's `re` cannot compile, a count that is not a whole number are refused
 by case and field), and keys the check does not use travel as notes.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from json.encoder import encode_basestring
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ..dialect import (
+from ..dialect_paths import Stop, path_text, regex_problem, trace
+from ..dialect_words import (
     COUNTS,
     MAX_COUNT,
     NO_NEEDLE,
@@ -25,14 +25,13 @@ from ..dialect import (
     TEXTS,
     TRACE_OPTIONS,
     TRACED,
-    Dialect,
-    Place,
-    Rule,
 )
-from ..dialect_paths import Stop, path_text, regex_problem, trace
 from ..model import Check, CheckKind, Note, Refusal, describe
 from ..tracehelpers import _js_regex as js_regex
 from ._common import Refuser, compact, note, placeholder, text_problem
+
+if TYPE_CHECKING:  # a dialect is read (dialect.py) before anything here meets one
+    from ..dialect import Dialect, Place, Rule
 
 Path = tuple[str | int, ...]
 
@@ -112,7 +111,7 @@ Assertion = Callable[[object, str, Path], tuple[Check, list[Note]]]
 
 
 def converted(
-    reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
+    reading: Reading, rule: "Rule", item: dict[str, object], path: str, at: Path
 ) -> tuple[Check, list[Note]]:
     """The check a matched object becomes, and its unused keys as notes."""
     used = rule.used
@@ -148,7 +147,7 @@ def converted(
 
 
 def _keywords(
-    reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path
+    reading: Reading, rule: "Rule", item: dict[str, object], path: str, at: Path
 ) -> tuple[tuple[str, object], ...]:
     """A trace check's keyword arguments from the keys the rule's `options` names, in the
     helper's own order; a key the object lacks leaves its keyword at the helper's default."""
@@ -180,7 +179,7 @@ def _keyword_problem(keyword: str, value: object) -> str | None:
     return None if whole else f"a whole number from 0 to {MAX_COUNT:,}"
 
 
-def _criterion(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> str | None:
+def _criterion(reading: Reading, rule: "Rule", item: dict[str, object], path: str, at: Path) -> str | None:
     if rule.criterion is None or rule.criterion not in item:
         return None
     value = item[rule.criterion]
@@ -190,7 +189,7 @@ def _criterion(reading: Reading, rule: Rule, item: dict[str, object], path: str,
     return str(value)
 
 
-def _needle(reading: Reading, rule: Rule, item: dict[str, object], path: str, at: Path) -> object:
+def _needle(reading: Reading, rule: "Rule", item: dict[str, object], path: str, at: Path) -> object:
     key = rule.needle
     if key is None:
         return None
@@ -235,7 +234,7 @@ class Found(NamedTuple):
 
 
 def criteria_checks(
-    reading: Reading, raw: dict[str, object], dialect: Dialect, assertion: Assertion
+    reading: Reading, raw: dict[str, object], dialect: "Dialect", assertion: Assertion
 ) -> Found:
     """Checks from the dialect's `cases.criteria` places, in the order listed.
 
@@ -261,16 +260,19 @@ def criteria_checks(
     return walk.found
 
 
-@dataclass(slots=True)
 class _Walk:
     """One case's walk through the dialect's criteria places, gathering what it finds."""
 
-    reading: Reading
-    dialect: Dialect
-    assertion: Assertion
-    found: Found
+    # A plain class, not a dataclass: dataclasses (and inspect) stay off lint's path
+    __slots__ = ("assertion", "dialect", "found", "reading")
 
-    def one_key(self, entry: Place, key: str, raw: dict[str, object]) -> None:
+    def __init__(self, reading: Reading, dialect: "Dialect", assertion: Assertion, found: Found) -> None:
+        self.reading = reading
+        self.dialect = dialect
+        self.assertion = assertion
+        self.found = found
+
+    def one_key(self, entry: "Place", key: str, raw: dict[str, object]) -> None:
         found = self.found
         if key not in raw:
             if entry.missing == SKIP:
@@ -284,7 +286,7 @@ class _Walk:
         found.roots.add(key)
         self.value(entry, (key,), child)
 
-    def spread(self, entry: Place, key: str, child: list[object]) -> None:
+    def spread(self, entry: "Place", key: str, child: list[object]) -> None:
         """`k[]`: each item of the list at `k`."""
         found = self.found
         if not child:  # an empty list walked: nothing reached (the key stays a note)
@@ -303,7 +305,7 @@ class _Walk:
             else:
                 self.value(entry, (key, index), item)
 
-    def nested(self, entry: Place, pair: tuple[str, str], raw: dict[str, object]) -> None:
+    def nested(self, entry: "Place", pair: tuple[str, str], raw: dict[str, object]) -> None:
         found = self.found
         first, second = pair
         outer = raw.get(first)
@@ -321,7 +323,7 @@ class _Walk:
         else:
             self.value(entry, (first, second), value)
 
-    def traced(self, entry: Place, raw: dict[str, object]) -> None:
+    def traced(self, entry: "Place", raw: dict[str, object]) -> None:
         found = self.found
         reached = trace(raw, entry.at)
         if not reached and entry.missing == SKIP:  # the case has nothing there
@@ -341,7 +343,7 @@ class _Walk:
         self.found.checks.append(check)
         self.found.notes.extend(extra)
 
-    def value(self, entry: Place, sub: Path, value: object) -> None:
+    def value(self, entry: "Place", sub: Path, value: object) -> None:
         """One value a place reached, at `sub` in the case: needles, prose, objects, or nothing."""
         found = self.found
         if type(value) is str:  # the common needle or prose: straight to its check
@@ -364,7 +366,7 @@ class _Walk:
         else:
             self.items(entry, value, sub)
 
-    def nothing(self, entry: Place, sub: Path, value: object) -> None:
+    def nothing(self, entry: "Place", sub: Path, value: object) -> None:
         """A place holding null or an empty list: no criterion. `missing: skip` counts it (a null
         kept as a note); under `refuse` a null is refused, and an empty list states that
         nothing is required (as it always did)."""
@@ -378,7 +380,7 @@ class _Walk:
         if entry.missing == SKIP:
             self.found.skipped.append(entry.label)
 
-    def stop(self, entry: Place, stop: Stop) -> None:
+    def stop(self, entry: "Place", stop: Stop) -> None:
         """An item the path cannot walk through: a refusal, or under `missing: skip` a counted note."""
         where = path_text(stop.at)
         at = (*self.reading.at, *stop.at)
@@ -392,7 +394,7 @@ class _Walk:
         self.found.notes.append(self.reading.note(where, stop.value, at, remark))
         self.found.skipped.append(entry.label)
 
-    def items(self, entry: Place, value: object, sub: Path) -> None:
+    def items(self, entry: "Place", value: object, sub: Path) -> None:
         found = self.found
         items = value if isinstance(value, list) else [value]
         for index, item in enumerate(items):
@@ -458,7 +460,7 @@ def _residue(value: object, sub: Path, consumed: set[Path], prefixes: set[Path])
     return [(sub, value)]
 
 
-def _needle_checks(reading: Reading, entry: Place, value: object, where: Path, sub: Path) -> list[Check]:
+def _needle_checks(reading: Reading, entry: "Place", value: object, where: Path, sub: Path) -> list[Check]:
     """A needle list's checks: one for the whole list (contains_any, contains_all, in_order),
     else one per needle. Each needle is checked by position (a list may mix in objects)."""
     check = str(entry.check)

@@ -12,8 +12,8 @@ import functools
 from pathlib import Path
 from typing import cast
 
-from ..dialect import WHOLE_FILE
 from ..dialect_paths import reach
+from ..dialect_words import WHOLE_FILE
 from ..model import Case, Refusal, RefusalCode, describe
 from ._common import (
     ReadOptions,

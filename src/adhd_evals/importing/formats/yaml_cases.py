@@ -6,13 +6,13 @@ notes (dates kept as the text that was written). A directory imports its
 `*.yaml` / `*.yml` files sorted by name; the first bad file stops it.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled one by
+# one at import, on every lint and import (see model.py).
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..dialect import NUMBERED, WHOLE_FILE, CaseShape, Dialect
 from ..dialect_paths import reach, stopped
+from ..dialect_words import NO_SHAPE, NUMBERED, WHOLE_FILE
 from ..model import MISSING, Case, Check, LeftOut, Note, Refusal, RefusalCode, describe
 from ..sourcetext import decode_utf8, read_bytes
 from ._common import (
@@ -37,6 +37,10 @@ from ._yaml_safe import (
     _refuse_conflict_markers,
     locate_node,
 )
+
+if TYPE_CHECKING:
+    from ..dialect import Dialect
+    from ..dialect_words import CaseShape
 
 NAME = "yaml"
 
@@ -155,7 +159,7 @@ def _read_file(path: Path, display: str, category: str, options: ReadOptions) ->
     refuse = Refuser(RefusalCode.NOT_YAML_CASE, display, NOT_CASE, lambda at: locate_node(root, at))
     data = _construct(text, root, display)
     dialect = options.dialect
-    shape = dialect.cases if dialect is not None else CaseShape()
+    shape = dialect.cases if dialect is not None else NO_SHAPE
     if shape.at:
         items, where = _case_list(refuse, data, shape.at)
         found = []
@@ -220,7 +224,7 @@ def _case_list(refuse: Refuser, data: object, keys: tuple[str, ...]) -> tuple[li
     )
 
 
-def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: CaseShape, options: ReadOptions) -> bool:
+def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: "CaseShape", options: ReadOptions) -> bool:
     """A case the dialect's `cases.skip` leaves out: remembered with its reason."""
     if not shape.skip or not isinstance(raw, dict):
         return False
@@ -236,11 +240,11 @@ def _skipped(refuse: Refuser, raw: object, spot: _Spot, shape: CaseShape, option
     return True
 
 
-def _case(refuse: Refuser, data: object, spot: _Spot, dialect: Dialect | None = None) -> Case:
+def _case(refuse: Refuser, data: object, spot: _Spot, dialect: "Dialect | None" = None) -> Case:
     base = spot.at
     if not isinstance(data, dict):  # an item of a case list
         raise refuse(case=_number(spot), at=base, expected="an object", actual=describe(jsonable(data)))
-    shape = dialect.cases if dialect is not None else CaseShape()
+    shape = dialect.cases if dialect is not None else NO_SHAPE
     plain = jsonable(data)  # the case as JSON values: what dotted paths and the dialect walk
     name_key = _pick(plain, shape.id or ("name",))
     case_id, label = _case_id(refuse, plain, name_key, spot)
@@ -393,7 +397,7 @@ def _judge_context(
 
 
 def _item(
-    reading: Reading, dialect: Dialect, item: object, path: str, at: tuple[str | int, ...]
+    reading: Reading, dialect: "Dialect", item: object, path: str, at: tuple[str | int, ...]
 ) -> tuple[Check, list[Note]]:
     """One criterion a dialect points at: prose, or an object through its rules."""
     if isinstance(item, dict):
