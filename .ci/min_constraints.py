@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
+from packaging.markers import Marker  # pytest's dependency: in the environment that runs this
 
 BOUND = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*>=\s*([^,;\s]+)")
 
@@ -19,6 +21,11 @@ BOUND = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*>=\s*(
 def minimums(requirements: list[str]) -> list[str]:
     pins = []
     for requirement in requirements:
+        # A bound behind a marker this Python does not meet is no bound here: pinning it would
+        # hold back what other packages need of it (typing_extensions for Python 3.10 only).
+        _, semicolon, marker = requirement.partition(";")
+        if semicolon and not Marker(marker.strip()).evaluate():
+            continue
         found = BOUND.match(requirement)
         if found:
             pins.append(f"{found.group(1)}=={found.group(2)}")

@@ -151,8 +151,8 @@ ABSENT = {
         "adhd_evals.runs.deciding.triggers",
         "adhd_evals.runs.judging.plugin_results",
     },
-    "run": {*PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
-    "judge": {*PROCESSES, SUMMARIES, SHAPES, "secrets", "adhd_evals.runs.running.execute"},
+    "run": {*DATACLASSES, *PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
+    "judge": {*DATACLASSES, *PROCESSES, SUMMARIES, SHAPES, "secrets", "adhd_evals.runs.running.execute"},
 }
 # The codes the trivial calls end with: check's one criterion is prose, so its check is an
 # unwritten placeholder (FAILED); the candidate's 4s beat the baseline's 3s on every metric with

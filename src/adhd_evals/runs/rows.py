@@ -75,7 +75,7 @@ if TYPE_CHECKING:
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
-else:  # Python 3.10: typing_extensions' (pydantic's dependency, through typer), read by the TypedDicts
+else:  # Python 3.10: typing_extensions' (a dependency there: pyproject.toml), read by the TypedDicts
     from typing_extensions import NotRequired
 
 # ---- what the row validators check -------------------------------------------------------

@@ -17,7 +17,7 @@ from .rubric import Metric
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
-else:  # Python 3.10: typing_extensions' (pydantic's dependency, through typer), read by AuditItemName
+else:  # Python 3.10: typing_extensions' (a dependency there: pyproject.toml), read by AuditItemName
     from typing_extensions import NotRequired
 
 CheckStatus = Literal["pass", "fail", "unwritten", "error", "orphan"]  # what `check` writes
