@@ -174,7 +174,7 @@ def _retargets(
     old_prompts: dict[str, str],
 ) -> dict[str, tuple[Region, str]]:
     """Fresh check units -> (an edited orphan, its retargeted text), where the match is sure."""
-    from .retarget import Old, pair
+    from .retarget_pairing import Old, pair
 
     old_cases, new_cases = _checks_by_case(old, fresh)
     pairs = _moved_cases(old_cases, new_cases, result, old_prompts)
