@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -75,6 +77,42 @@ def unmeasured_environment() -> dict[str, str]:
     a measured process holds coverage's own imports (dataclasses, inspect, json, sqlite3)."""
     hooks = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
     return {k: v for k, v in os.environ.items() if k not in hooks}
+
+
+# Which string annotations typing compiled while `adhd-evals ARGV...` ran in a fresh process:
+# typing.NamedTuple and TypedDict turn each one into a ForwardRef, compiling it (about 30 us a
+# field, and a process's first compile sets the compiler up: about 1 ms). The probe counts them
+# by wrapping ForwardRef's constructor before adhd-evals is imported, and writes the command's
+# exit code and the annotations, in the order made, as JSON to the file named first.
+FORWARD_REF_PROBE = (
+    "import json, sys, typing\n"
+    "made = []\n"
+    "make = typing.ForwardRef.__init__\n"
+    "def counted(self, arg, *args, **kwargs):\n"
+    "    made.append(arg)\n"
+    "    make(self, arg, *args, **kwargs)\n"
+    "typing.ForwardRef.__init__ = counted\n"
+    "from adhd_evals.entry import main\n"
+    "code = main(sys.argv[2:])\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps({'code': code, 'made': made}))\n"
+)
+
+
+def string_annotations_made(tmp: Path, *argv: str, probe: str = FORWARD_REF_PROBE) -> tuple[int, list[str]]:
+    """(exit code, the string annotations compiled) of a fresh `adhd-evals ARGV...`, unmeasured
+    by coverage (whose own imports would count). `probe`: FORWARD_REF_PROBE, or a variant of it
+    that shows the count can fail."""
+    found = tmp / "string-annotations.json"
+    subprocess.run(
+        [sys.executable, "-c", probe, str(found), *argv],
+        capture_output=True,
+        check=True,
+        timeout=120,
+        env=unmeasured_environment(),
+    )
+    ended = json.loads(found.read_text(encoding="utf-8"))
+    made: list[str] = ended["made"]
+    return ended["code"], made
 
 
 def blind_folder(folder: Path, *extra: str, cases: Path | None = None) -> int:

@@ -9,41 +9,13 @@ own count is tests/lint/test_startup.py's.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import unmeasured_environment
+from helpers import string_annotations_made
 
-PROBE = (
-    "import json, sys, typing\n"
-    "made = []\n"
-    "make = typing.ForwardRef.__init__\n"
-    "def counted(self, arg, *args, **kwargs):\n"
-    "    made.append(arg)\n"
-    "    make(self, arg, *args, **kwargs)\n"
-    "typing.ForwardRef.__init__ = counted\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(sys.argv[2:])\n"
-    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps({'code': code, 'made': made}))\n"
-)
 ROW = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
-
-
-def _made(tmp: Path, *argv: str) -> tuple[int, list[str]]:
-    found = tmp / "made.json"
-    subprocess.run(
-        [sys.executable, "-c", PROBE, str(found), *argv],
-        capture_output=True,
-        check=True,
-        env=unmeasured_environment(),
-    )
-    ended = json.loads(found.read_text(encoding="utf-8"))
-    made: list[str] = ended["made"]
-    return ended["code"], made
 
 
 @pytest.mark.parametrize(
@@ -55,5 +27,5 @@ def test_a_trivial_call_compiles_no_string_annotation(tmp_path: Path, argv: list
     """A one-case valid catalog: both commands end OK, having made no ForwardRef."""
     cases = tmp_path / "cases.jsonl"
     cases.write_text(ROW, encoding="utf-8")
-    code, made = _made(tmp_path, *(word.format(cases=cases) for word in argv))
+    code, made = string_annotations_made(tmp_path, *(word.format(cases=cases) for word in argv))
     assert (code, made) == (0, [])

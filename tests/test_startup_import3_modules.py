@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from adhd_evals import exitcodes
-from helpers import unmeasured_environment
+from helpers import string_annotations_made, unmeasured_environment
 
 EVALS_JSON = {"skill_name": "s", "evals": [{"id": 1, "prompt": "Say hi.", "assertions": ["Says hi."]}]}
 PROBE = (
@@ -110,35 +110,6 @@ def test_the_guard_sees_a_dialect_a_merge_and_the_generator(tmp_path: Path) -> N
     ]
 
 
-COUNTING_PROBE = (
-    "import json, sys, typing\n"
-    "made = []\n"
-    "make = typing.ForwardRef.__init__\n"
-    "def counted(self, arg, *args, **kwargs):\n"
-    "    made.append(arg)\n"
-    "    make(self, arg, *args, **kwargs)\n"
-    "typing.ForwardRef.__init__ = counted\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(sys.argv[1:])\n"
-    "print(json.dumps({'code': code, 'made': made}), file=sys.stderr)\n"
-)
-
-
-def _string_annotations(*argv: str) -> list[str]:
-    """The string annotations typing compiled while a fresh `adhd-evals ARGV...` ran."""
-    done = subprocess.run(
-        [sys.executable, "-c", COUNTING_PROBE, *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=unmeasured_environment(),
-    )
-    last = json.loads(done.stderr.splitlines()[-1])
-    assert last["code"] == exitcodes.OK, done.stderr
-    made: list[str] = last["made"]
-    return made
-
-
 def test_an_import_and_a_source_lint_compile_no_string_annotation(tmp_path: Path) -> None:
     """typing.NamedTuple compiles each string field annotation, and a process's first compile sets
     up the compiler (about 1 ms): an import to stdout and the lint of an evals.json and of a YAML
@@ -147,6 +118,7 @@ def test_an_import_and_a_source_lint_compile_no_string_annotation(tmp_path: Path
     folder = tmp_path / "tasks"
     folder.mkdir()
     (folder / "a.yaml").write_text("name: a\ntask: Say hello.\n", encoding="utf-8")
-    assert _string_annotations("import", "--format", "evals-json", str(source)) == []
-    assert _string_annotations("lint", str(source)) == []
-    assert _string_annotations("lint", str(folder)) == []
+    ok = exitcodes.OK
+    assert string_annotations_made(tmp_path, "import", "--format", "evals-json", str(source)) == (ok, [])
+    assert string_annotations_made(tmp_path, "lint", str(source)) == (ok, [])
+    assert string_annotations_made(tmp_path, "lint", str(folder)) == (ok, [])

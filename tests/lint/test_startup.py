@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from adhd_evals.entry import main
-from helpers import unmeasured_environment
+from helpers import FORWARD_REF_PROBE, string_annotations_made, unmeasured_environment
 
 GOOD = '{"id": "a", "category": "c", "prompt": "p", "risk": "low", "criteria": ["Answers 102."]}\n'
 EVALS_JSON = '{"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "assertions": ["Answers 4."]}]}'
@@ -180,27 +180,6 @@ def test_a_line_the_fast_reading_defers_loads_argparse(tmp_path: Path) -> None:
 
 # The one string annotation left on the hook's path: ast is imported only once a module is read.
 FORWARD_REFS_ALLOWED = ["ast.Module | None"]
-COUNTING_PROBE = (
-    "import json, sys, typing\n"
-    "made = []\n"
-    "make = typing.ForwardRef.__init__\n"
-    "def counted(self, arg, *args, **kwargs):\n"
-    "    made.append(arg)\n"
-    "    make(self, arg, *args, **kwargs)\n"
-    "typing.ForwardRef.__init__ = counted\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(['lint', *sys.argv[1:]])\n"
-    "print(json.dumps({'code': code, 'made': made}))\n"
-)
-
-
-def _forward_refs(paths: list[Path]) -> list[str]:
-    argv = [sys.executable, "-c", COUNTING_PROBE, *map(str, paths)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=True, env=unmeasured_environment())
-    last = json.loads(done.stdout.splitlines()[-1])
-    assert last["code"] == 0, done.stdout
-    made: list[str] = last["made"]
-    return made
 
 
 def test_the_hook_compiles_no_string_annotation(tmp_path: Path) -> None:
@@ -208,23 +187,21 @@ def test_the_hook_compiles_no_string_annotation(tmp_path: Path) -> None:
     it: about 1 ms over the hook's NamedTuples, so their modules do without `from __future__
     import annotations`. On the hook's input (a catalog and its checks.py) the only one made is
     ModuleRead's tree, whose type (ast's) is not imported until a module is read."""
-    assert _forward_refs(_hook(tmp_path)) == FORWARD_REFS_ALLOWED
+    assert string_annotations_made(tmp_path, "lint", *map(str, _hook(tmp_path))) == (0, FORWARD_REFS_ALLOWED)
 
 
 def test_the_forward_ref_count_sees_a_string_annotation(tmp_path: Path) -> None:
     """The count can fail: a NamedTuple made after the probe's patch, with `from __future__ import
     annotations`, makes one ForwardRef a field (worked by hand: two fields, two)."""
-    probe = tmp_path / "probe.py"
-    probe.write_text(
-        COUNTING_PROBE.replace("from adhd_evals.entry import main\n", "")
-        .replace("code = main(['lint', *sys.argv[1:]])\n", "code = 0\n")
-        .replace(
-            "typing.ForwardRef.__init__ = counted\n",
-            "typing.ForwardRef.__init__ = counted\n"
-            "exec('from __future__ import annotations\\n"
-            "class Late(typing.NamedTuple):\\n    a: int\\n    b: str\\n', {'typing': typing, '__name__': 'm'})\n",
-        ),
-        encoding="utf-8",
+    late = (
+        "typing.ForwardRef.__init__ = counted\n"
+        "exec('from __future__ import annotations\\n"
+        "class Late(typing.NamedTuple):\\n    a: int\\n    b: str\\n', {'typing': typing, '__name__': 'm'})\n"
     )
-    done = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout)["made"] == ["int", "str"]
+    probe = (
+        FORWARD_REF_PROBE.replace("from adhd_evals.entry import main\n", "")
+        .replace("code = main(sys.argv[2:])\n", "code = 0\n")
+        .replace("typing.ForwardRef.__init__ = counted\n", late)
+    )
+    assert probe.count("Late") == 1 and "main" not in probe  # every replacement took
+    assert string_annotations_made(tmp_path, probe=probe) == (0, ["int", "str"])
