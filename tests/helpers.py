@@ -79,6 +79,42 @@ def unmeasured_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in hooks}
 
 
+# A fresh `adhd-evals ARGV...` that writes the code it ended with and sorted(sys.modules) to
+# the file named first: a real process, so nothing a test imported can hide or add a module.
+MODULES_PROBE = (
+    "import json, sys\n"
+    "from adhd_evals.entry import main\n"
+    "code = main(sys.argv[2:])\n"
+    "found = {'code': code, 'modules': sorted(sys.modules)}\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(found))\n"
+)
+
+
+def modules_after(
+    tmp: Path,
+    *argv: str,
+    code: int = 0,
+    cwd: Path | None = None,
+    extra: dict[str, str] | None = None,
+) -> tuple[str, set[str]]:
+    """What a fresh `adhd-evals ARGV...` printed, and the modules it had imported when it ended
+    with `code` (run in `cwd`, `extra` in its environment)."""
+    found = tmp / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", MODULES_PROBE, str(found), *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        # a process coverage measures holds coverage's own imports (dataclasses, inspect, ...)
+        env={**unmeasured_environment(), **(extra or {})},
+    )
+    assert done.returncode == 0, done.stderr
+    ended = json.loads(found.read_text(encoding="utf-8"))
+    assert ended["code"] == code, done.stderr
+    return done.stdout, set(ended["modules"])
+
+
 # Which string annotations typing compiled while `adhd-evals ARGV...` ran in a fresh process:
 # typing.NamedTuple and TypedDict turn each one into a ForwardRef, compiling it (about 30 us a
 # field, and a process's first compile sets the compiler up: about 1 ms). The probe counts them

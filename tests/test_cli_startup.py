@@ -11,8 +11,6 @@ is tests/lint/test_lint_cli.py's; score's numpy is tests/test_decision.py's.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ import adhd_evals
 from adhd_evals import cli, exitcodes
 from adhd_evals.cli import _declared
 from adhd_evals.entry import main
-from helpers import unmeasured_environment
+from helpers import modules_after
 
 # The heavy modules, and who needs them.
 HEAVY = {
@@ -52,13 +50,6 @@ HELP_MAY = {
 STAGES = {f"adhd_evals.cli.{stage}" for stage in cli.COMMANDS.values()}
 # rich's width from the environment: help is typer's to render, not the pre-rendered text
 TYPER_RENDERS = {"COLUMNS": "80"}
-PROBE = (
-    "import json, sys\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(sys.argv[2:])\n"
-    "found = {'code': code, 'modules': sorted(sys.modules)}\n"
-    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(found))\n"
-)
 
 
 def _imported(
@@ -66,19 +57,7 @@ def _imported(
 ) -> set[str]:
     """The modules a fresh `adhd-evals ARGV...` has imported when it ends with `code` (a real
     process, so nothing another test imported can hide or add one), `extra` in its environment."""
-    found = tmp_path / "modules.json"
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(found), *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        # a process coverage measures holds coverage's own imports
-        env={**unmeasured_environment(), **(extra or {})},
-    )
-    assert done.returncode == 0, done.stderr
-    ended = json.loads(found.read_text(encoding="utf-8"))
-    assert ended["code"] == code, done.stderr
-    return set(ended["modules"])
+    return modules_after(tmp_path, *argv, code=code, extra=extra)[1]
 
 
 def _heavy(modules: set[str]) -> set[str]:

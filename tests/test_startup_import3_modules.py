@@ -10,21 +10,12 @@ trivial call with --out is tests/test_cli_startup.py's; the lint paths are tests
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from adhd_evals import exitcodes
-from helpers import string_annotations_made, unmeasured_environment
+from helpers import modules_after, string_annotations_made
 
 EVALS_JSON = {"skill_name": "s", "evals": [{"id": 1, "prompt": "Say hi.", "assertions": ["Says hi."]}]}
-PROBE = (
-    "import json, sys\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(sys.argv[2:])\n"
-    "found = {'code': code, 'modules': sorted(sys.modules)}\n"
-    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(found))\n"
-)
 # What an import to stdout with no dialect must not load; each of these was loaded by it before
 # this change (the dialect reader and dataclasses by the CLI body and the readers, the merge, the
 # check generator, a dry run's difflib and the catalog's rules by the importer's imports).
@@ -51,18 +42,7 @@ def _source(tmp_path: Path) -> Path:
 
 def _run(tmp_path: Path, *argv: str) -> tuple[str, set[str]]:
     """What a fresh `adhd-evals ARGV...` printed, and the modules it had imported at its end."""
-    found = tmp_path / "modules.json"
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(found), *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=unmeasured_environment(),  # a process coverage measures holds coverage's own imports
-    )
-    assert done.returncode == 0, done.stderr
-    ended = json.loads(found.read_text(encoding="utf-8"))
-    assert ended["code"] == exitcodes.OK, done.stderr
-    return done.stdout, set(ended["modules"])
+    return modules_after(tmp_path, *argv)
 
 
 def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:

@@ -33,16 +33,8 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
-from helpers import unmeasured_environment
+from helpers import modules_after, unmeasured_environment
 
-# A fresh `adhd-evals ARGV...` that writes the code it ended with and sorted(sys.modules) to a file.
-PROBE = (
-    "import json, sys\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(sys.argv[2:])\n"
-    "found = {'code': code, 'modules': sorted(sys.modules)}\n"
-    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps(found))\n"
-)
 METRICS = ("correctness", "autonomy", "actionability", "safety", "concision")
 CONDITIONS = ("baseline", "candidate")
 SUMMARIES = "adhd_evals.runs.summaries"
@@ -58,20 +50,8 @@ PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budg
 def imported(folder: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
     """The modules a fresh `adhd-evals ARGV...` (in `folder`, its caches there too) has imported
     when it ends with `code`: a real process, so nothing this one imported can hide or add one."""
-    found = folder / "modules.json"
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(found), *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=folder,
-        # a process coverage measures holds coverage's own imports (dataclasses among them)
-        env={**unmeasured_environment(), "XDG_CACHE_HOME": str(folder / "cache")},
-    )
-    assert done.returncode == 0, done.stderr
-    ended = json.loads(found.read_text(encoding="utf-8"))
-    assert ended["code"] == code, done.stderr
-    return set(ended["modules"])
+    extra = {"XDG_CACHE_HOME": str(folder / "cache")}
+    return modules_after(folder, *argv, code=code, cwd=folder, extra=extra)[1]
 
 
 def _rows(path: Path, rows: list[dict[str, object]]) -> Path:
