@@ -16,6 +16,9 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
   admits a judge's scores through score's own `admitted`, which imports the judge's admission only
   for rows a judge filled. The report escapes as html.escape does without importing html, and a
   certificate's date (datetime) is agree --certify's alone.
+- a judge's admission (runs.judging.admission, with agree): judge claims its output and records
+  its controls through judge_record.py, and reads answers through hidden.py; the admission's
+  words for the controls are printed where --controls made some.
 - a shard's record reader (runs.calling.sidecar): opening an output asks whether a record sits
   beside it (shard.sidecar_path) and reads one only where it does.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
@@ -161,6 +164,8 @@ ABSENT = {
         SUMMARIES,
         SHAPES,
         SIDECAR,
+        ADMISSION,
+        "adhd_evals.runs.judging.agree",
         "secrets",
         "adhd_evals.runs.running.execute",
     },
