@@ -18,7 +18,8 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
   certificate's date (datetime) is agree --certify's alone.
 - a judge's admission (runs.judging.admission, with agree): judge claims its output and records
   its controls through judge_record.py, and reads answers through hidden.py; the admission's
-  words for the controls are printed where --controls made some.
+  words for the controls are printed where --controls made some; the rates a certificate's
+  figures are checked with (runs.inference.rates) load where a certificate is read.
 - a shard's record reader (runs.calling.sidecar): opening an output asks whether a record sits
   beside it (shard.sidecar_path) and reads one only where it does.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
@@ -166,6 +167,7 @@ ABSENT = {
         SIDECAR,
         ADMISSION,
         "adhd_evals.runs.judging.agree",
+        "adhd_evals.runs.inference.rates",
         "secrets",
         "adhd_evals.runs.running.execute",
     },
