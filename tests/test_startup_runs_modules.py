@@ -25,7 +25,8 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
 - score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
-  and report's criteria: imported when the request has them.
+  and report's criteria: imported when the request has them; the HTML page's renderer where an
+  HTML report is drawn.
 """
 
 from __future__ import annotations
@@ -157,6 +158,7 @@ ABSENT = {
         "adhd_evals.runs.deciding.criteria",
         "adhd_evals.runs.deciding.triggers",
         "adhd_evals.runs.judging.plugin_results",
+        "adhd_evals.runs.reporting.render_html",
     },
     "run": {*DATACLASSES, *PROCESSES, SUMMARIES, SIDECAR, "adhd_evals.runs.rows"},
     "judge": {
