@@ -16,10 +16,17 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
   admits a judge's scores through score's own `admitted`, which imports the judge's admission only
   for rows a judge filled. The report escapes as html.escape does without importing html, and a
   certificate's date (datetime) is agree --certify's alone.
+- a judge's admission (runs.judging.admission, with agree): judge claims its output and records
+  its controls through judge_record.py, and reads answers through hidden.py; the admission's
+  words for the controls are printed where --controls made some; the rates a certificate's
+  figures are checked with (runs.inference.rates) load where a certificate is read.
+- a shard's record reader (runs.calling.sidecar): opening an output asks whether a record sits
+  beside it (shard.sidecar_path) and reads one only where it does.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
 - score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
-  and report's criteria: imported when the request has them.
+  and report's criteria: imported when the request has them; the HTML page's renderer where an
+  HTML report is drawn.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ TEMPFILE = {"tempfile", "shutil", "hashlib"}
 ADMISSION = "adhd_evals.runs.judging.admission"
 PPI = "adhd_evals.runs.inference.ppi"  # a person's label sample (--labels) alone
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
+SIDECAR = "adhd_evals.runs.calling.sidecar"  # a shard's record: read where one is beside the output
 
 
 def imported(folder: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
@@ -130,9 +138,21 @@ ABSENT = {
         "adhd_evals.runs.deciding.criteria",
         "adhd_evals.runs.deciding.triggers",
         "adhd_evals.runs.judging.plugin_results",
+        "adhd_evals.runs.reporting.render_html",
     },
-    "run": {*DATACLASSES, *PROCESSES, SUMMARIES, "adhd_evals.runs.rows"},
-    "judge": {*DATACLASSES, *PROCESSES, SUMMARIES, SHAPES, "secrets", "adhd_evals.runs.running.execute"},
+    "run": {*DATACLASSES, *PROCESSES, SUMMARIES, SIDECAR, "adhd_evals.runs.rows"},
+    "judge": {
+        *DATACLASSES,
+        *PROCESSES,
+        SUMMARIES,
+        SHAPES,
+        SIDECAR,
+        ADMISSION,
+        "adhd_evals.runs.judging.agree",
+        "adhd_evals.runs.inference.rates",
+        "secrets",
+        "adhd_evals.runs.running.execute",
+    },
 }
 # The codes the trivial calls end with: check's one criterion is prose, so its check is an
 # unwritten placeholder (FAILED); the candidate's 4s beat the baseline's 3s on every metric with

@@ -212,18 +212,40 @@ def rules_version(package: Path = Path(__file__).parent) -> str:
     """The rules as installed: a digest of the package's version, Python's, and the path, size
     and modification time of each module of the package (as Python decides that a module's
     bytecode is stale), so an edit to a rule, or to any module a rule uses, retires every
-    record. About 2 ms: a stat per module, no module read."""
+    record. About 1 ms: a stat per module, no module read."""
     import hashlib  # off the hook's path, as in load_valid_once
 
     digest = hashlib.sha256(f"{__version__}\0{sys.version}\n".encode())
-    for folder, folders, names in os.walk(package):
-        folders[:] = sorted(name for name in folders if name != "__pycache__")
-        for name in sorted(names):
-            if name.endswith(".py"):
-                info = os.stat(os.path.join(folder, name))
-                where = os.path.relpath(os.path.join(folder, name), package)
-                digest.update(f"{where}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    _digest_modules(digest.update, os.fspath(package), "")
     return digest.hexdigest()
+
+
+def _digest_modules(update: Callable[[bytes], object], folder: str, prefix: str) -> None:
+    """Feed `update` each module under `folder` as os.walk would list them (a folder's modules by
+    name, then its folders by name, never __pycache__ nor a linked folder), each as its path from
+    the package, size and modification time. A scandir walk carrying the relative path: os.walk
+    with an os.path.relpath per module cost three times as much, for the same bytes."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+    except OSError:  # a folder that cannot be listed, as os.walk skips it
+        return
+    folders = []
+    for entry in entries:
+        if _is_folder(entry):
+            if entry.name != "__pycache__" and not entry.is_symlink():
+                folders.append(entry)
+        elif entry.name.endswith(".py"):
+            info = entry.stat()
+            update(f"{prefix}{entry.name}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    for entry in folders:
+        _digest_modules(update, entry.path, f"{prefix}{entry.name}{os.sep}")
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # as os.walk counts it: not a folder
+        return False
 
 
 def _parsed(data: bytes) -> list[dict[str, object]] | None:

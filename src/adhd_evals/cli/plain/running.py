@@ -218,7 +218,6 @@ def judge(
 def _judged(summary: JudgeSummary, output: Path, *, stub: bool) -> None:
     """Say on stderr what the judge did: rows, spend, and what --swap-check and --controls found."""
     from ...runs.calling.budget import charged_line  # its home: judge imports none of run's execute
-    from ...runs.judging.admission import control_lines
     from ...runs.judging.judge import swap_lines
 
     said = [
@@ -229,7 +228,9 @@ def _judged(summary: JudgeSummary, output: Path, *, stub: bool) -> None:
         said.append(charged_line(summary.charged, summary.charged_calls))
     if summary.swap is not None:
         said += swap_lines(summary.swap)
-    if summary.controls is not None:
+    if summary.controls is not None:  # --controls: the admission's words for what the judge did
+        from ...runs.judging.admission import control_lines
+
         said += control_lines(summary.controls, output)
     if stub:
         said.append("The stub judge is a toy for trying the pipeline: its scores judge nothing.")

@@ -18,9 +18,12 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from ...errors import UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SIDECAR_SUFFIX = ".shard.json"  # a shard's record, beside its output (sidecar.py)
 # A judge's record, beside its output (judging/admission.py's): named here, below the judge, so
@@ -39,6 +42,12 @@ class _Hash(Protocol):
 
 
 _PREFIXES: dict[str, _Hash] = {}  # catalog hash -> a SHA-256 fed the seal's first part
+
+
+def sidecar_path(output: Path) -> Path:
+    """Where a shard's record sits beside its output. Here, not in sidecar.py, so that opening an
+    output (Store.open) asks whether one is there without importing the record's reader."""
+    return output.with_name(output.name + SIDECAR_SUFFIX)
 
 
 def ids_sha256(ids: Iterable[str]) -> str:

@@ -20,7 +20,8 @@ from ... import exitcodes, jsonl
 from ...errors import ScaleRefused
 from ...files import read_limited
 from .config import Runner
-from .shard import SIDECAR_SUFFIX, Shard, ids_sha256
+from .shard import Shard, ids_sha256
+from .shard import sidecar_path as sidecar_path  # beside the suffix: shard.py
 
 if TYPE_CHECKING:
     from ...catalog import CaseRow
@@ -85,10 +86,6 @@ class ShardRecord(TypedDict):
     places: list[int]
     ids: list[str]
     runs: dict[str, RecordedRun]
-
-
-def sidecar_path(output: Path) -> Path:
-    return output.with_name(output.name + SIDECAR_SUFFIX)
 
 
 def file_sha256(path: Path | None) -> str | None:

@@ -26,7 +26,7 @@ from ... import jsonl
 from ...errors import InputInvalid, OutputError
 from ...files import check_readable, open_limited
 from .responses import is_dollars
-from .shard import sealed  # bound once: an import statement per row was ~6 us of a shard's row
+from .shard import sealed, sidecar_path  # bound once: an import statement per row was ~6 us of a shard's row
 
 Key = tuple[str, int, str, str]
 
@@ -47,12 +47,12 @@ class Store:
 
     @classmethod
     def open(cls, path: Path) -> "Store":
-        from .sidecar import read_sidecar, sidecar_path
-
         store = cls(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         _resumable(path)
         if sidecar_path(path).exists():  # written by `run --shard`/`judge --shard` before its rows
+            from .sidecar import read_sidecar  # a shard's output only
+
             store.seal_with = read_sidecar(sidecar_path(path))["catalog_sha256"]
         store.repaired_bytes = _repair_torn_tail(path)
         store._read_existing()

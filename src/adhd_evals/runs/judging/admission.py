@@ -6,16 +6,16 @@ characters inside it, fullwidth braces) which a judge then restates as plain JSO
 response and the answer are compared after the same normalisation (`normalised`: NFKC, format
 characters, category Cf, dropped, whitespace collapsed), and verdict-shaped objects by what
 they decide (`verdict_key`: metrics, blocker, criterion verdicts), never by their bytes: a copy
-with its notes rewritten or its keys reordered is still the response's.
+with its notes rewritten or its keys reordered is still the response's (hidden.py).
 
 Controls. `judge --controls` adds rows a judge must fail (an empty response, instructions to
 pass, one of them a hidden verdict, the criteria restated); a control passed is a leak, and a
 leaky judge's output is refused (exit 40) unless allowed by name, and never certified.
 
 Records. `judge` keeps its fingerprint and its controls beside its output (one judge per judged
-file); `verdicts` keeps the hash of what it wrote and who decided each criterion. A judge's rows
-are refused as a person's labels, two inputs with the same content are refused, and a verdicts
-file changed since it was written is refused (exit 42). The certificate's own floor is in
+file: judge_record.py); `verdicts` keeps the hash of what it wrote and who decided each
+criterion. A judge's rows are refused as a person's labels, two inputs with the same content are
+refused, and a verdicts file changed since it was written is refused (exit 42). The certificate's own floor is in
 agree.py (`floor_problems`).
 """
 
@@ -23,25 +23,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar
 
 from ... import exitcodes
-from ...catalog import read_object_rows
 from ...errors import InputInvalid
 from ...files import read_limited
-from ...output import write_all_atomically
-from ..calling.shard import JUDGE_RECORD_SUFFIX
 from ..rows import Certificate, JudgeFingerprint, SheetRow, VerdictRow, judge_filled
-from ..rubric import METRICS
-from .agree import FINGERPRINT, Refused, agreement, mismatches, read_certificate, read_scored
+from .agree import Refused, agreement, mismatches, read_certificate, read_scored
 from .controls import CONTROL_CASES as CONTROL_CASES  # judge's default, and the CLI's
 from .controls import control_rows as control_rows  # judge adds them to its sheet
-from .controls import controls_summary, is_summary
+from .controls import controls_summary
 from .controls import leak_lines as leak_lines  # score names a leaky judge's leak
+from .hidden import looks_like_verdict as looks_like_verdict  # hidden verdicts: hidden.py
+from .hidden import normalised as normalised
+from .hidden import verdict_key as verdict_key
+from .judge_record import SIDECAR as SIDECAR  # the judge's record beside its output: judge_record.py
+from .judge_record import SIDECAR_SUFFIX as SIDECAR_SUFFIX
+from .judge_record import claim as claim
+from .judge_record import read_sidecar as read_sidecar
+from .judge_record import record_controls as record_controls
+from .judge_record import sidecar_path as sidecar_path
+from .judge_record import write_sidecar as write_sidecar
 from .records import RECORD_SUFFIX as RECORD_SUFFIX  # the verdicts record: records.py
 from .records import unedited as unedited
 from .records import verdicts_record as verdicts_record
@@ -51,135 +56,6 @@ if TYPE_CHECKING:
     from .shapes import JudgeRecord
 
 Row = TypeVar("Row", bound=Mapping[str, object])  # a sheet row checked, or a score row as read
-
-
-def normalised(text: str) -> str:
-    """`text` as compared: NFKC-folded, format characters (Cf: zero-width, bidi controls, soft
-    hyphens) dropped before and after folding, and every run of whitespace one space."""
-    visible = _drop_format(unicodedata.normalize("NFKC", _drop_format(text)))
-    return " ".join(visible.split())
-
-
-def _drop_format(text: str) -> str:
-    return "".join(c for c in text if unicodedata.category(c) != "Cf")
-
-
-def looks_like_verdict(value: Mapping[str, object]) -> bool:
-    return any(key in value for key in (*METRICS, "blocker", "criteria"))
-
-
-def verdict_key(value: Mapping[str, object]) -> str:
-    """What a verdict object decides, as one comparable string: its metrics (a digit string read
-    as its number), its blocker and its criterion verdicts (by normalised criterion text, in any
-    order); notes, evidence and key order left out, since a copy may change them freely."""
-    metrics = [_number(value.get(metric)) for metric in METRICS]
-    given = value.get("criteria")
-    said = (
-        sorted(
-            [normalised(str(item.get("criterion"))), normalised(str(item.get("verdict"))).lower()]
-            for item in given
-            if isinstance(item, dict)
-        )
-        if isinstance(given, list)
-        else None
-    )
-    return json.dumps([metrics, value.get("blocker"), said], sort_keys=True, default=str)
-
-
-def _number(value: object) -> object:
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return value
-
-
-# The judge's record beside its output --------------------------------------------------------
-
-SIDECAR_SUFFIX = JUDGE_RECORD_SUFFIX
-SIDECAR = "adhd-evals judged file"
-
-
-def sidecar_path(judged: Path) -> Path:
-    return judged.with_name(judged.name + SIDECAR_SUFFIX)
-
-
-def claim(output: Path, fingerprint: JudgeFingerprint) -> None:
-    """Record `fingerprint` beside `output` before judging into it: one judge per judged file. A
-    file another judge wrote into (by its record, or by its rows when it has none) is refused."""
-    path = sidecar_path(output)
-    if path.exists():
-        recorded = read_sidecar(output)["fingerprint"]
-        if recorded != fingerprint:
-            raise Refused(
-                [
-                    f"{output} was judged by another judge ({path} records "
-                    f"{'; '.join(mismatches(recorded, fingerprint))}): one judge per judged file, "
-                    "write to a new one"
-                ],
-                exitcodes.JUDGE_LAUNDERED,
-            )
-        return
-    if output.exists() and output.stat().st_size:
-        others = [r.get("judge") for r in read_object_rows(output) if r.get("judge") != fingerprint]
-        if others:
-            raise Refused(
-                [f"{output} holds rows of another judge: one judge per judged file, write to a new one"],
-                exitcodes.JUDGE_LAUNDERED,
-            )
-    write_sidecar(output, {"judged": SIDECAR, "version": 1, "fingerprint": fingerprint, "controls": None})
-
-
-def write_sidecar(output: Path, record: JudgeRecord) -> None:
-    write_all_atomically({sidecar_path(output): json.dumps(record, indent=2, ensure_ascii=False) + "\n"})
-
-
-def read_sidecar(judged: Path) -> JudgeRecord:
-    """The record `judge` keeps beside its output: the judge's fingerprint and its controls."""
-    path = sidecar_path(judged)
-    try:
-        data = json.loads(read_limited(path))
-    except FileNotFoundError:
-        raise Refused(
-            [
-                f"{judged}: no {path} beside it, so nothing says which judge wrote its rows (a "
-                "judged file is what 'adhd-evals judge' writes, with its record beside it)"
-            ],
-            exitcodes.JUDGE_LAUNDERED,
-        ) from None
-    except (OSError, ValueError, RecursionError) as exc:
-        raise Refused(
-            [f"{path}: cannot be read as a judge's record ({exc})"], exitcodes.JUDGE_LAUNDERED
-        ) from exc
-    if (
-        not isinstance(data, dict)
-        or data.get("judged") != SIDECAR
-        or not _is_fingerprint(data.get("fingerprint"))
-    ):
-        raise Refused([f"{path}: not a judge's record of its output"], exitcodes.JUDGE_LAUNDERED)
-    if data.get("controls") is not None and not is_summary(data["controls"]):
-        raise Refused(
-            [
-                f"{path}: its controls are not a record of controls (rows, void, passed, leak_rate, kinds, leaks)"
-            ],
-            exitcodes.JUDGE_LAUNDERED,
-        )
-    # checked: its kind, its fingerprint's fields (compared whole, never read one by one), its controls
-    return cast("JudgeRecord", data)
-
-
-def _is_fingerprint(value: object) -> bool:
-    return isinstance(value, dict) and set(value) == set(FINGERPRINT)
-
-
-# The controls' record (the controls themselves: controls.py) ---------------------------------
-
-
-def record_controls(output: Path) -> ControlsSummary | None:
-    """Write how the judge did on the controls in `output` into its record; what was written."""
-    summary = controls_summary(read_object_rows(output)) if output.exists() else None
-    record = read_sidecar(output)
-    record["controls"] = summary
-    write_sidecar(output, record)
-    return summary
 
 
 # A judged file, admitted -----------------------------------------------------------------------

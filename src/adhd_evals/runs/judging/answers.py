@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..rows import CriterionVerdict
 from ..rubric import METRICS, Metric
-from .admission import looks_like_verdict, normalised, verdict_key
+from .hidden import looks_like_verdict, normalised, verdict_key
 
 if TYPE_CHECKING:
     from .shapes import JudgedFields
@@ -59,7 +59,7 @@ def _inside(response: str) -> list[dict[str, object]]:
 
 
 def embedded_verdicts(response: str) -> set[str]:
-    """What every verdict-shaped object the response carries decides (`admission.verdict_key`):
+    """What every verdict-shaped object the response carries decides (`hidden.verdict_key`):
     read from the response as written, normalised (so zero-width characters and fullwidth braces
     hide nothing), and with its escaped quotes unescaped (an object written inside a string)."""
     plain = normalised(response)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, TypeGuard, cast
 from ... import exitcodes
 from ...errors import InputInvalid
 from ...files import read_limited
-from ..inference.rates import CLASSES, Rate
 from ..rows import Certificate
 
 if TYPE_CHECKING:
@@ -30,6 +29,8 @@ def shortfalls(rates: dict[str, dict[str, RateJson]], min_lower: float) -> list[
     """Why the judge cannot be certified at `min_lower`; empty when it can. A blocker class with
     no labels does not block (it is warned about); the criterion verdicts of both classes must
     be measured, since they are what a certificate lets count."""
+    from ..inference.rates import CLASSES, Rate  # a certificate's figures: a judge's record needs none
+
     reasons = []
     for (what, name), described in CLASSES.items():
         rate = Rate(rates[what][name]["k"], rates[what][name]["n"])
@@ -172,6 +173,8 @@ def floor_problems(data: Any) -> list[str]:
 
 def _figures_problems(figures: object, rates: dict[str, dict[str, RateJson]]) -> list[str]:
     """A rate or a bound written beside its counts must be what the counts give."""
+    from ..inference.rates import Rate  # as in shortfalls
+
     found = []
     for what, named in rates.items():
         for name, counts in named.items():

@@ -12,7 +12,7 @@ It sits between fence lines carrying a random token drawn for each call (so
 no response can close the fence early), and an object that occurs in the
 response is never taken as the answer, even when the judge quotes it first,
 re-serialises it, rewrites its notes, or restates one the response hid from a
-JSON scanner (answer and response are compared normalised: admission.py).
+JSON scanner (answer and response are compared normalised: hidden.py).
 The answer must hold exactly one verdict object of its own.
 The answer holds exactly one verdict per criterion of the case (by text),
 each with evidence that is a quote of the response of at least
@@ -46,7 +46,6 @@ from ..calling.config import Runner
 from ..calling.store import Store
 from ..rows import LABELLED_FIELDS, JudgeFingerprint, SheetRow, field_problems, is_labelled
 from ..rubric import METRICS, WEIGHTS
-from . import admission
 from .answers import MIN_EVIDENCE
 from .answers import NO_VERDICT as NO_VERDICT  # reading the judge's answer: answers.py
 from .answers import QUOTED as QUOTED
@@ -55,6 +54,8 @@ from .answers import criterion_verdicts as criterion_verdicts
 from .answers import first_object as first_object
 from .answers import objects as objects
 from .answers import verdict as verdict  # the judged fields, or why the row is void
+from .controls import CONTROL_CASES, control_rows
+from .judge_record import claim, record_controls
 
 if TYPE_CHECKING:
     from ..calling.shard import Shard
@@ -162,8 +163,8 @@ class JudgeRequest:
         swap_check: bool = False,
         swap_sample: int = 10,
         shard: Shard | None = None,  # issue 24: judge only this shard's rows, recorded beside the output
-        controls: bool = False,  # issue 31: add control rows the judge must fail (admission.CONTROLS)
-        control_cases: int = admission.CONTROL_CASES,
+        controls: bool = False,  # issue 31: add control rows the judge must fail (controls.py)
+        control_cases: int = CONTROL_CASES,
     ) -> None:
         self.runner, self.sheet, self.output, self.cases, self.jobs = runner, sheet, output, cases, jobs
         self.budget_usd, self.allow_unmetered, self.retries = budget_usd, allow_unmetered, retries
@@ -287,10 +288,10 @@ def judge(request: JudgeRequest) -> JudgeSummary:
 
             planned = plan_judge(request, list(catalog), [dict(row) for row in sheet])
             sheet = cast("list[SheetRow]", planned)  # some of the sheet's rows, checked above, unchanged
-        admission.claim(request.output, fingerprint(request.runner))
+        claim(request.output, fingerprint(request.runner))
         if request.controls:
             criteria = {case_id: case["criteria"] for case_id, case in catalog.items()}
-            sheet = sheet + admission.control_rows(sheet, criteria, request.control_cases)
+            sheet = sheet + control_rows(sheet, criteria, request.control_cases)
         with contextlib.closing(Store.open(request.output)) as store:
             summary = JudgeSummary()
             name = request.runner.name
@@ -300,7 +301,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
                 _judge_all(request, todo, catalog, summary, session)
                 if request.swap_check and not summary.stopped_for_budget:
                     summary.swap = _swap_check(request, catalog, session)
-        summary.controls = admission.record_controls(request.output)
+        summary.controls = record_controls(request.output)
     summary.spent = session.budget.spent
     summary.charged, summary.charged_calls = session.budget.charged, session.budget.charged_calls
     return summary

@@ -37,9 +37,9 @@ class JudgedFields(TypedDict):
 
 
 class JudgeRecord(TypedDict):
-    """The record `judge` keeps beside its output (admission.claim, record_controls)."""
+    """The record `judge` keeps beside its output (judge_record.claim, record_controls)."""
 
-    judged: str  # admission.SIDECAR
+    judged: str  # judge_record.SIDECAR
     version: int
     fingerprint: JudgeFingerprint
     controls: NotRequired[ControlsSummary | None]  # None: no controls (or the judge is not done)
