@@ -105,12 +105,12 @@ def _write_temp(target: Path, content: Content, *, hashed: bool) -> tuple[Path, 
     """The temporary sibling holding `content`, and the hash of its bytes (for the manifest; ""
     unless `hashed`: only a pair's manifest reads it, and hashlib is 3 ms of a command's start-up)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, name = _create_temp(target)
     digest = None
-    if hashed:
+    if hashed:  # before the file is made: an interrupt while hashlib imports leaves no file behind
         import hashlib  # here, not at the top: lint imports this module for `torn` on every commit
 
         digest = hashlib.sha256()
+    handle, name = _create_temp(target)
     try:
         with os.fdopen(handle, "wb") as stream:
             for piece in (content,) if isinstance(content, str) else content:
@@ -137,11 +137,14 @@ _TEMP_ATTEMPTS = 100
 def _create_temp(target: Path) -> tuple[int, str]:
     """A new file beside `target`, created for writing by this process alone (0600, as mkstemp
     makes it), named with the writer's pid and a random suffix; its descriptor and path.
-    Not tempfile.mkstemp: importing tempfile (shutil, bz2, lzma, random) is ~3 ms of start-up."""
-    prefix = os.path.join(target.parent, f".{target.name}{TEMP_MARK}{os.getpid()}-")
+    Not tempfile.mkstemp: importing tempfile (shutil, bz2, lzma, random) is ~3 ms of start-up.
+    As mkstemp's: the folder made absolute (a refusal names it so) and 8 random characters, so a
+    target name that fit beside its temporary file before still fits (names stop at 255 bytes)."""
+    folder = os.path.abspath(target.parent)
+    prefix = os.path.join(folder, f".{target.name}{TEMP_MARK}{os.getpid()}-")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(_TEMP_ATTEMPTS):
-        name = prefix + os.urandom(6).hex()
+        name = prefix + os.urandom(4).hex()
         try:
             return os.open(name, flags, 0o600), name
         except FileExistsError:
