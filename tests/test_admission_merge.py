@@ -10,6 +10,7 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
+from adhd_evals.files import only_writer
 from adhd_evals.runs.judging.admission import sidecar_path
 from test_merge_shards import _merge, shards
 
@@ -96,6 +97,25 @@ def test_shard_controls_add_up(tmp_path: Path) -> None:
         {"empty": 6},
     )
     assert found["leaks"] == [leak]
+
+
+@pytest.mark.long
+def test_a_busy_output_is_refused_before_the_judges_records_are_read(
+    shards: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two faults at once: a shard without its judge's record, and an output a run holds (its
+    lock taken as `run` takes it). The busy output is told first, as it always was (exit 2,
+    USAGE), never the records' laundering (42), and the file is left as the run wrote it."""
+    parts, _ = _judged_parts(shards, tmp_path)
+    sidecar_path(parts[1]).unlink()
+    out = tmp_path / "judged.jsonl"
+    out.write_text("a run's row\n")
+    capsys.readouterr()
+    with only_writer(out):
+        code = main(["merge", *map(str, parts), "--output", str(out)])
+    assert code == exitcodes.USAGE
+    assert "is being written by another run" in capsys.readouterr().err
+    assert out.read_text() == "a run's row\n"
 
 
 @pytest.mark.long

@@ -92,23 +92,16 @@ def _forecast(lines: list[forecast.Line], jobs: int, *, as_json: bool) -> str:
 
 def merge(*, shards: list[Path], output: Path, plan: Path | None, max_bytes: int) -> int:
     """Merge shard outputs, refusing a missing or foreign shard and a missing or doubled row."""
-    from ...runs.calling.merge import judged
     from ...runs.calling.merge import merge as merge_shards
 
     set_max_bytes(max_bytes)
 
     refuse_clobbering({"--output": output}, {"plan": plan, **{f"shard {p}": p for p in shards}})
     merged = merge_shards(shards, plan)
-    record: dict[Path, str] = {}
-    if judged(shards):  # a judge's: its record too
-        # Imported only then: admission brings the judge's modules (6-14 ms), which merging a
-        # run's shards, and plan and cache in this stage, never need (tests/test_perf_shards3_*).
-        from ...runs.judging.admission import merged_record
-
-        record = merged_record(shards, output)
     try:
         with not_being_written(output):  # a run appending to it would lose its later rows
-            write_all_atomically({output: merged.text(), **record})
+            # A busy output is refused before the shards' judge records are read, as always.
+            write_all_atomically({output: merged.text(), **_judge_record(shards, output)})
     except Held as held:
         raise Busy(
             f"{output} is being written by another run (pid {held.holder}); "
@@ -121,6 +114,19 @@ def merge(*, shards: list[Path], output: Path, plan: Path | None, max_bytes: int
         f"Total spend {usd(merged.spent)}" + (cached if merged.cached else "") + unmetered + "."
     )
     return exitcodes.OK
+
+
+def _judge_record(shards: list[Path], output: Path) -> dict[Path, str]:
+    """The merged judge's record beside `output` for a judge's shards; nothing for a run's."""
+    from ...runs.calling.merge import judged
+
+    if not judged(shards):
+        return {}
+    # Imported only then: admission brings the judge's modules (6-14 ms), which merging a run's
+    # shards, and plan and cache in this stage, never need (tests/test_perf_shards3_*).
+    from ...runs.judging.admission import merged_record
+
+    return merged_record(shards, output)
 
 
 def cache(*, action: CacheAction, cache: Path | None, older_than: str | None) -> int:
