@@ -24,12 +24,15 @@ from .dialect_schema import SCHEMA_PATH as SCHEMA_PATH  # found as dialect.SCHEM
 # The vocabulary's home is dialect_words.py; it is still found as dialect.NAME, as before
 from .dialect_words import CASE_FREE as CASE_FREE
 from .dialect_words import COUNTS as COUNTS
+from .dialect_words import MAX_COUNT as MAX_COUNT
 from .dialect_words import NO_NEEDLE as NO_NEEDLE
 from .dialect_words import NO_SHAPE, NUMBERED, ONE_CHECK_LISTS, PATTERNS, REFUSE, TRACE_OPTIONS, CaseShape
 from .dialect_words import ONE_TEXT as ONE_TEXT
+from .dialect_words import SKIP as SKIP
 from .dialect_words import TEXTS as TEXTS
 from .dialect_words import TRACED as TRACED
 from .dialect_words import VOCABULARY as VOCABULARY
+from .dialect_words import WHOLE_FILE as WHOLE_FILE
 from .model import CheckKind, Refusal, RefusalCode
 from .sourcetext import decode_utf8, read_bytes
 
