@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import io
+import sys
 
 import typer
 from typer.models import CommandInfo
@@ -35,6 +37,8 @@ def _options(
 
 def main(argv: list[str]) -> int:
     """Run one typer command; errors propagate to the boundary in entry.main."""
+    if not argv or "--help" in argv:
+        _help_encodable()
     try:
         result = _registry(argv)(args=argv, prog_name="adhd-evals", standalone_mode=False)
     except typer.Exit as exc:  # --help, --version
@@ -48,6 +52,15 @@ def main(argv: list[str]) -> int:
         message = " ".join(exc.format_message().replace("Value error, ", "").split())
         raise UsageError(message, hint="Try 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK
+
+
+def _help_encodable() -> None:
+    """Help is read, not parsed: where stdout's encoding cannot write a character of it (`…`, `—`
+    under PYTHONIOENCODING=latin-1 or an ISO-8859 locale), it is written as `?`, not a crash.
+    Only for help: a command's output is data, and is never changed to fit an encoding."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("_", "-")
+    if encoding not in ("utf-8", "utf8") and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")
 
 
 def _registry(argv: list[str]) -> typer.Typer:
