@@ -79,6 +79,19 @@ def unmeasured_environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in hooks}
 
 
+# A fresh `adhd-evals ARGV...` that prints what it prints and writes its exit code and the parser
+# packages it imported (typer, click, rich, pydantic) as JSON to the file named first: whether help
+# was served pre-rendered or by typer (tests/test_cli_fast_help.py, test_help_terminal_served.py).
+PARSER_PROBE = (
+    "import json, sys\n"
+    "from adhd_evals.entry import main\n"
+    "code = main(sys.argv[2:])\n"
+    "sys.stdout.flush()\n"
+    "parser = sorted({m.partition('.')[0] for m in sys.modules} & {'typer', 'click', 'rich', 'pydantic'})\n"
+    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps([code, parser]))\n"
+)
+
+
 # A fresh `adhd-evals ARGV...` that writes the code it ended with and sorted(sys.modules) to
 # the file named first: a real process, so nothing a test imported can hide or add a module.
 MODULES_PROBE = (

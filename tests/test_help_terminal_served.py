@@ -21,18 +21,10 @@ import pytest
 
 from adhd_evals import exitcodes
 from adhd_evals.cli import _help, _help_terminal, declare_help, prerendered
+from helpers import PARSER_PROBE as FAST
 from helpers import unmeasured_environment
 
 NAMES = declare_help.names()
-# A process that prints what `adhd-evals ARGV` prints, and the parser modules it imported
-FAST = (
-    "import json, sys\n"
-    "from adhd_evals.entry import main\n"
-    "code = main(sys.argv[2:])\n"
-    "sys.stdout.flush()\n"
-    "parser = sorted({m.partition('.')[0] for m in sys.modules} & {'typer', 'click', 'rich', 'pydantic'})\n"
-    "open(sys.argv[1], 'w', encoding='utf-8').write(json.dumps([code, parser]))\n"
-)
 MADE_HERE = all(
     prerendered._installed(name) == _help_terminal.MADE_WITH[name] for name in prerendered.RENDERERS
 ) and (sys.version_info[:2] == _help_terminal.PYTHON)
