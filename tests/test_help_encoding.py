@@ -55,3 +55,13 @@ def test_a_commands_data_is_never_changed_to_fit_the_encoding(tmp_path: Path) ->
     done = _adhd_evals("latin-1", "import", "--format", "evals-json", str(source))
     assert done.returncode == exitcodes.OK, done.stderr
     assert json.loads(done.stdout.decode("utf-8"))["prompt"] == "東京?"
+
+
+def test_no_command_at_all_prints_the_listing_and_no_empty_error() -> None:
+    """`adhd-evals` alone: the listing, and exit 2 as click gives it (click before 8.2 exits 0:
+    either way the listing is the answer); before, an empty `adhd-evals: ` line and a hint
+    followed it on stderr, an error with nothing to say."""
+    done = _adhd_evals("utf-8")
+    assert done.returncode in (exitcodes.OK, exitcodes.USAGE)
+    assert "Usage: adhd-evals [OPTIONS] COMMAND [ARGS]..." in done.stdout.decode("utf-8")
+    assert "adhd-evals:" not in done.stderr.decode("utf-8")

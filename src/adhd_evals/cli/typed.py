@@ -50,6 +50,8 @@ def main(argv: list[str]) -> int:
         # and typer 0.29+ (pydantic) prefixes a bad choice with "Value error, ": not in ours,
         # so the message reads the same whatever typer an environment holds
         message = " ".join(exc.format_message().replace("Value error, ", "").split())
+        if not message:  # no command at all (click 8.2+): the listing is printed, nothing to add
+            return exitcodes.USAGE
         raise UsageError(message, hint="Try 'adhd-evals --help'.") from exc
     return result if isinstance(result, int) else exitcodes.OK
 
