@@ -208,9 +208,14 @@ _SCAN: Any = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009  # the C sca
 
 
 def _decode(raw: bytes) -> Any:
-    """One line's value, or None when it is not one JSON value (trailing text included)."""
+    """One line's value, or None when it is not one JSON value (trailing text included) or not
+    UTF-8: json.loads would read a lone surrogate's bytes (surrogatepass), which no merged file
+    can hold (writing it failed as an internal error; a shard never writes them: they are escaped)."""
     try:
         text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    try:
         value, end = _SCAN(text, 0)
     except (StopIteration, ValueError, RecursionError):
         try:  # leading whitespace, or not JSON at all: the slow path says which
