@@ -129,6 +129,25 @@ def test_a_line_that_is_not_a_response_row_is_refused_by_file_and_line(
     assert f"{shard}:2: not a response row (a torn line? rerun the shard to repair it)" in err
 
 
+def test_a_sealed_line_that_is_not_utf8_is_refused_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A row whose response holds the bytes of a lone surrogate (ED A0 80: what UTF-8 forbids and
+    json.loads reads from bytes all the same), sealed by the documented rule (SHA-256 of "x", a
+    newline and the line): no merged file can hold it (the reference reads its rows as UTF-8
+    text), so it is refused as not a response row, exit 32, by file and line, and nothing is
+    written. Before, it was merged and writing it failed as an internal error (exit 70)."""
+    good = json.dumps(_row("case-0"))
+    body = json.dumps(_row("case-1", cost_usd=0.5)).encode().replace(b'"a"', b'"a\xed\xa0\x80"')
+    seal = hashlib.sha256(b"x\n" + body).hexdigest().encode()
+    shard = shard_records.shard(tmp_path / "s.jsonl", [good], ["case-0", "case-1"])
+    with shard.open("ab") as stream:
+        stream.write(body[:-1] + b', "seal": "' + seal + b'"}\n')
+    code, _, err = _merge(capsys, shard)
+    assert code == exitcodes.SHARD_FOREIGN
+    assert f"{shard}:2: not a response row (a torn line? rerun the shard to repair it)" in err
+
+
 def test_twelve_bad_lines_are_named_ten_and_counted_after(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

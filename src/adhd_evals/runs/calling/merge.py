@@ -15,7 +15,7 @@ in catalog order), so the merged file is the single run's.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,6 +29,7 @@ from .responses import is_dollars as dollars
 
 Key = tuple[str, int, str, str]  # (case_id, trial, condition, runner)
 SHOWN = 10  # rows named in a refusal before "and N more"
+_INFINITY = float("inf")
 SAMPLE = 64  # planned cases whose shard is checked against the hash (a doubled case is refused anyway)
 
 
@@ -208,63 +209,113 @@ _SCAN: Any = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009  # the C sca
 
 
 def _decode(raw: bytes) -> Any:
-    """One line's value, or None when it is not one JSON value (trailing text included)."""
+    """One line's value, or None when it is not one JSON value (trailing text included) or not
+    UTF-8: json.loads would read a lone surrogate's bytes (surrogatepass), which no merged file
+    can hold (writing it failed as an internal error; a shard never writes them: they are escaped)."""
     try:
         text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    try:
         value, end = _SCAN(text, 0)
     except (StopIteration, ValueError, RecursionError):
         try:  # leading whitespace, or not JSON at all: the slow path says which
             return json.loads(raw)
         except (ValueError, RecursionError):
             return None
-    return value if end == len(text) or not text[end:].strip() else None
+    last = len(text) - 1  # a line's newline (the common end) needs no slice to be seen
+    return value if end > last or (end == last and text[last] == "\n") or not text[end:].strip() else None
 
 
-def _read_rows(part: Part, merged: Merged) -> list[str]:
+def _read_rows(part: Part, merged: Merged, *, common: bool = True) -> list[str]:
     """Put the shard's rows in their slots; refuses a row twice or unplanned; returns what is missing.
 
-    The loop is the merge's cost (800,000 rows in the benchmark), so the common row, planned and
-    new, takes one path of dictionary lookups; anything else goes to `_problem` to be named."""
+    The loop is the merge's cost (30,000 rows in the benchmark), so the common row (planned, new,
+    sealed, a float cost, not from the cache) takes one path of dictionary lookups inline; every
+    other line goes to `_taken`, the general path, which takes it or names what is wrong. Without
+    `common` every line goes there (the tests hold the two paths to one result)."""
     planned = part.planned()
-    first = {key: merged.runs[key] * merged.trials for key in planned}  # the run's first block of slots
-    opened = sharding.opener(part.record["catalog_sha256"])
+    # (condition, runner) -> (trials, case id -> place, the run's first slot): one lookup a row
+    runs = {
+        key: (trials, cases, merged.runs[key] * merged.trials) for key, (trials, cases) in planned.items()
+    }
+    unseal = sharding.opener(part.record["catalog_sha256"])
     slots, lines, width = merged.slots, merged.lines, merged.width
     problems: list[tuple[int, str]] = []
-    spent = 0.0
+    spent, taken = 0.0, 0
     with open_rows(part.path, "shard output") as stream:
         for number, raw in enumerate(stream, start=1):
             row = _decode(raw)
-            if type(row) is dict:
-                condition, runner, case_id, trial = (
-                    row.get("condition"),
-                    row.get("runner"),
-                    row.get("case_id"),
-                    row.get("trial"),
-                )
-                if type(condition) is str and type(runner) is str and type(trial) is int:
-                    run = planned.get((condition, runner))
-                    if run is not None and 1 <= trial <= run[0] and type(row.get("response")) is str:
-                        at = run[1].get(case_id) if type(case_id) is str else None
-                        slot = -1 if at is None else (first[(condition, runner)] + trial - 1) * width + at
-                        cost = row.get("cost_usd")
-                        if (
-                            slot >= 0
-                            and slots[slot] is None
-                            and (line := opened(raw)) is not None
-                            and (cost is None or dollars(cost))
-                        ):
-                            slots[slot], lines[slot] = line, number
-                            if type(cost) is float and "cached" not in row:
-                                spent += cost  # the common row, counted here; any other by _count
-                                merged.rows += 1
-                            else:
-                                _count(row, merged)
-                            continue
-            if raw.strip():
-                problems.append(_problem(part, number, row, planned, merged))
+            if common and type(row) is dict:
+                slot = _slot(row, runs, width)
+                cost = row.get("cost_usd")
+                if (
+                    slot >= 0
+                    and slots[slot] is None
+                    and type(cost) is float
+                    and 0.0 <= cost < _INFINITY  # dollars: NaN fails the first test
+                    and "cached" not in row
+                    and (line := unseal(raw)) is not None
+                ):
+                    slots[slot], lines[slot] = line, number
+                    spent += cost
+                    taken += 1
+                    continue
+            if raw.strip() and (problem := _taken(part, number, (raw, row), planned, merged, unseal)):
+                problems.append(problem)
     merged.spent += spent
+    merged.rows += taken
     _refuse(problems)
     return _absent(part, planned, merged)
+
+
+def _slot(
+    row: dict[str, object], runs: dict[tuple[str, str], tuple[int, dict[str, int], int]], width: int
+) -> int:
+    """The common row's slot: -1 unless its condition, runner and case are planned here with a
+    trial of the run's, and its response is text (anything else is the general path's)."""
+    get = row.get
+    condition, runner, case_id, trial = get("condition"), get("runner"), get("case_id"), get("trial")
+    if type(condition) is not str or type(runner) is not str or type(trial) is not int:
+        return -1
+    run = runs.get((condition, runner))
+    if (
+        run is None
+        or not 1 <= trial <= run[0]
+        or type(case_id) is not str
+        or type(get("response")) is not str
+    ):
+        return -1
+    at = run[1].get(case_id)
+    return -1 if at is None else (run[2] + trial - 1) * width + at
+
+
+def _taken(
+    part: Part,
+    number: int,
+    read: tuple[bytes, Any],
+    planned: dict[tuple[str, str], tuple[int, dict[str, int]]],
+    merged: Merged,
+    unseal: Callable[[bytes], bytes | None],
+) -> tuple[int, str] | None:
+    """The general path: a line (as read, and decoded) put in its slot when it is a response row
+    planned here, whose slot is free, whose cost is none or dollars and whose seal holds; else
+    why not (`_problem`)."""
+    raw, row = read
+    key = _key(row)
+    if key is not None:
+        case_id, trial, condition, runner = key
+        run = planned.get((condition, runner))
+        at = run[1].get(case_id) if run is not None and 1 <= trial <= run[0] else None
+        slot = -1 if at is None else merged.slot(merged.runs[(condition, runner)], trial, at)
+        cost = row.get("cost_usd")
+        if slot >= 0 and merged.slots[slot] is None and (cost is None or dollars(cost)):
+            opened = unseal(raw)
+            if opened is not None:
+                merged.slots[slot], merged.lines[slot] = opened, number
+                _count(row, merged)
+                return None
+    return _problem(part, number, row, planned, merged)
 
 
 def _problem(

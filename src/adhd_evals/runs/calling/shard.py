@@ -91,8 +91,16 @@ def opener(catalog_sha256: str) -> Callable[[bytes], bytes | None]:
     looked for where the last 77 bytes begin (no later tail can start inside 64 hex digits and
     '"}'), and the seal those bytes carry must be the one its line makes."""
     prefix, tail = _seal_prefix(catalog_sha256), len(_SEAL_TAIL)
+    written = tail + 64 + 3  # the tail, 64 hex digits and '"}\n': the end of every line a shard writes
 
     def opened(raw: bytes) -> bytes | None:
+        at = len(raw) - written
+        if at > 0 and raw[-3:] == b'"}\n' and raw[:1] == b"{" and raw[at : at + tail] == _SEAL_TAIL:
+            body = raw[:at]  # a line as a shard writes it (nothing to strip): its seal checked in place
+            digest = prefix.copy()
+            digest.update(body)
+            digest.update(b"}")
+            return body + b"}\n" if digest.hexdigest().encode("ascii") == raw[at + tail : -3] else None
         line = raw.strip()
         at = len(line) - tail - 66
         if at < 0 or line[at : at + tail] != _SEAL_TAIL or line[-2:] != b'"}':
