@@ -149,3 +149,52 @@ def test_a_line_nested_past_the_readers_depth_is_refused_not_a_crash(
         assert code == exitcodes.INPUT and "o.jsonl:1: not a JSON line" in capsys.readouterr().err
     else:
         assert code == exitcodes.OK
+
+
+RUN_ARGV = [
+    "run",
+    "--runner",
+    "stub",
+    "--condition",
+    "baseline",
+    "--cases",
+    "cases.jsonl",
+    "--output",
+    "o.jsonl",
+]
+
+
+@pytest.mark.parametrize(
+    ("line", "byte"),
+    [
+        # a row whose response holds a lone surrogate's UTF-8 bytes (ED A0 80): `{"response": "` is
+        # 14 bytes, so the first bad byte is the 15th
+        (b'{"response": "\xed\xa0\x80"}\n', 15),
+        # the same after a BOM, which a resumed output may start with: its 3 bytes count (18th)
+        (b'\xef\xbb\xbf{"response": "\xed\xa0\x80"}\n', 18),
+        (b"\xff\n", 1),  # not UTF-8 at all: the first byte
+    ],
+    ids=["lone-surrogate", "after-a-bom", "invalid-byte"],
+)
+def test_a_resumed_output_that_is_not_utf8_is_refused_by_line(
+    work: Path, line: bytes, byte: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found beside the merge's own fix: json.loads(bytes) reads a lone surrogate's bytes
+    (surrogatepass), so such a row was counted as done and the run went on, leaving a file score
+    then refuses. It is refused before any call (exit 4, the file unchanged)."""
+    (work / "o.jsonl").write_bytes(line)
+    code = main(RUN_ARGV)
+    err = capsys.readouterr().err
+    assert code == exitcodes.INPUT, err
+    assert f"o.jsonl:1: invalid UTF-8 at byte {byte} of the line; fix or remove it before resuming" in err
+    assert (work / "o.jsonl").read_bytes() == line
+
+
+def test_a_resumed_output_that_starts_with_a_bom_is_still_read(work: Path) -> None:
+    """A BOM before the first row is skipped, as json.loads(bytes) skipped it before: the run resumes
+    (exit 0) and appends what is missing after the row it read."""
+    main(RUN_ARGV)
+    rows = (work / "o.jsonl").read_bytes()
+    (work / "o.jsonl").write_bytes(b"\xef\xbb\xbf" + rows)
+    assert main(RUN_ARGV) == exitcodes.OK
+    assert (work / "o.jsonl").read_bytes() == b"\xef\xbb\xbf" + rows  # every row there: nothing added

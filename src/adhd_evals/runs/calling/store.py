@@ -67,8 +67,17 @@ class Store:
             for number, raw in enumerate(stream, start=1):
                 if not raw.strip():
                     continue
+                try:  # strictly: json.loads(bytes) would read a lone surrogate's bytes (surrogatepass)
+                    text = raw.decode("utf-8-sig")  # a BOM is skipped, as json.loads(bytes) skips it
+                except UnicodeDecodeError as exc:  # counted as done, the row would fail score's read
+                    at = exc.start + 1 + (3 if raw[:3] == b"\xef\xbb\xbf" else 0)  # the BOM's bytes count
+                    problems.append(
+                        f"{self.path}:{number}: invalid UTF-8 at byte {at} of the line; fix or remove it "
+                        "before resuming"
+                    )
+                    continue
                 try:
-                    row = json.loads(raw)
+                    row = json.loads(text)
                 except (ValueError, RecursionError):  # nested past what the reader recurses into
                     problems.append(
                         f"{self.path}:{number}: not a JSON line; fix or remove it before resuming"
