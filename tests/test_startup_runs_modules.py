@@ -216,7 +216,7 @@ FORWARD_PROBE = (
 # The modules of row shapes and call records that evaluate their annotations (no `from __future__
 # import annotations`), and the one string each still compiles: a name only type checkers import.
 EVALUATED = {
-    "adhd_evals.runs.rows": ["ControlsSummary"],  # summaries.py's, type checkers' alone
+    "adhd_evals.runs.rows": [],
     "adhd_evals.runs.types": [],
     "adhd_evals.runs.calling.config": [],
     "adhd_evals.runs.calling.budget": [],
@@ -226,20 +226,30 @@ EVALUATED = {
     "adhd_evals.runs.calling.calls": ["Trace | None"],
     "adhd_evals.runs.calling.sidecar": ["list[tuple[int, CaseRow]]"],
     "adhd_evals.runs.running.curtail_options": [],
+    "adhd_evals.runs.inference.rates": [],
+    "adhd_evals.runs.inference.paired": [],
+    "adhd_evals.runs.deciding.decision": [],
+    "adhd_evals.runs.deciding.scoring_request": [],
+    "adhd_evals.runs.reporting.view": [],
+    "adhd_evals.runs.judging.verdicts": [],
+    "adhd_evals.runs.judging.check": [],
 }
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("name", ["blind", "agree", "score", "run", "run (rows to write)", "judge"])
+@pytest.mark.parametrize(
+    "name", ["check", "blind", "agree", "verdicts", "score", "report", "run", "run (rows to write)", "judge"]
+)
 def test_the_row_shapes_and_call_records_compile_only_what_type_checkers_alone_import(
     work: Path, name: str
 ) -> None:
     """rows.py, types.py and run's and judge's call records evaluate their TypedDicts' and
     NamedTuples' fields as each class is made: of their ~180 fields, only those naming what is
     imported for type checkers alone are compiled (EVALUATED, one each at most); inside dict[...]
-    rows' RateJson stays a plain string, which typing does not compile. A resumed run imports
-    none of those modules that quote a name (no rows' shapes, no call records), so compiles none;
-    a run with rows to write does, through the calls' driver (calls.py, process.py)."""
+    rows' RateJson stays a plain string, which typing does not compile. The trivial calls compile
+    none at all (a judge's controls summary, which a certificate's shape names, is types.py's;
+    the statistics', decision's, report's, verdicts' and check's records name no such name); a
+    run with rows to write does, through the calls' driver (calls.py, process.py)."""
     found = work / "forward.json"
     argv = call(name.partition(" ")[0], work)
     if name == "run (rows to write)":  # an output of its own, written from nothing
@@ -256,6 +266,7 @@ def test_the_row_shapes_and_call_records_compile_only_what_type_checkers_alone_i
     made: dict[str, list[str]] = json.loads(found.read_text(encoding="utf-8"))
     compiled = {module: made[module] for module in EVALUATED if module in made}
     assert compiled == {module: EVALUATED[module] for module in compiled if EVALUATED[module]}
-    assert bool(compiled) == (name != "run")  # the probe sees the quoted names where they are made
-    if name == "run (rows to write)":
-        assert compiled.keys() >= {"adhd_evals.runs.calling.calls", "adhd_evals.runs.calling.process"}
+    if name == "run (rows to write)":  # the probe sees the quoted names where they are made
+        assert compiled.keys() == {"adhd_evals.runs.calling.calls", "adhd_evals.runs.calling.process"}
+    else:
+        assert made == {}

@@ -17,7 +17,7 @@ from ..rows import SheetRow
 from ..rubric import METRICS
 
 if TYPE_CHECKING:
-    from ..summaries import ControlsSummary, Leak
+    from ..types import ControlsSummary, Leak
 
 CONTROL_CASES = 3  # cases sampled for controls: each gets one row of every kind
 

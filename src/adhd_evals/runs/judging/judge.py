@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from ..calling.budget import Budget
     from ..calling.calls import Done, Session
     from ..calling.shard import Shard
-    from ..summaries import ControlsSummary
+    from ..types import ControlsSummary
     from .shapes import JudgedFields, SwapChange
 
 MEANINGS = {  # in our words, after i-have-adhd's evals/rubric.md
