@@ -24,6 +24,10 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
   beside it (shard.sidecar_path) and reads one only where it does.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
+- the catalog's rules (catalogrules): report and verdicts read their catalog as run and judge
+  do, the rules run once per catalog content (its record, written by the fixture's run); and the
+  response cache's module (runs.calling.cache), where no --cache is given (the records' folder
+  is runs.calling.home's).
 - the calls' driver itself (calls, process, workers, with tempfile, shutil, random, signal and
   select): a run or judge with no row left to write opens its ledger and budget and sweeps stale
   scratch folders without it (calling/idle.py); random is drawn where a sample is (a judge's
@@ -57,6 +61,12 @@ ADMISSION = "adhd_evals.runs.judging.admission"
 PPI = "adhd_evals.runs.inference.ppi"  # a person's label sample (--labels) alone
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
 SIDECAR = "adhd_evals.runs.calling.sidecar"  # a shard's record: read where one is beside the output
+RULES = (
+    "adhd_evals.catalogrules"  # the catalog's rules: run once per catalog content (catalog.load_valid_once)
+)
+CACHE = (
+    "adhd_evals.runs.calling.cache"  # the response cache: a run with --cache alone (records: calling/home.py)
+)
 # the calls' driver, process groups, watchdog, threads and signals, and what they import: a run or
 # judge with no row left to write starts no call (calling/idle.py)
 CALLING = {
@@ -130,7 +140,7 @@ ABSENT = {
     "check": {*DATACLASSES, SUMMARIES, "traceback"},
     "blind": {*DATACLASSES, *TEMPFILE, SUMMARIES, SHAPES, "adhd_evals.runs.judging.check"},
     "agree": {*DATACLASSES, SUMMARIES, SHAPES},
-    "verdicts": {*DATACLASSES, "tempfile", "shutil", "random", SUMMARIES, SHAPES},
+    "verdicts": {*DATACLASSES, "tempfile", "shutil", "random", RULES, SUMMARIES, SHAPES},
     "score": {
         *DATACLASSES,
         "datetime",
@@ -144,6 +154,7 @@ ABSENT = {
     },
     "report": {
         *DATACLASSES,
+        RULES,
         "datetime",
         "html",
         PPI,
@@ -156,11 +167,12 @@ ABSENT = {
         "adhd_evals.runs.judging.plugin_results",
         "adhd_evals.runs.reporting.render_html",
     },
-    "run": {*DATACLASSES, *PROCESSES, *CALLING, SUMMARIES, SIDECAR, "adhd_evals.runs.rows"},
+    "run": {*DATACLASSES, *PROCESSES, *CALLING, CACHE, SUMMARIES, SIDECAR, "adhd_evals.runs.rows"},
     "judge": {
         *DATACLASSES,
         *PROCESSES,
         *CALLING,
+        CACHE,
         SUMMARIES,
         SHAPES,
         SIDECAR,

@@ -39,8 +39,8 @@ from ...errors import InputInvalid, RunnerFailed, UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import plural
 from ..calling import idle, policy
-from ..calling.cache import validated_dir
 from ..calling.config import Runner
+from ..calling.home import validated_dir
 from ..calling.store import Store
 from ..rows import LABELLED_FIELDS, JudgeFingerprint, SheetRow, field_problems, is_labelled
 from ..rubric import METRICS, WEIGHTS

@@ -21,8 +21,8 @@ from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
 from ..calling import idle, policy
-from ..calling.cache import cached_row, validated_dir
 from ..calling.config import Runner
+from ..calling.home import validated_dir
 from ..calling.prompts import condition_prompt, skill_text
 from ..calling.store import Store
 from ..calling.traces import stub_trace
@@ -254,6 +254,7 @@ def _ready(
     cache = request.cache
     if cache is None or watch is not None:
         return None
+    from ..calling.cache import cached_row
     from ..calling.calls import Done
 
     def ready(task: Task) -> Done | None:
@@ -284,6 +285,8 @@ def _one_call(
     cost: float | None
     trace: Trace | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
+        from ..calling.cache import cached_row  # a cached run's (loaded with its Cache)
+
         digest = missed.pop((case["id"], trial), "")
         if not digest:
             row, digest = cached_row(
