@@ -25,7 +25,8 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
 - the catalog's rules (catalogrules): report and verdicts read their catalog as run and judge
-  do, the rules run once per catalog content (its record, written by the fixture's run); and the
+  do, the rules run once per catalog content (its record, written by the fixture's run), and
+  report names the record with CPython's builtin SHA-256, not hashlib's OpenSSL; and the
   response cache's module (runs.calling.cache), where no --cache is given (the records' folder
   is runs.calling.home's).
 - the calls' driver itself (calls, process, workers, with tempfile, shutil, random, signal and
@@ -155,6 +156,7 @@ ABSENT = {
     "report": {
         *DATACLASSES,
         RULES,
+        "hashlib",  # the catalog's digest: the builtin SHA-256 (catalog.sha256_hex)
         "datetime",
         "html",
         PPI,
