@@ -17,6 +17,7 @@ import pytest
 from adhd_evals.errors import RunnerFailed
 from adhd_evals.runs.calling import calls
 from adhd_evals.runs.calling.config import Runner
+from adhd_evals.runs.calling.policy import only_writer
 from adhd_evals.runs.calling.store import Store
 
 # exits 0 having printed "ab", a byte UTF-8 never uses (0xFF), then "cd"
@@ -43,7 +44,7 @@ class Policy:
 def _session(tmp_path: Path, policy: Policy) -> Iterator[calls.Session]:
     output = tmp_path / "out.jsonl"
     with (
-        calls.only_writer(output),
+        only_writer(output),
         contextlib.closing(Store.open(output)) as store,
         calls.open_session(policy, store, ("", policy.runner.name), io.StringIO()) as session,
     ):

@@ -25,6 +25,7 @@ from adhd_evals import exitcodes
 from adhd_evals.errors import RunnerFailed, Stopped, UsageError
 from adhd_evals.runs.calling import calls
 from adhd_evals.runs.calling.config import Runner
+from adhd_evals.runs.calling.policy import check_amounts, check_limits, only_writer
 from adhd_evals.runs.calling.store import Ledger, Store
 
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
@@ -67,7 +68,7 @@ def _session(tmp_path: Path, policy: Policy, stream: io.StringIO | None = None) 
     """A session on out.jsonl, its rows file opened as a command opens it."""
     output = tmp_path / "out.jsonl"
     with (
-        calls.only_writer(output),
+        only_writer(output),
         contextlib.closing(Store.open(output)) as store,
         calls.open_session(policy, store, ("", policy.runner.name), stream or io.StringIO()) as session,
     ):
@@ -329,13 +330,13 @@ def test_the_shared_checks_take_any_policy_with_the_common_fields() -> None:
     --retries only (judge has no --trials to be told about), an unmetered format without
     --allow-unmetered is refused, a good one passes."""
     with pytest.raises(UsageError, match=r"^--jobs must be at least 1, --retries at least 0$"):
-        calls.check_limits(Policy(TEXT, jobs=0, allow_unmetered=True))
+        check_limits(Policy(TEXT, jobs=0, allow_unmetered=True))
     with pytest.raises(UsageError, match="never reports dollar cost"):
-        calls.check_limits(Policy(TEXT))
+        check_limits(Policy(TEXT))
     with pytest.raises(UsageError, match="--budget-usd must be a number greater than 0"):
-        calls.check_amounts(Policy(TEXT, budget_usd=float("nan")))
-    calls.check_amounts(Policy(TEXT, allow_unmetered=True))
-    calls.check_limits(Policy(TEXT, allow_unmetered=True))
+        check_amounts(Policy(TEXT, budget_usd=float("nan")))
+    check_amounts(Policy(TEXT, allow_unmetered=True))
+    check_limits(Policy(TEXT, allow_unmetered=True))
 
 
 def test_the_ledger_gives_each_of_many_workers_its_own_ticket(tmp_path: Path) -> None:

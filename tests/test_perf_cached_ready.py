@@ -17,6 +17,7 @@ import pytest
 from adhd_evals.runs.calling import calls
 from adhd_evals.runs.calling.cache import Cache
 from adhd_evals.runs.calling.config import BUILTIN_STUB, Runner
+from adhd_evals.runs.calling.policy import only_writer
 from adhd_evals.runs.calling.store import Store
 from adhd_evals.runs.running.execute import RunRequest, run
 from helpers import Case
@@ -42,7 +43,7 @@ class Policy:
 def _session(tmp_path: Path, stream: io.StringIO) -> Iterator[calls.Session]:
     output = tmp_path / "out.jsonl"
     with (
-        calls.only_writer(output),
+        only_writer(output),
         contextlib.closing(Store.open(output)) as store,
         calls.open_session(Policy(RUNNER), store, ("baseline", "fake"), stream) as session,
     ):

@@ -24,7 +24,7 @@ import pytest
 from adhd_evals import exitcodes
 from adhd_evals.entry import main
 from adhd_evals.files import Held, only_writer
-from adhd_evals.runs.calling import process, watchdog
+from adhd_evals.runs.calling import policy, process, watchdog
 
 CHEAT = str(Path(__file__).parent / "fakes" / "cheating_cli.py")
 FAKE = str(Path(__file__).parent / "fakes" / "fake_cli.py")
@@ -326,7 +326,7 @@ def test_max_output_bytes_is_bounded(tmp_path: Path, capsys: pytest.CaptureFixtu
     _config(tmp_path, ["--cost", "0.01"])
     assert main(_argv(tmp_path, "--max-output-bytes", "100000000000")) == exitcodes.USAGE
     assert "--max-output-bytes must be at most 1,073,741,824" in capsys.readouterr().err
-    assert main(_argv(tmp_path, "--max-output-bytes", str(process.MAX_OUTPUT_LIMIT))) == exitcodes.OK
+    assert main(_argv(tmp_path, "--max-output-bytes", str(policy.MAX_OUTPUT_LIMIT))) == exitcodes.OK
 
 
 def test_a_huge_error_line_is_cut_with_its_size_said(

@@ -274,7 +274,7 @@ def test_jobs_write_whole_lines(work: Path) -> None:
 def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise() -> None:
     import io
 
-    from adhd_evals.runs.running.execute import Progress
+    from adhd_evals.runs.calling.workers import Progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -24,6 +24,15 @@ What each leaves out, and why it may (docs/startup.md, "The runs commands"):
   beside it (shard.sidecar_path) and reads one only where it does.
 - a call's process machinery (subprocess, ctypes) and a real call's budget flag (decimal): a
   resumed run or judge starts no process; a judge's fence token (secrets) is drawn per prompt.
+- the catalog's rules (catalogrules): report and verdicts read their catalog as run and judge
+  do, the rules run once per catalog content (its record, written by the fixture's run), and
+  report names the record with CPython's builtin SHA-256, not hashlib's OpenSSL; and the
+  response cache's module (runs.calling.cache), where no --cache is given (the records' folder
+  is runs.calling.home's).
+- the calls' driver itself (calls, process, workers, with tempfile, shutil, random, signal and
+  select): a run or judge with no row left to write opens its ledger and budget and sweeps stale
+  scratch folders without it (calling/idle.py); random is drawn where a sample is (a judge's
+  controls and swap check), so verdicts, which reads a judged file's controls, leaves it out too.
 - score's optional parts (a judge's admission, trigger cases, criteria, plugin eval's results),
   and report's criteria: imported when the request has them; the HTML page's renderer where an
   HTML report is drawn.
@@ -53,6 +62,24 @@ ADMISSION = "adhd_evals.runs.judging.admission"
 PPI = "adhd_evals.runs.inference.ppi"  # a person's label sample (--labels) alone
 PROCESSES = {"subprocess", "ctypes", "decimal"}  # a call's process and its budget flag
 SIDECAR = "adhd_evals.runs.calling.sidecar"  # a shard's record: read where one is beside the output
+RULES = (
+    "adhd_evals.catalogrules"  # the catalog's rules: run once per catalog content (catalog.load_valid_once)
+)
+CACHE = (
+    "adhd_evals.runs.calling.cache"  # the response cache: a run with --cache alone (records: calling/home.py)
+)
+# the calls' driver, process groups, watchdog, threads and signals, and what they import: a run or
+# judge with no row left to write starts no call (calling/idle.py)
+CALLING = {
+    "adhd_evals.runs.calling.calls",
+    "adhd_evals.runs.calling.process",
+    "adhd_evals.runs.calling.workers",
+    "tempfile",
+    "shutil",
+    "random",
+    "signal",
+    "select",
+}
 
 
 def imported(folder: Path, *argv: str, code: int = exitcodes.OK) -> set[str]:
@@ -114,7 +141,7 @@ ABSENT = {
     "check": {*DATACLASSES, SUMMARIES, "traceback"},
     "blind": {*DATACLASSES, *TEMPFILE, SUMMARIES, SHAPES, "adhd_evals.runs.judging.check"},
     "agree": {*DATACLASSES, SUMMARIES, SHAPES},
-    "verdicts": {*DATACLASSES, "tempfile", "shutil", SUMMARIES, SHAPES},
+    "verdicts": {*DATACLASSES, "tempfile", "shutil", "random", RULES, SUMMARIES, SHAPES},
     "score": {
         *DATACLASSES,
         "datetime",
@@ -128,6 +155,8 @@ ABSENT = {
     },
     "report": {
         *DATACLASSES,
+        RULES,
+        "hashlib",  # the catalog's digest: the builtin SHA-256 (catalog.sha256_hex)
         "datetime",
         "html",
         PPI,
@@ -140,10 +169,12 @@ ABSENT = {
         "adhd_evals.runs.judging.plugin_results",
         "adhd_evals.runs.reporting.render_html",
     },
-    "run": {*DATACLASSES, *PROCESSES, SUMMARIES, SIDECAR, "adhd_evals.runs.rows"},
+    "run": {*DATACLASSES, *PROCESSES, *CALLING, CACHE, SUMMARIES, SIDECAR, "adhd_evals.runs.rows"},
     "judge": {
         *DATACLASSES,
         *PROCESSES,
+        *CALLING,
+        CACHE,
         SUMMARIES,
         SHAPES,
         SIDECAR,
@@ -199,7 +230,7 @@ FORWARD_PROBE = (
 # The modules of row shapes and call records that evaluate their annotations (no `from __future__
 # import annotations`), and the one string each still compiles: a name only type checkers import.
 EVALUATED = {
-    "adhd_evals.runs.rows": ["ControlsSummary"],  # summaries.py's, type checkers' alone
+    "adhd_evals.runs.rows": [],
     "adhd_evals.runs.types": [],
     "adhd_evals.runs.calling.config": [],
     "adhd_evals.runs.calling.budget": [],
@@ -209,21 +240,36 @@ EVALUATED = {
     "adhd_evals.runs.calling.calls": ["Trace | None"],
     "adhd_evals.runs.calling.sidecar": ["list[tuple[int, CaseRow]]"],
     "adhd_evals.runs.running.curtail_options": [],
+    "adhd_evals.runs.inference.rates": [],
+    "adhd_evals.runs.inference.paired": [],
+    "adhd_evals.runs.deciding.decision": [],
+    "adhd_evals.runs.deciding.scoring_request": [],
+    "adhd_evals.runs.reporting.view": [],
+    "adhd_evals.runs.judging.verdicts": [],
+    "adhd_evals.runs.judging.check": [],
 }
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("name", ["blind", "agree", "score", "run", "judge"])
+@pytest.mark.parametrize(
+    "name", ["check", "blind", "agree", "verdicts", "score", "report", "run", "run (rows to write)", "judge"]
+)
 def test_the_row_shapes_and_call_records_compile_only_what_type_checkers_alone_import(
     work: Path, name: str
 ) -> None:
     """rows.py, types.py and run's and judge's call records evaluate their TypedDicts' and
     NamedTuples' fields as each class is made: of their ~180 fields, only those naming what is
     imported for type checkers alone are compiled (EVALUATED, one each at most); inside dict[...]
-    rows' RateJson stays a plain string, which typing does not compile."""
+    rows' RateJson stays a plain string, which typing does not compile. The trivial calls compile
+    none at all (a judge's controls summary, which a certificate's shape names, is types.py's;
+    the statistics', decision's, report's, verdicts' and check's records name no such name); a
+    run with rows to write does, through the calls' driver (calls.py, process.py)."""
     found = work / "forward.json"
+    argv = call(name.partition(" ")[0], work)
+    if name == "run (rows to write)":  # an output of its own, written from nothing
+        argv[argv.index("--output") + 1] = str(work / "forward-run.jsonl")
     done = subprocess.run(
-        [sys.executable, "-c", FORWARD_PROBE, str(found), *call(name, work)],
+        [sys.executable, "-c", FORWARD_PROBE, str(found), *argv],
         capture_output=True,
         text=True,
         timeout=120,
@@ -234,4 +280,7 @@ def test_the_row_shapes_and_call_records_compile_only_what_type_checkers_alone_i
     made: dict[str, list[str]] = json.loads(found.read_text(encoding="utf-8"))
     compiled = {module: made[module] for module in EVALUATED if module in made}
     assert compiled == {module: EVALUATED[module] for module in compiled if EVALUATED[module]}
-    assert compiled  # the probe saw the quoted names: each of these commands makes one at least
+    if name == "run (rows to write)":  # the probe sees the quoted names where they are made
+        assert compiled.keys() == {"adhd_evals.runs.calling.calls", "adhd_evals.runs.calling.process"}
+    else:
+        assert made == {}

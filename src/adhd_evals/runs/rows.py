@@ -42,6 +42,7 @@ from .types import VERDICTS as VERDICTS
 from .types import AuditItemName as AuditItemName
 from .types import AuditLabel as AuditLabel
 from .types import CheckStatus as CheckStatus
+from .types import ControlsSummary as ControlsSummary
 from .types import Decider as Decider
 from .types import GateName as GateName
 from .types import Guarded as Guarded
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
     from .summaries import CheckRate as CheckRate
     from .summaries import CheckSummary as CheckSummary
     from .summaries import ConditionMeans as ConditionMeans
-    from .summaries import ControlsSummary
     from .summaries import Decision as Decision
     from .summaries import McNemarTest as McNemarTest
     from .summaries import Method as Method
@@ -222,7 +222,7 @@ class Certificate(TypedDict):
     figures: dict[str, dict[str, "RateJson"]]  # criteria | blocker -> tpr | tnr
     sample: SampleDigest  # required since issue 31: a certificate names what it was measured on
     void: NotRequired[int]  # labelled rows the judge left void
-    controls: "ControlsSummary"  # how the judge did on its controls (controls.controls_summary)
+    controls: ControlsSummary  # how the judge did on its controls (controls.controls_summary)
     date: NotRequired[str]
 
 

@@ -196,28 +196,6 @@ class RateJson(TypedDict):
     high: NotRequired[float | None]
 
 
-# ---- judge --controls: controls.controls_summary ----------------------------------------
-
-
-class Leak(TypedDict):
-    """A control the judge passed."""
-
-    case_id: str
-    trial: int
-    control: str
-
-
-class ControlsSummary(TypedDict):
-    """How a judge did on its controls: a judge's record and its certificate keep it."""
-
-    rows: int
-    void: int
-    passed: int
-    leak_rate: float
-    kinds: dict[str, int]  # kind -> control rows of it
-    leaks: list[Leak]
-
-
 # ---- score --criteria: criteria.summarize ------------------------------------------------
 
 # a decider's verdicts, pass and fail ("pass" is a keyword: the functional form)

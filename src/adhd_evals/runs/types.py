@@ -4,11 +4,14 @@ runner's response format. The row shapes (rows.py) and score's summary (summarie
 on them; the tuples beside them are the same words for a reader's check or a CLI's choices.
 
 Below the shapes so both can import it: rows.py re-exports these names, as it always held them.
-One shape lives here too, for the same reason: the name audit gives a check or criterion, which
-audit's findings (summaries.py) and the quarantine rows read back from a file (rows.py) share.
+Two shapes live here too: the name audit gives a check or criterion, which audit's findings
+(summaries.py) and the quarantine rows read back from a file (rows.py) share; and how a judge did
+on its controls, which its certificate (rows.py) keeps: there its fields are evaluated as the
+certificate's shape is made, where a name from summaries.py was compiled into a ForwardRef on
+every judge's, verdicts' and report's start-up (about 1.3 ms, a process's first compile).
 """
 
-# No `from __future__ import annotations`: AuditItemName's fields are evaluated as it is made, not
+# No `from __future__ import annotations`: the shapes' fields are evaluated as it is made, not
 # compiled one by one into ForwardRefs on every runs command's start-up (see rows.py)
 import sys
 from typing import Literal, TypedDict, get_args
@@ -49,3 +52,23 @@ class AuditItemName(TypedDict):
     case_id: str
     criterion: str
     check: NotRequired[str]  # a check's function name (a criterion has none)
+
+
+class Leak(TypedDict):
+    """A control the judge passed."""
+
+    case_id: str
+    trial: int
+    control: str
+
+
+class ControlsSummary(TypedDict):
+    """How a judge did on its controls (judging/controls.py controls_summary): a judge's record
+    and its certificate keep it."""
+
+    rows: int
+    void: int
+    passed: int
+    leak_rate: float
+    kinds: dict[str, int]  # kind -> control rows of it
+    leaks: list[Leak]

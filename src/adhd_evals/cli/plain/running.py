@@ -132,10 +132,10 @@ def _ran(request: RunRequest, summary: RunSummary) -> int:
 
 def _cached(responses: Cache | None) -> list[str]:
     """What the response cache gave: answers not charged, and any damaged entry."""
-    from ...runs.calling.cache import damaged_line as caching_warning
-
     if responses is None:
         return []
+    from ...runs.calling.cache import damaged_line as caching_warning
+
     said = [
         f"{plural(responses.hits, 'answer')} from the cache {responses.root}: not charged (they first "
         f"cost {usd(responses.hit_cost)})."
@@ -145,12 +145,13 @@ def _cached(responses: Cache | None) -> list[str]:
 
 def _cache(where: str | None, refresh: bool) -> Cache | None:
     """The response cache `--cache [DIR]` names (an empty value: the default folder), or None."""
-    from ...runs.calling.cache import Cache, default_dir
-
     if where is None:
         if refresh:
             raise UsageError("--refresh bypasses the response cache: pass --cache too")
         return None
+    from ...runs.calling.cache import Cache  # a cached run's alone
+    from ...runs.calling.home import default_dir
+
     return Cache.open(Path(where) if where else default_dir(), refresh=refresh)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import exitcodes, jsonl
-from ...catalog import load_valid
+from ...catalog import CaseRow, load_valid, load_valid_once
 from ...errors import UsageError
 from ...files import set_max_bytes
 from ...output import refuse_clobbering, write_all_atomically
@@ -206,7 +206,7 @@ def verdicts(
     if checks is None and not labels and judged is None:
         raise UsageError("nothing to merge: pass --checks, --labels or --judged (with --key)")
     key_rows = merging.read_key(key) if key is not None else None
-    sources = merging.Sources({case["id"]: case["criteria"] for case in load_valid(cases)}, key=key_rows)
+    sources = merging.Sources({case["id"]: case["criteria"] for case in _catalog(cases)}, key=key_rows)
     sources.checks = merging.read_checks(checks) if checks is not None else []
     given = admission.admit_inputs(labels or [], judged, certificate, allow_leaky=allow_leaky_judge)
     sources.labels = [(str(p), merging.unblind(rows, key_rows, str(p))) for p, rows in given.labels]
@@ -273,7 +273,7 @@ def report(
     if labels is not None and scores is None:
         raise UsageError("--labels corrects a judge's scores: pass them with --scores (and --key)")
     not_run: list[NotRunRow] = []
-    inputs = reporting.Inputs(load_valid(cases), read_responses(responses, not_run), full=full)
+    inputs = reporting.Inputs(_catalog(cases), read_responses(responses, not_run), full=full)
     if not_run:  # a curtailed run's rows: skipped, and said
         print(not_run_note(len(not_run), "not in the report"), file=sys.stderr)
     inputs.checks = (
@@ -316,3 +316,17 @@ def _add_scores(
         criteria=inputs.criteria,
         labels=scoring.read_labels(labels, key) if labels is not None else None,
     )
+
+
+def _catalog(cases: Path) -> list[CaseRow]:
+    """The catalog's cases, refused with every problem when it breaks the rules, which run once
+    per content (the records `run` and `judge` keep: catalog.load_valid_once); the same cases and
+    refusals as load_valid, without the rules' modules on every call (about 7 ms). Where no home
+    holds the records (no HOME, a user with no passwd entry), the rules run each time, as before."""
+    from ...runs.calling.home import validated_dir
+
+    try:
+        records = validated_dir()
+    except RuntimeError:  # Path.home(): "Could not determine home directory"
+        return load_valid(cases)
+    return load_valid_once(cases, records)

@@ -23,7 +23,7 @@ from .watchdog import POLL_S
 
 
 class BudgetPolicy(Protocol):
-    """What the budget reads of a command's request (calls.CallPolicy adds what a call reads)."""
+    """What the budget reads of a command's request (policy.CallPolicy adds what a call reads)."""
 
     @property
     def runner(self) -> Runner: ...

@@ -35,6 +35,7 @@ from ... import exitcodes
 from ...errors import ScaleRefused
 from ...files import read_limited
 from .config import Runner
+from .home import default_dir as default_dir  # the cache's folder: its home is home.py
 from .responses import is_dollars
 
 if TYPE_CHECKING:
@@ -44,23 +45,6 @@ CacheAction = Literal["stats", "prune"]  # what the cache command does
 LAYOUT = "v2"  # v2: the case id in the key, a digest of each entry's content
 TEMP_MARK = ".tmp-"
 _KILL_AT = "ADHD_EVALS_TEST_KILL_AT"  # tests kill a writer halfway through an entry
-
-
-def default_dir() -> Path:
-    """$XDG_CACHE_HOME/adhd-evals/responses (~/.cache when XDG_CACHE_HOME is unset)."""
-    return _home() / "responses"
-
-
-def validated_dir() -> Path:
-    """$XDG_CACHE_HOME/adhd-evals/validated: which catalog contents passed the rules (a record
-    per content and rules' version, catalog.load_valid_once), so a run or a shard of an
-    unchanged catalog parses it without running the rules again."""
-    return _home() / "validated"
-
-
-def _home() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "adhd-evals"
 
 
 def key(runner: Runner, prompt: str, trial: int, *, case_id: str) -> str:

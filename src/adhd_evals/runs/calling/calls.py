@@ -1,15 +1,16 @@
-"""Model calls, one driver for `run` and `judge`: what a command asks of its calls, the output
-lock, retries, and the rows the workers write.
+"""Model calls, one driver for `run` and `judge`: retries, the session of a command's calls, and
+the rows the workers write (what a command asks of its calls and the output lock: policy.py).
 
 Each command keeps what is its own: its request type, the tasks it builds, the work one task
 does and the row it writes. Everything between (money and processes) is in calling/, once:
 - a call starts only with its share of the budget reserved (budget.py);
 - a stop (a fatal failure, the budget, Ctrl-C, SIGTERM) starts nothing new and
   ends in-flight calls with their process groups (workers.py, process.py);
-- one writer per output file (an advisory lock naming the holder's pid; here).
+- one writer per output file (an advisory lock naming the holder's pid; policy.py).
 
-A command calls `only_writer(output)`, opens its rows (`Store`), builds its tasks, then
-`with open_session(request, store, scope) as session:` and `drive(tasks, work, session)`.
+A command calls `policy.only_writer(output)`, opens its rows (`Store`), builds its tasks, then
+`with open_session(request, store, scope) as session:` and `drive(tasks, work, session)`;
+with no task to call, `idle.budget` instead (no call machinery imported).
 """
 
 # No `from __future__ import annotations`: a NamedTuple's (and a TypedDict's) string annotations are
@@ -19,13 +20,12 @@ import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TextIO
 
-from ... import files
-from ...errors import Busy, OutputError, RunnerFailed, UsageError
+from ...errors import RunnerFailed
 from . import process
-from .budget import Budget, BudgetPolicy, Reservation, finite, floor, open_budget
+from .budget import Budget, Reservation, open_budget
+from .policy import CallPolicy
 from .responses import ResponseUnreadable, parse
 from .store import Ledger, Store
 from .traces import read as read_trace
@@ -36,73 +36,8 @@ if TYPE_CHECKING:
     from .traces import Trace
 
 
-class CallPolicy(BudgetPolicy, Protocol):
-    """What the driver reads of a command's request: the fields a RunRequest and a
-    JudgeRequest both have. Each command keeps its own request type."""
-
-    @property
-    def retries(self) -> int: ...
-    @property
-    def backoff(self) -> float: ...
-    @property
-    def timeout(self) -> float | None: ...
-    @property
-    def max_output_bytes(self) -> int: ...
-
-
 class Unmetered(RunnerFailed):
     """A CLI reported no cost while the run is metered: a configuration problem, always fatal."""
-
-
-# `run` checks its counts, --trials with them, in these words before check_limits runs (the
-# words run_evals.py users know); a command without --trials (judge) hears only of its own.
-COUNTS = "--trials and --jobs must be at least 1, --retries at least 0"
-CALL_COUNTS = "--jobs must be at least 1, --retries at least 0"
-
-
-def check_amounts(policy: CallPolicy) -> None:
-    """The amounts a command's calls are given: money and seconds."""
-    if not finite(policy.budget_usd, positive=True):
-        raise UsageError("--budget-usd must be a number greater than 0")
-    if not finite(policy.backoff, positive=False):
-        raise UsageError("--backoff must be a number of seconds, 0 or more")
-    if policy.timeout is not None and not finite(policy.timeout, positive=True):
-        raise UsageError("--timeout must be a number of seconds greater than 0")
-
-
-def check_limits(policy: CallPolicy) -> None:
-    """The counts and caps of a command's calls, and whether its runner can be budgeted."""
-    if policy.jobs < 1 or policy.retries < 0:
-        raise UsageError(CALL_COUNTS)
-    if policy.max_output_bytes < 1 or (policy.max_calls is not None and policy.max_calls < 1):
-        raise UsageError("--max-output-bytes and --max-calls must be at least 1")
-    if policy.max_output_bytes > process.MAX_OUTPUT_LIMIT:  # it is read into memory whole
-        raise UsageError(f"--max-output-bytes must be at most {process.MAX_OUTPUT_LIMIT:,} (1 GiB)")
-    floor(policy)
-    if not policy.runner.metered and not policy.allow_unmetered:
-        raise UsageError(
-            f"the {policy.runner.response_format!r} response format never reports dollar "
-            "cost; rerun with --allow-unmetered only when the provider has a separate hard "
-            "spending cap (and --max-calls N to cap the calls)"
-        )
-
-
-@contextlib.contextmanager
-def only_writer(output: Path) -> Iterator[None]:
-    """One writer per output file, by the file's identity (see files.only_writer): a second
-    run refuses at once, whether it names the file by the same path, a symlink or a hard link."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.ExitStack() as held_lock:
-        try:
-            held_lock.enter_context(files.only_writer(output))
-        except files.Held as held:
-            raise Busy(
-                f"{output} is being written by another run (pid {held.holder}); "
-                "wait for it, or write to another --output"
-            ) from None
-        except OSError as exc:  # a directory, a FIFO, no permission: said, never a traceback
-            raise OutputError(f"{output}: cannot be written ({exc.strerror or exc})") from exc
-        yield
 
 
 class Answer(NamedTuple):

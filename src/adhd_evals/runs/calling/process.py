@@ -65,8 +65,6 @@ if TYPE_CHECKING:  # annotations only
 # run whose every row is already there, or the built-in stub, starts none (about 3 ms of CPU).
 
 GRACE_S = 2.0
-DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024
-MAX_OUTPUT_LIMIT = 1024 * 1024 * 1024  # what one call's output may be read into memory at most
 _TAG_BYTES = TAG.encode()
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36

@@ -12,15 +12,17 @@ package: it must import nothing but the standard library (tests/test_calling_wat
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import re
-import select
-import shutil
-import signal
 import sys
-import tempfile
 import time
+
+# signal, select and shutil are imported where a process is ended, the watchdog waits or a folder
+# is removed, and tempfile not at all where it is not loaded yet (temp_dir): a run that starts no
+# call and finds nothing stale needs none of them (with shutil's bz2 and lzma and tempfile's
+# random, about 8 ms of CPU at start-up).
 
 POLL_S = 0.05
 WATCH_S = 0.2  # how often the watchdog notes the owner's descendants
@@ -145,6 +147,9 @@ def identified(pids: list[int]) -> set[tuple[int, int]]:
 
 def end_owned(who: str, tmp: str) -> list[str]:
     """End every process of a (dead) owner's calls and remove its scratch folders; returns them."""
+    import shutil
+    import signal
+
     scratch = os.path.join(tmp, f"{SCRATCH_PREFIX}{who}-")
     marked = (f"{TAG}={who}/").encode()
     for pid in _all_pids():
@@ -163,7 +168,7 @@ def end_owned(who: str, tmp: str) -> list[str]:
 def sweep_stale(tmp: str | None = None) -> list[str]:
     """Scratch folders whose owner is dead (a SIGKILLed run whose watchdog died too): their
     processes ended, the folders removed, each named in a line for the user."""
-    tmp = tmp or tempfile.gettempdir()
+    tmp = tmp or temp_dir()
     dead: set[tuple[int, int]] = set()
     with contextlib.suppress(OSError):
         for entry in os.scandir(tmp):
@@ -179,11 +184,68 @@ def sweep_stale(tmp: str | None = None) -> list[str]:
     return lines
 
 
+def temp_dir() -> str:
+    """The folder tempfile.gettempdir() names, where calls make their scratch folders: tempfile's
+    own answer where it is loaded (a program may have set tempfile.tempdir), else found as
+    tempfile finds it (default_temp_dir), without importing tempfile."""
+    loaded = sys.modules.get("tempfile")
+    if loaded is not None:
+        return str(loaded.gettempdir())
+    return default_temp_dir()
+
+
+def default_temp_dir() -> str:
+    """tempfile's default folder, found its way: the first of TMPDIR, TEMP, TMP (when set), /tmp,
+    /var/tmp, /usr/tmp and the working folder (absolute) in which a new file can be made and
+    written, trying another name when one exists and the next folder at any other failure; as
+    tempfile does, FileNotFoundError when there is none. POSIX's folders: calls are made on
+    POSIX alone (docs/exit-codes.md)."""
+    candidates = [name for name in (os.getenv(key) for key in ("TMPDIR", "TEMP", "TMP")) if name]
+    candidates += ["/tmp", "/var/tmp", "/usr/tmp"]
+    try:
+        candidates.append(os.getcwd())
+    except OSError:
+        candidates.append(os.curdir)
+    for folder in candidates:
+        folder = folder if folder == os.curdir else os.path.abspath(folder)
+        if _writable(folder):
+            return folder
+    raise FileNotFoundError(errno.ENOENT, f"No usable temporary directory found in {candidates}")
+
+
+_PROBE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _writable(folder: str) -> bool:
+    """Whether a new file can be made and written in `folder` (removed again), by tempfile's test:
+    100 names tried while each exists, any other failure a no."""
+    for _ in range(100):
+        name = os.path.join(folder, f"tmp{os.urandom(6).hex()}")
+        try:
+            fd = os.open(name, _PROBE_FLAGS, 0o600)
+            try:
+                try:
+                    os.write(fd, b"blat")
+                finally:
+                    os.close(fd)
+            finally:
+                os.unlink(name)
+            return True
+        except FileExistsError:
+            continue
+        except OSError:
+            return False
+    return False
+
+
 def _watch_over(who: str, tmp: str, known: str = "") -> None:
     """The watchdog: wait for the owner's goodbye; without one (it died), clean up after it.
     While it waits it notes every descendant of the owner that was not there at the start (by
     pid and start time): one that cleared its environment and left the scratch folder carries
     no tag, and after a SIGKILL of the owner only this list still names it."""
+    import select
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     pid, _, started = who.partition("-")
@@ -205,6 +267,8 @@ def _watch_over(who: str, tmp: str, known: str = "") -> None:
 
 def _end_seen(seen: set[tuple[int, int]]) -> None:
     """SIGKILL each process noted, if it is still the one noted (its pid not reused)."""
+    import signal
+
     for pid, started in seen:
         if alive(pid, started):
             with contextlib.suppress(ProcessLookupError, PermissionError):

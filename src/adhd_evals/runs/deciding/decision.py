@@ -11,8 +11,9 @@ confidently down past --max-drop, or the candidate fails significantly more
 checks; otherwise `inconclusive`, with the cases likely needed.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled into
+# ForwardRefs as it is made (a process's first compile is about 1.3 ms of start-up); names type
+# checkers alone import are quoted where a function names them (docs/startup.md).
 import math
 from collections import defaultdict
 from collections.abc import Mapping
@@ -41,7 +42,7 @@ FEWER_CHECKS = "Candidate passes fewer mechanical checks than baseline."
 RESTATED = {BLOCKERS, *(REGRESSED.format(m) for m in GUARDED), NOT_ABOVE, FEWER_CHECKS}
 
 
-def other_reasons(gate: ReleaseGate) -> list[str]:
+def other_reasons(gate: "ReleaseGate") -> list[str]:
     return [r for r in gate["reasons"] if r not in RESTATED]
 
 
@@ -80,7 +81,7 @@ def described(found: stats.Analysis) -> str:
 
 def per_case(
     grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float]
-) -> tuple[dict[str, stats.Series], list[CaseDelta], list[str]]:
+) -> "tuple[dict[str, stats.Series], list[CaseDelta], list[str]]":
     """Per metric and weighted, the per-case Δ as exact series; the Δ rows for --json; and the
     cases where the candidate has a blocker the baseline does not."""
     rows = grouped["baseline"] + grouped["candidate"]
@@ -118,7 +119,7 @@ def per_case(
     return series, deltas, blockers
 
 
-def _delta(case: str, means: dict[str, float]) -> CaseDelta:
+def _delta(case: str, means: dict[str, float]) -> "CaseDelta":
     """A case's Δ per metric, then weighted (--json's order)."""
     return {
         "case_id": case,
@@ -133,7 +134,7 @@ def _delta(case: str, means: dict[str, float]) -> CaseDelta:
 
 def paired_section(
     grouped: Mapping[str, list[ScoreRow]], weights: dict[Metric, float], decide: Decide
-) -> tuple[PairedSection, dict[str, stats.Analysis], list[str]]:
+) -> "tuple[PairedSection, dict[str, stats.Analysis], list[str]]":
     series, deltas, blockers = per_case(grouped, weights)
     found = {m: stats.analyse(s, resamples=decide.resamples, seed=decide.seed) for m, s in series.items()}
     found = {"weighted_score": found.pop("weighted_score"), **found}
@@ -151,12 +152,17 @@ def paired_section(
     return section, found, blockers
 
 
-class Evidence(NamedTuple):
-    """What the paired verdict weighs besides the intervals."""
+class Evidence:
+    """What the paired verdict weighs besides the intervals. A plain class, not a NamedTuple: a
+    field naming McNemarTest, which type checkers alone import, would be compiled into a
+    ForwardRef as the class is made (the first compile of score's and report's start-up)."""
 
-    blockers: list[str]
-    unrun: list[str]  # checks that never ran, void pairs, short trials: reasons not to say better
-    mcnemar: McNemarTest | None
+    __slots__ = ("blockers", "mcnemar", "unrun")
+
+    def __init__(self, blockers: list[str], unrun: list[str], mcnemar: "McNemarTest | None") -> None:
+        self.blockers = blockers
+        self.unrun = unrun  # checks that never ran, void pairs, short trials: reasons not to say better
+        self.mcnemar = mcnemar
 
 
 def paired_verdict(
@@ -265,7 +271,7 @@ def _sizing(weighted: stats.Analysis, decide: Decide) -> str:
     )
 
 
-def reference_reasons(summary: ScoreSummary, exact: dict[str, dict[str, Fraction]]) -> list[str]:
+def reference_reasons(summary: "ScoreSummary", exact: dict[str, dict[str, Fraction]]) -> list[str]:
     """Every rule of the reference gate with its numbers: a rule not met in the reference's words."""
     base, cand = summary["conditions"]["baseline"], summary["conditions"]["candidate"]
     blockers = cand["blocking_findings"]
@@ -340,7 +346,7 @@ def unverified(
     return "inconclusive", said + evidence.unrun
 
 
-def ppi_analysis(estimate: Estimate, person: list[float]) -> stats.Analysis:
+def ppi_analysis(estimate: "Estimate", person: list[float]) -> stats.Analysis:
     """A prediction-powered Δ as the paired verdict weighs it: its interval, and the exact sign test
     on the person's labelled cases (the few-cases rule applies to them)."""
     n = max(estimate.labelled, 1)
@@ -354,7 +360,7 @@ def ppi_analysis(estimate: Estimate, person: list[float]) -> stats.Analysis:
 
 
 def verified(
-    delta: Mapping[str, Three], person: Mapping[str, list[float]], evidence: Evidence, decide: Decide
+    delta: "Mapping[str, Three]", person: Mapping[str, list[float]], evidence: Evidence, decide: Decide
 ) -> tuple[PairedVerdict, list[str]]:
     """The paired verdict from the prediction-powered intervals (`delta`: ppi.Three per quantity;
     `person`: the labelled cases' Δ per quantity). Blockers in `evidence` are the person's."""

@@ -306,7 +306,9 @@ def _paired_decision(
     names = ["weighted_score", *deciding.GUARDED]
     index = {q: i for i, q in enumerate(["weighted_score", *WEIGHTS])}
     person = {q: [values[index[q]] for values in labelled.person_delta.values()] for q in names}
-    return deciding.verified(labelled.delta, person, evidence._replace(blockers=labelled.blockers), decide)
+    return deciding.verified(
+        labelled.delta, person, deciding.Evidence(labelled.blockers, evidence.unrun, evidence.mcnemar), decide
+    )
 
 
 def reference_verdict(gate: ReleaseGate) -> ReferenceVerdict:

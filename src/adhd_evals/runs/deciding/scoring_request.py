@@ -5,8 +5,9 @@ A scores file, `--checks` alone and `--plugin-eval-results` each make their summ
 them from a `ScoreRequest` built by keyword, so the command line only gathers its options.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled into
+# ForwardRefs as it is made (a process's first compile is about 1.3 ms of start-up); names type
+# checkers alone import are quoted where a function names them (docs/startup.md).
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -50,7 +51,7 @@ class ScoreRequest:
         criteria: Path | None = None,
         certificate: Path | None = None,
         plugin_eval_results: Path | None = None,
-        gate: GateName = "reference",
+        gate: "GateName" = "reference",
         min_effect: float = 0.0,
         max_drop: float = 0.1,
         seed: int = 0,
@@ -107,7 +108,7 @@ def _scored(scores: Path, request: ScoreRequest, decide: Decide) -> Scored:
     results, found = _triggers_apart(results)
     verdicts = criteria_summary(request.criteria, request.certificate, sample)
 
-    def summarize(kept: list[ResultRow] | None) -> ScoreSummary:
+    def summarize(kept: "list[ResultRow] | None") -> "ScoreSummary":
         return scoring.summarize(
             rows,
             scoring.parse_weights(request.weights),
@@ -150,8 +151,8 @@ def admitted(
 
 
 def _triggers_apart(
-    results: list[ResultRow] | None,
-) -> tuple[list[ResultRow] | None, dict[str, Confusion]]:
+    results: "list[ResultRow] | None",
+) -> "tuple[list[ResultRow] | None, dict[str, Confusion]]":
     """The check results without trigger cases, and those cases' confusion (plugin eval's rule:
     only the skill can pass a trigger check, so it never joins the gate)."""
     if results is None:
@@ -162,7 +163,9 @@ def _triggers_apart(
     return (triggers.without(results) or None, found) if found else (results, found)
 
 
-def _said(summary: ScoreSummary, request: ScoreRequest, leaky: list[str], found: dict[str, Confusion]) -> str:
+def _said(
+    summary: "ScoreSummary", request: ScoreRequest, leaky: list[str], found: "dict[str, Confusion]"
+) -> str:
     """The summary as JSON, or its table and the sections the request asked for."""
     if request.as_json:
         return scoring.dumps(summary)
@@ -182,14 +185,14 @@ def _said(summary: ScoreSummary, request: ScoreRequest, leaky: list[str], found:
     return "\n".join(lines)
 
 
-def exit_code(summary: ScoreSummary) -> int:
+def exit_code(summary: "ScoreSummary") -> int:
     """The exit code the summary's deciding verdict maps to."""
     decided = summary.get("decision")
     gate = decided["gate"] if decided is not None else "reference"
     return exitcodes.of_verdict(gate, verdict_of(summary))
 
 
-def verdict_of(summary: ScoreSummary) -> str:
+def verdict_of(summary: "ScoreSummary") -> str:
     """The deciding verdict: the paired analysis's under --gate paired, else the reference's."""
     if "decision" in summary and summary["decision"]["gate"] == "paired":
         return summary["decision"]["verdict"]
@@ -259,10 +262,10 @@ def _checks_only(request: ScoreRequest) -> Scored:
 
 def _quarantined(
     path: Path,
-    results: list[ResultRow] | None,
-    summarize: Callable[[list[ResultRow]], ScoreSummary],
-    summary: ScoreSummary,
-) -> QuarantineJson:
+    results: "list[ResultRow] | None",
+    summarize: "Callable[[list[ResultRow]], ScoreSummary]",
+    summary: "ScoreSummary",
+) -> "QuarantineJson":
     """score --quarantine: the verdict again without the listed checks' results."""
     from .audit import read_quarantine, without_quarantined
 
@@ -278,7 +281,7 @@ def _quarantined(
     }
 
 
-def settled(results: list[ResultRow], criteria: Path | None, certificate: Path | None) -> list[ResultRow]:
+def settled(results: "list[ResultRow]", criteria: Path | None, certificate: Path | None) -> "list[ResultRow]":
     """With --criteria, an unwritten check whose criterion a person or a counted judge decided is
     not a check that never ran."""
     if criteria is None:
@@ -291,8 +294,8 @@ def settled(results: list[ResultRow], criteria: Path | None, certificate: Path |
 
 
 def criteria_summary(
-    criteria: Path | None, certificate: Path | None, labels: LabelSet | None = None
-) -> CriteriaSummary | None:
+    criteria: Path | None, certificate: Path | None, labels: "LabelSet | None" = None
+) -> "CriteriaSummary | None":
     """--criteria: who decided each criterion (its reasons join the gate's, so the gate fails
     while any is undecided and the paired decision counts them too)."""
     if criteria is None:

@@ -17,8 +17,9 @@ float rounding. numpy is imported only when an interval is computed.
 same analysis `score` prints.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled into
+# ForwardRefs as it is made (a process's first compile is about 1.3 ms of start-up); names type
+# checkers alone import are quoted where a function names them (docs/startup.md).
 import functools
 import math
 from collections import Counter, defaultdict
@@ -81,7 +82,9 @@ class Series(NamedTuple):
     scale: int
 
     @classmethod
-    def from_fractions(cls, cases: list[Hashable], numerators: list[int], denominators: list[int]) -> Series:
+    def from_fractions(
+        cls, cases: list[Hashable], numerators: list[int], denominators: list[int]
+    ) -> "Series":
         scale = math.lcm(1, *set(denominators))
         units = [n * (scale // d) for n, d in zip(numerators, denominators, strict=True)]
         return cls(cases, units, scale)
@@ -109,7 +112,7 @@ class Analysis(NamedTuple):
     # None: not a bootstrap). Below SUPPORT its percentiles are too coarse to decide on their own.
     support: int | None = None
 
-    def json(self) -> AnalysisJson:
+    def json(self) -> "AnalysisJson":
         ci = None if self.low is None or self.high is None else [float(self.low), float(self.high)]
         return {
             "n": self.n,
@@ -123,7 +126,7 @@ class Analysis(NamedTuple):
         }
 
 
-def method(seed: int = SEED, resamples: int = RESAMPLES) -> Method:
+def method(seed: int = SEED, resamples: int = RESAMPLES) -> "Method":
     return {
         "interval": METHOD,
         "level": LEVEL,
@@ -148,7 +151,7 @@ def sign_test(n_plus: int, n_minus: int) -> SignTest:
     return SignTest(n_plus, n_minus, float(min(Fraction(1), Fraction(2 * tail, 2**n))))
 
 
-def mcnemar(wins: int, losses: int) -> McNemarTest:
+def mcnemar(wins: int, losses: int) -> "McNemarTest":
     """Exact McNemar test: the discordant pairs only, a sign test on them."""
     test = sign_test(wins, losses)
     return {"candidate_only": wins, "baseline_only": losses, "p": test.p}
@@ -239,7 +242,7 @@ def expanded_tail(n: int) -> float:
     return 1 - NormalDist().cdf(math.sqrt(n / (n - 1)) * t)
 
 
-def _resample_sums(values: np.ndarray[Any, Any], resamples: int, seed: int) -> np.ndarray[Any, Any]:
+def _resample_sums(values: "np.ndarray[Any, Any]", resamples: int, seed: int) -> "np.ndarray[Any, Any]":
     """Sums of `resamples` draws of len(values) cases with replacement."""
     import numpy as np
 
@@ -392,7 +395,7 @@ def pass_hat(k: int, trials: int, passed: int) -> Fraction:
     return Fraction(math.comb(passed, k), math.comb(trials, k))
 
 
-def reliability(results: Sequence[Mapping[str, object]]) -> Reliability:
+def reliability(results: Sequence[Mapping[str, object]]) -> "Reliability":
     """Per condition and check ((case, criterion)): pass@k and pass^k over its trials, k the
     fewest trials any check has; the exact McNemar test on the checks whose pass^k outcome
     (every trial passes) differs between baseline and candidate. Unwritten and errored
@@ -434,16 +437,16 @@ def reliability(results: Sequence[Mapping[str, object]]) -> Reliability:
     return found
 
 
-def reliability_parts(found: Reliability) -> tuple[dict[str, ConditionReliability], McNemarChecks | None]:
+def reliability_parts(found: "Reliability") -> "tuple[dict[str, ConditionReliability], McNemarChecks | None]":
     """The conditions' figures and the McNemar test apart (the key "mcnemar" is the test's)."""
     conditions = {name: value for name, value in found.items() if _is_condition(value)}
     test = found.get("mcnemar")
     return conditions, (test if test is not None and _is_mcnemar(test) else None)
 
 
-def _is_condition(value: ConditionReliability | McNemarChecks) -> TypeGuard[ConditionReliability]:
+def _is_condition(value: "ConditionReliability | McNemarChecks") -> "TypeGuard[ConditionReliability]":
     return "per_check" in value
 
 
-def _is_mcnemar(value: ConditionReliability | McNemarChecks) -> TypeGuard[McNemarChecks]:
+def _is_mcnemar(value: "ConditionReliability | McNemarChecks") -> "TypeGuard[McNemarChecks]":
     return "candidate_only" in value

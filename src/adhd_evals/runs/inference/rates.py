@@ -2,8 +2,9 @@
 the rates `agree` measures, a certificate records, and criteria and triggers report.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled into
+# ForwardRefs as it is made (a process's first compile is about 1.3 ms of start-up); names type
+# checkers alone import are quoted where a function names them (docs/startup.md).
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -31,7 +32,7 @@ class Rate(NamedTuple):
     def interval(self) -> tuple[float, float] | None:
         return wilson(self.k, self.n)
 
-    def as_json(self) -> RateJson:
+    def as_json(self) -> "RateJson":
         low, high = self.interval or (None, None)
         return {"k": self.k, "n": self.n, "rate": self.rate, "low": low, "high": high}
 

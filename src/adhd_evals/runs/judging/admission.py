@@ -52,7 +52,7 @@ from .records import unedited as unedited
 from .records import verdicts_record as verdicts_record
 
 if TYPE_CHECKING:
-    from ..summaries import ControlsSummary
+    from ..types import ControlsSummary
     from .shapes import JudgeRecord
 
 Row = TypeVar("Row", bound=Mapping[str, object])  # a sheet row checked, or a score row as read

@@ -50,7 +50,7 @@ from .certificates import read_certificate as read_certificate
 from .certificates import shortfalls as shortfalls
 
 if TYPE_CHECKING:
-    from ..summaries import ControlsSummary
+    from ..types import ControlsSummary
     from .shapes import Agreement, MetricAgreement
 
 CATEGORIES = (1, 2, 3, 4, 5)

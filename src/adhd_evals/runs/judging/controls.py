@@ -8,7 +8,6 @@ keep it. Admitting a judge on that summary is admission.py's.
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeGuard, cast
@@ -18,7 +17,7 @@ from ..rows import SheetRow
 from ..rubric import METRICS
 
 if TYPE_CHECKING:
-    from ..summaries import ControlsSummary, Leak
+    from ..types import ControlsSummary, Leak
 
 CONTROL_CASES = 3  # cases sampled for controls: each gets one row of every kind
 
@@ -74,6 +73,8 @@ def control_rows(sheet: Sequence[SheetRow], criteria: dict[str, list[str]], case
     """For a seeded sample of the sheet's cases, one row of each control kind, shaped like the
     sheet's rows (the judge sees only the case and the response, so it cannot tell them apart);
     each carries `control` and a condition of its own, so it is never scored as a case."""
+    import random  # --controls' alone: judge reads this module for a judged file's controls too
+
     first: dict[str, SheetRow] = {}
     for row in sorted(sheet, key=lambda r: (str(r["case_id"]), r["trial"], str(r["condition"]))):
         first.setdefault(row["case_id"], row)

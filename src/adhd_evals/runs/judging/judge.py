@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import random
 import threading
 from collections import Counter
 from collections.abc import Mapping
@@ -39,10 +38,9 @@ from ...catalog import CaseRow, load_valid_once, read_object_rows
 from ...errors import InputInvalid, RunnerFailed, UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import plural
-from ..calling import calls, process
-from ..calling.cache import validated_dir
-from ..calling.calls import Unmetered
+from ..calling import idle, policy
 from ..calling.config import Runner
+from ..calling.home import validated_dir
 from ..calling.store import Store
 from ..rows import LABELLED_FIELDS, JudgeFingerprint, SheetRow, field_problems, is_labelled
 from ..rubric import METRICS, WEIGHTS
@@ -58,8 +56,10 @@ from .controls import CONTROL_CASES, control_rows
 from .judge_record import claim, record_controls
 
 if TYPE_CHECKING:
+    from ..calling.budget import Budget
+    from ..calling.calls import Done, Session
     from ..calling.shard import Shard
-    from ..summaries import ControlsSummary
+    from ..types import ControlsSummary
     from .shapes import JudgedFields, SwapChange
 
 MEANINGS = {  # in our words, after i-have-adhd's evals/rubric.md
@@ -157,7 +157,7 @@ class JudgeRequest:
         retries: int = 2,
         backoff: float = 1.0,
         timeout: float | None = None,
-        max_output_bytes: int = process.DEFAULT_MAX_OUTPUT,
+        max_output_bytes: int = policy.DEFAULT_MAX_OUTPUT,
         max_calls: int | None = None,
         assume_call_usd: float | None = None,
         swap_check: bool = False,
@@ -262,8 +262,8 @@ def all_void(summary: JudgeSummary) -> str | None:
 
 
 def judge(request: JudgeRequest) -> JudgeSummary:
-    calls.check_amounts(request)
-    calls.check_limits(request)
+    policy.check_amounts(request)
+    policy.check_limits(request)
     if request.swap_sample < 1:
         raise UsageError("--swap-sample must be at least 1")
     if request.control_cases < 1:
@@ -282,7 +282,7 @@ def judge(request: JudgeRequest) -> JudgeSummary:
         raise InputInvalid(
             [f"{request.sheet}: case {case_id} is not in {request.cases}" for case_id in missing]
         )
-    with calls.only_writer(request.output):
+    with policy.only_writer(request.output):
         if request.shard is not None:  # the sheet's rows of this shard only (see shard.py)
             from ..calling.sidecar import plan_judge
 
@@ -297,14 +297,31 @@ def judge(request: JudgeRequest) -> JudgeSummary:
             name = request.runner.name
             todo = [r for r in sheet if (r["case_id"], r["trial"], r["condition"], name) not in store.done]
             summary.skipped = len(sheet) - len(todo)
-            with calls.open_session(request, store, ("", name)) as session:
-                _judge_all(request, todo, catalog, summary, session)
-                if request.swap_check and not summary.stopped_for_budget:
-                    summary.swap = _swap_check(request, catalog, session)
+            if todo or request.swap_check:
+                budget = _with_calls(request, todo, catalog, summary, store)
+            else:  # every row already judged: no call can start, so none of the call machinery
+                budget = idle.budget(request, store, ("", name))
         summary.controls = record_controls(request.output)
-    summary.spent = session.budget.spent
-    summary.charged, summary.charged_calls = session.budget.charged, session.budget.charged_calls
+    summary.spent = budget.spent
+    summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
     return summary
+
+
+def _with_calls(
+    request: JudgeRequest,
+    todo: list[SheetRow],
+    catalog: dict[str, CaseRow],
+    summary: JudgeSummary,
+    store: Store,
+) -> Budget:
+    """Judge the rows still to judge, then the swap check's sample, in one session of calls; its budget."""
+    from ..calling import calls  # where a call may start: a resumed judge imports none of it
+
+    with calls.open_session(request, store, ("", request.runner.name)) as session:
+        _judge_all(request, todo, catalog, summary, session)
+        if request.swap_check and not summary.stopped_for_budget:
+            summary.swap = _swap_check(request, catalog, session)
+    return session.budget
 
 
 def _judge_all(
@@ -312,11 +329,13 @@ def _judge_all(
     todo: list[SheetRow],
     catalog: dict[str, CaseRow],
     summary: JudgeSummary,
-    session: calls.Session,
+    session: Session,
 ) -> None:
+    from ..calling import calls  # loaded by the session this runs in
+
     lock = threading.Lock()
 
-    def work(row: SheetRow) -> calls.Done | None:
+    def work(row: SheetRow) -> Done | None:
         judged = _one(request, row, catalog[row["case_id"]], session)
         if judged is None:
             return None
@@ -336,12 +355,14 @@ def _answer(
     row: SheetRow,
     case: CaseRow,
     criteria: list[str],
-    session: calls.Session,
+    session: Session,
 ) -> tuple[JudgedFields | str, float | None] | None:
     """One judgement of one row, the criteria listed in the given order: (the judged fields or why
     the row is void, cost); None when nothing more may start. A failing or hanging judge voids the row."""
     if request.runner.builtin:
         return verdict(stub_answer(row, criteria), row["response"], case["criteria"]), 0.0
+    from ..calling.calls import Unmetered
+
     nonce = new_nonce(row["response"], case["prompt"], *case["criteria"])
     try:
         answer = session.call(judge_prompt(row, case, nonce, criteria))
@@ -354,7 +375,7 @@ def _answer(
     return verdict(answer.text, row["response"], case["criteria"], nonce), answer.cost
 
 
-def _one(request: JudgeRequest, row: SheetRow, case: CaseRow, session: calls.Session) -> SheetRow | None:
+def _one(request: JudgeRequest, row: SheetRow, case: CaseRow, session: Session) -> SheetRow | None:
     judged = _answer(request, row, case, list(case["criteria"]), session)
     if judged is None:
         return None
@@ -389,9 +410,11 @@ def _unjudged(row: SheetRow, runner: Runner) -> SheetRow:
     return out
 
 
-def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: calls.Session) -> SwapCheck:
+def _swap_check(request: JudgeRequest, catalog: dict[str, CaseRow], session: Session) -> SwapCheck:
     """Judge a seeded sample of the judged rows again, the criteria listed in reverse, and count
     the verdicts that changed: a judge whose verdicts follow the order is not reading them."""
+    import random  # the sample's alone
+
     judged = [
         r
         for r in read_object_rows(request.output)

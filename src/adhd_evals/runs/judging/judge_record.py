@@ -20,7 +20,7 @@ from .controls import controls_summary, is_summary
 
 if TYPE_CHECKING:
     from ..rows import JudgeFingerprint
-    from ..summaries import ControlsSummary
+    from ..types import ControlsSummary
     from .shapes import JudgeRecord
 
 SIDECAR_SUFFIX = JUDGE_RECORD_SUFFIX

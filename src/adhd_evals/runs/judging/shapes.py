@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, TypedDict
 from ..rows import CriterionVerdict, JudgeFingerprint, LabelSample, SampleDigest
 
 if TYPE_CHECKING:
-    from ..summaries import ControlsSummary, RateJson
+    from ..summaries import RateJson
+    from ..types import ControlsSummary
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired

@@ -17,8 +17,9 @@ and `nobody` otherwise; what the sources that did not decide said is kept
 under `others`. Nothing undecided is ever a pass.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled into
+# ForwardRefs as it is made (a process's first compile is about 1.3 ms of start-up); names type
+# checkers alone import are quoted where a function names them (docs/startup.md).
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -280,7 +281,7 @@ def not_counted(fingerprint: JudgeFingerprint | None, certificate: Certificate |
     return "the certificate is for another judge: " + "; ".join(differs) if differs else None
 
 
-def per_condition(rows: list[VerdictRow]) -> dict[str, CriteriaCounts]:
+def per_condition(rows: list[VerdictRow]) -> "dict[str, CriteriaCounts]":
     """condition -> {"criteria": n, "decided": {decider: {"pass", "fail"}}, "undecided": {status: n}}."""
     found: dict[str, CriteriaCounts] = {}
     for row in rows:

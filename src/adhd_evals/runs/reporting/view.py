@@ -1,8 +1,9 @@
 """The report's view model: what a report shows, aggregated from the rows and kept apart from how
 any renderer draws it (the HTML page and the Markdown summary read the same views)."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple's string annotations are compiled into
+# ForwardRefs as it is made (a process's first compile is about 1.3 ms of start-up); names type
+# checkers alone import are quoted where a function names them (docs/startup.md).
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -26,13 +27,13 @@ class Inputs:
 
     def __init__(
         self,
-        cases: list[CaseRow],
+        cases: "list[CaseRow]",
         responses: list[ResponseRow],
         *,
         checks: list[ResultRow] | None = None,
         scores: Sequence[Mapping[str, object]] | None = None,
-        summary: ScoreSummary | None = None,
-        criteria: CriteriaSummary | None = None,
+        summary: "ScoreSummary | None" = None,
+        criteria: "CriteriaSummary | None" = None,
         full: bool = False,
     ) -> None:
         self.cases = cases
@@ -49,7 +50,7 @@ class CaseView:
     """One case as the report shows it: its Δs, blockers, failing and unwritten checks, and its
     responses by condition (filled in by case_views)."""
 
-    def __init__(self, case: CaseRow) -> None:
+    def __init__(self, case: "CaseRow") -> None:
         self.case = case
         self.deltas: dict[str, float] = {}  # candidate minus baseline, per metric
         self.weighted_delta = 0.0
@@ -197,7 +198,7 @@ def trial_spread(scores: Sequence[Mapping[str, object]]) -> dict[tuple[str, str]
     return {k: (sum(every[k]) / len(every[k]), min(v), max(v)) for k, v in grouped.items()}
 
 
-def verdict(summary: ScoreSummary) -> tuple[str, str, list[str]]:
+def verdict(summary: "ScoreSummary") -> tuple[str, str, list[str]]:
     """The headline, its CSS class and its reasons: the decision `score` states, word for word."""
     decided = summary.get("decision")
     if decided is None:
@@ -217,7 +218,7 @@ def verdict(summary: ScoreSummary) -> tuple[str, str, list[str]]:
     return f"Release gate: {word}", word.lower() + doubtful, decided["reasons"]
 
 
-def interval_rows(summary: ScoreSummary) -> list[tuple[str, float, float | None, float | None]]:
+def interval_rows(summary: "ScoreSummary") -> list[tuple[str, float, float | None, float | None]]:
     section = summary["paired"]
     quantities: list[Quantity] = ["weighted_score", *summary["weights"]]
     return [(m, section[m]["mean_delta"], *(section[m]["ci"] or (None, None))) for m in quantities]
@@ -240,7 +241,7 @@ def criteria_header() -> list[str]:
     ]
 
 
-def criteria_rows(found: CriteriaSummary) -> list[list[str]]:
+def criteria_rows(found: "CriteriaSummary") -> list[list[str]]:
     """One row per condition (criteria.condition_cells), undecided by kind."""
     # here, not at the top: criteria brings the certificates (agree, hashlib), --criteria's alone
     from ..deciding.criteria import condition_cells

@@ -20,17 +20,18 @@ from ...catalog import CaseRow, drop_index, indexed, load_valid_once
 from ...errors import UsageError
 from ...schema import DEFAULT_BUDGET_USD, DEFAULT_CATALOG
 from ...text import lone_surrogate_at
-from ..calling import calls, process
-from ..calling.cache import cached_row, validated_dir
+from ..calling import idle, policy
 from ..calling.config import Runner
+from ..calling.home import validated_dir
 from ..calling.prompts import condition_prompt, skill_text
 from ..calling.store import Store
 from ..calling.traces import stub_trace
-from ..calling.workers import Progress as Progress  # re-exported: run's progress, by its old name
 from ..rubric import CONDITIONS
 
 if TYPE_CHECKING:
+    from ..calling.budget import Budget
     from ..calling.cache import Cache
+    from ..calling.calls import Done, Session
     from ..calling.shard import Shard
     from ..calling.sidecar import Part
     from ..calling.traces import Trace
@@ -64,7 +65,7 @@ class RunRequest:
         timeout: float | None = None,
         backoff: float = 1.0,
         max_calls: int | None = None,
-        max_output_bytes: int = process.DEFAULT_MAX_OUTPUT,
+        max_output_bytes: int = policy.DEFAULT_MAX_OUTPUT,
         assume_call_usd: float | None = None,  # None: the runner config's, if it has one
         shard: Shard | None = None,  # issue 24: only this shard's cases, recorded beside the output
         cache: Cache | None = None,  # issue 24: a hit is a row at no cost (no budget reserved)
@@ -125,10 +126,10 @@ def shard_part(request: RunRequest) -> Part | None:
 def check_request(request: RunRequest) -> None:
     if request.condition not in CONDITIONS:
         raise UsageError(f"--condition must be one of {', '.join(CONDITIONS)}")
-    calls.check_amounts(request)
+    policy.check_amounts(request)
     if request.trials < 1 or request.jobs < 1 or request.retries < 0:  # the order they always ran in
-        raise UsageError(calls.COUNTS)
-    calls.check_limits(request)
+        raise UsageError(policy.COUNTS)
+    policy.check_limits(request)
 
 
 def stub_answer(prompt: str) -> str:
@@ -148,7 +149,7 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
         raise UsageError(f"--case matched no evaluation case: {', '.join(unknown)}")
     instructions = skill_text(request.condition, request.skill)
     watch = _watch(request, cases)  # None unless --stop-when-decided: its inputs checked before any write
-    with calls.only_writer(request.output):
+    with policy.only_writer(request.output):
         if request.shard is not None:  # the plan's rows of this shard only (see shard.py)
             from ..calling.sidecar import plan
 
@@ -168,22 +169,39 @@ def run(request: RunRequest, *, progress_stream: TextIO | None = None) -> RunSum
             summary = RunSummary(repaired_bytes=store.repaired_bytes)
             pending = _pending(request, cases, store, summary, instructions)
             pending = watch.resume(store, pending) if watch else pending
-            scope = (request.condition, request.runner.name)
-            with calls.open_session(request, store, scope, progress_stream) as session:
-                missed: dict[tuple[str, int], str] = {}  # the key of the task `ready` found uncached
-                work = _guarded(watch, lambda task: _one_call(request, task, session, missed))
-                driven = calls.drive(pending, work, session, ready=_ready(request, watch, missed))
+            if pending or watch:
+                budget = _with_calls(request, pending, store, summary, watch, progress_stream)
+            else:  # every row already there: no call can start, so none of the call machinery
+                budget = idle.budget(request, store, (request.condition, request.runner.name))
             if watch:  # the calls it never started, recorded as not run (nothing is in flight now)
                 summary.curtailed = watch.finish(store)
+    summary.spent, summary.calls = budget.spent, budget.calls
+    summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
+    return summary
+
+
+def _with_calls(
+    request: RunRequest,
+    pending: list[Task],
+    store: Store,
+    summary: RunSummary,
+    watch: Watch | None,
+    progress_stream: TextIO | None,
+) -> Budget:
+    """The pending tasks' rows (cached, the stub's or called), in one session of calls; its budget."""
+    from ..calling import calls  # where a call may start: a resumed run imports none of it
+
+    scope = (request.condition, request.runner.name)
+    with calls.open_session(request, store, scope, progress_stream) as session:
+        missed: dict[tuple[str, int], str] = {}  # the key of the task `ready` found uncached
+        work = _guarded(watch, lambda task: _one_call(request, task, session, missed))
+        driven = calls.drive(pending, work, session, ready=_ready(request, watch, missed))
     summary.ran, summary.failed_attempts = driven.written, driven.failed_attempts
     summary.stopped_for_budget, summary.stopped_for_calls = (
         driven.stopped_for_budget,
         driven.stopped_for_calls,
     )
-    budget = session.budget
-    summary.spent, summary.calls = budget.spent, budget.calls
-    summary.charged, summary.charged_calls = budget.charged, budget.charged_calls
-    return summary
+    return session.budget
 
 
 Task = tuple[CaseRow, int, str]  # (case, trial, prompt)
@@ -197,9 +215,7 @@ def _watch(request: RunRequest, cases: list[CaseRow]) -> Watch | None:
     return Watch(request, cases)
 
 
-def _guarded(
-    watch: Watch | None, work: Callable[[Task], calls.Done | None]
-) -> Callable[[Task], calls.Done | None]:
+def _guarded(watch: Watch | None, work: Callable[[Task], Done | None]) -> Callable[[Task], Done | None]:
     """`work`, consulting the watch (if any) before each task starts."""
     return watch.guard(work) if watch else work
 
@@ -231,21 +247,23 @@ def _pending(
 
 def _ready(
     request: RunRequest, watch: Watch | None, missed: dict[tuple[str, int], str]
-) -> Callable[[Task], calls.Done | None] | None:
+) -> Callable[[Task], Done | None] | None:
     """A task's cached row, or None (its key kept in `missed`, not looked up twice): what
     calls.drive writes before any call. None with no cache, or when --stop-when-decided must
     see every task before it starts."""
     cache = request.cache
     if cache is None or watch is not None:
         return None
+    from ..calling.cache import cached_row
+    from ..calling.calls import Done
 
-    def ready(task: Task) -> calls.Done | None:
+    def ready(task: Task) -> Done | None:
         case, trial, prompt = task
         row, digest = cached_row(cache, request.runner, request.condition, case["id"], trial, prompt)
         if row is None:
             missed[(case["id"], trial)] = digest
             return None
-        return calls.Done(row, _label(request, case, trial))
+        return Done(row, _label(request, case, trial))
 
     return ready
 
@@ -255,16 +273,20 @@ def _label(request: RunRequest, case: CaseRow, trial: int) -> str:
 
 
 def _one_call(
-    request: RunRequest, task: Task, session: calls.Session, missed: dict[tuple[str, int], str]
-) -> calls.Done | None:
+    request: RunRequest, task: Task, session: Session, missed: dict[tuple[str, int], str]
+) -> Done | None:
     """One (case, trial)'s response row: a cache hit (charged nothing), the stub's answer, or
     the runner's; None when nothing more may start."""
+    from ..calling.calls import Done  # loaded by the session this runs in
+
     case, trial, prompt = task
     label = _label(request, case, trial)
     started = time.monotonic()
     cost: float | None
     trace: Trace | None
     if request.cache is not None:  # a hit: the answer as first paid for, charged nothing now
+        from ..calling.cache import cached_row  # a cached run's (loaded with its Cache)
+
         digest = missed.pop((case["id"], trial), "")
         if not digest:
             row, digest = cached_row(
@@ -272,7 +294,7 @@ def _one_call(
             )
             if row is not None:
                 session.hit()
-                return calls.Done(row, label)
+                return Done(row, label)
     if request.runner.builtin:
         text, usage, cost, failed = stub_answer(prompt), {"input_tokens": len(prompt.split())}, 0.0, 0
         trace = stub_trace(prompt)
@@ -295,7 +317,7 @@ def _one_call(
         row["trace"] = trace
     if request.cache is not None:
         request.cache.store(digest, row)
-    return calls.Done(row, label, failed)
+    return Done(row, label, failed)
 
 
 def _check_prompt(runner: Runner, case_id: str, prompt: str) -> None:
