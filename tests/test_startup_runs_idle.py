@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -107,6 +108,26 @@ def test_a_resumed_command_sweeps_and_names_what_a_dead_run_left(
         f"Removed {scratch / STALE}: a scratch folder of adhd-evals pid 4194305, which is no longer running.\n"
     )
     assert SAID[command].format(output=resumed / OUTPUT[command], spent="$0.0000") in err
+    assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["run", "judge"])
+def test_in_a_process_of_its_own_the_sweep_looks_where_tmpdir_says(done: Path, command: str) -> None:
+    """A fresh `adhd-evals` never loads tempfile on this path: the folder is found as tempfile
+    finds it (TMPDIR first), and what a dead run left there is removed and named first."""
+    scratch = done / "tmp"
+    (scratch / STALE / "cwd").mkdir(parents=True)
+    ran = subprocess.run(
+        [sys.executable, "-m", "adhd_evals", *ARGV[command](done)],
+        env={**os.environ, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == exitcodes.OK, ran.stderr
+    assert ran.stderr.startswith(
+        f"Removed {scratch / STALE}: a scratch folder of adhd-evals pid 4194305, which is no longer running.\n"
+    )
     assert list(scratch.iterdir()) == []
 
 

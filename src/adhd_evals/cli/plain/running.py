@@ -1,5 +1,6 @@
 """The plain bodies of `run` and `judge` (their typer signatures: cli/running.py). Each imports
-its own call machinery where it starts (the pool and process groups of execute, the judge)."""
+its own command where it starts, which imports the call machinery (the driver, the pool, process
+groups) only where a call will start: a resumed run or judge with every row there imports none."""
 
 from __future__ import annotations
 
