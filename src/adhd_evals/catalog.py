@@ -172,12 +172,15 @@ def load_valid(path: Path) -> list[CaseRow]:
 # Validated once per content (issue 38) ---------------------------------------------------------
 
 
-def load_valid_once(path: Path, records: Path) -> list[CaseRow]:
+def load_valid_once(path: Path, records: Path | None) -> list[CaseRow]:
     """load_valid's cases, the rules run once per catalog content: a record in `records`, named
     by a SHA-256 over the rules' version and the catalog's SHA-256, says those bytes passed, and a
     run then only parses them. The bytes hashed are the bytes parsed (read once), so an edited
     catalog, even one edited while it is read, has no record, whoever wrote the old one; and a
-    record that cannot be written costs the next run the rules, never this one its cases."""
+    record that cannot be written costs the next run the rules, never this one its cases.
+    `records` None (no folder to keep them in): load_valid, the rules every time."""
+    if records is None:
+        return load_valid(path)
     if not path.exists():
         raise UsageError(f"{path}: no such catalog (pass --cases)")
     try:
@@ -350,11 +353,13 @@ class Indexed(NamedTuple):  # not a dataclass: dataclasses (and inspect) are off
         return cast("CaseRow", row)  # its bytes passed the rules (the .valid record) as CaseRow's fields
 
 
-def indexed(path: Path, records: Path) -> Indexed | None:
+def indexed(path: Path, records: Path | None) -> Indexed | None:
     """The catalog with its index, when its bytes passed the rules before and the index record
     beside that record is whole; None otherwise (missing, damaged, of other bytes or rules,
-    unreadable), and the caller takes load_valid_once's path, which says what is wrong and
-    writes the index again where a damaged one was dropped here."""
+    unreadable, no folder for records), and the caller takes load_valid_once's path, which says
+    what is wrong and writes the index again where a damaged one was dropped here."""
+    if records is None:
+        return None
     try:
         data = read_limited(path)
     except OSError:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import exitcodes, jsonl
-from ...catalog import CaseRow, load_valid, load_valid_once
+from ...catalog import CaseRow, load_valid_once
 from ...errors import UsageError
 from ...files import set_max_bytes
 from ...output import refuse_clobbering, write_all_atomically
@@ -325,8 +325,4 @@ def _catalog(cases: Path) -> list[CaseRow]:
     holds the records (no HOME, a user with no passwd entry), the rules run each time, as before."""
     from ...runs.calling.home import validated_dir
 
-    try:
-        records = validated_dir()
-    except RuntimeError:  # Path.home(): "Could not determine home directory"
-        return load_valid(cases)
-    return load_valid_once(cases, records)
+    return load_valid_once(cases, validated_dir())

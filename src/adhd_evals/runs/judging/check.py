@@ -125,14 +125,17 @@ def load_suite(path: Path) -> Suite:
     return Suite(_registry(module, path), _track_unwritten(module), module.__dict__)
 
 
-def cache_dir() -> Path:
+def cache_dir() -> Path | None:
     """Where compiled check modules are kept: the user's cache, as pre-commit keeps its own
-    (so a read-only checkout or PYTHONDONTWRITEBYTECODE does not cost a compile per run)."""
+    (so a read-only checkout or PYTHONDONTWRITEBYTECODE does not cost a compile per run); None
+    where no home folder can be found (then every run compiles)."""
     override = os.environ.get("ADHD_EVALS_CACHE")
     if override:
         return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "adhd-evals" / "compiled"
+    from ..calling.home import cache_home
+
+    home = cache_home()
+    return None if home is None else home / "compiled"
 
 
 def compiled(path: Path) -> CodeType:
@@ -140,8 +143,11 @@ def compiled(path: Path) -> CodeType:
     import hashlib  # here, not at the top: `blind` reads its responses through this module
 
     source = read_limited(path)
+    folder = cache_dir()
+    if folder is None:
+        return compile(source, str(path), "exec", dont_inherit=True)
     key = hashlib.sha256(importlib.util.MAGIC_NUMBER + str(path.resolve()).encode() + b"\0" + source)
-    cached = cache_dir() / f"{key.hexdigest()}.code"
+    cached = folder / f"{key.hexdigest()}.code"
     try:
         code = marshal.loads(cached.read_bytes())
         if isinstance(code, CodeType):
