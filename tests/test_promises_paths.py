@@ -40,6 +40,19 @@ def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+RUN_ARGV = [
+    "run",
+    "--runner",
+    "stub",
+    "--condition",
+    "baseline",
+    "--cases",
+    "cases.jsonl",
+    "--output",
+    "o.jsonl",
+]
+
+
 @pytest.mark.parametrize(("what", "argv"), [pytest.param(w, a, id=w) for w, a in SIX])
 def test_a_symlink_loop_is_refused_not_a_crash(
     work: Path, what: str, argv: list[str], capsys: pytest.CaptureFixture[str]
@@ -51,35 +64,13 @@ def test_a_symlink_loop_is_refused_not_a_crash(
 
 
 def test_the_outputs_loop_is_said(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [
-        "run",
-        "--runner",
-        "stub",
-        "--condition",
-        "baseline",
-        "--cases",
-        "cases.jsonl",
-        "--output",
-        "loop-a",
-    ]
-    assert main(argv) == exitcodes.OUTPUT
+    assert main([*RUN_ARGV[:-1], "loop-a"]) == exitcodes.OUTPUT
     assert "loop-a: cannot be written (Too many levels of symbolic links)" in capsys.readouterr().err
 
 
 def test_a_ledger_that_is_a_loop_is_refused_by_name(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (work / "o.jsonl.ledger").symlink_to("o.jsonl.ledger")
-    argv = [
-        "run",
-        "--runner",
-        "stub",
-        "--condition",
-        "baseline",
-        "--cases",
-        "cases.jsonl",
-        "--output",
-        "o.jsonl",
-    ]
-    assert main(argv) == exitcodes.OUTPUT
+    assert main(RUN_ARGV) == exitcodes.OUTPUT
     assert "o.jsonl.ledger: the ledger beside the output cannot be read" in capsys.readouterr().err
 
 
@@ -133,35 +124,11 @@ def test_a_line_nested_past_the_readers_depth_is_refused_not_a_crash(
     (exit 70) on resume. The output's line is refused by line; a ledger line is a torn one."""
     (work / "o.jsonl").write_text("")
     (work / name).write_text("[" * 5000 + "]" * 5000 + "\n")
-    argv = [
-        "run",
-        "--runner",
-        "stub",
-        "--condition",
-        "baseline",
-        "--cases",
-        "cases.jsonl",
-        "--output",
-        "o.jsonl",
-    ]
-    code = main(argv)
+    code = main(RUN_ARGV)
     if name == "o.jsonl":
         assert code == exitcodes.INPUT and "o.jsonl:1: not a JSON line" in capsys.readouterr().err
     else:
         assert code == exitcodes.OK
-
-
-RUN_ARGV = [
-    "run",
-    "--runner",
-    "stub",
-    "--condition",
-    "baseline",
-    "--cases",
-    "cases.jsonl",
-    "--output",
-    "o.jsonl",
-]
 
 
 @pytest.mark.parametrize(
