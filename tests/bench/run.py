@@ -728,6 +728,12 @@ def interleaved(argvs: list[list[str]], repeat: int) -> list[tuple[float, float]
     child) over `repeat` rounds; each round runs every command once, in turn, so a load
     that comes and goes on a shared machine falls on all of them alike. The min is the
     run the machine disturbed least."""
+    return [(min(wall), min(cpu)) for wall, cpu in rounds_of(argvs, repeat)]
+
+
+def rounds_of(argvs: list[list[str]], repeat: int) -> list[tuple[list[float], list[float]]]:
+    """For each command, its wall and CPU seconds in every round, in round order (interleaved's
+    rounds, kept: a ratio taken within each round is paired against what the machine did then)."""
     walls: list[list[float]] = [[] for _ in argvs]
     cpus: list[list[float]] = [[] for _ in argvs]
     for _ in range(repeat):
@@ -742,7 +748,7 @@ def interleaved(argvs: list[list[str]], repeat: int) -> list[tuple[float, float]
             cpus[index].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             if done.returncode != 0:
                 sys.exit(f"benchmark command failed: {' '.join(argv)}\n{done.stderr}")
-    return [(min(wall), min(cpu)) for wall, cpu in zip(walls, cpus, strict=True)]
+    return list(zip(walls, cpus, strict=True))
 
 
 def bench_team_dialect(cases: int, repeat: int) -> None:
@@ -1744,8 +1750,14 @@ def bench_shards(cases: int, trials: int, repeat: int) -> None:
         clean = f'rm -f "{work}"/one.jsonl "{work}"/shard-* "{work}"/merged.jsonl'
         chain = " && ".join(shlex.join(argv) for argv in [*shards, merge])
         rounds = max(repeat, 5)
-        (single, single_cpu), (split, split_cpu) = interleaved(
+        (single_walls, single_cpus), (split_walls, split_cpus) = rounds_of(
             [["sh", "-c", f'{clean} && exec "$@"', "sh", *one], ["sh", "-c", f"{clean} && {chain}"]], rounds
+        )
+        single, single_cpu, split, split_cpu = (
+            min(single_walls),
+            min(single_cpus),
+            min(split_walls),
+            min(split_cpus),
         )
         print(
             f"run --runner stub, {cases} realistic cases x {trials} trials; min of {rounds} alternating runs, "
@@ -1755,6 +1767,14 @@ def bench_shards(cases: int, trials: int, repeat: int) -> None:
         line("  4 shards one after another + merge: wall", split, single, "<= 1.3x (issue 38)")
         line("  one run: CPU", single_cpu, single_cpu, "(floor)")
         line("  4 shards + merge: CPU", split_cpu, single_cpu, "<= 1.3x (issue 38)")
+        # The mins above come from different rounds; on a VM whose speed drifts within minutes
+        # (the one run's CPU moved 1.66-2.40 s in ten) the ratio of each round's pair is steadier.
+        paired = sorted(split / one for split, one in zip(split_cpus, single_cpus, strict=True))
+        print(
+            f"  4 shards + merge: CPU, paired in each round: median {statistics.median(paired):.2f}x "
+            f"(rounds {paired[0]:.2f}x to {paired[-1]:.2f}x); above one run, median "
+            f"{statistics.median(s - o for s, o in zip(split_cpus, single_cpus, strict=True)):.3f} s"
+        )
         subprocess.run(
             ["sh", "-c", f"{clean} && {chain}"], capture_output=True, check=True
         )  # the shards, kept
